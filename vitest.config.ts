@@ -1,0 +1,18 @@
+import { defineConfig } from "vitest/config";
+
+// Each project is one kind of test; `npm test` runs them all.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: "node",
+          include: ["test/{unit,hrana,e2e}/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
+  },
+});
