@@ -1,0 +1,60 @@
+import { parseArgs } from "node:util";
+import { insertGoal, listGoals } from "../../worker/domain/goals";
+import { firstIssue, goalCreateBody } from "../../worker/domain/schemas";
+import { getSite } from "../../worker/domain/sites";
+import { openDatabase } from "../database";
+import { CliError, print, table } from "../output";
+import type { Settings } from "../settings";
+
+export async function goalsCommand(settings: Settings, args: string[]): Promise<void> {
+  const [action, ...rest] = args;
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      site: { type: "string" },
+      kind: { type: "string" },
+      match: { type: "string" },
+      threshold: { type: "string" },
+      name: { type: "string" },
+      purpose: { type: "string" },
+      json: { type: "boolean", default: false },
+    },
+  });
+  if (action !== "create" && action !== "list") {
+    throw new CliError(
+      "usage: wren goals create --site S --kind page|event|time|scroll --match M [--threshold N] [--name N] [--purpose P] [--json] | goals list --site S",
+      2,
+    );
+  }
+  if (!values.site) throw new CliError("--site: a site id is required", 2);
+  const db = await openDatabase(settings);
+  const site = await getSite(db, values.site);
+  if (!site) throw new CliError(`no site ${values.site}`);
+
+  if (action === "create") {
+    const parsed = goalCreateBody.safeParse({
+      name: values.name,
+      kind: values.kind,
+      match: values.match,
+      threshold: values.threshold === undefined ? undefined : Number(values.threshold),
+      purpose: values.purpose,
+    });
+    if (!parsed.success) {
+      const { field, message } = firstIssue(parsed.error);
+      throw new CliError(`--${field}: ${message}`, 2);
+    }
+    const { goal, created } = await insertGoal(db, { siteId: site.id, ...parsed.data });
+    const out = { id: goal.id, site: goal.siteId, name: goal.name, kind: goal.kind, match: goal.match, threshold: goal.threshold, purpose: goal.purpose, created };
+    print(values.json, out, () => `${created ? "Created" : "Already exists:"} goal ${goal.id} (${goal.kind} ${goal.match}).`);
+    return;
+  }
+  const rows = (await listGoals(db, site.id)).map((g) => ({
+    id: g.id,
+    name: g.name,
+    kind: g.kind,
+    match: g.match,
+    threshold: g.threshold,
+    purpose: g.purpose,
+  }));
+  print(values.json, { goals: rows }, () => table(rows, ["id", "name", "kind", "match", "threshold", "purpose"]));
+}

@@ -1,0 +1,90 @@
+/**
+ * `wren start` (and `npm start`): the whole service in one command. It starts the embedded
+ * libSQL server (unless LIBSQL_URL names another), applies migrations, onboards on first
+ * start, rebuilds what is stale, runs workerd and waits for /healthz. Ctrl-C or SIGTERM stops
+ * everything in order; a child that dies on its own is reported and stops the rest.
+ */
+import { once } from "node:events";
+import { mkdirSync } from "node:fs";
+import { startHranaServer } from "../../server/hrana/index";
+import { buildIfStale } from "../../scripts/build";
+import { applyMigrations, openDatabase } from "../database";
+import { onboard, onboardingMessage } from "../onboarding";
+import { CliError } from "../output";
+import { requireSecret } from "../secret";
+import { databaseFile, type Settings } from "../settings";
+import { untilSignal } from "../signals";
+import { spawnWorkerd } from "../workerd";
+
+const HEALTH_TIMEOUT_MS = 30_000;
+
+async function waitForHealth(url: string, exited: Promise<unknown>): Promise<void> {
+  const deadline = Date.now() + HEALTH_TIMEOUT_MS;
+  let done = false;
+  void exited.then(() => (done = true));
+  while (Date.now() < deadline && !done) {
+    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  throw new CliError(done ? "workerd exited during start-up (see its output above)" : `no healthy answer from ${url}/healthz within ${HEALTH_TIMEOUT_MS / 1000} s`);
+}
+
+export async function startCommand(settings: Settings): Promise<void> {
+  mkdirSync(settings.dataDir, { recursive: true, mode: 0o700 });
+  const log = (line: string) => console.log(`wren: ${line}`);
+
+  const hrana = settings.libsqlUrl
+    ? undefined
+    : await startHranaServer({
+        file: databaseFile(settings),
+        host: "127.0.0.1",
+        port: settings.dbPort,
+        authToken: settings.libsqlAuthToken,
+      });
+  const databaseUrl = settings.libsqlUrl ?? hrana!.url;
+  log(hrana ? `libSQL server on ${hrana.url} (file ${databaseFile(settings)})` : `using the libSQL server at ${new URL(databaseUrl).host}`);
+
+  const stopDatabase = async () => {
+    await hrana?.close();
+  };
+  let workerdProcess: ReturnType<typeof spawnWorkerd> | undefined;
+  try {
+    const db = await openDatabase(settings, databaseUrl);
+    await applyMigrations(db);
+    const onboarding = await onboard(settings, db);
+    db.$client.close();
+    if (onboarding.secretCreated) log("made the server secret (mode 0600) in the data folder");
+    const message = onboardingMessage(onboarding);
+    if (message) console.log(message);
+
+    const built = await buildIfStale();
+    if (built.length > 0) log(`built ${built.join(" and ")}`);
+
+    workerdProcess = spawnWorkerd({ settings, databaseUrl, secret: requireSecret(settings) });
+    const exited = once(workerdProcess, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
+    const localUrl = `http://${hostForProbe(settings)}:${settings.port}`;
+    await waitForHealth(localUrl, exited);
+    log(`Wren is running at ${localUrl} (dashboard at /dashboard/). Ctrl-C stops it.`);
+
+    const outcome = await Promise.race([untilSignal().then((signal) => ({ signal })), exited.then(([code, signal]) => ({ code, signal, crashed: true as const }))]);
+    if ("crashed" in outcome) {
+      throw new CliError(`workerd exited unexpectedly (code ${outcome.code ?? "none"}, signal ${outcome.signal ?? "none"}); stopping`);
+    }
+    log(`${outcome.signal} received, stopping`);
+  } finally {
+    if (workerdProcess && workerdProcess.exitCode === null && workerdProcess.signalCode === null) {
+      workerdProcess.kill("SIGTERM");
+      const timer = setTimeout(() => workerdProcess?.kill("SIGKILL"), 5_000);
+      await once(workerdProcess, "exit");
+      clearTimeout(timer);
+    }
+    await stopDatabase();
+    log("stopped");
+  }
+}
+
+function hostForProbe(settings: Settings): string {
+  if (settings.host === "0.0.0.0" || settings.host === "::") return "127.0.0.1";
+  return settings.host.includes(":") ? `[${settings.host}]` : settings.host;
+}

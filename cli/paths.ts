@@ -1,0 +1,5 @@
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The repository (or installed package) root. */
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");

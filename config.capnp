@@ -1,0 +1,60 @@
+# Wren's production workerd config: `workerd serve config.capnp` (npm start does this for you).
+#
+# Addresses and paths below are defaults for a run from the repo root; `wren start` overrides
+# them on the command line with absolute values:
+#   --socket-addr http=HOST:PORT          where Wren listens (default loopback only)
+#   --external-addr libsql=HOST:PORT      the Hrana (libSQL) server
+#   --directory-path do-storage=PATH      Durable Object storage (alarms, rate limits)
+#   --directory-path dashboard=PATH       the built dashboard
+# Secrets come from the environment of the workerd process, never from this file.
+
+using Workerd = import "/workerd/workerd.capnp";
+
+const config :Workerd.Config = (
+  services = [
+    (name = "api", worker = .apiWorker),
+    (name = "collector", worker = .collectorWorker),
+
+    # The database: any Hrana-over-HTTP endpoint (the embedded server, sqld). The workers reach
+    # it only through this binding.
+    (name = "libsql", external = (address = "127.0.0.1:8080", http = ())),
+
+    (name = "do-storage", disk = (path = "data/do", writable = true)),
+    (name = "dashboard", disk = (path = "dashboard/dist")),
+
+    # Neither worker needs the network beyond its bindings: global fetch() reaches nothing.
+    (name = "no-network", network = (allow = [])),
+  ],
+
+  sockets = [
+    (name = "http", address = "127.0.0.1:8787", http = (), service = "api"),
+  ],
+);
+
+const compatibilityDate :Text = "2026-11-01";
+
+const apiWorker :Workerd.Worker = (
+  modules = [(name = "api.js", esModule = embed "dist/api.js")],
+  compatibilityDate = .compatibilityDate,
+  bindings = [
+    (name = "COLLECTOR", service = "collector"),
+    (name = "DB", service = "libsql"),
+    (name = "DASHBOARD", service = "dashboard"),
+    (name = "LIBSQL_URL", fromEnvironment = "LIBSQL_URL"),
+    (name = "LIBSQL_AUTH_TOKEN", fromEnvironment = "LIBSQL_AUTH_TOKEN"),
+    (name = "WREN_SECRET", fromEnvironment = "WREN_SECRET"),
+  ],
+  globalOutbound = "no-network",
+);
+
+const collectorWorker :Workerd.Worker = (
+  modules = [(name = "collector.js", esModule = embed "dist/collector.js")],
+  compatibilityDate = .compatibilityDate,
+  bindings = [
+    (name = "DB", service = "libsql"),
+    (name = "LIBSQL_URL", fromEnvironment = "LIBSQL_URL"),
+    (name = "LIBSQL_AUTH_TOKEN", fromEnvironment = "LIBSQL_AUTH_TOKEN"),
+    (name = "WREN_SECRET", fromEnvironment = "WREN_SECRET"),
+  ],
+  globalOutbound = "no-network",
+);

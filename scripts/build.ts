@@ -1,0 +1,85 @@
+/**
+ * Builds what workerd serves: the two workers bundled from TypeScript into dist/, and the
+ * dashboard into dashboard/dist/. `buildIfStale` skips the work when every output is newer
+ * than every source, so `npm start` stays fast after the first run.
+ */
+import { build, type BuildOptions } from "esbuild";
+import { cpSync, existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ROOT } from "../cli/paths";
+
+const WORKERS = {
+  "dist/api.js": "worker/api/index.ts",
+  "dist/collector.js": "worker/collector/index.ts",
+} as const;
+
+const DASHBOARD_OUT = "dashboard/dist";
+
+const workerOptions: BuildOptions = {
+  bundle: true,
+  format: "esm",
+  platform: "neutral",
+  target: "es2023",
+  conditions: ["workerd", "worker", "browser", "import"],
+  mainFields: ["module", "main"],
+  minify: false,
+  sourcemap: false,
+  logLevel: "warning",
+};
+
+export async function buildWorkers(): Promise<void> {
+  await Promise.all(
+    Object.entries(WORKERS).map(([outfile, entry]) =>
+      build({ ...workerOptions, entryPoints: [join(ROOT, entry)], outfile: join(ROOT, outfile) }),
+    ),
+  );
+}
+
+export async function buildDashboard(): Promise<void> {
+  const out = join(ROOT, DASHBOARD_OUT);
+  mkdirSync(out, { recursive: true });
+  await build({
+    entryPoints: [join(ROOT, "dashboard/src/main.ts")],
+    outfile: join(out, "app.js"),
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    minify: true,
+    logLevel: "warning",
+  });
+  cpSync(join(ROOT, "dashboard/public"), out, { recursive: true });
+}
+
+function newestMtime(path: string): number {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return readdirSync(path).reduce((max, name) => Math.max(max, newestMtime(join(path, name))), stat.mtimeMs);
+}
+
+function stale(outputs: string[], sources: string[]): boolean {
+  if (outputs.some((o) => !existsSync(join(ROOT, o)))) return true;
+  const oldestOutput = Math.min(...outputs.map((o) => statSync(join(ROOT, o)).mtimeMs));
+  const newestSource = Math.max(...sources.map((s) => newestMtime(join(ROOT, s))));
+  return newestSource > oldestOutput;
+}
+
+/** Rebuilds only the parts whose sources changed since their last build. */
+export async function buildIfStale(): Promise<string[]> {
+  const built: string[] = [];
+  if (stale(Object.keys(WORKERS), ["worker", "package-lock.json"])) {
+    await buildWorkers();
+    built.push("workers");
+  }
+  if (stale([`${DASHBOARD_OUT}/app.js`, `${DASHBOARD_OUT}/index.html`], ["dashboard/src", "dashboard/public", "worker/lib"])) {
+    await buildDashboard();
+    built.push("dashboard");
+  }
+  return built;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await Promise.all([buildWorkers(), buildDashboard()]);
+  console.log("built dist/api.js, dist/collector.js and dashboard/dist/");
+}

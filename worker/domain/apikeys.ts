@@ -1,0 +1,56 @@
+/** API key records: issue (secret shown once, hash stored), list, revoke, look up by secret. */
+import { and, eq, isNull } from "drizzle-orm";
+import type { Database } from "../lib/db";
+import { generateKey, hashKey, type Scope } from "../lib/keys";
+import { apiKeys } from "../lib/schema";
+
+export type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+export interface IssueKeyInput {
+  name: string;
+  scopes: Scope[];
+  sites: string[] | null;
+  rateLimit?: { requests: number; perSeconds: number } | null;
+}
+
+export async function issueKey(db: Database, input: IssueKeyInput): Promise<{ row: ApiKeyRow; key: string }> {
+  const material = await generateKey();
+  const [row] = await db
+    .insert(apiKeys)
+    .values({
+      id: material.id,
+      name: input.name,
+      prefix: material.prefix,
+      secretHash: material.secretHash,
+      scopes: input.scopes,
+      sites: input.sites,
+      rateRequests: input.rateLimit?.requests ?? null,
+      ratePerSeconds: input.rateLimit?.perSeconds ?? null,
+      createdAt: Date.now(),
+    })
+    .returning();
+  return { row: row!, key: material.key };
+}
+
+export async function listKeys(db: Database): Promise<ApiKeyRow[]> {
+  return db.select().from(apiKeys).where(isNull(apiKeys.revokedAt)).orderBy(apiKeys.createdAt, apiKeys.id);
+}
+
+export async function revokeKey(db: Database, id: string): Promise<boolean> {
+  const rows = await db
+    .update(apiKeys)
+    .set({ revokedAt: Date.now() })
+    .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+  return rows.length > 0;
+}
+
+export async function findActiveKey(db: Database, presented: string): Promise<ApiKeyRow | undefined> {
+  const secretHash = await hashKey(presented);
+  return db.query.apiKeys.findFirst({ where: and(eq(apiKeys.secretHash, secretHash), isNull(apiKeys.revokedAt)) });
+}
+
+export async function countKeys(db: Database): Promise<number> {
+  const rows = await db.select({ id: apiKeys.id }).from(apiKeys).limit(1);
+  return rows.length;
+}

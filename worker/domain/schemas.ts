@@ -1,0 +1,93 @@
+/**
+ * Request bodies, declared once with zod: the API validates with them, the CLI validates its
+ * flags with them, and the OpenAPI document is generated from them. Objects are strict, so an
+ * unknown field is an error that names it.
+ */
+import { z } from "zod";
+import { GOAL_KINDS } from "../lib/schema";
+import { SCOPES } from "../lib/keys";
+import { normalizeHostname } from "./hostname";
+
+const name = z.string().trim().min(1).max(100);
+
+export const domainField = z
+  .string()
+  .max(300)
+  .transform((value, ctx) => {
+    const result = normalizeHostname(value);
+    if (!result.ok) {
+      ctx.addIssue({ code: "custom", message: `domain ${result.reason}` });
+      return z.NEVER;
+    }
+    return result.hostname;
+  });
+
+export const siteCreateBody = z.strictObject({ name, domain: domainField });
+
+const siteId = z.string().regex(/^site_[A-Za-z0-9_-]{1,40}$/, "must be a site id (site_…)");
+
+export const keyCreateBody = z.strictObject({
+  name: name.default("api key"),
+  scopes: z.array(z.enum(SCOPES)).min(1).max(SCOPES.length),
+  sites: z.array(siteId).max(1000).nullable().optional(),
+  rate_limit: z
+    .strictObject({
+      requests: z.number().int().min(1).max(1_000_000),
+      per_seconds: z.number().int().min(1).max(86_400),
+    })
+    .optional(),
+});
+
+const pathPattern = z
+  .string()
+  .min(1)
+  .max(500)
+  .regex(/^\/[^\s?#]*$/, "must be a path pattern starting with / (use * as a wildcard)");
+
+export const goalCreateBody = z
+  .strictObject({
+    name: name.optional(),
+    kind: z.enum(GOAL_KINDS),
+    match: z.string().min(1).max(500),
+    threshold: z.number().int().min(0).max(86_400).optional(),
+    purpose: z.string().trim().min(1).max(100).optional(),
+  })
+  .superRefine((goal, ctx) => {
+    if (goal.kind === "event") {
+      if (!/^[\p{L}\p{N} _.:/-]{1,100}$/u.test(goal.match)) {
+        ctx.addIssue({ code: "custom", path: ["match"], message: "must be an event name (letters, digits, space, _ . : / -)" });
+      }
+    } else if (!pathPattern.safeParse(goal.match).success) {
+      ctx.addIssue({ code: "custom", path: ["match"], message: "must be a path pattern starting with / (use * as a wildcard)" });
+    }
+    if (goal.kind === "time" && !(goal.threshold && goal.threshold >= 1)) {
+      ctx.addIssue({ code: "custom", path: ["threshold"], message: "a time goal needs threshold: seconds on the page (1–86400)" });
+    }
+    if (goal.kind === "scroll" && !(goal.threshold && goal.threshold >= 1 && goal.threshold <= 100)) {
+      ctx.addIssue({ code: "custom", path: ["threshold"], message: "a scroll goal needs threshold: depth percent (1–100)" });
+    }
+    if ((goal.kind === "page" || goal.kind === "event") && goal.threshold) {
+      ctx.addIssue({ code: "custom", path: ["threshold"], message: `a ${goal.kind} goal takes no threshold` });
+    }
+  })
+  .transform((goal) => ({
+    ...goal,
+    name: goal.name ?? `${goal.kind}: ${goal.match}`,
+    threshold: goal.threshold ?? 0,
+    purpose: goal.purpose ?? null,
+  }));
+
+export type SiteCreateBody = z.infer<typeof siteCreateBody>;
+export type KeyCreateBody = z.infer<typeof keyCreateBody>;
+export type GoalCreateBody = z.infer<typeof goalCreateBody>;
+
+/** The first issue of a failed parse as a field path and message, for problem details. */
+export function firstIssue(error: z.ZodError): { field: string; message: string } {
+  const issue = error.issues[0];
+  const field = issue && issue.path.length > 0 ? issue.path.join(".") : "body";
+  if (issue?.code === "unrecognized_keys") {
+    const key = issue.keys[0] ?? "";
+    return { field: field === "body" ? key : `${field}.${key}`, message: `unknown field "${key}"` };
+  }
+  return { field, message: issue?.message ?? "is invalid" };
+}

@@ -1,0 +1,20 @@
+/** The bindings config.capnp (and wrangler.toml) give the workers. */
+export interface DatabaseBindings {
+  /** Service binding to the libSQL server (`external` in config.capnp). Absent under wrangler dev. */
+  DB?: Fetcher;
+  /** The Hrana URL the client addresses; with DB bound, only its host and path matter. */
+  LIBSQL_URL?: string;
+  LIBSQL_AUTH_TOKEN?: string | null;
+}
+
+export interface CollectorEnv extends DatabaseBindings {
+  /** Hex server secret, made at onboarding, for s2s token MACs and session hashing. */
+  WREN_SECRET: string;
+}
+
+export interface ApiEnv extends DatabaseBindings {
+  WREN_SECRET: string;
+  COLLECTOR: Fetcher;
+  /** The built dashboard (a `disk` service); absent when the dashboard is served elsewhere. */
+  DASHBOARD?: Fetcher;
+}
