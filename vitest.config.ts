@@ -7,7 +7,7 @@ export default defineConfig({
       {
         test: {
           name: "node",
-          include: ["test/{unit,hrana,e2e}/**/*.test.ts"],
+          include: ["test/{unit,hrana,e2e,api,collector,browser}/**/*.test.ts"],
           environment: "node",
           testTimeout: 30_000,
           hookTimeout: 60_000,

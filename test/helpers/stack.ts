@@ -1,0 +1,99 @@
+/**
+ * Starts the real stack the way an operator does — `wren start` in a child process, with
+ * the embedded libSQL server and `workerd serve config.capnp` — on free ports and a
+ * temporary data folder, and runs `wren` CLI commands against the same data.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { freePort } from "./ports";
+
+export const ROOT = resolve(import.meta.dirname, "../..");
+const WREN = join(ROOT, "bin/wren.js");
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface Stack {
+  url: string;
+  port: number;
+  dataDir: string;
+  env: NodeJS.ProcessEnv;
+  /** The first admin key, when this start onboarded. */
+  adminKey: string | undefined;
+  process: ChildProcess;
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  cli(args: string[]): Promise<CliResult>;
+}
+
+export interface StartOptions {
+  dataDir?: string;
+  env?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+}
+
+export function runWren(args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<CliResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [WREN, ...args], { cwd: ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c) => (stdout += c));
+    child.stderr.on("data", (c) => (stderr += c));
+    child.on("error", reject);
+    child.on("close", (code) => resolvePromise({ code, stdout, stderr }));
+    child.stdin.end(input ?? "");
+  });
+}
+
+export async function startStack(options: StartOptions = {}): Promise<Stack> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "wren-e2e-"));
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOST: "127.0.0.1",
+    PORT: String(port),
+    WREN_DATA: dataDir,
+    WREN_DB_PORT: "",
+    ...options.env,
+  };
+  const child = spawn(process.execPath, [WREN, "start"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout!.on("data", (c) => (output += c));
+  child.stderr!.on("data", (c) => (output += c));
+  const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
+
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  let stopped = false;
+  void exited.then(() => (stopped = true));
+  while (!/Wren is running at/.test(output)) {
+    if (stopped) throw new Error(`wren start exited before it was ready:\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`wren start was not ready in time:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+
+  return {
+    url,
+    port,
+    dataDir,
+    env,
+    adminKey: /(wren_[A-Za-z0-9_-]{43})/.exec(output)?.[1],
+    process: child,
+    output: () => output,
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      const [code, sig] = await exited;
+      return { code, signal: sig };
+    },
+    cli: (args) => runWren(args, env),
+  };
+}

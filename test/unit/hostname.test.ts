@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { normalizeHostname } from "../../worker/domain/hostname";
+
+describe("normalizeHostname", () => {
+  it.each([
+    ["example.com", "example.com"],
+    ["Shop.Example.COM", "shop.example.com"],
+    ["Bücher.example", "xn--bcher-kva.example"],
+    ["xn--bcher-kva.example", "xn--bcher-kva.example"],
+    ["  preview-42.example.dev  ", "preview-42.example.dev"],
+    ["localhost", "localhost"],
+    ["example.com.", "example.com"],
+  ])("accepts %j as %j", (input, expected) => {
+    expect(normalizeHostname(input)).toEqual({ ok: true, hostname: expected });
+  });
+
+  it.each([
+    ["", "must not be empty"],
+    ["https://example.com", "must be a hostname, without a scheme"],
+    ["example.com/path", "must be a hostname, without a path, query or credentials"],
+    ["example.com:8080", "must be a hostname, without a port"],
+    ["*.example.com", "must not contain a wildcard"],
+    ["user@example.com", "must be a hostname, without a path, query or credentials"],
+    ["exa mple.com", "must be a hostname, without a path, query or credentials"],
+    ["-bad.example", "is not a valid hostname"],
+    ["192.168.1.1", "must be a hostname, not an IP address"],
+    ["a".repeat(254), "must be at most 253 characters"],
+  ])("refuses %j", (input, reason) => {
+    expect(normalizeHostname(input)).toEqual({ ok: false, reason });
+  });
+});

@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { firstIssue, goalCreateBody, keyCreateBody, siteCreateBody } from "../../worker/domain/schemas";
+
+function issue(result: { success: boolean; error?: unknown }) {
+  if (result.success) throw new Error("expected a failure");
+  return firstIssue(result.error as never);
+}
+
+describe("siteCreateBody", () => {
+  it("normalises the domain", () => {
+    expect(siteCreateBody.parse({ name: " Shop ", domain: "Shop.Example" })).toEqual({ name: "Shop", domain: "shop.example" });
+  });
+  it("names the field at fault", () => {
+    expect(issue(siteCreateBody.safeParse({ name: "x", domain: "http://a.b" }))).toEqual({
+      field: "domain",
+      message: "domain must be a hostname, without a scheme",
+    });
+    expect(issue(siteCreateBody.safeParse({ name: "x", domain: "a.b", extra: 1 }))).toEqual({
+      field: "extra",
+      message: 'unknown field "extra"',
+    });
+    expect(issue(siteCreateBody.safeParse({ name: 5, domain: "a.b" })).field).toBe("name");
+    expect(issue(siteCreateBody.safeParse({ name: "x".repeat(101), domain: "a.b" })).field).toBe("name");
+  });
+});
+
+describe("goalCreateBody", () => {
+  it("fills the defaults", () => {
+    expect(goalCreateBody.parse({ kind: "page", match: "/thanks" })).toEqual({
+      kind: "page",
+      match: "/thanks",
+      name: "page: /thanks",
+      threshold: 0,
+      purpose: null,
+    });
+  });
+  it.each([
+    [{ kind: "time", match: "/pricing" }, "threshold"],
+    [{ kind: "scroll", match: "/blog/*", threshold: 101 }, "threshold"],
+    [{ kind: "page", match: "thanks" }, "match"],
+    [{ kind: "event", match: "sign<up>" }, "match"],
+    [{ kind: "page", match: "/x", threshold: 5 }, "threshold"],
+    [{ kind: "funnel", match: "/x" }, "kind"],
+  ])("refuses %j on %s", (body, field) => {
+    expect(issue(goalCreateBody.safeParse(body)).field).toBe(field);
+  });
+});
+
+describe("keyCreateBody", () => {
+  it("takes scopes, sites and a rate limit", () => {
+    expect(
+      keyCreateBody.parse({ scopes: ["read:reports"], sites: ["site_a", "site_b"], rate_limit: { requests: 10, per_seconds: 60 } }),
+    ).toEqual({ name: "api key", scopes: ["read:reports"], sites: ["site_a", "site_b"], rate_limit: { requests: 10, per_seconds: 60 } });
+  });
+  it("refuses unknown scopes and empty scope lists", () => {
+    expect(issue(keyCreateBody.safeParse({ scopes: ["root"] })).field).toBe("scopes.0");
+    expect(issue(keyCreateBody.safeParse({ scopes: [] })).field).toBe("scopes");
+    expect(issue(keyCreateBody.safeParse({ scopes: ["admin"], sites: ["nope"] })).field).toBe("sites.0");
+  });
+});
