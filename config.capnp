@@ -43,7 +43,14 @@ const apiWorker :Workerd.Worker = (
     (name = "LIBSQL_URL", fromEnvironment = "LIBSQL_URL"),
     (name = "LIBSQL_AUTH_TOKEN", fromEnvironment = "LIBSQL_AUTH_TOKEN"),
     (name = "WREN_SECRET", fromEnvironment = "WREN_SECRET"),
+    (name = "WREN_RATE_LIMIT", fromEnvironment = "WREN_RATE_LIMIT"),
+    (name = "WREN_PUBLIC_URL", fromEnvironment = "WREN_PUBLIC_URL"),
+    (name = "RATE_LIMITER", durableObjectNamespace = "RateLimiter"),
   ],
+  durableObjectNamespaces = [
+    (className = "RateLimiter", uniqueKey = "wren-rate-limiter-v1"),
+  ],
+  durableObjectStorage = (localDisk = "do-storage"),
   globalOutbound = "no-network",
 );
 

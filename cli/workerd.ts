@@ -77,6 +77,8 @@ export function spawnWorkerd({ settings, databaseUrl, secret }: WorkerdOptions):
       LIBSQL_URL: url.toString(),
       LIBSQL_AUTH_TOKEN: settings.libsqlAuthToken ?? "",
       WREN_SECRET: secret,
+      ...(process.env.WREN_RATE_LIMIT ? { WREN_RATE_LIMIT: process.env.WREN_RATE_LIMIT } : {}),
+      ...(process.env.WREN_PUBLIC_URL ? { WREN_PUBLIC_URL: process.env.WREN_PUBLIC_URL } : {}),
     },
   });
 }

@@ -22,6 +22,7 @@ const workerOptions: BuildOptions = {
   platform: "neutral",
   target: "es2023",
   conditions: ["workerd", "worker", "browser", "import"],
+  external: ["cloudflare:*"],
   mainFields: ["module", "main"],
   minify: false,
   sourcemap: false,

@@ -7,8 +7,15 @@ import { healthz } from "../lib/health";
 import { createRouter } from "../lib/router";
 import { COLLECTOR_PATHS } from "../lib/routes";
 import { serveDashboard } from "./dashboard";
+import { openApiDocument } from "./openapi";
+import { runRoute } from "./pipeline";
+import { json } from "./registry";
+import { apiRoutes } from "./routes/index";
+
+export { RateLimiter } from "./ratelimit";
 
 const collectorPaths = new Set<string>(COLLECTOR_PATHS);
+let openApi: unknown;
 
 const router = createRouter<ApiEnv>();
 
@@ -17,8 +24,17 @@ router
     if (collectorPaths.has(new URL(request.url).pathname)) return env.COLLECTOR.fetch(request);
   })
   .get("/healthz", (_request, env) => healthz(env))
+  .get("/api/v1/openapi.json", () => json((openApi ??= openApiDocument(apiRoutes))))
   .get("/", () => new Response(null, { status: 302, headers: { location: "/dashboard/" } }))
   .all("/dashboard", (request, env) => serveDashboard(request, env.DASHBOARD))
   .all("/dashboard/*", (request, env) => serveDashboard(request, env.DASHBOARD));
+
+for (const spec of apiRoutes) {
+  const handler = runRoute(spec);
+  if (spec.method === "GET") router.get(spec.path, handler);
+  else if (spec.method === "POST") router.post(spec.path, handler);
+  else if (spec.method === "PATCH") router.patch(spec.path, handler);
+  else router.delete(spec.path, handler);
+}
 
 export default { fetch: router.fetch } satisfies ExportedHandler<ApiEnv>;

@@ -1,0 +1,142 @@
+/**
+ * The stack as an operator runs it: `wren start` on a fresh data folder, the CLI beside it,
+ * a clean stop, a restart that keeps the data, and failures that are reported, not hidden.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { startHranaServer } from "../../server/hrana/index";
+import { client } from "../helpers/http";
+import { startStack, type Stack } from "../helpers/stack";
+
+function workerdProcessesFor(dataDir: string): string[] {
+  const out = execFileSync("ps", ["-eo", "pid,args"], { encoding: "utf8" });
+  return out.split("\n").filter((line) => line.includes("workerd") && line.includes(dataDir));
+}
+
+async function portAnswers(url: string): Promise<boolean> {
+  return fetch(`${url}/healthz`).then(
+    () => true,
+    () => false,
+  );
+}
+
+describe("wren start", () => {
+  let stack: Stack;
+  const stacks: Stack[] = [];
+  afterAll(async () => {
+    for (const s of stacks) await s.stop("SIGKILL").catch(() => undefined);
+  });
+
+  it("onboards on first start: secret 0600, admin key printed once, healthy, dashboard served", async () => {
+    stack = await startStack();
+    stacks.push(stack);
+    expect(stack.adminKey).toMatch(/^wren_[A-Za-z0-9_-]{43}$/);
+    expect(stack.output()).toContain("Your first admin key (shown once");
+    expect(statSync(join(stack.dataDir, "secret.key")).mode & 0o777).toBe(0o600);
+
+    const health = await fetch(`${stack.url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: "ok", database: "ok" });
+
+    const dashboard = await fetch(`${stack.url}/dashboard/`);
+    expect(dashboard.status).toBe(200);
+    expect(dashboard.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(await dashboard.text()).toContain("<title>Wren</title>");
+    const script = await fetch(`${stack.url}/dashboard/app.js`);
+    expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+
+    const admin = client(stack.url, stack.adminKey);
+    const keys = await admin("GET", "/api/v1/keys");
+    expect(keys.status).toBe(200);
+    expect(keys.body.keys).toHaveLength(1);
+    expect(keys.body.keys[0].scopes).toEqual(["admin"]);
+  });
+
+  it("`wren keys create --scopes admin --json` prints a working key while the service runs", async () => {
+    const result = await stack.cli(["keys", "create", "--scopes", "admin", "--json"]);
+    expect(result.code).toBe(0);
+    const created = JSON.parse(result.stdout) as { id: string; key: string; scopes: string[] };
+    expect(created.id).toMatch(/^key_/);
+    expect(created.scopes).toEqual(["admin"]);
+    const response = await client(stack.url, created.key)("GET", "/api/v1/keys");
+    expect(response.status).toBe(200);
+    expect(response.body.keys.map((k: { id: string }) => k.id)).toContain(created.id);
+  });
+
+  it("the CLI registers sites and goals the API then serves", async () => {
+    const site = JSON.parse((await stack.cli(["sites", "create", "--name", "Shop", "--domain", "shop.example", "--json"])).stdout);
+    expect(site.domain).toBe("shop.example");
+    expect(site.snippet).toBe(`<script defer src="${stack.url}/t.js" data-site="${site.id}"></script>`);
+    const goal = JSON.parse(
+      (await stack.cli(["goals", "create", "--site", site.id, "--kind", "scroll", "--match", "/blog/*", "--threshold", "75", "--json"])).stdout,
+    );
+    expect(goal).toMatchObject({ kind: "scroll", match: "/blog/*", threshold: 75, created: true });
+    const token = (await stack.cli(["token", site.id])).stdout.trim();
+    expect(token).toBe(site.s2s_token);
+
+    const listed = await client(stack.url, stack.adminKey)("GET", `/api/v1/sites/${site.id}/goals`);
+    expect(listed.body.goals.map((g: { id: string }) => g.id)).toEqual([goal.id]);
+  });
+
+  it("stops cleanly on SIGTERM: exit 0, no workerd left, port closed, WAL checkpointed", async () => {
+    const { code, signal } = await stack.stop("SIGTERM");
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(stack.output()).toContain("wren: stopped");
+    expect(workerdProcessesFor(stack.dataDir)).toEqual([]);
+    expect(await portAnswers(stack.url)).toBe(false);
+    const wal = join(stack.dataDir, "wren.db-wal");
+    expect(existsSync(wal) ? statSync(wal).size : 0).toBe(0);
+  });
+
+  it("starts again on the same data: no new admin key, old keys and sites kept", async () => {
+    const again = await startStack({ dataDir: stack.dataDir });
+    stacks.push(again);
+    expect(again.adminKey).toBeUndefined();
+    expect(again.output()).not.toContain("Your first admin key");
+    const sites = await client(again.url, stack.adminKey)("GET", "/api/v1/sites");
+    expect(sites.status).toBe(200);
+    expect(sites.body.sites.map((s: { domain: string }) => s.domain)).toEqual(["shop.example"]);
+    expect((await again.stop("SIGINT")).code).toBe(0);
+  });
+
+  it("reports a crashed workerd and stops the rest with a non-zero exit", async () => {
+    const crashing = await startStack();
+    stacks.push(crashing);
+    const line = workerdProcessesFor(crashing.dataDir)[0];
+    expect(line).toBeDefined();
+    process.kill(Number(line!.trim().split(/\s+/)[0]), "SIGKILL");
+    const { code } = await crashing.stop("SIGCONT");
+    expect(code).toBe(1);
+    expect(crashing.output()).toMatch(/workerd exited unexpectedly \(code none, signal SIGKILL\)/);
+    expect(workerdProcessesFor(crashing.dataDir)).toEqual([]);
+  });
+});
+
+describe("with LIBSQL_URL pointing at another libSQL server", () => {
+  it("uses it, and /healthz answers 503 while it is down", async () => {
+    const { mkdtempSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const dir = mkdtempSync(join(tmpdir(), "wren-ext-"));
+    const db = await startHranaServer({ file: join(dir, "external.db"), port: 0 });
+    const stack = await startStack({ env: { LIBSQL_URL: db.url } });
+    try {
+      expect(stack.output()).toContain(`using the libSQL server at ${new URL(db.url).host}`);
+      expect(existsSync(join(stack.dataDir, "wren.db"))).toBe(false);
+      expect((await fetch(`${stack.url}/healthz`)).status).toBe(200);
+
+      await db.close();
+      const down = await fetch(`${stack.url}/healthz`);
+      expect(down.status).toBe(503);
+      expect(down.headers.get("content-type")).toBe("application/problem+json");
+      expect(down.headers.get("retry-after")).toBe("5");
+      const api = await client(stack.url, stack.adminKey)("GET", "/api/v1/sites");
+      expect(api.status).toBe(503);
+      expect(api.body.status).toBe(503);
+    } finally {
+      await stack.stop();
+      await db.close().catch(() => undefined);
+    }
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * Who is calling: the Bearer key is hashed and looked up; scopes and the key's site allowlist
+ * are checked here, before a handler runs. `admin` holds every scope and every site.
+ */
+import { findActiveKey, type ApiKeyRow } from "../domain/apikeys";
+import type { Database } from "../lib/db";
+import { KEY_PREFIX, type Scope } from "../lib/keys";
+import { HttpProblem } from "../lib/problem";
+
+export interface Caller {
+  key: ApiKeyRow;
+  hasScope(scope: Scope): boolean;
+  /** Site ids the key may act on, or null for all. */
+  allowedSites(): string[] | null;
+  mayActOn(siteId: string): boolean;
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+export async function authenticate(request: Request, db: Database): Promise<Caller> {
+  const header = request.headers.get("authorization");
+  const presented = header ? BEARER.exec(header)?.[1] : undefined;
+  if (!presented) {
+    throw new HttpProblem(401, "Send an API key as `Authorization: Bearer <key>`.", {
+      field: "authorization",
+      headers: { "www-authenticate": 'Bearer realm="wren"' },
+    });
+  }
+  const key = presented.startsWith(KEY_PREFIX) && presented.length < 200 ? await findActiveKey(db, presented) : undefined;
+  if (!key) {
+    throw new HttpProblem(401, "The API key is not valid or was revoked.", {
+      field: "authorization",
+      headers: { "www-authenticate": 'Bearer realm="wren", error="invalid_token"' },
+    });
+  }
+  return callerFor(key);
+}
+
+export function callerFor(key: ApiKeyRow): Caller {
+  const admin = key.scopes.includes("admin");
+  const sites = admin ? null : key.sites;
+  return {
+    key,
+    hasScope: (scope) => admin || key.scopes.includes(scope),
+    allowedSites: () => sites,
+    mayActOn: (siteId) => sites === null || sites.includes(siteId),
+  };
+}
+
+export function requireScope(caller: Caller, scope: Scope): void {
+  if (!caller.hasScope(scope)) {
+    throw new HttpProblem(403, `This key lacks the ${scope} scope.`, { field: "authorization", required_scope: scope });
+  }
+}
+
+export function requireSite(caller: Caller, siteId: string, field = "site"): void {
+  if (!caller.mayActOn(siteId)) {
+    throw new HttpProblem(403, `This key may not act on site ${siteId}.`, { field });
+  }
+}

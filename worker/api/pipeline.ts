@@ -1,0 +1,74 @@
+/**
+ * What every API route goes through, in order, before its handler may write:
+ * authenticate the key → take a rate-limit token → check the scope → validate path, query
+ * and body → check the site against the key's allowlist. The call is counted for the key
+ * whatever the outcome once the key is known, and rate-limit headers go on every answer.
+ */
+import type { IRequest } from "itty-router";
+import { database } from "../lib/db";
+import type { ApiEnv } from "../lib/env";
+import { errorResponse } from "../lib/errors";
+import { HttpProblem, problem } from "../lib/problem";
+import { authenticate, requireScope, requireSite, type Caller } from "./auth";
+import { DEFAULT_BODY_LIMIT, readJson, validate } from "./body";
+import { parseDefaultLimit, rateLimitHeaders, type RateDecision } from "./ratelimit";
+import type { RouteSpec } from "./registry";
+import { recordCall } from "./usage";
+
+async function takeRateToken(env: ApiEnv, caller: Caller): Promise<RateDecision> {
+  const { key } = caller;
+  const limit =
+    key.rateRequests && key.ratePerSeconds
+      ? { requests: key.rateRequests, perSeconds: key.ratePerSeconds }
+      : parseDefaultLimit(env.WREN_RATE_LIMIT);
+  const stub = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(key.id));
+  return stub.take(limit);
+}
+
+export function runRoute(spec: RouteSpec) {
+  const routeName = `${spec.method} ${spec.path}`;
+  return async (request: IRequest, env: ApiEnv, execution: ExecutionContext): Promise<Response> => {
+    const db = database(env);
+    let caller: Caller;
+    try {
+      caller = await authenticate(request, db);
+    } catch (error) {
+      return errorResponse(error);
+    }
+
+    let decision: RateDecision | undefined;
+    let response: Response;
+    try {
+      decision = await takeRateToken(env, caller);
+      if (!decision.allowed) {
+        response = problem(429, `This key's limit of ${decision.limit} requests per ${decision.windowSeconds} s is used up.`, {
+          field: "authorization",
+        });
+      } else {
+        requireScope(caller, spec.scope);
+        const params = spec.params ? validate(spec.params, request.params ?? {}, "path") : {};
+        const query = spec.query ? validate(spec.query, Object.fromEntries(new URL(request.url).searchParams), "query") : {};
+        const body = spec.body ? validate(spec.body, await readJson(request, spec.bodyLimit ?? DEFAULT_BODY_LIMIT), "body") : undefined;
+        if (spec.site) {
+          const source = spec.site.from === "params" ? params : spec.site.from === "query" ? query : body;
+          const siteId = (source as Record<string, unknown> | undefined)?.[spec.site.name];
+          if (typeof siteId === "string") requireSite(caller, siteId, spec.site.name);
+        }
+        const baseUrl = (env.WREN_PUBLIC_URL || new URL(request.url).origin).replace(/\/+$/, "");
+        response = await spec.handle({ request, env, execution, db, caller, params, query, body, baseUrl });
+      }
+    } catch (error) {
+      response = error instanceof HttpProblem ? error.toResponse() : errorResponse(error);
+    }
+
+    try {
+      await recordCall(db, caller.key.id, routeName);
+    } catch {
+      // Counting must never turn an answered request into an error; a lost count is logged.
+      console.error("could not record a call for key", caller.key.id);
+    }
+    const headers = new Headers(response.headers);
+    if (decision) for (const [name, value] of Object.entries(rateLimitHeaders(decision))) headers.set(name, value);
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  };
+}

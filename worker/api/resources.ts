@@ -1,0 +1,141 @@
+/**
+ * Response shapes, declared once with zod: handlers build them through these functions, and
+ * the OpenAPI document is generated from the same schemas.
+ */
+import { z } from "zod";
+import type { ApiKeyRow } from "../domain/apikeys";
+import type { GoalRow } from "../domain/goals";
+import type { SiteRow } from "../domain/sites";
+import { snippetFor } from "../domain/snippet";
+import { GOAL_KINDS } from "../lib/schema";
+import { SCOPES } from "../lib/keys";
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const timestamp = z.string().meta({ format: "date-time", example: "2026-11-21T12:00:00.000Z" });
+
+export const siteResource = z
+  .object({
+    id: z.string().meta({ example: "site_k3J9x0aQ2mZbT1vE" }),
+    name: z.string(),
+    domain: z.string().meta({ description: "IDNA-normalised, lower-cased hostname the snippet is bound to." }),
+    allowlist: z.array(z.string()).meta({ description: "Hostnames whose pages may send beacons." }),
+    snippet: z.string().meta({ description: "The embeddable tag; works only on the allowlisted hostnames." }),
+    s2s_token: z.string().optional().meta({ description: "The per-site token for POST /s2s. Returned on create, re-post and rotation only." }),
+    created_at: timestamp,
+  })
+  .meta({ id: "Site" });
+
+export function toSite(site: SiteRow, baseUrl: string, s2sToken?: string): z.infer<typeof siteResource> {
+  return {
+    id: site.id,
+    name: site.name,
+    domain: site.domain,
+    allowlist: site.allowlist,
+    snippet: snippetFor(baseUrl, site.id),
+    ...(s2sToken ? { s2s_token: s2sToken } : {}),
+    created_at: iso(site.createdAt),
+  };
+}
+
+export const goalResource = z
+  .object({
+    id: z.string().meta({ example: "goal_q8Yt2LmN0pXs4RbW" }),
+    site: z.string(),
+    name: z.string(),
+    kind: z.enum(GOAL_KINDS),
+    match: z.string().meta({ description: "Path pattern (page, time, scroll; * is a wildcard) or event name (event)." }),
+    threshold: z.number().int().meta({ description: "Seconds (time) or scroll depth percent (scroll); 0 otherwise." }),
+    purpose: z.string().nullable(),
+    created_at: timestamp,
+  })
+  .meta({ id: "Goal" });
+
+export function toGoal(goal: GoalRow): z.infer<typeof goalResource> {
+  return {
+    id: goal.id,
+    site: goal.siteId,
+    name: goal.name,
+    kind: goal.kind,
+    match: goal.match,
+    threshold: goal.threshold,
+    purpose: goal.purpose,
+    created_at: iso(goal.createdAt),
+  };
+}
+
+const rateLimit = z.object({ requests: z.number().int(), per_seconds: z.number().int() });
+
+export const keyResource = z
+  .object({
+    id: z.string().meta({ example: "key_Zt8u1VxQ3aLb6NcE" }),
+    name: z.string(),
+    prefix: z.string().meta({ description: "The key's first characters, to recognise it; the secret is never shown again." }),
+    scopes: z.array(z.enum(SCOPES)),
+    sites: z.array(z.string()).nullable().meta({ description: "Site ids the key may act on; null for all." }),
+    rate_limit: rateLimit.nullable().meta({ description: "Per-key limit; null uses the server default." }),
+    created_at: timestamp,
+    last_used_at: timestamp.nullable(),
+  })
+  .meta({ id: "ApiKey" });
+
+export const newKeyResource = keyResource
+  .extend({ key: z.string().meta({ description: "The secret. Shown once; store it now." }) })
+  .meta({ id: "NewApiKey" });
+
+export function toKey(key: ApiKeyRow): z.infer<typeof keyResource> {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    scopes: key.scopes as z.infer<typeof keyResource>["scopes"],
+    sites: key.sites ?? null,
+    rate_limit: key.rateRequests && key.ratePerSeconds ? { requests: key.rateRequests, per_seconds: key.ratePerSeconds } : null,
+    created_at: iso(key.createdAt),
+    last_used_at: key.lastUsedAt ? iso(key.lastUsedAt) : null,
+  };
+}
+
+export const usageResource = z
+  .object({
+    key_id: z.string(),
+    usage: z.array(z.object({ day: z.string().meta({ example: "2026-11-21" }), route: z.string().meta({ example: "GET /api/v1/pages" }), calls: z.number().int() })),
+  })
+  .meta({ id: "KeyUsage" });
+
+export const verificationResource = z
+  .object({
+    site: z.string(),
+    verified: z.boolean().meta({ description: "True once a beacon from an allowlisted origin has arrived." }),
+    first_seen: timestamp.nullable(),
+    last_seen: timestamp.nullable(),
+    origin: z.string().nullable().meta({ description: "The origin of the latest beacon." }),
+    page: z.string().nullable().meta({ description: "The page (path) of the latest beacon." }),
+  })
+  .meta({ id: "SiteVerification" });
+
+export const sessionResource = z
+  .object({
+    id: z.string().meta({ description: "Keyed hash of the session; links to nothing after the 24-hour window." }),
+    first_seen: timestamp,
+    last_seen: timestamp,
+    entry_path: z.string().nullable(),
+    pageviews: z.number().int(),
+  })
+  .meta({ id: "Session" });
+
+export const problemResource = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    field: z.string().optional().meta({ description: "The request field at fault." }),
+  })
+  .meta({ id: "Problem" });
+
+export const acceptedEventsResource = z
+  .object({
+    accepted: z.number().int().meta({ description: "Events stored by this request." }),
+    duplicates: z.number().int().meta({ description: "Events whose id was already stored (counted once)." }),
+  })
+  .meta({ id: "AcceptedEvents" });

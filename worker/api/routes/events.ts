@@ -1,0 +1,57 @@
+/**
+ * `POST /api/v1/events`: server-side conversions with an API key. The key, scope and site are
+ * checked here; the event itself travels the collector's s2s path over the service binding,
+ * so validation, the 24-hour window and idempotency are the same code as `/s2s`.
+ */
+import { z } from "zod";
+import { readJson } from "../body";
+import { HttpProblem } from "../../lib/problem";
+import { requireSite } from "../auth";
+import { siteIdParam } from "../params";
+import { route } from "../registry";
+import { acceptedEventsResource } from "../resources";
+
+export const EVENTS_BODY_LIMIT = 256 * 1024;
+
+const conversion = z.object({
+  goal_id: z.string().meta({ description: "An existing goal of the site." }),
+  session: z.string().optional().meta({ description: "The tracker's session id (wren.session()), within 24 h." }),
+  value: z.number().optional().meta({ description: "Monetary or numeric value." }),
+  id: z.string().optional().meta({ description: "Idempotency id: the same id counts once." }),
+  timestamp: z.string().optional().meta({ format: "date-time", description: "When it happened; within the last 24 h." }),
+});
+
+/** Documents the body; the collector validates it in full. */
+const eventsBody = z.union([
+  conversion.extend({ site: siteIdParam }),
+  z.object({ site: siteIdParam, events: z.array(conversion).min(1).max(500) }),
+]);
+
+export const eventRoutes = [
+  route({
+    method: "POST",
+    path: "/api/v1/events",
+    summary: "Record server-side conversions (one, or {events: [...]} up to 500)",
+    tag: "Events",
+    scope: "write:events",
+    documentedBody: eventsBody,
+    responses: {
+      202: { description: "Stored.", schema: acceptedEventsResource },
+      413: { description: "The body is too large." },
+      415: { description: "The body is not application/json." },
+      422: { description: "A field is invalid (unknown goal, outside the 24-hour window, …); `field` names it." },
+    },
+    async handle({ request, env, caller }) {
+      const parsed = await readJson(request, EVENTS_BODY_LIMIT);
+      const site = (parsed as { site?: unknown } | null)?.site;
+      if (typeof site !== "string" || !siteIdParam.safeParse(site).success) {
+        throw new HttpProblem(422, "site: must be a site id (site_…)", { field: "site" });
+      }
+      requireSite(caller, site);
+      const headers = new Headers({ "content-type": "application/json" });
+      const origin = request.headers.get("origin");
+      if (origin) headers.set("origin", origin);
+      return env.COLLECTOR.ingestForSite(site, new Request(request.url, { method: "POST", headers, body: JSON.stringify(parsed) }));
+    },
+  }),
+];
