@@ -1,0 +1,239 @@
+// Runs one analyzed statement on a stream's connection: binds arguments with sqld's rules,
+// takes the write lock when the statement is about to write, executes on the engine and
+// renders the Hrana StmtResult as JSON text (with a size budget).
+
+import type { EngineConnection, PreparedStatement } from "./connection-pool.js";
+import {
+  SQLITE_BUSY,
+  SQLITE_ERROR,
+  StmtError,
+  argsInvalidError,
+  asEngineError,
+  responseTooLargeError,
+  sqlParseError,
+  stepError,
+} from "./errors.js";
+import { type AnalyzedStatement, errorOffset } from "./sql-analysis.js";
+import type { Stream } from "./streams.js";
+import { type SqlValue, encodeValue } from "./values.js";
+import { LockClosedError, LockTimeoutError } from "./write-lock.js";
+
+/** Bytes of JSON still allowed in the response being built. */
+export class ResponseBudget {
+  constructor(public remaining: number) {}
+}
+
+export interface RunnerOptions {
+  lockTimeoutMs: number;
+  maxStatementResultBytes: number;
+}
+
+/** Arguments in sqld's Params::bind() order: the positional array handed to the engine. */
+export function bindArguments(
+  statement: AnalyzedStatement,
+  args: readonly SqlValue[],
+  namedArgs: readonly { name: string; value: SqlValue }[],
+): SqlValue[] {
+  const named = namedArgs.length > 0 ? new Map(namedArgs.map((a) => [a.name, a.value] as const)) : undefined;
+  const given = named?.size ?? args.length;
+  const { count, names } = statement.params;
+  if (count < given) throw argsInvalidError(`too many parameters, expected ${count} found ${given}`);
+  const bound: SqlValue[] = new Array<SqlValue>(count).fill(null);
+  for (let index = 1; index <= count; index++) {
+    const name = names[index] ?? null;
+    let value: SqlValue | undefined;
+    if (name === null) {
+      value = named === undefined ? args[index - 1] : undefined;
+    } else if (name.startsWith("?")) {
+      value = named === undefined ? args[Number.parseInt(name.slice(1), 10) - 1] : undefined;
+    } else if (named !== undefined) {
+      value = named.has(name) ? named.get(name) : named.get(name.slice(1));
+    }
+    if (value === undefined) {
+      // sqld leaves the rest unbound (NULL) for EXPLAIN, and refuses otherwise.
+      if (statement.isExplain) break;
+      throw argsInvalidError(`value for parameter ${name ?? index} not found`);
+    }
+    bound[index - 1] = value;
+  }
+  return bound;
+}
+
+/** BEGIN IMMEDIATE/EXCLUSIVE and writing statements need the lock; the other transaction-control
+ * statements never do (COMMIT of a writing transaction already holds it). */
+function needsWriteLock(statement: AnalyzedStatement): boolean {
+  if (statement.kind === "write") return true;
+  if (statement.kind === "begin") return statement.beginMode !== "deferred";
+  return false;
+}
+
+const SYNTAX_ERROR = /^(?:near ".*": syntax error|unrecognized token: .*|incomplete input)$/s;
+
+/** Errors from sqlite3_prepare: sqld reports syntax errors from its own parser and the rest as
+ * SQL_INPUT_ERROR (rusqlite's SqlInputError, which carries sqlite3_error_offset). */
+export function prepareFailure(err: unknown, statement: AnalyzedStatement): StmtError {
+  const engine = asEngineError(err);
+  if (engine === undefined) throw err;
+  if ((engine.rawCode & 0xff) === SQLITE_ERROR) {
+    if (SYNTAX_ERROR.test(engine.message)) return sqlParseError(engine.message);
+    const offset = errorOffset(statement, engine.message);
+    return new StmtError("SQL_INPUT_ERROR", `SQL input error: ${engine.message} (at offset ${offset})`, engine.rawCode);
+  }
+  return stepError(engine);
+}
+
+function executionFailure(err: unknown): StmtError {
+  if (err instanceof StmtError) return err;
+  const engine = asEngineError(err);
+  if (engine === undefined) throw err;
+  return stepError(engine);
+}
+
+function columnsJson(prepared: PreparedStatement): string {
+  const parts = prepared.stmt.columns().map(
+    (c) => `{"name":${JSON.stringify(c.name)},"decltype":${c.type === null || c.type === undefined ? "null" : JSON.stringify(c.type)}}`,
+  );
+  return `[${parts.join(",")}]`;
+}
+
+function rowJson(row: unknown): string {
+  const values = row as unknown[];
+  let json = "[";
+  for (let i = 0; i < values.length; i++) {
+    if (i > 0) json += ",";
+    json += encodeValue(values[i]);
+  }
+  return json + "]";
+}
+
+export class StatementRunner {
+  readonly #options: RunnerOptions;
+
+  constructor(options: RunnerOptions) {
+    this.#options = options;
+  }
+
+  /** Executes the statement; returns the StmtResult JSON or throws a StmtError. */
+  async run(
+    stream: Stream,
+    statement: AnalyzedStatement,
+    values: SqlValue[],
+    wantRows: boolean,
+    budget: ResponseBudget,
+  ): Promise<string> {
+    const conn = stream.connection();
+    if (needsWriteLock(statement)) await this.#takeWriteLock(stream);
+    try {
+      try {
+        return this.#execute(conn, statement, values, wantRows, budget);
+      } catch (err) {
+        // Safety net: a write we did not foresee met another writer. It has not changed
+        // anything yet (the lock is taken before the first write), so wait our turn and retry.
+        if (err instanceof StmtError && err.rawCode === SQLITE_BUSY && !stream.holdsWriteLock) {
+          await this.#takeWriteLock(stream);
+          return this.#execute(conn, statement, values, wantRows, budget);
+        }
+        throw err;
+      }
+    } finally {
+      stream.releaseWriteLockIfAutocommit();
+    }
+  }
+
+  async #takeWriteLock(stream: Stream): Promise<void> {
+    try {
+      await stream.acquireWriteLock(this.#options.lockTimeoutMs);
+    } catch (err) {
+      if (err instanceof LockTimeoutError) throw new StmtError("TRANSACTION_BUSY", err.message);
+      if (err instanceof LockClosedError) throw new StmtError("SERVER_SHUTTING_DOWN", err.message);
+      throw err;
+    }
+  }
+
+  #execute(
+    conn: EngineConnection,
+    statement: AnalyzedStatement,
+    values: SqlValue[],
+    wantRows: boolean,
+    budget: ResponseBudget,
+  ): string {
+    let prepared: PreparedStatement;
+    try {
+      prepared = conn.prepare(statement.sql);
+    } catch (err) {
+      throw prepareFailure(err, statement);
+    }
+    const limit = Math.min(this.#options.maxStatementResultBytes, budget.remaining);
+    const started = performance.now();
+    let cols = "[]";
+    let rows = "[]";
+    let affectedRows = 0;
+    let lastInsertRowid: bigint | null = null;
+    try {
+      if (prepared.reader) {
+        cols = columnsJson(prepared);
+        rows = this.#collectRows(conn, prepared, values, wantRows, limit - cols.length);
+        if (statement.isIud) {
+          const exact = conn.changesAndLastRowid();
+          affectedRows = Number(exact.changes);
+          if (statement.isInsert) lastInsertRowid = exact.lastInsertRowid;
+        }
+      } else {
+        const info = prepared.stmt.run(values);
+        if (statement.isIud) affectedRows = info.changes;
+        if (statement.isInsert) {
+          // The binding reports the rowid as a double: ask again when that lost precision.
+          lastInsertRowid =
+            typeof info.lastInsertRowid === "bigint"
+              ? info.lastInsertRowid
+              : Number.isSafeInteger(info.lastInsertRowid)
+                ? BigInt(info.lastInsertRowid)
+                : conn.changesAndLastRowid().lastInsertRowid;
+        }
+      }
+    } catch (err) {
+      throw executionFailure(err);
+    }
+    const durationMs = performance.now() - started;
+    const result =
+      `{"cols":${cols},"rows":${rows},"affected_row_count":${affectedRows},` +
+      `"last_insert_rowid":${lastInsertRowid === null ? "null" : `"${lastInsertRowid}"`},` +
+      `"replication_index":null,"query_duration_ms":${durationMs}}`;
+    if (result.length > limit) throw responseTooLargeError();
+    budget.remaining -= result.length;
+    return result;
+  }
+
+  /** Steps through all rows (so the statement completes), rendering them while they fit. */
+  #collectRows(
+    conn: EngineConnection,
+    prepared: PreparedStatement,
+    values: SqlValue[],
+    wantRows: boolean,
+    limit: number,
+  ): string {
+    let json = "[";
+    let first = true;
+    const iterator = prepared.stmt.iterate(values);
+    for (const row of iterator) {
+      if (!wantRows) continue;
+      const encoded = rowJson(row);
+      json += first ? encoded : "," + encoded;
+      first = false;
+      if (json.length > limit) {
+        // Stop the statement inside SQLite (a half-read statement would keep its locks), the
+        // way sqld aborts a statement whose result outgrows the response limit.
+        conn.interrupt();
+        try {
+          for (const _ of iterator) {
+            // drain until the interrupt surfaces
+          }
+        } catch {
+          // SQLITE_INTERRUPT: expected
+        }
+        throw responseTooLargeError();
+      }
+    }
+    return json + "]";
+  }
+}
