@@ -2,7 +2,7 @@
  * The api worker, Wren's front door: the public API under /api/v1, the dashboard, /healthz,
  * and the collector's paths, which it hands to the collector worker over the service binding.
  */
-import type { ApiEnv } from "../lib/env";
+import type { ApiEnv } from "./env";
 import { healthz } from "../lib/health";
 import { createRouter } from "../lib/router";
 import { COLLECTOR_PATHS } from "../lib/routes";

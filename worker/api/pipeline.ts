@@ -6,7 +6,7 @@
  */
 import type { IRequest } from "itty-router";
 import { database } from "../lib/db";
-import type { ApiEnv } from "../lib/env";
+import type { ApiEnv } from "./env";
 import { errorResponse } from "../lib/errors";
 import { HttpProblem, problem } from "../lib/problem";
 import { authenticate, requireScope, requireSite, type Caller } from "./auth";

@@ -5,7 +5,7 @@
  */
 import type { z } from "zod";
 import type { Database } from "../lib/db";
-import type { ApiEnv } from "../lib/env";
+import type { ApiEnv } from "./env";
 import type { Scope } from "../lib/keys";
 import type { Caller } from "./auth";
 

@@ -97,10 +97,11 @@ export const siteRoutes = [
     tag: "Sites",
     scope: "write:sites",
     params: siteParams,
-    body: z.strictObject({ name: z.string().trim().min(1).max(100) }),
+    body: z.strictObject({ name: z.string().trim().min(1).max(100).optional() }),
     site: { from: "params", name: "id" },
     responses: { 200: { description: "The updated site.", schema: siteResource }, 404: { description: "No such site." } },
     async handle({ db, params, body, baseUrl }) {
+      if (body.name === undefined) return json(toSite(await existingSite(db, params.id), baseUrl));
       const [site] = await db.update(sites).set({ name: body.name }).where(eq(sites.id, params.id)).returning();
       if (!site) throw new HttpProblem(404, `No site ${params.id}.`, { field: "id" });
       return json(toSite(site, baseUrl));

@@ -1,0 +1,137 @@
+/**
+ * Every route × every scope × a site in and out of the key's allowlist. Each key holds one
+ * scope and is limited to site A; the expected answer follows from the route's declared scope
+ * alone, so a route that forgets its scope or its site check fails here.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SCOPES } from "../../worker/lib/keys";
+import { apiFixture, type ApiFixture } from "./fixtures";
+
+interface Case {
+  name: string;
+  scope: string;
+  /** True when the route names a site the key must be allowed on. */
+  siteBound: boolean;
+  success: number;
+  /** The problem's `field` when the site is off the allowlist. */
+  siteField?: string;
+  consumesSite?: boolean;
+  /** Builds the request for site `siteId` (fresh resources where the call consumes them). */
+  request(f: ApiFixture, siteId: string): Promise<{ method: string; path: string; body?: unknown }>;
+}
+
+let uniq = 0;
+const fresh = () => `r${Date.now().toString(36)}${++uniq}`;
+
+const cases: Case[] = [
+  { name: "POST /api/v1/sites", scope: "write:sites", siteBound: false, success: 201, request: async () => ({ method: "POST", path: "/api/v1/sites", body: { name: "n", domain: `${fresh()}.example` } }) },
+  { name: "GET /api/v1/sites", scope: "read:sites", siteBound: false, success: 200, request: async () => ({ method: "GET", path: "/api/v1/sites" }) },
+  { name: "GET /api/v1/sites/:id", scope: "read:sites", siteBound: true, siteField: "id", success: 200, request: async (_f, s) => ({ method: "GET", path: `/api/v1/sites/${s}` }) },
+  { name: "PATCH /api/v1/sites/:id", scope: "write:sites", siteBound: true, siteField: "id", success: 200, request: async (_f, s) => ({ method: "PATCH", path: `/api/v1/sites/${s}`, body: { name: "renamed" } }) },
+  {
+    name: "DELETE /api/v1/sites/:id",
+    scope: "write:sites",
+    siteBound: true,
+    siteField: "id",
+    success: 204,
+    consumesSite: true,
+    request: async (_f, s) => ({ method: "DELETE", path: `/api/v1/sites/${s}` }),
+  },
+  { name: "POST /api/v1/sites/:id/token", scope: "write:sites", siteBound: true, siteField: "id", success: 200, request: async (_f, s) => ({ method: "POST", path: `/api/v1/sites/${s}/token` }) },
+  { name: "GET /api/v1/sites/:id/verification", scope: "read:sites", siteBound: true, siteField: "id", success: 200, request: async (_f, s) => ({ method: "GET", path: `/api/v1/sites/${s}/verification` }) },
+  { name: "POST /api/v1/sites/:id/goals", scope: "write:goals", siteBound: true, siteField: "id", success: 201, request: async (_f, s) => ({ method: "POST", path: `/api/v1/sites/${s}/goals`, body: { kind: "event", match: fresh() } }) },
+  { name: "GET /api/v1/sites/:id/goals", scope: "read:sites", siteBound: true, siteField: "id", success: 200, request: async (_f, s) => ({ method: "GET", path: `/api/v1/sites/${s}/goals` }) },
+  {
+    name: "DELETE /api/v1/sites/:id/goals/:goal",
+    scope: "write:goals",
+    siteBound: true,
+    siteField: "id",
+    success: 204,
+    request: async (f, s) => ({ method: "DELETE", path: `/api/v1/sites/${s}/goals/${(await f.makeGoal(s)).id}` }),
+  },
+  { name: "GET /api/v1/sessions", scope: "read:sessions", siteBound: true, siteField: "site", success: 200, request: async (_f, s) => ({ method: "GET", path: `/api/v1/sessions?site=${s}` }) },
+  {
+    name: "POST /api/v1/events",
+    scope: "write:events",
+    siteBound: true,
+    siteField: "site",
+    success: 202,
+    request: async (f, s) => ({ method: "POST", path: "/api/v1/events", body: { site: s, goal_id: (await f.makeGoal(s)).id } }),
+  },
+  { name: "POST /api/v1/keys", scope: "admin", siteBound: false, success: 201, request: async () => ({ method: "POST", path: "/api/v1/keys", body: { scopes: ["read:reports"] } }) },
+  { name: "GET /api/v1/keys", scope: "admin", siteBound: false, success: 200, request: async () => ({ method: "GET", path: "/api/v1/keys" }) },
+  {
+    name: "DELETE /api/v1/keys/:id",
+    scope: "admin",
+    siteBound: false,
+    success: 204,
+    request: async (f) => ({ method: "DELETE", path: `/api/v1/keys/${(await f.makeKey(["read:reports"])).id}` }),
+  },
+  {
+    name: "GET /api/v1/keys/:id/usage",
+    scope: "admin",
+    siteBound: false,
+    success: 200,
+    request: async (f) => ({ method: "GET", path: `/api/v1/keys/${(await f.makeKey(["read:reports"])).id}/usage` }),
+  },
+];
+
+describe("route × scope × site allowlist", () => {
+  let f: ApiFixture;
+  let siteA: string;
+  let siteB: string;
+
+  beforeAll(async () => {
+    f = await apiFixture({ WREN_RATE_LIMIT: "100000/60" });
+    siteA = (await f.makeSite("a.example")).id;
+    siteB = (await f.makeSite("b.example")).id;
+  }, 120_000);
+  afterAll(() => f?.stack.stop());
+
+  it("covers every route of the OpenAPI document", async () => {
+    const doc = await f.admin("GET", "/api/v1/openapi.json");
+    const documented = Object.entries(doc.body.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ":$1")}`),
+    );
+    expect(cases.map((c) => c.name).sort()).toEqual(documented.sort());
+  });
+
+  for (const c of cases) {
+    for (const scope of SCOPES) {
+      const allowed = scope === c.scope || scope === "admin";
+      for (const where of c.siteBound ? (["in", "out"] as const) : (["-"] as const)) {
+        const outOfReach = where === "out" && scope !== "admin";
+        const expected = !allowed || outOfReach ? 403 : c.success;
+        it(`${c.name} with ${scope}${c.siteBound ? `, site ${where} of the allowlist` : ""} → ${expected}`, async () => {
+          // A route that consumes its site (DELETE) always gets a fresh one.
+          const target = c.consumesSite ? (await f.makeSite(`${fresh()}.example`)).id : where === "out" ? siteB : siteA;
+          const reach = where === "out" ? [siteA] : [target];
+          const key = await f.makeKey([scope], scope === "admin" ? null : reach);
+          const { method, path, body } = await c.request(f, target);
+          const res = await key.call(method, path, body);
+          expect(res.status, res.text).toBe(expected);
+          if (expected === 403) {
+            expect(res.headers.get("content-type")).toBe("application/problem+json");
+            expect(res.body.field).toBe(allowed ? c.siteField : "authorization");
+          }
+        });
+      }
+    }
+  }
+
+  it("GET /api/v1/sites lists only the key's sites", async () => {
+    const key = await f.makeKey(["read:sites"], [siteA]);
+    const res = await key.call("GET", "/api/v1/sites");
+    expect(res.body.sites.map((s: { id: string }) => s.id)).toEqual([siteA]);
+  });
+
+  it("a site created by a limited key joins its allowlist", async () => {
+    const creator = await f.makeKey(["write:sites", "read:sites"], [siteA]);
+    const created = await creator.call("POST", "/api/v1/sites", { name: "Preview 7", domain: "pr-7.preview.example" });
+    expect(created.status).toBe(201);
+    const listed = await creator.call("GET", "/api/v1/sites");
+    expect(listed.body.sites.map((s: { id: string }) => s.id)).toEqual([siteA, created.body.id]);
+    const keyRow = (await f.admin("GET", "/api/v1/keys")).body.keys.find((k: { id: string }) => k.id === creator.id);
+    expect(keyRow.sites).toEqual([siteA, created.body.id]);
+  });
+});

@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiFixture, type ApiFixture } from "./fixtures";
+
+describe("sites and the registry", () => {
+  let f: ApiFixture;
+  beforeAll(async () => {
+    f = await apiFixture();
+  }, 60_000);
+  afterAll(() => f?.stack.stop());
+
+  it("POST /api/v1/sites answers 201 with the site, its snippet and its s2s token", async () => {
+    const ci = await f.makeKey(["write:sites", "write:events"]);
+    const res = await ci.call("POST", "/api/v1/sites", { name: "PR 42", domain: "PR-42.Preview.Example" });
+    expect(res.status).toBe(201);
+    expect(res.headers.get("content-type")).toBe("application/json");
+    expect(Object.keys(res.body).sort()).toEqual(["allowlist", "created_at", "domain", "id", "name", "s2s_token", "snippet"]);
+    expect(res.body).toMatchObject({ name: "PR 42", domain: "pr-42.preview.example", allowlist: ["pr-42.preview.example"] });
+    expect(res.body.id).toMatch(/^site_[A-Za-z0-9_-]{16}$/);
+    expect(res.body.snippet).toBe(`<script defer src="${f.stack.url}/t.js" data-site="${res.body.id}"></script>`);
+    expect(res.body.s2s_token).toMatch(new RegExp(`^${res.body.id}\\.[A-Za-z0-9_-]{43}$`));
+    expect(Date.parse(res.body.created_at)).toBeGreaterThan(Date.now() - 60_000);
+
+    // A CI re-run posts the same domain again: the same site, 200.
+    const again = await ci.call("POST", "/api/v1/sites", { name: "PR 42", domain: "pr-42.preview.example" });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(res.body);
+
+    // Another key limited elsewhere cannot take the domain over.
+    const other = await f.makeKey(["write:sites"], [(await f.makeSite("elsewhere.example")).id]);
+    const conflict = await other.call("POST", "/api/v1/sites", { name: "x", domain: "pr-42.preview.example" });
+    expect(conflict.status).toBe(409);
+    expect(conflict.body).toMatchObject({ status: 409, field: "domain" });
+  });
+
+  it("normalises IDNA domains and refuses anything but a hostname, naming the field", async () => {
+    const res = await f.admin("POST", "/api/v1/sites", { name: "Bücher", domain: "Bücher.Example" });
+    expect(res.status).toBe(201);
+    expect(res.body.domain).toBe("xn--bcher-kva.example");
+    for (const domain of ["https://shop.example", "shop.example/path", "shop.example:8443", "*.shop.example", ""]) {
+      const bad = await f.admin("POST", "/api/v1/sites", { name: "x", domain });
+      expect(bad.status, domain).toBe(422);
+      expect(bad.body.field).toBe("domain");
+    }
+  });
+
+  it("GET, PATCH and DELETE one site", async () => {
+    const site = await f.makeSite("crud.example", "Before");
+    const got = await f.admin("GET", `/api/v1/sites/${site.id}`);
+    expect(got.status).toBe(200);
+    expect(got.body.s2s_token).toBeUndefined();
+    expect(got.body.name).toBe("Before");
+
+    const patched = await f.admin("PATCH", `/api/v1/sites/${site.id}`, { name: "After" });
+    expect(patched.status).toBe(200);
+    expect(patched.body.name).toBe("After");
+    const domainChange = await f.admin("PATCH", `/api/v1/sites/${site.id}`, { domain: "other.example" });
+    expect(domainChange.status).toBe(422);
+    expect(domainChange.body.field).toBe("domain");
+
+    expect((await f.admin("DELETE", `/api/v1/sites/${site.id}`)).status).toBe(204);
+    const gone = await f.admin("GET", `/api/v1/sites/${site.id}`);
+    expect(gone.status).toBe(404);
+    expect(gone.body).toMatchObject({ status: 404, field: "id" });
+    expect((await f.admin("DELETE", `/api/v1/sites/${site.id}`)).status).toBe(404);
+  });
+
+  it("rotating the token returns a new one (the CLI prints the same)", async () => {
+    const site = await f.makeSite("rotate.example");
+    const rotated = await f.admin("POST", `/api/v1/sites/${site.id}/token`);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.id).toBe(site.id);
+    expect(rotated.body.s2s_token).not.toBe(site.s2s_token);
+    const cli = await f.stack.cli(["token", site.id]);
+    expect(cli.stdout.trim()).toBe(rotated.body.s2s_token);
+  });
+
+  it("verification says unverified until a beacon arrives", async () => {
+    const site = await f.makeSite("verify.example");
+    const res = await f.admin("GET", `/api/v1/sites/${site.id}/verification`);
+    expect(res.body).toEqual({ site: site.id, verified: false, first_seen: null, last_seen: null, origin: null, page: null });
+  });
+
+  it("goals: create, re-create returns the same goal, list, delete", async () => {
+    const site = await f.makeSite("goals.example");
+    const body = { name: "Smoke test", kind: "event", match: "smoke-test", purpose: "smoke-test" };
+    const created = await f.admin("POST", `/api/v1/sites/${site.id}/goals`, body);
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ site: site.id, name: "Smoke test", kind: "event", match: "smoke-test", threshold: 0, purpose: "smoke-test" });
+    const again = await f.admin("POST", `/api/v1/sites/${site.id}/goals`, body);
+    expect(again.status).toBe(200);
+    expect(again.body.id).toBe(created.body.id);
+
+    const time = await f.admin("POST", `/api/v1/sites/${site.id}/goals`, { kind: "time", match: "/pricing", threshold: 30 });
+    expect(time.status).toBe(201);
+    const list = await f.admin("GET", `/api/v1/sites/${site.id}/goals`);
+    expect(list.body.goals.map((g: { id: string }) => g.id)).toEqual([created.body.id, time.body.id]);
+
+    expect((await f.admin("DELETE", `/api/v1/sites/${site.id}/goals/${created.body.id}`)).status).toBe(204);
+    expect((await f.admin("DELETE", `/api/v1/sites/${site.id}/goals/${created.body.id}`)).status).toBe(404);
+    const missing = await f.admin("POST", "/api/v1/sites/site_doesnotexist/goals", body);
+    expect(missing.status).toBe(404);
+  });
+
+  it("sessions list answers an empty page for a new site", async () => {
+    const site = await f.makeSite("sessions.example");
+    const res = await f.admin("GET", `/api/v1/sessions?site=${site.id}&limit=10`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ sessions: [], next_cursor: null });
+    const bad = await f.admin("GET", `/api/v1/sessions?site=${site.id}&limit=0`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.field).toBe("limit");
+    const noSite = await f.admin("GET", "/api/v1/sessions");
+    expect(noSite.status).toBe(400);
+    expect(noSite.body.field).toBe("site");
+  });
+});

@@ -1,0 +1,20 @@
+/** The bindings config.capnp (and wrangler.toml) give the api worker. */
+import type { DatabaseBindings } from "../lib/env";
+import type { RateLimiter } from "./ratelimit";
+
+/** The collector as the api worker sees it: HTTP paths plus the s2s entry for API-key callers. */
+export interface CollectorService extends Fetcher {
+  ingestForSite(siteId: string, request: Request): Promise<Response>;
+}
+
+export interface ApiEnv extends DatabaseBindings {
+  WREN_SECRET: string;
+  COLLECTOR: CollectorService;
+  RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
+  /** Default per-key limit, "REQUESTS/SECONDS" (600/60 when unset). */
+  WREN_RATE_LIMIT?: string | null;
+  /** The URL browsers reach Wren at, for snippets; the request's origin when unset. */
+  WREN_PUBLIC_URL?: string | null;
+  /** The built dashboard (a `disk` service); absent when the dashboard is served elsewhere. */
+  DASHBOARD?: Fetcher;
+}
