@@ -13,6 +13,7 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
+      "test/workers/vitest.config.ts",
     ],
   },
 });

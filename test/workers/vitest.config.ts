@@ -1,0 +1,36 @@
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { resolve } from "node:path";
+import { defineConfig } from "vitest/config";
+
+const root = resolve(import.meta.dirname, "../..");
+
+// Tests that run inside workerd (the Workers vitest integration), against the api worker
+// from wrangler.toml, with the collector as an auxiliary worker and a real libSQL server.
+export default defineConfig({
+  plugins: [
+    cloudflareTest(({ inject }) => {
+      const bindings = { LIBSQL_URL: inject("libsqlUrl"), WREN_SECRET: inject("secret") };
+      return {
+        wrangler: { configPath: resolve(root, "wrangler.toml") },
+        miniflare: {
+          bindings,
+          workers: [
+            {
+              name: "wren-collector",
+              modules: true,
+              scriptPath: resolve(root, "dist/collector.js"),
+              compatibilityDate: "2026-11-01",
+              bindings,
+            },
+          ],
+        },
+      };
+    }),
+  ],
+  test: {
+    name: "workers",
+    include: ["test/workers/**/*.test.ts"],
+    globalSetup: [resolve(import.meta.dirname, "global-setup.ts")],
+    root,
+  },
+});
