@@ -1,0 +1,20 @@
+/**
+ * `npm run bench [name…]`: runs the benchmarks and prints their figures. Each bench module
+ * exports `run()`; they run one after another so they do not compete for the two cores.
+ */
+const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
+  libsql: () => import("./libsql"),
+  ingest: () => import("./ingest"),
+};
+
+const wanted = process.argv.slice(2);
+const names = wanted.length > 0 ? wanted : Object.keys(BENCHES);
+for (const name of names) {
+  const load = BENCHES[name];
+  if (!load) {
+    console.error(`unknown bench "${name}"; known: ${Object.keys(BENCHES).join(", ")}`);
+    process.exit(2);
+  }
+  console.log(`\n=== bench: ${name} ===`);
+  await (await load()).run();
+}
