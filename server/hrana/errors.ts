@@ -96,6 +96,7 @@ const PRIMARY_CODE_NAMES: Record<number, string> = {
 
 export const SQLITE_ERROR = 1;
 export const SQLITE_BUSY = 5;
+export const SQLITE_BUSY_RECOVERY = 261;
 
 /** What the `libsql` binding throws: a SqliteError with the extended result code in rawCode. */
 export interface EngineError {

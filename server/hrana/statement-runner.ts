@@ -5,6 +5,7 @@
 import type { EngineConnection, PreparedStatement } from "./connection-pool.js";
 import {
   SQLITE_BUSY,
+  SQLITE_BUSY_RECOVERY,
   SQLITE_ERROR,
   StmtError,
   argsInvalidError,
@@ -67,6 +68,16 @@ function needsWriteLock(statement: AnalyzedStatement): boolean {
   return false;
 }
 
+/** SQLITE_BUSY and SQLITE_BUSY_RECOVERY clear up by waiting; SQLITE_BUSY_SNAPSHOT (a read
+ * transaction that cannot become a write one) never does. */
+function isTransientBusy(rawCode: number | undefined): boolean {
+  return rawCode === SQLITE_BUSY || rawCode === SQLITE_BUSY_RECOVERY;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
 const SYNTAX_ERROR = /^(?:near ".*": syntax error|unrecognized token: .*|incomplete input)$/s;
 
 /** Errors from sqlite3_prepare: sqld reports syntax errors from its own parser and the rest as
@@ -123,17 +134,24 @@ export class StatementRunner {
   ): Promise<string> {
     const conn = stream.connection();
     if (needsWriteLock(statement)) await this.#takeWriteLock(stream);
+    const deadline = Date.now() + this.#options.lockTimeoutMs;
     try {
-      try {
-        return this.#execute(conn, statement, values, wantRows, budget);
-      } catch (err) {
-        // Safety net: a write we did not foresee met another writer. It has not changed
-        // anything yet (the lock is taken before the first write), so wait our turn and retry.
-        if (err instanceof StmtError && err.rawCode === SQLITE_BUSY && !stream.holdsWriteLock) {
-          await this.#takeWriteLock(stream);
+      for (let attempt = 0; ; attempt++) {
+        try {
           return this.#execute(conn, statement, values, wantRows, budget);
+        } catch (err) {
+          // SQLITE_BUSY comes before a statement changes anything, so retrying is safe. Without
+          // our lock, a write we did not foresee met our own writer: queue up. With it, another
+          // process (e.g. the CLI on the same file) is writing: back off without blocking.
+          if (!(err instanceof StmtError) || !isTransientBusy(err.rawCode)) throw err;
+          if (!stream.holdsWriteLock) {
+            await this.#takeWriteLock(stream);
+          } else if (Date.now() < deadline) {
+            await sleep(Math.min(2 ** attempt, 50));
+          } else {
+            throw err;
+          }
         }
-        throw err;
       }
     } finally {
       stream.releaseWriteLockIfAutocommit();
