@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs from Debian's packages: Chromium for the browser tests
-# (driven by playwright-core; no browser is ever downloaded). Safe to run again.
+# (driven by playwright-core; no browser is ever downloaded) and jq for the example scripts.
+# Does nothing when both are present, so `npm test` can run it every time.
 set -euo pipefail
-if [ -x /usr/bin/chromium ]; then
-  echo "chromium: $(/usr/bin/chromium --version 2>/dev/null || echo present)"
+missing=()
+[ -x /usr/bin/chromium ] || missing+=(chromium fonts-liberation)
+command -v jq >/dev/null 2>&1 || missing+=(jq)
+if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
 if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+echo "installing from Debian's packages: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends chromium fonts-liberation >/dev/null
-echo "chromium: $(/usr/bin/chromium --version)"
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
