@@ -1,14 +1,50 @@
 /**
  * The collector worker: the tracker script, browser beacons and server-to-server
- * conversions (`/s2s`). The api worker forwards these paths here over its service binding,
- * and `POST /api/v1/events` arrives here on the same s2s path.
+ * conversions. The api worker forwards `/t.js`, `/e` and `/s2s` here over its service
+ * binding, and calls `ingestForSite` for `POST /api/v1/events`, so both s2s ways in share
+ * one code path. Its Durable Objects: CollectorState (salts, token versions) and
+ * IngestWriter (group commit of rows).
  */
-import type { CollectorEnv } from "../lib/env";
+import { WorkerEntrypoint } from "cloudflare:workers";
+import { errorResponse } from "../lib/errors";
 import { healthz } from "../lib/health";
+import { problem } from "../lib/problem";
 import { createRouter } from "../lib/router";
+import { beaconPreflight, handleBeacon } from "./beacon";
+import type { CollectorWorkerEnv } from "./env";
+import { handleS2s, ingestForSite } from "./s2s";
+import { serveTracker } from "./tracker";
 
-const router = createRouter<CollectorEnv>();
+export { CollectorState } from "./state";
+export { IngestWriter } from "./writer";
 
-router.get("/healthz", (_request, env) => healthz(env));
+const notAllowed = (allow: string) => () =>
+  problem(405, `Use ${allow}.`, { headers: { allow } });
 
-export default { fetch: router.fetch } satisfies ExportedHandler<CollectorEnv>;
+const router = createRouter<CollectorWorkerEnv>();
+
+router
+  .get("/healthz", (_request, env) => healthz(env))
+  .get("/t.js", (request) => serveTracker(request))
+  .head("/t.js", (request) => serveTracker(request))
+  .all("/t.js", notAllowed("GET, HEAD"))
+  .post("/e", (request, env) => handleBeacon(request, env))
+  .options("/e", (request, env) => beaconPreflight(request, env))
+  .all("/e", notAllowed("POST, OPTIONS"))
+  .post("/s2s", (request, env, ctx) => handleS2s(request, env, ctx))
+  .all("/s2s", notAllowed("POST"));
+
+export default class Collector extends WorkerEntrypoint<CollectorWorkerEnv> {
+  override fetch(request: Request): Promise<Response> {
+    return router.fetch(request, this.env, this.ctx);
+  }
+
+  /** RPC for the api worker: the s2s path for a site it has authorised, minus the token. */
+  async ingestForSite(siteId: string, request: Request): Promise<Response> {
+    try {
+      return await ingestForSite(this.env, this.ctx, siteId, request);
+    } catch (error) {
+      return errorResponse(error);
+    }
+  }
+}

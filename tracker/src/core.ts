@@ -1,0 +1,216 @@
+/**
+ * Wren's tracker: the script the snippet loads. It must stay small (≤ 3 KB gzip, checked by
+ * test/collector/tracker-build.test.ts) and must never throw into the page.
+ *
+ * - a pageview on load and on every single-page-app navigation (History API);
+ * - `wren.track(name, {value})` for custom events;
+ * - engagement (seconds visible, deepest scroll %) per page view, sent when the page is
+ *   hidden or left, so time and scroll goals can count;
+ * - Core Web Vitals, by a second script (`t.js?vitals`, Google's web-vitals) loaded after
+ *   the page has loaded;
+ * - no cookies: a random session id in sessionStorage, at most 24 h old, readable with
+ *   `wren.session()` so the site's backend can post conversions on the same session.
+ */
+type Outgoing = { type: string; path: string; [field: string]: unknown };
+type Props = { value?: number };
+
+interface Wren {
+  /** The tracker's version; also marks it as loaded. */
+  v: number;
+  track(name: string, props?: Props): void;
+  session(): string;
+  /** Called by the vitals script with each web-vitals metric. */
+  _vital(metric: { name: string; value: number }): void;
+}
+
+((w: Window & { wren?: Partial<Wren> & { q?: IArguments[] | unknown[][] } }, d: Document) => {
+  const script = d.currentScript as HTMLScriptElement | null;
+  if (!script || w.wren?.v) return;
+  const site = script.getAttribute("data-site");
+  const src = script.src.split(/[?#]/)[0]!;
+  const endpoint = src.replace(/[^/]*$/, "e");
+  const DAY = 864e5;
+  const STORAGE_KEY = "wren_session";
+  const MAX_EVENTS = 30;
+  const now = () => Date.now();
+
+  // ---- session -------------------------------------------------------------------------
+  let remembered: { id: string; t: number } | null = null;
+
+  const randomId = () => {
+    let s = "";
+    for (const b of crypto.getRandomValues(new Uint8Array(16))) s += String.fromCharCode(b);
+    return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  };
+
+  const session = (): string => {
+    let s = remembered;
+    try {
+      s = JSON.parse(sessionStorage.getItem(STORAGE_KEY) || "null") || s;
+    } catch {
+      // Storage blocked: the id lives as long as this page.
+    }
+    if (!s || !(now() - s.t < DAY) || !/^[\w-]{16,64}$/.test(s.id)) s = { id: randomId(), t: now() };
+    remembered = s;
+    try {
+      sessionStorage.setItem(STORAGE_KEY, JSON.stringify(s));
+    } catch {
+      // as above
+    }
+    return s.id;
+  };
+
+  // ---- sending -------------------------------------------------------------------------
+  const send = (events: Outgoing[]) => {
+    if (!site) return;
+    for (let i = 0; i < events.length; i += MAX_EVENTS) {
+      const body = JSON.stringify({ site, session: session(), events: events.slice(i, i + MAX_EVENTS) });
+      try {
+        // A string body goes as text/plain: a simple request, no preflight, survives unload.
+        if (navigator.sendBeacon(endpoint, body)) continue;
+      } catch {
+        // fall through to fetch
+      }
+      try {
+        fetch(endpoint, { method: "POST", body, keepalive: true, credentials: "omit", headers: { "content-type": "text/plain" } }).catch(() => {});
+      } catch {
+        // nothing more to try; never throw into the page
+      }
+    }
+  };
+
+  // ---- page view state -----------------------------------------------------------------
+  const landingPath = location.pathname;
+  let path = landingPath;
+  let engagedMs = 0;
+  let visibleSince = 0;
+  let depth = 0;
+  let lastSent = "";
+  const pending: Outgoing[] = [];
+
+  const visible = () => d.visibilityState === "visible";
+
+  const measure = () => {
+    const root = d.documentElement;
+    const height = Math.max(root.scrollHeight, d.body ? d.body.scrollHeight : 0);
+    const seen = (w.scrollY || root.scrollTop) + w.innerHeight;
+    depth = Math.max(depth, height > 0 ? Math.min(100, Math.round((seen / height) * 100)) : 100);
+  };
+
+  const engagement = (): Outgoing | null => {
+    measure();
+    const seconds = Math.floor((engagedMs + (visibleSince ? now() - visibleSince : 0)) / 1000);
+    const mark = `${path} ${seconds} ${depth}`;
+    if (mark === lastSent || (!seconds && !depth)) return null;
+    lastSent = mark;
+    return { type: "engagement", path, seconds, scroll: depth };
+  };
+
+  const flush = () => {
+    const events = pending.splice(0);
+    const e = engagement();
+    if (e) events.push(e);
+    if (events.length) send(events);
+  };
+
+  const pageview = (referrer?: string) => {
+    const event: Outgoing = { type: "pageview", path };
+    if (referrer) event.referrer = referrer;
+    send([event]);
+  };
+
+  const startPage = () => {
+    engagedMs = 0;
+    visibleSince = visible() ? now() : 0;
+    depth = 0;
+    lastSent = "";
+  };
+
+  const navigated = () => {
+    if (location.pathname === path) return;
+    flush();
+    path = location.pathname;
+    startPage();
+    pageview();
+  };
+
+  const safe =
+    <A extends unknown[], R>(fn: (...args: A) => R) =>
+    (...args: A): R | undefined => {
+      try {
+        return fn(...args);
+      } catch {
+        return undefined;
+      }
+    };
+
+  // ---- public API ----------------------------------------------------------------------
+  const api: Wren = {
+    v: 1,
+    track: safe((name: string, props?: Props) => {
+      const event: Outgoing = { type: "event", path, name: String(name).slice(0, 100) };
+      const value = props && props.value;
+      if (typeof value === "number" && isFinite(value)) event.value = value;
+      send([event]);
+    }),
+    session: () => safe(session)() || (remembered ? remembered.id : ""),
+    _vital: safe((metric: { name: string; value: number }) => {
+      pending.push({ type: "vital", path: landingPath, metric: metric.name, value: Math.max(0, metric.value) });
+      // Late reports (LCP, CLS, INP come as the page hides) go out at once.
+      if (!visible()) flush();
+    }),
+  };
+
+  const start = safe(() => {
+    const queued = w.wren && w.wren.q;
+    w.wren = api;
+    startPage();
+    pageview(d.referrer);
+
+    let scrollTimer = 0;
+    w.addEventListener("scroll", () => {
+      if (!scrollTimer) scrollTimer = w.setTimeout(() => ((scrollTimer = 0), safe(measure)()), 100);
+    }, { passive: true });
+    d.addEventListener("visibilitychange", safe(() => {
+      if (visible()) visibleSince = now();
+      else {
+        if (visibleSince) engagedMs += now() - visibleSince;
+        visibleSince = 0;
+        flush();
+      }
+    }));
+    w.addEventListener("pagehide", safe(flush));
+
+    for (const method of ["pushState", "replaceState"] as const) {
+      const original = history[method];
+      history[method] = function (this: History, ...args: Parameters<History["pushState"]>) {
+        const result = original.apply(this, args);
+        safe(navigated)();
+        return result;
+      };
+    }
+    w.addEventListener("popstate", safe(navigated));
+
+    if (script.getAttribute("data-vitals") !== "false") {
+      const loadVitals = safe(() => {
+        const s = d.createElement("script");
+        s.src = `${src}?vitals`;
+        s.async = true;
+        d.head.appendChild(s);
+      });
+      if (d.readyState === "complete") setTimeout(loadVitals);
+      else w.addEventListener("load", () => setTimeout(loadVitals), { once: true });
+    }
+
+    // Calls made before the script loaded: window.wren = {q: [["track", "signup", {value: 1}]]}.
+    if (Array.isArray(queued)) for (const [method, ...args] of queued as unknown[][]) if (method === "track") api.track(...(args as [string, Props?]));
+  });
+
+  try {
+    const prerendering = (d as Document & { prerendering?: boolean }).prerendering;
+    if (prerendering) d.addEventListener("prerenderingchange", start, { once: true });
+    else start();
+  } catch {
+    // never throw into the page
+  }
+})(window, document);

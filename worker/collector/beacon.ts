@@ -1,0 +1,127 @@
+/**
+ * `POST /e`: beacons from the tracker. In order, before anything is written: known crawlers
+ * are dropped, the body is bounded and validated, and the page's origin must be on the
+ * site's allowlist. Then the session id is hashed, goals are matched, and the rows are
+ * stored; 202 is sent only after they are committed.
+ */
+import { database } from "../lib/db";
+import { HttpProblem } from "../lib/problem";
+import { hasMediaType, parseJson, readBoundedText } from "./body";
+import { isCrawler } from "./crawlers";
+import type { CollectorWorkerEnv } from "./env";
+import { countsOncePerSession, goalCompleted } from "./goals";
+import { corsHeaders, originAllowed, requestOrigin, type RequestOrigin } from "./origin";
+import { emptyRequest, type IngestRequest } from "./rows";
+import { BEACON_BODY_LIMIT, beaconBody, describeIssue, type BeaconBody } from "./schemas";
+import { hashSession, sessionKeys } from "./sessions";
+import { siteConfig, type SiteConfig } from "./site-config";
+import { store } from "./store";
+
+export async function handleBeacon(request: Request, env: CollectorWorkerEnv): Promise<Response> {
+  if (isCrawler(request.headers.get("user-agent"))) {
+    throw new HttpProblem(403, "Requests from known crawlers and automated clients are not recorded.", { field: "user-agent" });
+  }
+  if (!hasMediaType(request, "text/plain", "application/json")) {
+    throw new HttpProblem(415, "Send the beacon as text/plain or application/json.", { field: "content-type" });
+  }
+  const input = parseJson(await readBoundedText(request, BEACON_BODY_LIMIT));
+  const parsed = beaconBody.safeParse(input);
+  if (!parsed.success) {
+    const { field, message } = describeIssue(parsed.error, input);
+    throw new HttpProblem(422, `${field}: ${message}`, { field });
+  }
+  const beacon = parsed.data;
+  const origin = requestOrigin(request.headers);
+  const site = await siteConfig(env, beacon.site);
+  if (!site) throw new HttpProblem(403, `site: ${beacon.site} is not a site of this collector.`, { field: "site" });
+  if (!originAllowed(origin, site.allowlist)) {
+    const from = origin ? origin.hostname : "a request without Origin or Referer";
+    throw new HttpProblem(403, `Beacons for this site are accepted only from its own domain, not from ${from}.`, { field: "origin" });
+  }
+
+  const now = Date.now();
+  const sessionId = await hashSession((await sessionKeys(env, now)).current, site.id, beacon.session);
+  await store(env, beaconRows(beacon, site, sessionId, origin!, now));
+  return Response.json({ accepted: beacon.events.length }, { status: 202, headers: { ...corsHeaders(origin, true), "cache-control": "no-store" } });
+}
+
+/** Only the referring site's hostname is kept, and none when the visitor came from the site itself. */
+function referrerHost(referrer: string | undefined, origin: RequestOrigin): string | null {
+  if (!referrer) return null;
+  try {
+    const url = new URL(referrer);
+    if (url.protocol !== "http:" && url.protocol !== "https:") return null;
+    const host = url.hostname.toLowerCase();
+    return host === origin.hostname ? null : host;
+  } catch {
+    return null;
+  }
+}
+
+export function beaconRows(beacon: BeaconBody, site: SiteConfig, sessionId: string, origin: RequestOrigin, now: number): IngestRequest {
+  const rows = emptyRequest();
+  let pageviews = 0;
+  let entryPath: string | null = null;
+  for (const event of beacon.events) {
+    const common = { siteId: site.id, sessionId, path: event.path, ts: now };
+    switch (event.type) {
+      case "pageview":
+        pageviews++;
+        entryPath ??= event.path;
+        rows.events.push({ ...common, kind: "pageview", name: null, referrer: referrerHost(event.referrer, origin), value: null, seconds: null, scrollDepth: null });
+        break;
+      case "event":
+        rows.events.push({ ...common, kind: "event", name: event.name, referrer: null, value: event.value ?? null, seconds: null, scrollDepth: null });
+        break;
+      case "engagement":
+        rows.events.push({ ...common, kind: "engagement", name: null, referrer: null, value: null, seconds: event.seconds, scrollDepth: event.scroll });
+        break;
+      case "vital":
+        rows.vitals.push({ ...common, metric: event.metric, value: event.value });
+        break;
+    }
+    for (const goal of site.goals) {
+      if (!goalCompleted(goal, event)) continue;
+      const once = countsOncePerSession(goal);
+      rows.conversions.push({
+        siteId: site.id,
+        goalId: goal.id,
+        value: event.type === "event" ? (event.value ?? null) : null,
+        source: "beacon",
+        key: once ? `goal:${goal.id}:${sessionId}` : null,
+        ts: now,
+        sessionId,
+        lookup: null,
+        tokenVersion: null,
+      });
+    }
+  }
+  rows.sessions.push({ id: sessionId, siteId: site.id, ts: now, entryPath, pageviews });
+  rows.beacons.push({ siteId: site.id, origin: origin.origin, page: beacon.events[0]!.path, ts: now });
+  return rows;
+}
+
+/** `OPTIONS /e`: a preflight is answered only for an origin some site allows. */
+export async function beaconPreflight(request: Request, env: CollectorWorkerEnv): Promise<Response> {
+  const origin = requestOrigin(request.headers);
+  if (!origin || origin.source !== "origin" || !(await originRegistered(env, origin.hostname))) {
+    throw new HttpProblem(403, "This origin is not on any site's allowlist.", { field: "origin", headers: { vary: "Origin" } });
+  }
+  return new Response(null, {
+    status: 204,
+    headers: {
+      ...corsHeaders(origin, true),
+      "access-control-allow-methods": "POST",
+      "access-control-allow-headers": "content-type",
+      "access-control-max-age": "86400",
+    },
+  });
+}
+
+async function originRegistered(env: CollectorWorkerEnv, hostname: string): Promise<boolean> {
+  const rs = await database(env).$client.execute({
+    sql: "SELECT 1 AS ok FROM sites WHERE domain = ? OR EXISTS (SELECT 1 FROM json_each(sites.allowlist) WHERE value = ?) LIMIT 1",
+    args: [hostname, hostname],
+  });
+  return rs.rows.length > 0;
+}

@@ -1,0 +1,50 @@
+/**
+ * Request bodies under a byte bound: the declared length is checked first, then the stream
+ * is counted as it arrives, so an oversized body is refused without being held in memory.
+ */
+import { HttpProblem } from "../lib/problem";
+
+export async function readBoundedText(request: Request, maxBytes: number): Promise<string> {
+  const declared = Number(request.headers.get("content-length") ?? "NaN");
+  if (declared > maxBytes) throw new HttpProblem(413, `The body is larger than ${maxBytes} bytes.`, { field: "body" });
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw new HttpProblem(413, `The body is larger than ${maxBytes} bytes.`, { field: "body" });
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw new HttpProblem(400, "The body is not valid UTF-8.", { field: "body" });
+  }
+}
+
+export function parseJson(text: string): unknown {
+  if (text.trim() === "") throw new HttpProblem(400, "The body is empty; send a JSON object.", { field: "body" });
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new HttpProblem(400, "The body is not valid JSON.", { field: "body" });
+  }
+}
+
+/** True for the media type named, with or without parameters such as charset. */
+export function hasMediaType(request: Request, ...types: string[]): boolean {
+  const value = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  return types.includes(value);
+}

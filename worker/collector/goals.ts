@@ -1,0 +1,52 @@
+/**
+ * Which goals a beacon event completes.
+ *
+ * - page:   a pageview whose path matches the goal's pattern;
+ * - event:  a custom event whose name equals the goal's match;
+ * - time:   an engagement report of at least `threshold` seconds on a matching path;
+ * - scroll: an engagement report of at least `threshold` percent depth on a matching path.
+ *
+ * Page, time and scroll goals count at most once per session (the writer keys them by goal
+ * and session); an event goal counts every time the event is sent, with its value.
+ * Patterns are exact paths in which `*` stands for any run of characters, `/` included.
+ */
+import type { GoalRule } from "./site-config";
+
+export interface BeaconFacts {
+  type: "pageview" | "event" | "engagement" | "vital";
+  path: string;
+  name?: string;
+  seconds?: number;
+  scroll?: number;
+}
+
+const compiled = new Map<string, RegExp>();
+
+export function pathMatches(pattern: string, path: string): boolean {
+  let regex = compiled.get(pattern);
+  if (!regex) {
+    const body = pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*");
+    regex = new RegExp(`^${body}$`);
+    if (compiled.size > 5_000) compiled.clear();
+    compiled.set(pattern, regex);
+  }
+  return regex.test(path);
+}
+
+export function goalCompleted(goal: GoalRule, fact: BeaconFacts): boolean {
+  switch (goal.kind) {
+    case "page":
+      return fact.type === "pageview" && pathMatches(goal.match, fact.path);
+    case "event":
+      return fact.type === "event" && fact.name === goal.match;
+    case "time":
+      return fact.type === "engagement" && (fact.seconds ?? 0) >= goal.threshold && pathMatches(goal.match, fact.path);
+    case "scroll":
+      return fact.type === "engagement" && (fact.scroll ?? 0) >= goal.threshold && pathMatches(goal.match, fact.path);
+  }
+}
+
+/** Page, time and scroll goals count once per session; event goals every time. */
+export function countsOncePerSession(goal: GoalRule): boolean {
+  return goal.kind !== "event";
+}

@@ -1,0 +1,178 @@
+/**
+ * Server-to-server conversions. Two ways in, one code path:
+ *
+ * - `POST /s2s` with `X-Service-Token`: the token's MAC is verified in the isolate before
+ *   anything else (token.ts); its version is confirmed current in the write transaction.
+ * - `ingestForSite` (RPC from the api worker, for `POST /api/v1/events`): the api worker has
+ *   already checked the API key, scope and site; everything after the token is the same.
+ *
+ * Body: one conversion `{goal_id, session?, value?, id?, timestamp?}` or `{events: [...]}`
+ * (≤ 500). Every check runs before the write, and a request is stored whole or not at all.
+ */
+import { randomToken } from "../lib/crypto";
+import { HttpProblem } from "../lib/problem";
+import { hasMediaType, parseJson, readBoundedText } from "./body";
+import type { CollectorWorkerEnv } from "./env";
+import { originAllowed, requestOrigin } from "./origin";
+import { emptyRequest, type ConversionRow } from "./rows";
+import { conversion, conversionBatch, describeIssue, S2S_BODY_LIMIT, type Conversion } from "./schemas";
+import { sessionCandidates, sessionKeys } from "./sessions";
+import { siteConfig, type SiteConfig } from "./site-config";
+import { store } from "./store";
+import { noteCurrentVersion, verifyServiceToken, type VerifiedToken } from "./token";
+import { outsideWindow, parseTimestamp } from "./window";
+
+export const SERVICE_TOKEN_HEADER = "x-service-token";
+
+/** `POST /s2s`. */
+export async function handleS2s(request: Request, env: CollectorWorkerEnv, ctx: ExecutionContext): Promise<Response> {
+  const token = await verifyServiceToken(env, request.headers.get(SERVICE_TOKEN_HEADER));
+  if (!token) throw unauthorized("X-Service-Token is missing or is not a valid token of this server.");
+  return ingestConversions(env, ctx, token.siteId, request, token);
+}
+
+/** The s2s path for a site the caller has already authorised (the api worker). */
+export function ingestForSite(env: CollectorWorkerEnv, ctx: ExecutionContext, siteId: string, request: Request): Promise<Response> {
+  return ingestConversions(env, ctx, siteId, request, null);
+}
+
+function unauthorized(detail: string): HttpProblem {
+  return new HttpProblem(401, detail, { field: "X-Service-Token" });
+}
+
+interface Located {
+  event: Conversion;
+  /** Field prefix for problems: "" for a single conversion, "events.N." in a batch. */
+  at: string;
+}
+
+function readConversions(input: unknown, siteId: string, trusted: boolean): Located[] {
+  if (input === null || typeof input !== "object" || Array.isArray(input)) {
+    throw new HttpProblem(422, "body: must be a JSON object", { field: "body" });
+  }
+  let body = input as Record<string, unknown>;
+  if (trusted && "site" in body) {
+    // The api worker's payload names the site it authorised; it must be this one.
+    if (body.site !== siteId) throw new HttpProblem(422, "site: does not match the authorised site", { field: "site" });
+    const { site: _site, ...rest } = body;
+    body = rest;
+  }
+  if ("events" in body) {
+    const parsed = conversionBatch.safeParse(body);
+    if (!parsed.success) throw invalid(parsed.error, body);
+    return parsed.data.events.map((event, i) => ({ event, at: `events.${i}.` }));
+  }
+  const parsed = conversion.safeParse(body);
+  if (!parsed.success) throw invalid(parsed.error, body);
+  return [{ event: parsed.data, at: "" }];
+}
+
+function invalid(error: Parameters<typeof describeIssue>[0], input: unknown): HttpProblem {
+  const { field, message } = describeIssue(error, input);
+  return new HttpProblem(422, `${field}: ${message}`, { field });
+}
+
+function eventTime(item: Located, now: number): number {
+  if (item.event.timestamp === undefined) return now;
+  const field = `${item.at}timestamp`;
+  const ts = parseTimestamp(item.event.timestamp);
+  if (ts === null) throw new HttpProblem(422, `${field}: must be an RFC 3339 date-time or milliseconds since the epoch`, { field });
+  const why = outsideWindow(ts, now);
+  if (why) throw new HttpProblem(422, `${field}: ${why}`, { field });
+  return ts;
+}
+
+/** Every goal must be the site's; a goal made seconds ago is found by one fresh read. */
+async function requireGoals(env: CollectorWorkerEnv, site: SiteConfig, items: Located[]): Promise<void> {
+  const missing = (config: SiteConfig) => items.find((item) => !config.goals.some((g) => g.id === item.event.goal_id));
+  if (!missing(site)) return;
+  const fresh = (await siteConfig(env, site.id, { refresh: true })) ?? site;
+  const item = missing(fresh);
+  if (item) {
+    const field = `${item.at}goal_id`;
+    throw new HttpProblem(422, `${field}: ${item.event.goal_id} is not a goal of this site`, { field });
+  }
+}
+
+async function ingestConversions(
+  env: CollectorWorkerEnv,
+  ctx: ExecutionContext,
+  siteId: string,
+  request: Request,
+  token: VerifiedToken | null,
+): Promise<Response> {
+  if (!hasMediaType(request, "application/json")) {
+    throw new HttpProblem(415, "Send the body as application/json.", { field: "content-type" });
+  }
+  const items = readConversions(parseJson(await readBoundedText(request, S2S_BODY_LIMIT)), siteId, token === null);
+  const now = Date.now();
+  const times = items.map((item) => eventTime(item, now));
+
+  const site = await siteConfig(env, siteId);
+  if (!site) {
+    if (token) throw unauthorized("The token's site no longer exists.");
+    throw new HttpProblem(422, `site: ${siteId} is not a site of this collector`, { field: "site" });
+  }
+  if (request.headers.has("origin")) {
+    const origin = requestOrigin(request.headers);
+    if (!originAllowed(origin, site.allowlist)) {
+      throw new HttpProblem(403, `Origin ${origin?.hostname ?? "null"} is not on this site's allowlist.`, { field: "origin" });
+    }
+  }
+  await requireGoals(env, site, items);
+
+  const keys = items.some((item) => item.event.session) ? await sessionKeys(env, now) : null;
+  const rows = emptyRequest();
+  if (token) rows.tokenSites.push(site.id);
+  const submitted: ConversionRow[] = [];
+  for (const [i, { event }] of items.entries()) {
+    const row: ConversionRow = {
+      siteId: site.id,
+      goalId: event.goal_id,
+      value: event.value ?? null,
+      source: "s2s",
+      // Every row gets a key, so the writer can say which were new: the caller's id, or a fresh one.
+      key: event.id !== undefined ? `id:${event.id}` : `auto:${randomToken(12)}`,
+      ts: times[i]!,
+      sessionId: null,
+      lookup: event.session && keys ? await sessionCandidates(keys, site.id, event.session) : null,
+      tokenVersion: token?.version ?? null,
+    };
+    submitted.push(row);
+    rows.conversions.push(row);
+  }
+
+  const outcome = await store(env, rows);
+  if (token) {
+    const current = outcome.tokenVersions[site.id];
+    if (current === undefined) throw unauthorized("The token's site no longer exists.");
+    ctx.waitUntil(noteCurrentVersion(env, { siteId: site.id, version: current }).catch(() => undefined));
+    // Nothing was written: each row was conditional on this version being current.
+    if (current !== token.version) throw unauthorized("This token has been rotated; use the site's current token.");
+  }
+
+  const stored = new Set(outcome.storedKeys);
+  const attached = new Set(outcome.attachedKeys);
+  const claimed = new Set<string>();
+  const results = items.map(({ event }, i) => {
+    const key = submitted[i]!.key!;
+    const isNew = stored.has(key) && !claimed.has(key);
+    claimed.add(key);
+    return {
+      goal_id: event.goal_id,
+      ...(event.id !== undefined ? { id: event.id } : {}),
+      status: isNew ? "stored" : "duplicate",
+      session: isNew ? (attached.has(key) ? "attached" : "unattached") : null,
+    };
+  });
+  const accepted = results.filter((r) => r.status === "stored").length;
+  return Response.json(
+    {
+      accepted,
+      duplicates: results.length - accepted,
+      attached: results.filter((r) => r.session === "attached").length,
+      events: results,
+    },
+    { status: 202, headers: { "cache-control": "no-store" } },
+  );
+}

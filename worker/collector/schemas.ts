@@ -1,0 +1,83 @@
+/**
+ * The collector's wire formats, validated with zod. Objects are strict, so a misspelt
+ * field is a 422 naming it rather than a silently dropped value.
+ */
+import { z } from "zod";
+import { VITAL_METRICS } from "../lib/schema";
+
+export const BEACON_BODY_LIMIT = 16 * 1024;
+export const BEACON_MAX_EVENTS = 30;
+export const S2S_BODY_LIMIT = 256 * 1024;
+export const S2S_MAX_EVENTS = 500;
+
+const siteId = z.string().regex(/^site_[A-Za-z0-9_-]{1,40}$/, "must be a site id (site_…)");
+/** The tracker's id: 16 random bytes in base64url (22 characters); other lengths tolerated. */
+export const trackerSessionId = z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, "must be a session id from wren.session() (16–64 characters of A–Z a–z 0–9 _ -)");
+const path = z.string().min(1).max(1024).regex(/^\/[^\s?#]*$/, "must be a URL path starting with / (no query or fragment)");
+export const eventName = z.string().regex(/^[\p{L}\p{N} _.:/-]{1,100}$/u, "must be an event name (1–100 letters, digits, space, _ . : / -)");
+const amount = z.number().min(-1e12).max(1e12);
+
+const pageview = z.strictObject({ type: z.literal("pageview"), path, referrer: z.string().max(2048).optional() });
+const customEvent = z.strictObject({ type: z.literal("event"), path, name: eventName, value: amount.optional() });
+const engagement = z.strictObject({
+  type: z.literal("engagement"),
+  path,
+  seconds: z.number().int().min(0).max(86_400),
+  scroll: z.number().int().min(0).max(100),
+});
+const vital = z.strictObject({
+  type: z.literal("vital"),
+  path,
+  metric: z.enum(VITAL_METRICS),
+  // Milliseconds for the timings, a unitless score for CLS; an hour bounds both.
+  value: z.number().min(0).max(3_600_000),
+});
+
+export const beaconEvent = z.discriminatedUnion("type", [pageview, customEvent, engagement, vital]);
+export const beaconBody = z.strictObject({
+  site: siteId,
+  session: trackerSessionId,
+  events: z.array(beaconEvent).min(1).max(BEACON_MAX_EVENTS),
+});
+export type BeaconBody = z.infer<typeof beaconBody>;
+export type BeaconEvent = z.infer<typeof beaconEvent>;
+
+export const conversion = z.strictObject({
+  goal_id: z.string().min(1).max(100),
+  session: trackerSessionId.optional(),
+  value: amount.optional(),
+  id: z.string().min(1).max(200).optional(),
+  timestamp: z.union([z.string().max(40), z.number()]).optional(),
+});
+export type Conversion = z.infer<typeof conversion>;
+
+export const conversionBatch = z.strictObject({ events: z.array(conversion).min(1).max(S2S_MAX_EVENTS) });
+
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+/** The first issue of a failed parse of `input` as the field at fault (dotted path) and a message. */
+export function describeIssue(error: z.ZodError, input: unknown): { field: string; message: string } {
+  const issue = error.issues[0];
+  if (!issue) return { field: "body", message: "is invalid" };
+  const at = issue.path.map(String).join(".");
+  if (issue.code === "unrecognized_keys") {
+    const key = issue.keys[0] ?? "";
+    return { field: at ? `${at}.${key}` : key, message: `unknown field "${key}"` };
+  }
+  if (issue.code === "invalid_union" && "discriminator" in issue) {
+    return { field: at, message: "must be one of pageview, event, engagement, vital" };
+  }
+  if (issue.code === "invalid_type") {
+    if (issue.path.length === 0) return { field: "body", message: "must be a JSON object" };
+    if (valueAt(input, issue.path) === undefined) return { field: at, message: "is required" };
+    if (issue.expected === "number") return { field: at, message: "must be a finite number" };
+  }
+  return { field: at || "body", message: issue.message };
+}

@@ -1,0 +1,63 @@
+/**
+ * What the collector needs to know about a site: its origin allowlist and its goals. Read
+ * with one batch and kept in the isolate for a few seconds, so steady beacon traffic costs
+ * no reads; a goal created a moment ago is picked up by `refresh` (s2s) or within the TTL.
+ */
+import { database } from "../lib/db";
+import type { GoalKind } from "../lib/schema";
+import type { CollectorWorkerEnv } from "./env";
+
+export const SITE_CONFIG_TTL_MS = 5_000;
+const MAX_CACHED_SITES = 10_000;
+
+export interface GoalRule {
+  id: string;
+  kind: GoalKind;
+  match: string;
+  threshold: number;
+}
+
+export interface SiteConfig {
+  id: string;
+  allowlist: string[];
+  goals: GoalRule[];
+}
+
+const cache = new Map<string, { config: SiteConfig | null; loadedAt: number }>();
+
+async function load(env: CollectorWorkerEnv, siteId: string): Promise<SiteConfig | null> {
+  const [siteRows, goalRows] = await database(env).$client.batch(
+    [
+      { sql: "SELECT id, allowlist FROM sites WHERE id = ?", args: [siteId] },
+      { sql: "SELECT id, kind, match, threshold FROM goals WHERE site_id = ? ORDER BY id", args: [siteId] },
+    ],
+    "read",
+  );
+  const site = siteRows?.rows[0];
+  if (!site) return null;
+  let allowlist: string[] = [];
+  try {
+    const parsed: unknown = JSON.parse(String(site.allowlist));
+    if (Array.isArray(parsed)) allowlist = parsed.filter((h): h is string => typeof h === "string").map((h) => h.toLowerCase());
+  } catch {
+    allowlist = [];
+  }
+  const goals = (goalRows?.rows ?? []).map((g) => ({
+    id: String(g.id),
+    kind: String(g.kind) as GoalKind,
+    match: String(g.match),
+    threshold: Number(g.threshold),
+  }));
+  return { id: String(site.id), allowlist, goals };
+}
+
+/** The site's config, at most SITE_CONFIG_TTL_MS old (or freshly read with `refresh`). */
+export async function siteConfig(env: CollectorWorkerEnv, siteId: string, options: { refresh?: boolean } = {}): Promise<SiteConfig | null> {
+  const now = Date.now();
+  const hit = cache.get(siteId);
+  if (hit && !options.refresh && now - hit.loadedAt < SITE_CONFIG_TTL_MS) return hit.config;
+  const config = await load(env, siteId);
+  if (cache.size >= MAX_CACHED_SITES) cache.clear();
+  cache.set(siteId, { config, loadedAt: now });
+  return config;
+}
