@@ -8,6 +8,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ROOT } from "../cli/paths";
+import { buildTracker } from "../tracker/build";
 
 const WORKERS = {
   "dist/api.js": "worker/api/index.ts",
@@ -30,6 +31,8 @@ const workerOptions: BuildOptions = {
 };
 
 export async function buildWorkers(): Promise<void> {
+  // The collector embeds the tracker bundles, so they are built first.
+  await buildTracker();
   await Promise.all(
     Object.entries(WORKERS).map(([outfile, entry]) =>
       build({ ...workerOptions, entryPoints: [join(ROOT, entry)], outfile: join(ROOT, outfile) }),
@@ -69,7 +72,7 @@ function stale(outputs: string[], sources: string[]): boolean {
 /** Rebuilds only the parts whose sources changed since their last build. */
 export async function buildIfStale(): Promise<string[]> {
   const built: string[] = [];
-  if (stale(Object.keys(WORKERS), ["worker", "package-lock.json"])) {
+  if (stale(Object.keys(WORKERS), ["worker", "tracker/src", "package-lock.json"])) {
     await buildWorkers();
     built.push("workers");
   }
