@@ -1,0 +1,111 @@
+/**
+ * Helpers for the collector tests: sites and goals made with the real CLI, read-only row
+ * counts straight from the database file, and a counting proxy in front of the libSQL
+ * server that shows exactly how many Hrana requests a call caused.
+ */
+import { createClient, type Client } from "@libsql/client";
+import { createServer, request as httpRequest, type Server } from "node:http";
+import { join } from "node:path";
+import type { AddressInfo } from "node:net";
+import { buildTracker } from "../../tracker/build";
+import type { Stack } from "../helpers/stack";
+
+/** A desktop Chrome User-Agent: the collector drops crawlers and HTTP libraries. */
+export const BROWSER_UA =
+  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36";
+
+/** The tracker is embedded in the collector bundle; make sure it is built before `wren start`. */
+export async function ensureTrackerBuilt(): Promise<void> {
+  await buildTracker();
+}
+
+async function cliJson<T>(stack: Stack, args: string[]): Promise<T> {
+  const result = await stack.cli([...args, "--json"]);
+  if (result.code !== 0) throw new Error(`wren ${args.join(" ")} failed (${result.code}): ${result.stderr}`);
+  return JSON.parse(result.stdout) as T;
+}
+
+export interface TestSite {
+  id: string;
+  token: string;
+  domain: string;
+}
+
+export async function createSite(stack: Stack, domain: string): Promise<TestSite> {
+  const site = await cliJson<{ id: string; s2s_token: string }>(stack, ["sites", "create", "--name", domain, "--domain", domain]);
+  return { id: site.id, token: site.s2s_token, domain };
+}
+
+export async function createGoal(
+  stack: Stack,
+  site: string,
+  kind: "page" | "event" | "time" | "scroll",
+  match: string,
+  threshold?: number,
+): Promise<string> {
+  const args = ["goals", "create", "--site", site, "--kind", kind, "--match", match];
+  if (threshold !== undefined) args.push("--threshold", String(threshold));
+  return (await cliJson<{ id: string }>(stack, args)).id;
+}
+
+/** A read-only connection to the stack's database file. */
+export function openDb(stack: Stack): Client {
+  return createClient({ url: `file:${join(stack.dataDir, "wren.db")}`, intMode: "number" });
+}
+
+export async function rows<T = Record<string, unknown>>(db: Client, sql: string, args: (string | number | null)[] = []): Promise<T[]> {
+  const rs = await db.execute({ sql, args });
+  return rs.rows.map((r) => ({ ...r }) as T);
+}
+
+export async function count(db: Client, sql: string, args: (string | number | null)[] = []): Promise<number> {
+  const rs = await db.execute({ sql, args });
+  return Number(Object.values(rs.rows[0] ?? { n: 0 })[0]);
+}
+
+/** Row counts of every table the collector writes. */
+export async function collectorCounts(db: Client): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const table of ["events", "vitals", "sessions", "conversions", "site_beacons"]) {
+    out[table] = await count(db, `SELECT count(*) FROM ${table}`);
+  }
+  return out;
+}
+
+export interface CountingProxy {
+  url: string;
+  /** Hrana requests (pipelines) forwarded so far. */
+  requests(): number;
+  close(): Promise<void>;
+}
+
+/** Forwards everything to `target` and counts the Hrana pipeline requests it saw. */
+export async function startCountingProxy(target: string): Promise<CountingProxy> {
+  const upstream = new URL(target);
+  let requests = 0;
+  const server: Server = createServer((req, res) => {
+    if (req.method === "POST" && /\/pipeline$/.test(req.url ?? "")) requests++;
+    const forward = httpRequest(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    forward.on("error", () => {
+      res.writeHead(502).end();
+    });
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests: () => requests,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
