@@ -18,3 +18,5 @@ for (const name of names) {
   console.log(`\n=== bench: ${name} ===`);
   await (await load()).run();
 }
+
+export {};

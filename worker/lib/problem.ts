@@ -2,6 +2,9 @@
  * RFC 9457 problem details: every error Wren answers is `application/problem+json` with
  * `type`, `title`, `status`, `detail` and, where one field is at fault, `field`.
  */
+/** Anything `new Headers()` takes (spelled out: Node has no global HeadersInit type). */
+type HeaderInput = ConstructorParameters<typeof Headers>[0];
+
 export interface Problem {
   type?: string;
   title: string;
@@ -29,7 +32,7 @@ const TITLES: Record<number, string> = {
 export function problem(
   status: number,
   detail: string,
-  extra: { field?: string; headers?: HeadersInit; [k: string]: unknown } = {},
+  extra: { field?: string; headers?: HeaderInput; [k: string]: unknown } = {},
 ): Response {
   const { headers, ...rest } = extra;
   const body: Problem = { type: "about:blank", title: TITLES[status] ?? "Error", status, detail, ...rest };
@@ -43,7 +46,7 @@ export class HttpProblem extends Error {
   constructor(
     readonly status: number,
     readonly detail: string,
-    readonly extra: { field?: string; headers?: HeadersInit; [k: string]: unknown } = {},
+    readonly extra: { field?: string; headers?: HeaderInput; [k: string]: unknown } = {},
   ) {
     super(detail);
   }
