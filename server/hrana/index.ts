@@ -124,17 +124,21 @@ export async function startHranaServer(opts: HranaServerOptions): Promise<HranaS
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
-      // 1. Stop accepting; let pipelines already running finish (bounded).
+      // 1. Stop accepting. Streams between requests roll back now, which also frees the
+      //    writer for requests still queued behind an abandoned transaction.
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      streams.closeIdle();
+      // 2. Let pipelines already running finish (bounded), then fail whatever still waits for
+      //    the write lock and close the remaining streams.
       if (inFlight.count > 0) {
         await Promise.race([
           new Promise<void>((resolve) => inFlight.idle.push(resolve)),
           new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref()),
         ]);
       }
-      // 2. Fail queued writers, roll back and close every stream.
       lock.close();
+      await new Promise((resolve) => setImmediate(resolve));
       streams.closeAll();
       server.closeAllConnections();
       await stopped;

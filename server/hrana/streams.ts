@@ -136,6 +136,16 @@ export class StreamManager {
     stream.close();
   }
 
+  /** Closes every stream that is not serving a request right now (shutdown). */
+  closeIdle(): void {
+    for (const stream of [...this.#streams.values()]) {
+      if (stream.acquired) continue;
+      clearTimeout(stream.expiryTimer);
+      this.#streams.delete(stream.id);
+      stream.close();
+    }
+  }
+
   closeAll(): void {
     for (const stream of this.#streams.values()) {
       clearTimeout(stream.expiryTimer);
