@@ -9,6 +9,7 @@ export default defineConfig({
           name: "node",
           include: ["test/{unit,hrana,e2e,api,collector,browser}/**/*.test.ts"],
           environment: "node",
+          globalSetup: ["test/global-setup.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
