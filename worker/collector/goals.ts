@@ -10,7 +10,14 @@
  * and session); an event goal counts every time the event is sent, with its value.
  * Patterns are exact paths in which `*` stands for any run of characters, `/` included.
  */
-import type { GoalRule } from "./site-config";
+import type { GoalKind } from "../lib/schema";
+
+export interface GoalRule {
+  id: string;
+  kind: GoalKind;
+  match: string;
+  threshold: number;
+}
 
 export interface BeaconFacts {
   type: "pageview" | "event" | "engagement" | "vital";

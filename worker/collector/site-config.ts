@@ -6,16 +6,10 @@
 import { database } from "../lib/db";
 import type { GoalKind } from "../lib/schema";
 import type { CollectorWorkerEnv } from "./env";
+import type { GoalRule } from "./goals";
 
 export const SITE_CONFIG_TTL_MS = 5_000;
 const MAX_CACHED_SITES = 10_000;
-
-export interface GoalRule {
-  id: string;
-  kind: GoalKind;
-  match: string;
-  threshold: number;
-}
 
 export interface SiteConfig {
   id: string;
