@@ -2,6 +2,7 @@
 // mapping of every failure to the status and body sqld would send. Only JSON Hrana over HTTP v2
 // is served: /v3 and /v3-protobuf answer 404 so version-probing clients settle on v2.
 
+import { isUtf8 } from "node:buffer";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { BearerAuth } from "./auth.js";
 import { BatonError, HttpError, ProtocolError, StreamExpiredError } from "./errors.js";
@@ -25,7 +26,6 @@ export interface HttpLayerDeps {
   inFlight: { count: number; idle: Array<() => void> };
 }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 function sendJson(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) return;
@@ -64,8 +64,10 @@ function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
 }
 
 function parseJson(body: Buffer): unknown {
+  // serde rejects invalid UTF-8 too; Buffer#toString would silently replace it.
+  if (!isUtf8(body)) throw new ProtocolError("Cannot deserialize client message from JSON: body is not valid UTF-8");
   try {
-    return JSON.parse(utf8.decode(body));
+    return JSON.parse(body.toString("utf8"));
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     throw new ProtocolError(`Cannot deserialize client message from JSON: ${reason}`);

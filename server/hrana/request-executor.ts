@@ -126,7 +126,8 @@ export class RequestExecutor {
       if (step.condition === undefined || this.#evaluate(step.condition, succeeded, stream)) {
         try {
           const values = bindArguments(step.statement, step.stmt.args, step.stmt.namedArgs);
-          result = await this.#runner.run(stream, step.statement, values, step.stmt.wantRows, budget);
+          const pending = this.#runner.run(stream, step.statement, values, step.stmt.wantRows, budget);
+          result = typeof pending === "string" ? pending : await pending;
           ok = true;
         } catch (err) {
           if (!(err instanceof StmtError)) throw err;
@@ -165,7 +166,8 @@ export class RequestExecutor {
     const statements = analyzeSequence(sql, this.#limits.maxSequenceStatements);
     for (const statement of statements) {
       const values = bindArguments(statement, [], []);
-      await this.#runner.run(stream, statement, values, false, budget);
+      const pending = this.#runner.run(stream, statement, values, false, budget);
+      if (typeof pending !== "string") await pending;
     }
   }
 

@@ -21,6 +21,8 @@ export type BeginMode = "deferred" | "immediate" | "exclusive";
 export interface ParamTable {
   count: number;
   names: ReadonlyArray<string | null>;
+  /** Every parameter is a plain `?`: positional values bind as given. */
+  onlyAnonymous: boolean;
 }
 
 export interface AnalyzedStatement {
@@ -128,7 +130,7 @@ export function numberParams(tokens: readonly Token[]): ParamTable {
   }
   const table: (string | null)[] = new Array<string | null>(count + 1).fill(null);
   for (let i = 1; i <= count; i++) table[i] = names[i] ?? null;
-  return { count, names: table };
+  return { count, names: table, onlyAnonymous: table.every((name) => name === null) };
 }
 
 // sqld's pragma classification (libsql-server/src/query_analysis.rs): pragmas outside these

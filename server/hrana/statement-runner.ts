@@ -39,6 +39,8 @@ export function bindArguments(
   const given = named?.size ?? args.length;
   const { count, names } = statement.params;
   if (count < given) throw argsInvalidError(`too many parameters, expected ${count} found ${given}`);
+  // Common case: only `?` parameters, one value each, nothing to reorder.
+  if (named === undefined && count === given && statement.params.onlyAnonymous) return args as SqlValue[];
   const bound: SqlValue[] = new Array<SqlValue>(count).fill(null);
   for (let index = 1; index <= count; index++) {
     const name = names[index] ?? null;
@@ -124,33 +126,63 @@ export class StatementRunner {
     this.#options = options;
   }
 
-  /** Executes the statement; returns the StmtResult JSON or throws a StmtError. */
-  async run(
+  /** Executes the statement; returns the StmtResult JSON or throws a StmtError. Synchronous
+   * (no promise, no microtask) unless it has to wait for the write lock: batches of thousands
+   * of statements are the hot path. */
+  run(
     stream: Stream,
     statement: AnalyzedStatement,
     values: SqlValue[],
     wantRows: boolean,
     budget: ResponseBudget,
-  ): Promise<string> {
+  ): string | Promise<string> {
     const conn = stream.connection();
-    if (needsWriteLock(statement)) await this.#takeWriteLock(stream);
+    if (needsWriteLock(statement) && !stream.holdsWriteLock) {
+      return this.#takeWriteLock(stream).then(() => this.#runWithRetries(stream, conn, statement, values, wantRows, budget));
+    }
+    let result: string;
+    try {
+      result = this.#execute(conn, statement, values, wantRows, budget);
+    } catch (err) {
+      if (err instanceof StmtError && isTransientBusy(err.rawCode)) {
+        return this.#runWithRetries(stream, conn, statement, values, wantRows, budget, err);
+      }
+      stream.releaseWriteLockIfAutocommit();
+      throw err;
+    }
+    stream.releaseWriteLockIfAutocommit();
+    return result;
+  }
+
+  async #runWithRetries(
+    stream: Stream,
+    conn: EngineConnection,
+    statement: AnalyzedStatement,
+    values: SqlValue[],
+    wantRows: boolean,
+    budget: ResponseBudget,
+    busy?: StmtError,
+  ): Promise<string> {
     const deadline = Date.now() + this.#options.lockTimeoutMs;
     try {
       for (let attempt = 0; ; attempt++) {
-        try {
-          return this.#execute(conn, statement, values, wantRows, budget);
-        } catch (err) {
+        if (busy !== undefined) {
           // SQLITE_BUSY comes before a statement changes anything, so retrying is safe. Without
           // our lock, a write we did not foresee met our own writer: queue up. With it, another
           // process (e.g. the CLI on the same file) is writing: back off without blocking.
-          if (!(err instanceof StmtError) || !isTransientBusy(err.rawCode)) throw err;
           if (!stream.holdsWriteLock) {
             await this.#takeWriteLock(stream);
           } else if (Date.now() < deadline) {
             await sleep(Math.min(2 ** attempt, 50));
           } else {
-            throw err;
+            throw busy;
           }
+        }
+        try {
+          return this.#execute(conn, statement, values, wantRows, budget);
+        } catch (err) {
+          if (!(err instanceof StmtError) || !isTransientBusy(err.rawCode)) throw err;
+          busy = err;
         }
       }
     } finally {
