@@ -29,11 +29,13 @@ export interface TestSite {
   id: string;
   token: string;
   domain: string;
+  /** The embeddable snippet, exactly as `wren sites create` prints it. */
+  snippet: string;
 }
 
 export async function createSite(stack: Stack, domain: string): Promise<TestSite> {
-  const site = await cliJson<{ id: string; s2s_token: string }>(stack, ["sites", "create", "--name", domain, "--domain", domain]);
-  return { id: site.id, token: site.s2s_token, domain };
+  const site = await cliJson<{ id: string; s2s_token: string; snippet: string }>(stack, ["sites", "create", "--name", domain, "--domain", domain]);
+  return { id: site.id, token: site.s2s_token, domain, snippet: site.snippet };
 }
 
 export async function createGoal(

@@ -148,7 +148,8 @@ interface Wren {
   const api: Wren = {
     v: 1,
     track: safe((name: string, props?: Props) => {
-      const event: Outgoing = { type: "event", path, name: String(name).slice(0, 100) };
+      if (typeof name !== "string" || !name) return;
+      const event: Outgoing = { type: "event", path, name: name.slice(0, 100) };
       const value = props && props.value;
       if (typeof value === "number" && isFinite(value)) event.value = value;
       send([event]);

@@ -1,0 +1,292 @@
+/**
+ * The tracker in real Chromium (Debian's /usr/bin/chromium, driven by playwright-core)
+ * against the real stack. Test pages come from a small node:http server; shop.test and
+ * evil.test both resolve to it, so the same page can be served on the registered domain and
+ * on another one. Everything is checked in the database, with exact counts.
+ */
+import type { Client } from "@libsql/client";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startStack, type Stack } from "../helpers/stack";
+import { BROWSER_UA, collectorCounts, count, createGoal, createSite, ensureTrackerBuilt, openDb, rows, sleep, type TestSite } from "../collector/helpers";
+
+let stack: Stack;
+let db: Client;
+let shop: TestSite;
+let browser: Browser;
+let pages: Server;
+let pagePort: number;
+let goals: { article: string; signup: string; read: string; scrolled: string; purchase: string; spaStep: string };
+
+/** The site's backend: the page hands it `wren.session()`, it posts the conversion to /s2s. */
+async function checkout(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  let body = "";
+  for await (const chunk of req) body += chunk;
+  const { session } = JSON.parse(body) as { session: string };
+  const answer = await fetch(`${stack.url}/s2s`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-service-token": shop.token },
+    body: JSON.stringify({ goal_id: goals.purchase, session, value: 99.5, id: `order-${session}` }),
+  });
+  res.writeHead(answer.status, { "content-type": "application/json" }).end(await answer.text());
+}
+
+function html(title: string, body: string, head = ""): string {
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title>${head}${shop.snippet}</head><body>${body}</body></html>`;
+}
+
+const article = () =>
+  html(
+  "Article",
+  `<h1>An article worth reading</h1>
+   <p id="lead">Long enough to be the largest contentful paint of this page, and to read for a while.</p>
+   <button id="signup" onclick="wren.track('signup', {value: 42})">Sign up</button>
+   <div style="height: 4000px; background: linear-gradient(#fff, #eee)"></div>
+   <p id="end">The end.</p>`,
+);
+
+const spa = () =>
+  html(
+  "App",
+  `<h1>Single-page app</h1>
+   <button id="step2" onclick="history.pushState({}, '', '/spa/step-2')">Step 2</button>
+   <button id="step3" onclick="history.pushState({}, '', '/spa/step-3')">Step 3</button>
+   <button id="same" onclick="history.replaceState({x: 1}, '', location.pathname)">Same path</button>`,
+);
+
+// A hostile page: storage throws and sendBeacon is broken; the tracker must cope silently.
+const hostile = () =>
+  html(
+  "Hostile",
+  `<h1>Hostile page</h1><button id="go" onclick="wren.track('signup')">Go</button>`,
+  `<script>
+     Object.defineProperty(window, "sessionStorage", { get() { throw new DOMException("denied", "SecurityError"); } });
+     navigator.sendBeacon = function () { throw new Error("beacons disabled"); };
+   </script>`,
+);
+
+function servePage(req: IncomingMessage, res: ServerResponse): void {
+  const path = new URL(req.url ?? "/", "http://x").pathname;
+  if (req.method === "POST" && path === "/checkout") {
+    checkout(req, res).catch((error: unknown) => res.writeHead(500).end(String(error)));
+    return;
+  }
+  const page = path === "/article" ? article() : path.startsWith("/spa") ? spa() : path === "/hostile" ? hostile() : html("Next", "<p>Next page</p>");
+  res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page);
+}
+
+async function newPage(options: { userAgent?: string } = {}): Promise<{ context: BrowserContext; page: Page; errors: Error[] }> {
+  const context = await browser.newContext(options.userAgent ? { userAgent: options.userAgent } : {});
+  const page = await context.newPage();
+  const errors: Error[] = [];
+  page.on("pageerror", (error) => errors.push(error));
+  return { context, page, errors };
+}
+
+/** Polls until `check` passes (the beacons are asynchronous), then returns its last value. */
+async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await read();
+  while (!check(value) && Date.now() < deadline) {
+    await sleep(100);
+    value = await read();
+  }
+  return value;
+}
+
+const conversionsOf = (goal: string) => count(db, "SELECT count(*) FROM conversions WHERE goal_id = ?", [goal]);
+
+beforeAll(async () => {
+  await ensureTrackerBuilt();
+  stack = await startStack();
+  shop = await createSite(stack, "shop.test");
+  goals = {
+    article: await createGoal(stack, shop.id, "page", "/article"),
+    signup: await createGoal(stack, shop.id, "event", "signup"),
+    read: await createGoal(stack, shop.id, "time", "/article", 2),
+    scrolled: await createGoal(stack, shop.id, "scroll", "/article", 90),
+    purchase: await createGoal(stack, shop.id, "event", "purchase"),
+    spaStep: await createGoal(stack, shop.id, "page", "/spa/step-3"),
+  };
+  db = openDb(stack);
+  pages = createServer(servePage);
+  await new Promise<void>((resolve) => pages.listen(0, "127.0.0.1", resolve));
+  pagePort = (pages.address() as AddressInfo).port;
+  browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: [
+      "--host-resolver-rules=MAP shop.test 127.0.0.1, MAP evil.test 127.0.0.1",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+      // Headless Chromium says "HeadlessChrome", which the collector drops as automation. A
+      // context's userAgent does not reach beacons sent while a page unloads (the browser
+      // process sends those), so the whole browser presents itself as desktop Chrome.
+      `--user-agent=${BROWSER_UA}`,
+    ],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise<void>((resolve) => (pages ? pages.close(() => resolve()) : resolve()));
+  db?.close();
+  await stack?.stop();
+});
+
+describe("the tracker on the registered domain", () => {
+  it("records a pageview, a custom event, time and scroll, vitals and a backend conversion on one session", async () => {
+    const { context, page, errors } = await newPage();
+    await page.goto(`http://shop.test:${pagePort}/article`);
+    expect(await page.evaluate(() => typeof (window as unknown as { wren?: { v?: number } }).wren?.v)).toBe("number");
+
+    // The pageview arrives and counts on the page goal.
+    expect(await eventually(() => count(db, "SELECT count(*) FROM events WHERE kind = 'pageview' AND path = '/article'"), (n) => n === 1)).toBe(1);
+    const [session] = await rows<{ id: string; entry_path: string }>(db, "SELECT id, entry_path FROM sessions WHERE site_id = ?", [shop.id]);
+    expect(session!.entry_path).toBe("/article");
+
+    // Once web-vitals has loaded, interact: a click (an INP interaction, and the custom event) and a scroll to the end.
+    await page.waitForFunction(() => performance.getEntriesByType("resource").some((e) => e.name.endsWith("/t.js?vitals")));
+    await sleep(300);
+    await page.click("#signup");
+    await page.mouse.move(200, 200);
+    for (let i = 0; i < 12; i++) await page.mouse.wheel(0, 500);
+    await page.waitForFunction(() => window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2);
+    await sleep(2_300); // visible for more than the time goal's 2 seconds
+
+    // The site's backend posts a conversion on the page's session.
+    const trackerSession = await page.evaluate(() => (window as unknown as { wren: { session(): string } }).wren.session());
+    expect(trackerSession).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(await page.evaluate(() => sessionStorage.getItem("wren_session"))).toContain(trackerSession);
+    const backend = await page.evaluate(async (s) => {
+      const response = await fetch("/checkout", { method: "POST", body: JSON.stringify({ session: s }) });
+      return { status: response.status, body: await response.json() };
+    }, trackerSession);
+    expect(backend.status).toBe(202);
+    expect(backend.body).toMatchObject({ accepted: 1, attached: 1, events: [{ status: "stored", session: "attached" }] });
+
+    // Leaving the page sends engagement and the vitals that are final only at page hide.
+    await page.goto(`http://shop.test:${pagePort}/next`);
+    const metrics = await eventually(
+      () => rows<{ metric: string; n: number }>(db, "SELECT metric, count(*) AS n FROM vitals WHERE site_id = ? GROUP BY metric ORDER BY metric", [shop.id]),
+      (found) => found.length === 5,
+    );
+    expect(metrics).toEqual([
+      { metric: "CLS", n: 1 },
+      { metric: "FCP", n: 1 },
+      { metric: "INP", n: 1 },
+      { metric: "LCP", n: 1 },
+      { metric: "TTFB", n: 1 },
+    ]);
+    expect(await count(db, "SELECT count(*) FROM vitals WHERE path <> '/article' OR session_id <> ?", [session!.id])).toBe(0);
+
+    await eventually(() => conversionsOf(goals.scrolled), (n) => n === 1);
+    expect(await conversionsOf(goals.article)).toBe(1);
+    expect(await rows(db, "SELECT value, source FROM conversions WHERE goal_id = ?", [goals.signup])).toEqual([{ value: 42, source: "beacon" }]);
+    expect(await conversionsOf(goals.read)).toBe(1);
+    expect(await conversionsOf(goals.scrolled)).toBe(1);
+    expect(await rows(db, "SELECT value, source FROM conversions WHERE goal_id = ?", [goals.purchase])).toEqual([{ value: 99.5, source: "s2s" }]);
+    // Every conversion, from the browser and from the backend, is on the one session.
+    expect(await rows(db, "SELECT DISTINCT session_id FROM conversions WHERE site_id = ?", [shop.id])).toEqual([{ session_id: session!.id }]);
+
+    const engagement = await rows<{ seconds: number; scroll: number }>(db, "SELECT max(seconds) AS seconds, max(scroll_depth) AS scroll FROM events WHERE kind = 'engagement' AND path = '/article'");
+    expect(engagement[0]!.seconds).toBeGreaterThanOrEqual(2);
+    expect(engagement[0]!.scroll).toBe(100);
+    expect(await count(db, "SELECT count(*) FROM events WHERE kind = 'event' AND name = 'signup' AND value = 42")).toBe(1);
+
+    // The next page of the same tab continues the session.
+    await eventually(() => count(db, "SELECT count(*) FROM events WHERE kind = 'pageview' AND path = '/next'"), (n) => n === 1);
+    expect(await rows(db, "SELECT pageviews FROM sessions WHERE id = ?", [session!.id])).toEqual([{ pageviews: 2 }]);
+    expect(await count(db, "SELECT count(*) FROM sessions WHERE site_id = ?", [shop.id])).toBe(1);
+    expect(await rows(db, "SELECT origin FROM site_beacons WHERE site_id = ?", [shop.id])).toEqual([{ origin: `http://shop.test:${pagePort}` }]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("counts single-page-app navigations as pageviews", async () => {
+    const { context, page, errors } = await newPage();
+    await page.goto(`http://shop.test:${pagePort}/spa`);
+    await page.click("#step2");
+    await page.click("#same"); // replaceState on the same path is not a navigation
+    await page.click("#step3");
+    await page.goBack(); // popstate back to step 2
+    const paths = await eventually(
+      () => rows<{ path: string }>(db, "SELECT path FROM events WHERE kind = 'pageview' AND path LIKE '/spa%' ORDER BY id"),
+      (found) => found.length === 4,
+    );
+    expect(paths.map((p) => p.path)).toEqual(["/spa", "/spa/step-2", "/spa/step-3", "/spa/step-2"]);
+    expect(await conversionsOf(goals.spaStep)).toBe(1);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("never throws into the page, even when storage and sendBeacon fail", async () => {
+    const { context, page, errors } = await newPage();
+    const before = await count(db, "SELECT count(*) FROM events WHERE path = '/hostile'");
+    await page.goto(`http://shop.test:${pagePort}/hostile`);
+    const ids = await page.evaluate(() => {
+      const w = window as unknown as { wren: { session(): string } };
+      return [w.wren.session(), w.wren.session()];
+    });
+    expect(ids[0]).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(ids[1]).toBe(ids[0]);
+    await page.click("#go");
+    // Calls with odd arguments are ignored or sent as far as they are valid, never thrown.
+    await page.evaluate(() => {
+      const w = window as unknown as { wren: { track(...args: unknown[]): void } };
+      w.wren.track(undefined); // not an event name: ignored
+      w.wren.track("signup", { value: "NaN" });
+      w.wren.track("signup", null);
+    });
+    // fetch(keepalive) carried the beacons that sendBeacon could not: the pageview and three events.
+    expect(await eventually(() => count(db, "SELECT count(*) FROM events WHERE path = '/hostile'"), (n) => n === before + 4)).toBe(before + 4);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
+describe("the same snippet on another domain", () => {
+  it("is refused at the collector and stores nothing", async () => {
+    await sleep(500);
+    const before = await collectorCounts(db);
+    const { context, page, errors } = await newPage();
+    const refusals: number[] = [];
+    page.on("response", (response) => {
+      if (new URL(response.url()).pathname === "/e") refusals.push(response.status());
+    });
+    await page.goto(`http://evil.test:${pagePort}/article`);
+    await page.waitForFunction(() => performance.getEntriesByType("resource").some((e) => e.name.endsWith("/t.js?vitals")));
+    await page.click("#signup");
+    for (let i = 0; i < 12; i++) await page.mouse.wheel(0, 500);
+    await sleep(2_300);
+    await page.goto(`http://evil.test:${pagePort}/next`);
+    await eventually(async () => refusals.length, (n) => n >= 3);
+    await sleep(500);
+    expect(refusals.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(refusals)).toEqual(new Set([403]));
+    expect(await collectorCounts(db)).toEqual(before);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("headless Chromium's own User-Agent is dropped as automation", async () => {
+    const before = await collectorCounts(db);
+    const headless = `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/${browser.version()} Safari/537.36`;
+    const { context, page } = await newPage({ userAgent: headless });
+    expect(await page.evaluate(() => navigator.userAgent)).toContain("HeadlessChrome");
+    const statuses: number[] = [];
+    page.on("response", (response) => {
+      if (new URL(response.url()).pathname === "/e") statuses.push(response.status());
+    });
+    await page.goto(`http://shop.test:${pagePort}/next`);
+    await eventually(async () => statuses.length, (n) => n >= 1);
+    expect(statuses).toEqual([403]);
+    expect(await collectorCounts(db)).toEqual(before);
+    await context.close();
+  });
+});
