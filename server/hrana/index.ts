@@ -6,6 +6,8 @@
 // clients: @libsql/client, @libsql/hrana-client), so the protocol is written here by hand,
 // following docs/HTTP_V2_SPEC.md and sqld's source in tursodatabase/libsql.
 //
+//   supervisor.ts        keeps the engine in a child process (child-entry.ts), restarts it
+//   service.ts           assembles the parts below; graceful shutdown
 //   http-layer.ts        routing, auth, body limits, HTTP error mapping
 //   protocol.ts          strict decoding of pipeline requests
 //   values.ts            Hrana values <-> engine values
@@ -17,15 +19,12 @@
 //   sql-lexer.ts, sql-analysis.ts  statement splitting, parameters, classification
 //   errors.ts            sqld's error codes and messages
 
-import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { BearerAuth } from "./auth.js";
-import { ConnectionPool } from "./connection-pool.js";
-import { createRequestHandler } from "./http-layer.js";
-import { RequestExecutor } from "./request-executor.js";
-import { StatementRunner } from "./statement-runner.js";
-import { StreamManager } from "./streams.js";
-import { WriteLock } from "./write-lock.js";
+import { resolve } from "node:path";
+import { type ServiceOptions, createHranaService } from "./service.js";
+import { startSupervised } from "./supervisor.js";
+
+export { LIMITS } from "./service.js";
 
 export interface HranaServerOptions {
   /** Path of the database file (created if missing; switched to WAL). */
@@ -40,6 +39,9 @@ export interface HranaServerOptions {
   streamIdleMs?: number;
   /** How long a writer waits for the write lock before failing with TRANSACTION_BUSY. */
   lockTimeoutMs?: number;
+  /** Run the engine in a supervised child process (default true), so that a request that makes
+   * the native binding abort cannot take the server down; false runs it in this process. */
+  isolate?: boolean;
 }
 
 export interface HranaServer {
@@ -48,25 +50,8 @@ export interface HranaServer {
   close(): Promise<void>;
 }
 
-/** Limits (documented in docs/libsql-server.md). */
-export const LIMITS = {
-  maxRequestBytes: 10 * 1024 * 1024,
-  maxResponseBytes: 32 * 1024 * 1024,
-  maxStatementResultBytes: 10 * 1024 * 1024,
-  maxRequestsPerPipeline: 10_000,
-  maxStepsPerBatch: 10_000,
-  maxSequenceStatements: 10_000,
-  maxArgsPerStatement: 32_766,
-  maxConditionDepth: 100,
-  maxStoredSqls: 50,
-  maxStoredSqlBytes: 5_000,
-  maxStreams: 1_000,
-  maxIdleConnections: 16,
-} as const;
-
 const DEFAULT_STREAM_IDLE_MS = 10_000;
 const DEFAULT_LOCK_TIMEOUT_MS = 30_000;
-const SHUTDOWN_GRACE_MS = 5_000;
 
 function formatUrl(host: string, port: number): string {
   const shown = host.includes(":") ? `[${host}]` : host;
@@ -78,79 +63,31 @@ export async function startHranaServer(opts: HranaServerOptions): Promise<HranaS
     throw new Error("startHranaServer needs a database file: pooled connections cannot share an in-memory database");
   }
   const host = opts.host ?? "127.0.0.1";
-  const token = opts.authToken ?? process.env["LIBSQL_AUTH_TOKEN"];
-  const pool = new ConnectionPool(opts.file, LIMITS.maxIdleConnections);
-  const lock = new WriteLock();
-  const streams = new StreamManager({
-    idleMs: opts.streamIdleMs ?? DEFAULT_STREAM_IDLE_MS,
-    maxStreams: LIMITS.maxStreams,
-    pool,
-    lock,
-  });
-  const runner = new StatementRunner({
+  const options: ServiceOptions = {
+    file: resolve(opts.file),
+    authToken: opts.authToken ?? process.env["LIBSQL_AUTH_TOKEN"],
+    streamIdleMs: opts.streamIdleMs ?? DEFAULT_STREAM_IDLE_MS,
     lockTimeoutMs: opts.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
-    maxStatementResultBytes: LIMITS.maxStatementResultBytes,
-  });
-  const executor = new RequestExecutor(runner, LIMITS);
-  const inFlight = { count: 0, idle: [] as Array<() => void> };
-  const server = createServer(
-    createRequestHandler({
-      streams,
-      executor,
-      inFlight,
-      options: {
-        auth: token !== undefined && token !== "" ? new BearerAuth(token) : undefined,
-        maxRequestBytes: LIMITS.maxRequestBytes,
-        maxResponseBytes: LIMITS.maxResponseBytes,
-        protocolLimits: LIMITS,
-      },
-    }),
-  );
+  };
 
+  if (opts.isolate ?? true) {
+    const supervised = await startSupervised(host, opts.port ?? 0, options);
+    return { url: formatUrl(host, supervised.port), port: supervised.port, close: supervised.close };
+  }
+
+  const service = createHranaService(options);
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(opts.port ?? 0, host, () => {
-        server.off("error", reject);
-        resolve();
+    await new Promise<void>((resolveListen, reject) => {
+      service.http.once("error", reject);
+      service.http.listen(opts.port ?? 0, host, () => {
+        service.http.off("error", reject);
+        resolveListen();
       });
     });
   } catch (err) {
-    pool.closeAll();
+    await service.close();
     throw err;
   }
-  const port = (server.address() as AddressInfo).port;
-
-  let closing: Promise<void> | undefined;
-  const close = (): Promise<void> => {
-    closing ??= (async () => {
-      // 1. Stop accepting. Streams between requests roll back now, which also frees the
-      //    writer for requests still queued behind an abandoned transaction.
-      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      streams.closeIdle();
-      // 2. Let pipelines already running finish (bounded), then fail whatever still waits for
-      //    the write lock and close the remaining streams.
-      if (inFlight.count > 0) {
-        await Promise.race([
-          new Promise<void>((resolve) => inFlight.idle.push(resolve)),
-          new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref()),
-        ]);
-      }
-      lock.close();
-      await new Promise((resolve) => setImmediate(resolve));
-      streams.closeAll();
-      server.closeAllConnections();
-      await stopped;
-      // 3. Move the WAL into the database file, then close the engine.
-      try {
-        pool.checkpoint();
-      } finally {
-        pool.closeAll();
-      }
-    })();
-    return closing;
-  };
-
-  return { url: formatUrl(host, port), port, close };
+  const port = (service.http.address() as AddressInfo).port;
+  return { url: formatUrl(host, port), port, close: service.close };
 }

@@ -130,3 +130,36 @@ describe("durability and shutdown", () => {
     await server.dispose();
   });
 });
+
+describe("engine isolation", () => {
+  test("a result that makes the binding abort kills only the engine process, which restarts", async () => {
+    const server = await startTestServer();
+    try {
+      await pipeline(server.url, [sql("CREATE TABLE survivors (a TEXT)"), sql("INSERT INTO survivors VALUES ('kept')")]);
+      const open = await pipeline(server.url, [sql("SELECT 1")]);
+      // TEXT that is not valid UTF-8 makes the libsql binding panic and abort its process.
+      await expect(postPipeline(server.url, { requests: [sql("SELECT CAST(x'ff' AS TEXT)")] })).rejects.toThrow();
+      // Same port, committed data intact; streams of the old process are gone, as after a restart.
+      const body = await pipeline(server.url, [sql("SELECT a FROM survivors")]);
+      expect(rowsOf(body.results[0])).toEqual([["kept"]]);
+      const stale = await postPipeline(server.url, { baton: open.baton, requests: [] });
+      expect(stale.text).toBe("Received an invalid baton");
+    } finally {
+      await server.dispose();
+    }
+  });
+
+  test("isolate: false serves from this process", async () => {
+    const server = await startTestServer({ isolate: false });
+    try {
+      await pipeline(server.url, [sql("CREATE TABLE here (a)"), sql("INSERT INTO here VALUES (1)")]);
+      expect(rowsOf((await pipeline(server.url, [sql("SELECT a FROM here")])).results[0])).toEqual([[1n]]);
+      await server.close();
+      const db = new Database(server.file);
+      expect(db.prepare("SELECT count(*) FROM here").raw(true).all([])).toEqual([[1]]);
+      db.close();
+    } finally {
+      await server.dispose();
+    }
+  });
+});

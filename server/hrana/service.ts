@@ -1,0 +1,101 @@
+// Assembles the server's parts around one database file: pool, write lock, streams, executor
+// and the HTTP request handler, plus graceful shutdown. Listening is left to the caller (the
+// supervisor hands it accepted sockets; the in-process mode calls listen()).
+
+import { type Server, createServer } from "node:http";
+import { BearerAuth } from "./auth.js";
+import { ConnectionPool } from "./connection-pool.js";
+import { createRequestHandler } from "./http-layer.js";
+import { RequestExecutor } from "./request-executor.js";
+import { StatementRunner } from "./statement-runner.js";
+import { StreamManager } from "./streams.js";
+import { WriteLock } from "./write-lock.js";
+
+/** Limits (documented in docs/libsql-server.md). */
+export const LIMITS = {
+  maxRequestBytes: 10 * 1024 * 1024,
+  maxResponseBytes: 32 * 1024 * 1024,
+  maxStatementResultBytes: 10 * 1024 * 1024,
+  maxRequestsPerPipeline: 10_000,
+  maxStepsPerBatch: 10_000,
+  maxSequenceStatements: 10_000,
+  maxArgsPerStatement: 32_766,
+  maxConditionDepth: 100,
+  maxStoredSqls: 50,
+  maxStoredSqlBytes: 5_000,
+  maxStreams: 1_000,
+  maxIdleConnections: 16,
+} as const;
+
+const SHUTDOWN_GRACE_MS = 5_000;
+
+export interface ServiceOptions {
+  file: string;
+  authToken: string | undefined;
+  streamIdleMs: number;
+  lockTimeoutMs: number;
+}
+
+export interface HranaService {
+  /** The HTTP server; not listening yet. */
+  http: Server;
+  close(): Promise<void>;
+}
+
+export function createHranaService(options: ServiceOptions): HranaService {
+  const pool = new ConnectionPool(options.file, LIMITS.maxIdleConnections);
+  const lock = new WriteLock();
+  const streams = new StreamManager({ idleMs: options.streamIdleMs, maxStreams: LIMITS.maxStreams, pool, lock });
+  const runner = new StatementRunner({
+    lockTimeoutMs: options.lockTimeoutMs,
+    maxStatementResultBytes: LIMITS.maxStatementResultBytes,
+  });
+  const executor = new RequestExecutor(runner, LIMITS);
+  const inFlight = { count: 0, idle: [] as Array<() => void> };
+  const http = createServer(
+    createRequestHandler({
+      streams,
+      executor,
+      inFlight,
+      options: {
+        auth: options.authToken !== undefined && options.authToken !== "" ? new BearerAuth(options.authToken) : undefined,
+        maxRequestBytes: LIMITS.maxRequestBytes,
+        maxResponseBytes: LIMITS.maxResponseBytes,
+        protocolLimits: LIMITS,
+      },
+    }),
+  );
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      // 1. Stop accepting. Streams between requests roll back now, which also frees the
+      //    writer for requests still queued behind an abandoned transaction.
+      const stopped = http.listening ? new Promise<void>((resolve) => http.close(() => resolve())) : Promise.resolve();
+      http.closeIdleConnections();
+      streams.closeIdle();
+      // 2. Let pipelines already running finish (bounded), then fail whatever still waits for
+      //    the write lock and close the remaining streams.
+      if (inFlight.count > 0) {
+        await Promise.race([
+          new Promise<void>((resolve) => inFlight.idle.push(resolve)),
+          new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref()),
+        ]);
+      }
+      lock.close();
+      await new Promise((resolve) => setImmediate(resolve));
+      streams.closeAll();
+      http.closeAllConnections();
+      await stopped;
+      // 3. Move the WAL into the database file, then close the engine.
+      try {
+        pool.checkpoint();
+      } finally {
+        pool.closeAll();
+      }
+    })();
+    return closing;
+  };
+
+  return { http, close };
+}
