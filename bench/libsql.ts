@@ -20,11 +20,18 @@ const BATCH_SIZE = 1_000;
 const BATCHES = 30;
 const CONCURRENT_CLIENTS = 8;
 
-const CREATE = "CREATE TABLE events (id INTEGER PRIMARY KEY, site TEXT NOT NULL, path TEXT NOT NULL, referrer TEXT, at INTEGER NOT NULL, duration REAL)";
+const CREATE =
+  "CREATE TABLE events (id INTEGER PRIMARY KEY, site TEXT NOT NULL, path TEXT NOT NULL, referrer TEXT, at INTEGER NOT NULL, duration REAL)";
 const INSERT = "INSERT INTO events (site, path, referrer, at, duration) VALUES (?, ?, ?, ?, ?)";
 
 function rowArgs(i: number): [string, string, string | null, bigint, number] {
-  return ["example.com", `/articles/${i % 500}`, i % 3 === 0 ? "https://news.example/" : null, 1_700_000_000_000n + BigInt(i), 250.5 + (i % 100)];
+  return [
+    "example.com",
+    `/articles/${i % 500}`,
+    i % 3 === 0 ? "https://news.example/" : null,
+    1_700_000_000_000n + BigInt(i),
+    250.5 + (i % 100),
+  ];
 }
 
 interface Figure {
@@ -79,9 +86,14 @@ function hranaBatchBody(rows: ReturnType<typeof rowArgs>[]): string {
           ? { type: "float", value: v }
           : { type: "text", value: v };
   const steps: unknown[] = [{ stmt: { sql: "BEGIN IMMEDIATE", want_rows: false } }];
-  rows.forEach((row, i) => steps.push({ condition: { type: "ok", step: i }, stmt: { sql_id: 1, args: row.map(value), want_rows: true } }));
+  rows.forEach((row, i) =>
+    steps.push({ condition: { type: "ok", step: i }, stmt: { sql_id: 1, args: row.map(value), want_rows: true } }),
+  );
   steps.push({ condition: { type: "ok", step: rows.length }, stmt: { sql: "COMMIT", want_rows: false } });
-  steps.push({ condition: { type: "not", cond: { type: "ok", step: rows.length + 1 } }, stmt: { sql: "ROLLBACK", want_rows: false } });
+  steps.push({
+    condition: { type: "not", cond: { type: "ok", step: rows.length + 1 } },
+    stmt: { sql: "ROLLBACK", want_rows: false },
+  });
   return JSON.stringify({
     baton: null,
     requests: [{ type: "store_sql", sql_id: 1, sql: INSERT }, { type: "batch", batch: { steps } }, { type: "close" }],
@@ -92,10 +104,14 @@ const agent = new http.Agent({ keepAlive: true });
 
 function postRaw(url: string, body: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${url}/v2/pipeline`, { method: "POST", agent, headers: { "content-type": "application/json" } }, (res) => {
-      res.resume();
-      res.on("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`))));
-    });
+    const req = http.request(
+      `${url}/v2/pipeline`,
+      { method: "POST", agent, headers: { "content-type": "application/json" } },
+      (res) => {
+        res.resume();
+        res.on("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`))));
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -144,7 +160,9 @@ export async function run(): Promise<void> {
       );
       // The same batches as raw Hrana JSON built up front: what the server itself costs,
       // without @libsql/client's encoding and decoding (which runs on this same thread).
-      const rawBodies = Array.from({ length: BATCHES }, () => hranaBatchBody(Array.from({ length: BATCH_SIZE }, () => rowArgs(next++))));
+      const rawBodies = Array.from({ length: BATCHES }, () =>
+        hranaBatchBody(Array.from({ length: BATCH_SIZE }, () => rowArgs(next++))),
+      );
       figures.serverOnly.push(
         await timed(`${BATCH_SIZE}-row batches, pre-encoded Hrana JSON`, BATCH_SIZE * BATCHES, async () => {
           for (const body of rawBodies) await postRaw(server.url, body);
@@ -155,18 +173,23 @@ export async function run(): Promise<void> {
 
     const perClient = Math.floor(SINGLE_ROWS / CONCURRENT_CLIENTS);
     const clients = Array.from({ length: CONCURRENT_CLIENTS }, () => createClient({ url: server.url }));
-    const serverConcurrent = await timed(`1-row inserts, ${CONCURRENT_CLIENTS} concurrent clients`, perClient * CONCURRENT_CLIENTS, async () => {
-      await Promise.all(
-        clients.map(async (c) => {
-          for (let i = 0; i < perClient; i++) await c.execute({ sql: INSERT, args: rowArgs(next++) });
-        }),
-      );
-    });
+    const serverConcurrent = await timed(
+      `1-row inserts, ${CONCURRENT_CLIENTS} concurrent clients`,
+      perClient * CONCURRENT_CLIENTS,
+      async () => {
+        await Promise.all(
+          clients.map(async (c) => {
+            for (let i = 0; i < perClient; i++) await c.execute({ sql: INSERT, args: rowArgs(next++) });
+          }),
+        );
+      },
+    );
     for (const c of clients) c.close();
     serverRows += perClient * CONCURRENT_CLIENTS;
 
     const check = await client.execute("SELECT count(*) FROM events");
-    if (Number(check.rows[0]![0]) !== serverRows) throw new Error(`server table has ${check.rows[0]![0]} rows, expected ${serverRows}`);
+    if (Number(check.rows[0]![0]) !== serverRows)
+      throw new Error(`server table has ${check.rows[0]![0]} rows, expected ${serverRows}`);
     client.close();
     await server.close();
     local.close();

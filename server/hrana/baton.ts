@@ -26,7 +26,9 @@ export class BatonCodec {
     const payload = Buffer.alloc(PAYLOAD_BYTES);
     payload.writeBigUInt64BE(streamId, 0);
     payload.writeBigUInt64BE(seq, 8);
-    return Buffer.concat([payload, this.#mac(payload)]).toString("base64").replace(/=+$/, "");
+    return Buffer.concat([payload, this.#mac(payload)])
+      .toString("base64")
+      .replace(/=+$/, "");
   }
 
   /** Returns undefined for anything this server did not issue. */

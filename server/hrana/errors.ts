@@ -61,7 +61,13 @@ export class HttpError extends Error {
     readonly body: Record<string, unknown>,
     readonly headers: Record<string, string> = {},
   ) {
-    super(typeof body["error"] === "string" ? body["error"] : typeof body["message"] === "string" ? body["message"] : `HTTP ${status}`);
+    super(
+      typeof body["error"] === "string"
+        ? body["error"]
+        : typeof body["message"] === "string"
+          ? body["message"]
+          : `HTTP ${status}`,
+    );
     this.name = "HttpError";
   }
 }

@@ -26,7 +26,6 @@ export interface HttpLayerDeps {
   inFlight: { count: number; idle: Array<() => void> };
 }
 
-
 function sendJson(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) return;
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers });
@@ -107,7 +106,11 @@ async function handlePipeline(req: IncomingMessage, res: ServerResponse, deps: H
     throw err;
   }
   const baton = streams.release(stream);
-  sendJson(res, 200, `{"baton":${baton === null ? "null" : JSON.stringify(baton)},"base_url":null,"results":[${results.join(",")}]}`);
+  sendJson(
+    res,
+    200,
+    `{"baton":${baton === null ? "null" : JSON.stringify(baton)},"base_url":null,"results":[${results.join(",")}]}`,
+  );
 }
 
 function route(req: IncomingMessage, res: ServerResponse, deps: HttpLayerDeps): Promise<void> | void {

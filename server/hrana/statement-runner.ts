@@ -103,9 +103,12 @@ function executionFailure(err: unknown): StmtError {
 }
 
 function columnsJson(prepared: PreparedStatement): string {
-  const parts = prepared.stmt.columns().map(
-    (c) => `{"name":${JSON.stringify(c.name)},"decltype":${c.type === null || c.type === undefined ? "null" : JSON.stringify(c.type)}}`,
-  );
+  const parts = prepared.stmt
+    .columns()
+    .map(
+      (c) =>
+        `{"name":${JSON.stringify(c.name)},"decltype":${c.type === null || c.type === undefined ? "null" : JSON.stringify(c.type)}}`,
+    );
   return `[${parts.join(",")}]`;
 }
 

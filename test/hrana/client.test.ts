@@ -73,7 +73,10 @@ describe("execute and batch", () => {
     await c.execute("CREATE TABLE modes (a)");
     const read = await c.batch(["SELECT 1 AS one", { sql: "SELECT ? AS echo", args: ["x"] }], "read");
     expect(read.map((r) => r.rows[0]![0])).toEqual([1, "x"]);
-    const deferred = await c.batch(["SELECT count(*) FROM modes", "INSERT INTO modes VALUES (1)", "SELECT count(*) FROM modes"], "deferred");
+    const deferred = await c.batch(
+      ["SELECT count(*) FROM modes", "INSERT INTO modes VALUES (1)", "SELECT count(*) FROM modes"],
+      "deferred",
+    );
     expect(deferred.map((r) => r.rows[0]?.[0] ?? null)).toEqual([0, null, 1]);
   });
 
@@ -85,7 +88,9 @@ describe("execute and batch", () => {
       INSERT INTO script VALUES (2);
     `);
     expect(await countRows(c, "script")).toBe(2);
-    await expect(c.executeMultiple("INSERT INTO script VALUES (3); INSERT INTO nope VALUES (4); INSERT INTO script VALUES (5);")).rejects.toMatchObject({
+    await expect(
+      c.executeMultiple("INSERT INTO script VALUES (3); INSERT INTO nope VALUES (4); INSERT INTO script VALUES (5);"),
+    ).rejects.toMatchObject({
       code: "SQL_INPUT_ERROR",
     });
     expect(await countRows(c, "script")).toBe(3);
@@ -99,7 +104,9 @@ describe("execute and batch", () => {
       "INSERT INTO children VALUES (1, 99)",
     ]);
     expect(await countRows(c, "children")).toBe(1);
-    await expect(c.migrate(["CREATE TABLE half_done (a)", "CREATE TABLE parents (id)"])).rejects.toMatchObject({ code: "SQL_INPUT_ERROR" });
+    await expect(c.migrate(["CREATE TABLE half_done (a)", "CREATE TABLE parents (id)"])).rejects.toMatchObject({
+      code: "SQL_INPUT_ERROR",
+    });
     const tables = await c.execute("SELECT name FROM sqlite_schema WHERE name = 'half_done'");
     expect(tables.rows).toEqual([]);
   });

@@ -140,7 +140,11 @@ describe("drizzle-orm queries", () => {
         tx.rollback();
       }),
     ).rejects.toThrow("Rollback");
-    const rows = await db.select({ path: pageviews.path }).from(pageviews).where(eq(pageviews.site, "tx.example")).orderBy(pageviews.path);
+    const rows = await db
+      .select({ path: pageviews.path })
+      .from(pageviews)
+      .where(eq(pageviews.site, "tx.example"))
+      .orderBy(pageviews.path);
     expect(rows).toEqual([{ path: "/1" }, { path: "/2" }]);
   });
 });

@@ -36,11 +36,7 @@ export interface RawResponse {
 }
 
 /** POSTs a raw body (object => JSON) to /v2/pipeline. */
-export async function postPipeline(
-  url: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-): Promise<RawResponse> {
+export async function postPipeline(url: string, body: unknown, headers: Record<string, string> = {}): Promise<RawResponse> {
   const res = await fetch(`${url}/v2/pipeline`, {
     method: "POST",
     headers: { "content-type": "application/json", ...headers },

@@ -81,7 +81,10 @@ describe("response shapes", () => {
     const body = await pipeline(server.url, [
       { type: "store_sql", sql_id: 1, sql: "INSERT INTO kinds (v) VALUES (?)" },
       { type: "execute", stmt: { sql_id: 1, args: [text("a")] } },
-      { type: "batch", batch: { steps: [{ stmt: { sql_id: 1, args: [text("b")] } }, { stmt: { sql: "SELECT count(*) FROM kinds" } }] } },
+      {
+        type: "batch",
+        batch: { steps: [{ stmt: { sql_id: 1, args: [text("b")] } }, { stmt: { sql: "SELECT count(*) FROM kinds" } }] },
+      },
       { type: "sequence", sql: "INSERT INTO kinds (v) VALUES ('c'); INSERT INTO kinds (v) VALUES ('d');" },
       { type: "describe", sql_id: 1 },
       { type: "get_autocommit" },
@@ -134,7 +137,9 @@ describe("response shapes", () => {
 
   test("want_rows false omits rows but still runs the statement", async () => {
     await pipeline(server.url, [sql("CREATE TABLE wr (a)")]);
-    const body = await pipeline(server.url, [{ type: "execute", stmt: { sql: "INSERT INTO wr VALUES (1), (2) RETURNING a", want_rows: false } }]);
+    const body = await pipeline(server.url, [
+      { type: "execute", stmt: { sql: "INSERT INTO wr VALUES (1), (2) RETURNING a", want_rows: false } },
+    ]);
     expect(body.results[0].response.result.rows).toEqual([]);
     expect(body.results[0].response.result.cols).toEqual([{ name: "a", decltype: null }]);
     expect(body.results[0].response.result.affected_row_count).toBe(2);
@@ -174,11 +179,7 @@ describe("values", () => {
       sql("SELECT ?, ?, ? + 0", [int("9223372036854775807"), int("-9223372036854775808"), int("+42")]),
       sql("SELECT -0.0, 1e308 * 10, -1e308 * 10"),
     ]);
-    expect(body.results[0].response.result.rows[0]).toEqual([
-      int("9223372036854775807"),
-      int("-9223372036854775808"),
-      int("42"),
-    ]);
+    expect(body.results[0].response.result.rows[0]).toEqual([int("9223372036854775807"), int("-9223372036854775808"), int("42")]);
     expect(Object.is(body.results[1].response.result.rows[0][0].value, -0)).toBe(true);
     expect(body.results[1].response.result.rows[0].slice(1)).toEqual([
       { type: "float", value: Infinity },
@@ -283,7 +284,10 @@ describe("batch conditions", () => {
       sql("SELECT count(*) FROM tx_batch"),
     ]);
     const batch = body.results[0].response.result;
-    expect(batch.step_errors[2]).toEqual({ message: "SQLite error: UNIQUE constraint failed: tx_batch.a", code: "SQLITE_CONSTRAINT" });
+    expect(batch.step_errors[2]).toEqual({
+      message: "SQLite error: UNIQUE constraint failed: tx_batch.a",
+      code: "SQLITE_CONSTRAINT",
+    });
     expect(batch.step_results[3]).toBeNull();
     expect(batch.step_results[4]).not.toBeNull();
     expect(rowsOf(body.results[1])).toEqual([[0n]]);
@@ -442,8 +446,14 @@ describe("sqld error codes", () => {
       code: "ARGS_INVALID",
     });
     expect(
-      await errorOf({ type: "execute", stmt: { sql: "SELECT ?, :a", args: [int(1)], named_args: [{ name: "a", value: int(1) }] } }),
-    ).toEqual({ message: "Specifying both positional and named arguments is not supported", code: "ARGS_BOTH_POSITIONAL_AND_NAMED" });
+      await errorOf({
+        type: "execute",
+        stmt: { sql: "SELECT ?, :a", args: [int(1)], named_args: [{ name: "a", value: int(1) }] },
+      }),
+    ).toEqual({
+      message: "Specifying both positional and named arguments is not supported",
+      code: "ARGS_BOTH_POSITIONAL_AND_NAMED",
+    });
   });
 
   test("stored SQL limits", async () => {

@@ -29,27 +29,106 @@ describe("malformed requests get a 4xx JSON error", () => {
     ["a JSON array body", [], "Cannot deserialize client message from JSON: body: expected an object"],
     ["requests missing", { baton: null }, "Cannot deserialize client message from JSON: body.requests: expected an array"],
     ["requests not an array", { requests: 5 }, "Cannot deserialize client message from JSON: body.requests: expected an array"],
-    ["baton of the wrong type", { baton: 7, requests: [] }, "Cannot deserialize client message from JSON: body.baton: expected a string or null"],
-    ["unknown request type", { requests: [{ type: "explode" }] }, 'Cannot deserialize client message from JSON: body.requests[0].type: unknown request type "explode"'],
-    ["stmt missing", { requests: [{ type: "execute" }] }, "Cannot deserialize client message from JSON: body.requests[0].stmt: expected an object"],
-    ["sql of the wrong type", { requests: [{ type: "execute", stmt: { sql: 1 } }] }, "Cannot deserialize client message from JSON: body.requests[0].stmt.sql: expected a string or null"],
+    [
+      "baton of the wrong type",
+      { baton: 7, requests: [] },
+      "Cannot deserialize client message from JSON: body.baton: expected a string or null",
+    ],
+    [
+      "unknown request type",
+      { requests: [{ type: "explode" }] },
+      'Cannot deserialize client message from JSON: body.requests[0].type: unknown request type "explode"',
+    ],
+    [
+      "stmt missing",
+      { requests: [{ type: "execute" }] },
+      "Cannot deserialize client message from JSON: body.requests[0].stmt: expected an object",
+    ],
+    [
+      "sql of the wrong type",
+      { requests: [{ type: "execute", stmt: { sql: 1 } }] },
+      "Cannot deserialize client message from JSON: body.requests[0].stmt.sql: expected a string or null",
+    ],
     ["neither sql nor sql_id", { requests: [{ type: "execute", stmt: {} }] }, "Either `sql` or `sql_id` are required"],
-    ["both sql and sql_id", { requests: [{ type: "execute", stmt: { sql: "SELECT 1", sql_id: 1 } }] }, "Either `sql` or `sql_id` are required, but not both"],
-    ["a boolean argument", execute([true]), "Cannot deserialize client message from JSON: body.requests[0].stmt.args[0]: expected a value object"],
-    ["a boolean inside a value", execute([{ type: "integer", value: true }]), "Cannot deserialize client message from JSON: body.requests[0].stmt.args[0].value: expected a decimal integer as a string"],
-    ["an integer as a JSON number", execute([{ type: "integer", value: 5 }]), "Cannot deserialize client message from JSON: body.requests[0].stmt.args[0].value: expected a decimal integer as a string"],
-    ["an integer beyond 64 bits", execute([int("9223372036854775808")]), "Cannot deserialize client message from JSON: body.requests[0].stmt.args[0].value: integer 9223372036854775808 does not fit in 64 bits"],
+    [
+      "both sql and sql_id",
+      { requests: [{ type: "execute", stmt: { sql: "SELECT 1", sql_id: 1 } }] },
+      "Either `sql` or `sql_id` are required, but not both",
+    ],
+    [
+      "a boolean argument",
+      execute([true]),
+      "Cannot deserialize client message from JSON: body.requests[0].stmt.args[0]: expected a value object",
+    ],
+    [
+      "a boolean inside a value",
+      execute([{ type: "integer", value: true }]),
+      "Cannot deserialize client message from JSON: body.requests[0].stmt.args[0].value: expected a decimal integer as a string",
+    ],
+    [
+      "an integer as a JSON number",
+      execute([{ type: "integer", value: 5 }]),
+      "Cannot deserialize client message from JSON: body.requests[0].stmt.args[0].value: expected a decimal integer as a string",
+    ],
+    [
+      "an integer beyond 64 bits",
+      execute([int("9223372036854775808")]),
+      "Cannot deserialize client message from JSON: body.requests[0].stmt.args[0].value: integer 9223372036854775808 does not fit in 64 bits",
+    ],
     ["a huge integer", execute([int("9".repeat(5000))]), "does not fit in 64 bits"],
-    ["a float given as a string", execute([{ type: "float", value: "1.5" }]), "Cannot deserialize client message from JSON: body.requests[0].stmt.args[0].value: expected a finite number"],
-    ["a float overflowing to Infinity", `{"requests":[{"type":"execute","stmt":{"sql":"SELECT ?","args":[{"type":"float","value":1e400}]}}]}`, "expected a finite number"],
-    ["invalid base64", execute([{ type: "blob", base64: "!!!!" }]), "Cannot deserialize client message from JSON: body.requests[0].stmt.args[0].base64: invalid value, expected binary data encoded as base64"],
+    [
+      "a float given as a string",
+      execute([{ type: "float", value: "1.5" }]),
+      "Cannot deserialize client message from JSON: body.requests[0].stmt.args[0].value: expected a finite number",
+    ],
+    [
+      "a float overflowing to Infinity",
+      `{"requests":[{"type":"execute","stmt":{"sql":"SELECT ?","args":[{"type":"float","value":1e400}]}}]}`,
+      "expected a finite number",
+    ],
+    [
+      "invalid base64",
+      execute([{ type: "blob", base64: "!!!!" }]),
+      "Cannot deserialize client message from JSON: body.requests[0].stmt.args[0].base64: invalid value, expected binary data encoded as base64",
+    ],
     ["truncated base64", execute([{ type: "blob", base64: "AAECA" }]), "expected binary data encoded as base64"],
-    ["an unknown value type", execute([{ type: "date", value: "2024-01-01" }]), 'body.requests[0].stmt.args[0].type: unknown value type "date"'],
-    ["an object as argument list", { requests: [{ type: "execute", stmt: { sql: "SELECT ?", args: { a: 1 } } }] }, "body.requests[0].stmt.args: expected an array"],
-    ["a lone surrogate in SQL", `{"requests":[{"type":"execute","stmt":{"sql":"SELECT '\\ud800'"}}]}`, "body.requests[0].stmt.sql: string contains a lone UTF-16 surrogate"],
-    ["want_rows not a boolean", { requests: [{ type: "execute", stmt: { sql: "SELECT 1", want_rows: "yes" } }] }, "want_rows: expected a boolean or null"],
-    ["sql_id out of int32 range", { requests: [{ type: "close_sql", sql_id: 2 ** 40 }] }, "body.requests[0].sql_id: expected a 32-bit integer"],
-    ["an unknown condition", { requests: [{ type: "batch", batch: { steps: [{ stmt: { sql: "SELECT 1" } }, { stmt: { sql: "SELECT 1" }, condition: { type: "maybe" } }] } }] }, 'unknown condition type "maybe"'],
+    [
+      "an unknown value type",
+      execute([{ type: "date", value: "2024-01-01" }]),
+      'body.requests[0].stmt.args[0].type: unknown value type "date"',
+    ],
+    [
+      "an object as argument list",
+      { requests: [{ type: "execute", stmt: { sql: "SELECT ?", args: { a: 1 } } }] },
+      "body.requests[0].stmt.args: expected an array",
+    ],
+    [
+      "a lone surrogate in SQL",
+      `{"requests":[{"type":"execute","stmt":{"sql":"SELECT '\\ud800'"}}]}`,
+      "body.requests[0].stmt.sql: string contains a lone UTF-16 surrogate",
+    ],
+    [
+      "want_rows not a boolean",
+      { requests: [{ type: "execute", stmt: { sql: "SELECT 1", want_rows: "yes" } }] },
+      "want_rows: expected a boolean or null",
+    ],
+    [
+      "sql_id out of int32 range",
+      { requests: [{ type: "close_sql", sql_id: 2 ** 40 }] },
+      "body.requests[0].sql_id: expected a 32-bit integer",
+    ],
+    [
+      "an unknown condition",
+      {
+        requests: [
+          {
+            type: "batch",
+            batch: { steps: [{ stmt: { sql: "SELECT 1" } }, { stmt: { sql: "SELECT 1" }, condition: { type: "maybe" } }] },
+          },
+        ],
+      },
+      'unknown condition type "maybe"',
+    ],
   ];
 
   for (const [name, body, message] of cases) {
@@ -118,7 +197,10 @@ describe("limits", () => {
   });
 
   test("statements that would open other files are refused", async () => {
-    const body = await pipeline(server.url, [sql("ATTACH DATABASE '/tmp/other.db' AS other"), sql("PRAGMA journal_mode = DELETE")]);
+    const body = await pipeline(server.url, [
+      sql("ATTACH DATABASE '/tmp/other.db' AS other"),
+      sql("PRAGMA journal_mode = DELETE"),
+    ]);
     expect(body.results.map((r: any) => r.error.code)).toEqual(["SQL_PARSE_ERROR", "SQL_PARSE_ERROR"]);
     await stillServing();
   });

@@ -85,13 +85,26 @@ describe("classification", () => {
     expect(kinds("PRAGMA main.user_version")).toMatchObject({ kind: "read" });
     expect(kinds("PRAGMA user_version = 3")).toMatchObject({ kind: "write" });
     expect(analyzeSingle("PRAGMA foreign_keys = OFF").changesConnectionState).toBe(true);
-    for (const refused of ["PRAGMA journal_mode = DELETE", "PRAGMA synchronous = OFF", "PRAGMA wal_checkpoint", "PRAGMA optimize"]) {
+    for (const refused of [
+      "PRAGMA journal_mode = DELETE",
+      "PRAGMA synchronous = OFF",
+      "PRAGMA wal_checkpoint",
+      "PRAGMA optimize",
+    ]) {
       expect(() => analyzeSingle(refused), refused).toThrow("unsupported statement");
     }
   });
 
   test("statements sqld refuses", () => {
-    for (const refused of ["ATTACH 'x.db' AS x", "DETACH x", "VACUUM", "ANALYZE", "CREATE TEMP TABLE x (a)", "CREATE TABLE temp.x (a)", "42"]) {
+    for (const refused of [
+      "ATTACH 'x.db' AS x",
+      "DETACH x",
+      "VACUUM",
+      "ANALYZE",
+      "CREATE TEMP TABLE x (a)",
+      "CREATE TABLE temp.x (a)",
+      "42",
+    ]) {
       expect(() => analyzeSingle(refused), refused).toThrow("unsupported statement");
     }
   });
@@ -121,7 +134,11 @@ describe("parameters", () => {
 
   test("bindArguments follows sqld: ?NNN is positional, names match with or without prefix", () => {
     const named = (sql: string, args: Record<string, bigint>) =>
-      bindArguments(analyzeSingle(sql), [], Object.entries(args).map(([name, value]) => ({ name, value })));
+      bindArguments(
+        analyzeSingle(sql),
+        [],
+        Object.entries(args).map(([name, value]) => ({ name, value })),
+      );
     expect(bindArguments(analyzeSingle("SELECT ?3, ?1"), [1n, 2n, 3n], [])).toEqual([1n, 2n, 3n]);
     expect(named("SELECT :b, :a, ?1", { a: 1n, ":b": 2n })).toEqual([2n, 1n]);
     expect(named("SELECT @x, $y", { x: 7n, $y: 8n })).toEqual([7n, 8n]);
@@ -132,11 +149,15 @@ describe("parameters", () => {
 
   test("bound arrays reach the engine's parameter slots", () => {
     const statement = analyzeSingle("SELECT :b, :a, ?1, @c");
-    const bound = bindArguments(statement, [], [
-      { name: "a", value: 1n },
-      { name: "b", value: 2n },
-      { name: "@c", value: 3n },
-    ]);
+    const bound = bindArguments(
+      statement,
+      [],
+      [
+        { name: "a", value: 1n },
+        { name: "b", value: 2n },
+        { name: "@c", value: 3n },
+      ],
+    );
     expect(db.prepare(statement.sql).raw(true).all(bound)).toEqual([[2n, 1n, 2n, 3n]]);
   });
 });
