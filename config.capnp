@@ -45,6 +45,7 @@ const apiWorker :Workerd.Worker = (
     (name = "WREN_SECRET", fromEnvironment = "WREN_SECRET"),
     (name = "WREN_RATE_LIMIT", fromEnvironment = "WREN_RATE_LIMIT"),
     (name = "WREN_PUBLIC_URL", fromEnvironment = "WREN_PUBLIC_URL"),
+    (name = "WREN_K_ANONYMITY", fromEnvironment = "WREN_K_ANONYMITY"),
     (name = "RATE_LIMITER", durableObjectNamespace = "RateLimiter"),
   ],
   durableObjectNamespaces = [

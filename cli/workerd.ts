@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import workerd from "workerd";
+import { CliError } from "./output";
 import { ROOT } from "./paths";
 import type { Settings } from "./settings";
 
@@ -54,7 +55,17 @@ const config :Workerd.Config = (
   return file;
 }
 
+/** WREN_K_ANONYMITY as given, refused unless an integer of at least 2 (reports never show smaller groups). */
+export function kAnonymitySetting(value: string | undefined): string | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  if (!/^\s*\d+\s*$/.test(value) || Number(value) < 2) {
+    throw new CliError(`WREN_K_ANONYMITY must be a whole number of at least 2, got "${value}"`);
+  }
+  return value.trim();
+}
+
 export function spawnWorkerd({ settings, databaseUrl, secret }: WorkerdOptions): ChildProcess {
+  const k = kAnonymitySetting(process.env.WREN_K_ANONYMITY);
   // Turso hands out libsql:// URLs; over HTTP they mean https://.
   const url = new URL(databaseUrl.replace(/^libsql:/, "https:"));
   const configFile = url.protocol === "https:" ? tlsOverlayConfig(settings, url) : join(ROOT, "config.capnp");
@@ -79,6 +90,7 @@ export function spawnWorkerd({ settings, databaseUrl, secret }: WorkerdOptions):
       WREN_SECRET: secret,
       ...(process.env.WREN_RATE_LIMIT ? { WREN_RATE_LIMIT: process.env.WREN_RATE_LIMIT } : {}),
       ...(process.env.WREN_PUBLIC_URL ? { WREN_PUBLIC_URL: process.env.WREN_PUBLIC_URL } : {}),
+      ...(k ? { WREN_K_ANONYMITY: k } : {}),
     },
   });
 }

@@ -15,6 +15,8 @@ export interface ApiEnv extends DatabaseBindings {
   WREN_RATE_LIMIT?: string | null;
   /** The URL browsers reach Wren at, for snippets; the request's origin when unset. */
   WREN_PUBLIC_URL?: string | null;
+  /** k of the reports' k-anonymity filter (default 5; values below 2 are raised to 2). */
+  WREN_K_ANONYMITY?: string | null;
   /** The built dashboard (a `disk` service); absent when the dashboard is served elsewhere. */
   DASHBOARD?: Fetcher;
 }

@@ -1,0 +1,125 @@
+/**
+ * A real libSQL database for report tests: a temporary file with the project's migrations,
+ * and helpers that write raw rows the way the collector stores them (events, conversions,
+ * vitals), so the rollups and reports run on them unchanged.
+ */
+import { createClient, type Client, type InStatement } from "@libsql/client";
+import { drizzle } from "drizzle-orm/libsql";
+import { migrate } from "drizzle-orm/libsql/migrator";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MIGRATIONS_FOLDER } from "../../cli/database";
+
+export interface TestDb {
+  client: Client;
+  dir: string;
+  close(): void;
+}
+
+export async function openTestDb(): Promise<TestDb> {
+  const dir = mkdtempSync(join(tmpdir(), "wren-reports-"));
+  const client = createClient({ url: `file:${join(dir, "wren.db")}` });
+  await client.execute("PRAGMA journal_mode = WAL");
+  await migrate(drizzle(client), { migrationsFolder: MIGRATIONS_FOLDER });
+  return {
+    client,
+    dir,
+    close() {
+      client.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Empties every table with data (between property-test runs), keeping the schema. */
+export async function clearData(client: Client): Promise<void> {
+  const rs = await client.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'");
+  await client.batch(rs.rows.map((r) => `DELETE FROM ${String(r.name)}`), "write");
+}
+
+export async function addSite(client: Client, id: string, timezone = "UTC"): Promise<void> {
+  await client.execute({
+    sql: "INSERT INTO sites (id, name, domain, allowlist, timezone) VALUES (?, ?, ?, ?, ?)",
+    args: [id, id, `${id}.example`, JSON.stringify([`${id}.example`]), timezone],
+  });
+}
+
+export async function addGoal(client: Client, siteId: string, id: string, name = id): Promise<void> {
+  await client.execute({ sql: "INSERT INTO goals (id, site_id, name, kind, match) VALUES (?, ?, ?, 'event', ?)", args: [id, siteId, name, id] });
+}
+
+export interface RawEvent {
+  site: string;
+  session: string | null;
+  path: string;
+  ts: number;
+  kind?: "pageview" | "event" | "engagement";
+}
+
+export interface RawConversion {
+  site: string;
+  goal: string;
+  session: string | null;
+  ts: number;
+}
+
+export interface RawVital {
+  site: string;
+  session: string | null;
+  path: string;
+  metric: string;
+  value: number;
+  ts: number;
+}
+
+const CHUNK = 300;
+
+function chunked<T>(rows: T[], build: (part: T[]) => InStatement): InStatement[] {
+  const out: InStatement[] = [];
+  for (let i = 0; i < rows.length; i += CHUNK) out.push(build(rows.slice(i, i + CHUNK)));
+  return out;
+}
+
+export async function addEvents(client: Client, events: RawEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await client.batch(
+    chunked(events, (part) => ({
+      sql: `INSERT INTO events (site_id, session_id, kind, path, ts) VALUES ${part.map(() => "(?, ?, ?, ?, ?)").join(", ")}`,
+      args: part.flatMap((e) => [e.site, e.session, e.kind ?? "pageview", e.path, e.ts]),
+    })),
+    "write",
+  );
+}
+
+export async function addConversions(client: Client, conversions: RawConversion[]): Promise<void> {
+  if (conversions.length === 0) return;
+  await client.batch(
+    chunked(conversions, (part) => ({
+      sql: `INSERT INTO conversions (site_id, goal_id, session_id, source, ts) VALUES ${part.map(() => "(?, ?, ?, 's2s', ?)").join(", ")}`,
+      args: part.flatMap((c) => [c.site, c.goal, c.session, c.ts]),
+    })),
+    "write",
+  );
+}
+
+export async function addVitals(client: Client, vitals: RawVital[]): Promise<void> {
+  if (vitals.length === 0) return;
+  await client.batch(
+    chunked(vitals, (part) => ({
+      sql: `INSERT INTO vitals (site_id, session_id, path, metric, value, ts) VALUES ${part.map(() => "(?, ?, ?, ?, ?, ?)").join(", ")}`,
+      args: part.flatMap((v) => [v.site, v.session, v.path, v.metric, v.value, v.ts]),
+    })),
+    "write",
+  );
+}
+
+/** The UTC instant of a date and time, e.g. at("2026-11-02", 9, 30). */
+export function at(date: string, hour = 12, minute = 0): number {
+  return Date.parse(`${date}T${String(hour).padStart(2, "0")}:${String(minute).padStart(2, "0")}:00Z`);
+}
+
+/** n session ids with a prefix: sessions("a", 3) = ["a0", "a1", "a2"]. */
+export function sessions(prefix: string, n: number): string[] {
+  return Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+}

@@ -1,0 +1,220 @@
+/**
+ * The reports (scope read:reports, the site on the key's allowlist): pages, vitals,
+ * conversions, funnels and timeseries. Each handler resolves the period in the site's time
+ * zone, folds raw rows into the rollups (catch-up), computes the report from the rollups
+ * through the privacy filter, and answers in the format the Accept header asks for.
+ */
+import type { z } from "zod";
+import { HttpProblem } from "../../lib/problem";
+import { conversionsReport } from "../../reports/conversions";
+import { figureValue, paginate, type Cursor } from "../../reports/list";
+import { negotiate, reportResponse, type Format } from "../../reports/format";
+import { funnelReport } from "../../reports/funnels";
+import { pagesReport } from "../../reports/pages";
+import { resolvePeriod, type Period, type PeriodQuery } from "../../reports/period";
+import { kAnonymity } from "../../reports/privacy";
+import { catchUp, effectiveZone } from "../../reports/rollup";
+import {
+  conversionsQuery,
+  conversionsResponse,
+  funnelsQuery,
+  funnelsResponse,
+  pagesQuery,
+  pagesResponse,
+  timeseriesQuery,
+  timeseriesResponse,
+  vitalsQuery,
+  vitalsResponse,
+} from "../../reports/schemas";
+import type { ReportScope } from "../../reports/scope";
+import { MAX_HOURLY_DAYS, timeseriesReport } from "../../reports/timeseries";
+import { vitalsReport } from "../../reports/vitals";
+import type { Database } from "../../lib/db";
+import type { ApiEnv } from "../env";
+import { route } from "../registry";
+
+const FORMATS_NOTE = " Send `Accept: text/csv` or `Accept: application/x-ndjson` for one line per row (CSV: each figure as `name` and `name_qualifier` columns).";
+
+/** JSON page size when the query gives none; CSV and NDJSON return every row unless asked. */
+const DEFAULT_JSON_LIMIT = 100;
+
+interface Prepared {
+  scope: ReportScope;
+  period: Period;
+  format: Format;
+  /** What every line of CSV and NDJSON starts with, and the JSON body's head. */
+  head: { site: string; period: { from: string; to: string; days: number; timezone: string }; k: number };
+}
+
+/** Loads the site's zone, resolves the period, and brings the rollups up to date. */
+async function prepare(db: Database, env: ApiEnv, request: Request, siteId: string, query: PeriodQuery, check?: (period: Period) => void): Promise<Prepared> {
+  const rs = await db.$client.execute({ sql: "SELECT timezone FROM sites WHERE id = ?", args: [siteId] });
+  const row = rs.rows[0];
+  if (!row) throw new HttpProblem(404, `site: no site ${siteId}.`, { field: "site" });
+  const period = resolvePeriod(query, effectiveZone(String(row.timezone)));
+  check?.(period);
+  const k = kAnonymity(env.WREN_K_ANONYMITY);
+  await catchUp(db.$client);
+  return {
+    scope: { siteId, from: period.from, to: period.to, timeZone: period.timeZone, k },
+    period,
+    format: negotiate(request.headers.get("accept")),
+    head: { site: siteId, period: { from: period.from, to: period.to, days: period.days, timezone: period.timeZone }, k },
+  };
+}
+
+function lineHead(p: Prepared) {
+  return { site: p.head.site, from: p.period.from, to: p.period.to, timezone: p.period.timeZone };
+}
+
+const HEAD_COLUMNS = ["site", "from", "to", "timezone"];
+const figureColumns = (...names: string[]) => names.flatMap((n) => [n, `${n}_qualifier`]);
+
+function pageLimit(format: Format, limit: number | undefined): number | undefined {
+  return limit ?? (format === "json" ? DEFAULT_JSON_LIMIT : undefined);
+}
+
+export const reportRoutes = [
+  route({
+    method: "GET",
+    path: "/api/v1/pages",
+    summary: "Pages report: visitors and pageviews per path, through the k-anonymity filter",
+    tag: "Reports",
+    scope: "read:reports",
+    query: pagesQuery,
+    site: { from: "query", name: "site" },
+    responses: { 200: { description: `Rows per path, sorted and paginated, with the total of the visible rows.${FORMATS_NOTE}`, schema: pagesResponse } },
+    async handle({ db, env, request, query }) {
+      const p = await prepare(db, env, request, query.site, query);
+      const report = await pagesReport(db.$client, p.scope, query.page);
+      const order = query.order ?? (query.sort === "path" ? "asc" : "desc");
+      const page = paginate(
+        report.rows,
+        (r) => (query.sort === "path" ? r.path : figureValue(r[query.sort])),
+        (r) => r.path,
+        order,
+        pageLimit(p.format, query.limit),
+        query.cursor as Cursor | undefined,
+      );
+      const body: z.infer<typeof pagesResponse> = { ...p.head, rows: page.rows, totals: report.totals, next_cursor: page.next_cursor };
+      return reportResponse(p.format, body, page.rows.map((r) => ({ ...lineHead(p), ...r })), [...HEAD_COLUMNS, "path", ...figureColumns("visitors", "pageviews")]);
+    },
+  }),
+  route({
+    method: "GET",
+    path: "/api/v1/vitals",
+    summary: "Vitals report: p75 and good / needs-improvement / poor shares per path and metric",
+    tag: "Reports",
+    scope: "read:reports",
+    query: vitalsQuery,
+    site: { from: "query", name: "site" },
+    responses: { 200: { description: `Rows per path and metric, sorted and paginated.${FORMATS_NOTE}`, schema: vitalsResponse } },
+    async handle({ db, env, request, query }) {
+      const p = await prepare(db, env, request, query.site, query);
+      const rows = await vitalsReport(db.$client, p.scope, { page: query.page, metric: query.metric });
+      const order = query.order ?? (query.sort === "path" ? "asc" : "desc");
+      const page = paginate(
+        rows,
+        (r) => (query.sort === "path" ? r.path : figureValue(r[query.sort])),
+        (r) => `${r.path}\u0000${r.metric}`,
+        order,
+        pageLimit(p.format, query.limit),
+        query.cursor as Cursor | undefined,
+      );
+      const body: z.infer<typeof vitalsResponse> = { ...p.head, rows: page.rows, next_cursor: page.next_cursor };
+      return reportResponse(
+        p.format,
+        body,
+        page.rows.map((r) => ({ ...lineHead(p), ...r })),
+        [...HEAD_COLUMNS, "path", "metric", "unit", ...figureColumns("p75", "good", "needs_improvement", "poor", "samples")],
+      );
+    },
+  }),
+  route({
+    method: "GET",
+    path: "/api/v1/conversions",
+    summary: "Conversions report: per goal, conversions, converting sessions, the session denominator and the rate",
+    tag: "Reports",
+    scope: "read:reports",
+    query: conversionsQuery,
+    site: { from: "query", name: "site" },
+    responses: { 200: { description: `One row per goal of the site, sorted and paginated.${FORMATS_NOTE}`, schema: conversionsResponse } },
+    async handle({ db, env, request, query }) {
+      const p = await prepare(db, env, request, query.site, query);
+      const report = await conversionsReport(db.$client, p.scope);
+      const order = query.order ?? (query.sort === "name" ? "asc" : "desc");
+      const page = paginate(
+        report.rows,
+        (r) => (query.sort === "name" ? r.goal.name : figureValue(r[query.sort])),
+        (r) => r.goal.id,
+        order,
+        pageLimit(p.format, query.limit),
+        query.cursor as Cursor | undefined,
+      );
+      const body: z.infer<typeof conversionsResponse> = { ...p.head, rows: page.rows, totals: report.totals, next_cursor: page.next_cursor };
+      return reportResponse(
+        p.format,
+        body,
+        page.rows.map((r) => ({ ...lineHead(p), ...r })),
+        [...HEAD_COLUMNS, "goal_id", "goal_name", "goal_kind", ...figureColumns("conversions", "converting_sessions", "sessions", "rate")],
+      );
+    },
+  }),
+  route({
+    method: "GET",
+    path: "/api/v1/funnels",
+    summary: "Funnel report: sessions per ordered goal, drop-off and rate",
+    tag: "Reports",
+    scope: "read:reports",
+    query: funnelsQuery,
+    site: { from: "query", name: "site" },
+    responses: { 200: { description: `One entry per step, in order.${FORMATS_NOTE}`, schema: funnelsResponse } },
+    async handle({ db, env, request, query }) {
+      const rs = await db.$client.execute({
+        sql: `SELECT id FROM goals WHERE site_id = ? AND id IN (${query.goals.map(() => "?").join(", ")})`,
+        args: [query.site, ...query.goals],
+      });
+      const found = new Set(rs.rows.map((r) => String(r.id)));
+      const missing = query.goals.find((id) => !found.has(id));
+      if (missing) throw new HttpProblem(422, `goals: ${missing} is not a goal of this site.`, { field: "goals" });
+      const p = await prepare(db, env, request, query.site, query);
+      const steps = await funnelReport(db.$client, p.scope, query.goals);
+      const body: z.infer<typeof funnelsResponse> = { ...p.head, steps };
+      return reportResponse(
+        p.format,
+        body,
+        steps.map((s) => ({ ...lineHead(p), ...s })),
+        [...HEAD_COLUMNS, "step", "goal_id", "goal_name", "goal_kind", ...figureColumns("sessions", "dropoff", "rate")],
+      );
+    },
+  }),
+  route({
+    method: "GET",
+    path: "/api/v1/timeseries",
+    summary: "Timeseries: visitors, pageviews and conversions per day or per hour, for charts",
+    tag: "Reports",
+    scope: "read:reports",
+    query: timeseriesQuery,
+    site: { from: "query", name: "site" },
+    responses: { 200: { description: `One point per local day or hour of the period, with the totals of the visible points.${FORMATS_NOTE}`, schema: timeseriesResponse } },
+    async handle({ db, env, request, query }) {
+      if (query.goal !== undefined) {
+        const rs = await db.$client.execute({ sql: "SELECT 1 FROM goals WHERE id = ? AND site_id = ?", args: [query.goal, query.site] });
+        if (rs.rows.length === 0) throw new HttpProblem(422, `goal: ${query.goal} is not a goal of this site.`, { field: "goal" });
+      }
+      const p = await prepare(db, env, request, query.site, query, (period) => {
+        if (query.interval === "hour" && period.days > MAX_HOURLY_DAYS) {
+          throw new HttpProblem(400, `interval: hourly points cover at most ${MAX_HOURLY_DAYS} days.`, { field: "interval" });
+        }
+      });
+      const report = await timeseriesReport(db.$client, p.scope, query.interval, query.goal);
+      const body: z.infer<typeof timeseriesResponse> = { ...p.head, interval: query.interval, points: report.points, totals: report.totals };
+      return reportResponse(
+        p.format,
+        body,
+        report.points.map((pt) => ({ ...lineHead(p), interval: query.interval, ...pt })),
+        [...HEAD_COLUMNS, "interval", "start", "local", ...figureColumns("visitors", "pageviews", "conversions")],
+      );
+    },
+  }),
+];

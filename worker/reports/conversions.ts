@@ -1,0 +1,51 @@
+/**
+ * The conversions report: per goal, conversions, converting sessions, the session
+ * denominator (the visible site-day atoms' units, the same for every goal and the same as the
+ * timeseries' visitors) and the rate. A conversion not attached to a session counts as a
+ * session of its own, since nothing tells two of them apart.
+ */
+import type { Client } from "@libsql/client/web";
+import { ratio, type Figure } from "./figures";
+import { loadDayAtoms } from "./atoms";
+import { additiveFigure, addToTally, distinctFigure, EMPTY_TALLY, type AtomTally } from "./privacy";
+import type { ReportScope } from "./scope";
+
+export interface ConversionRow {
+  goal: { id: string; name: string; kind: string };
+  conversions: Figure;
+  converting_sessions: Figure;
+  sessions: Figure;
+  rate: Figure;
+}
+
+export interface ConversionsReport {
+  rows: ConversionRow[];
+  totals: { conversions: Figure; sessions: Figure };
+}
+
+export async function conversionsReport(client: Client, scope: ReportScope): Promise<ConversionsReport> {
+  const { siteDays, goalDays, goals } = await loadDayAtoms(client, scope);
+  let sessionTally: AtomTally = EMPTY_TALLY;
+  for (const atom of siteDays.values()) sessionTally = addToTally(sessionTally, atom.units, atom.visible, atom.units > 0);
+  const sessions = distinctFigure(sessionTally);
+
+  let totalConversions: AtomTally = EMPTY_TALLY;
+  const rows = goals.map((goal): ConversionRow => {
+    let conversions: AtomTally = EMPTY_TALLY;
+    let converting: AtomTally = EMPTY_TALLY;
+    for (const atom of goalDays.get(goal.id)!.values()) {
+      conversions = addToTally(conversions, atom.conversions, atom.visible, atom.units > 0);
+      converting = addToTally(converting, atom.units, atom.visible, atom.units > 0);
+      totalConversions = addToTally(totalConversions, atom.conversions, atom.visible, atom.units > 0);
+    }
+    const convertingSessions = distinctFigure(converting);
+    return {
+      goal,
+      conversions: additiveFigure(conversions),
+      converting_sessions: convertingSessions,
+      sessions,
+      rate: ratio(convertingSessions, sessions),
+    };
+  });
+  return { rows, totals: { conversions: additiveFigure(totalConversions), sessions } };
+}

@@ -1,0 +1,58 @@
+/**
+ * A report figure: `{value, qualifier}`. `suppressed` always carries `value: null`; `estimated`
+ * marks a figure computed rather than counted; `exact` the rest. Figures are only ever built
+ * here and in privacy.ts, and are passed through to every output format untouched.
+ */
+export const QUALIFIERS = ["exact", "estimated", "suppressed"] as const;
+export type Qualifier = (typeof QUALIFIERS)[number];
+
+export interface Figure {
+  value: number | null;
+  qualifier: Qualifier;
+}
+
+export const SUPPRESSED: Figure = Object.freeze({ value: null, qualifier: "suppressed" }) as Figure;
+
+export function exact(value: number): Figure {
+  return { value, qualifier: "exact" };
+}
+
+export function estimated(value: number): Figure {
+  return { value, qualifier: "estimated" };
+}
+
+/** The weaker of qualifiers: suppressed over estimated over exact. */
+export function weakest(...qualifiers: Qualifier[]): Qualifier {
+  if (qualifiers.includes("suppressed")) return "suppressed";
+  if (qualifiers.includes("estimated")) return "estimated";
+  return "exact";
+}
+
+/** Rounds to a fixed number of decimals (ratios, shares, CLS), keeping integers as they are. */
+export function round(value: number, decimals: number): number {
+  const f = 10 ** decimals;
+  return Math.round(value * f) / f;
+}
+
+/**
+ * numerator / denominator, for rates and shares. Suppressed when either side is; 0 when the
+ * denominator is 0; capped at 1 (a converting session need not have been seen that day, so
+ * the ratio of two visible counts can exceed 1), which makes it estimated.
+ */
+export function ratio(numerator: Figure, denominator: Figure, decimals = 4): Figure {
+  if (numerator.value === null || denominator.value === null) return SUPPRESSED;
+  let qualifier = weakest(numerator.qualifier, denominator.qualifier);
+  if (denominator.value === 0) return { value: 0, qualifier };
+  let value = numerator.value / denominator.value;
+  if (value > 1) {
+    value = 1;
+    qualifier = "estimated";
+  }
+  return { value: round(value, decimals), qualifier };
+}
+
+/** a − b for two figures of the same rows (drop-off); suppressed when either is. */
+export function difference(a: Figure, b: Figure): Figure {
+  if (a.value === null || b.value === null) return SUPPRESSED;
+  return { value: a.value - b.value, qualifier: weakest(a.qualifier, b.qualifier) };
+}

@@ -1,0 +1,83 @@
+/**
+ * Output formats of the reports: JSON (the default), CSV (`Accept: text/csv`) and
+ * newline-delimited JSON (`Accept: application/x-ndjson`), for warehouse pulls. CSV and
+ * NDJSON carry one line per row, every line naming the site and period; a figure keeps its
+ * qualifier in every format (CSV: a `<name>_qualifier` column beside `<name>`).
+ */
+import type { Figure } from "./figures";
+
+export type Format = "json" | "csv" | "ndjson";
+
+const TYPES: Record<string, Format> = {
+  "application/json": "json",
+  "application/*": "json",
+  "*/*": "json",
+  "text/csv": "csv",
+  "text/*": "csv",
+  "application/x-ndjson": "ndjson",
+  "application/ndjson": "ndjson",
+  "application/jsonl": "ndjson",
+};
+
+/** The format an Accept header prefers (q-values honoured); JSON when it names none we have. */
+export function negotiate(accept: string | null): Format {
+  if (!accept) return "json";
+  const ranges = accept
+    .split(",")
+    .map((part, position) => {
+      const [type = "", ...params] = part.split(";").map((s) => s.trim().toLowerCase());
+      const q = params.find((p) => p.startsWith("q="));
+      return { type, q: q ? Number(q.slice(2)) : 1, position };
+    })
+    .filter((r) => r.q > 0 && r.type in TYPES)
+    .sort((a, b) => b.q - a.q || a.position - b.position);
+  return ranges[0] ? TYPES[ranges[0].type]! : "json";
+}
+
+function isFigure(value: unknown): value is Figure {
+  return typeof value === "object" && value !== null && "qualifier" in value && "value" in value;
+}
+
+/** One flat record per row: figures become `name` and `name_qualifier`, objects `name_key`. */
+export function flatten(row: Record<string, unknown>, prefix = ""): Record<string, string | number | null> {
+  const out: Record<string, string | number | null> = {};
+  for (const [key, value] of Object.entries(row)) {
+    const name = prefix + key;
+    if (isFigure(value)) {
+      out[name] = value.value;
+      out[`${name}_qualifier`] = value.qualifier;
+    } else if (typeof value === "object" && value !== null) {
+      Object.assign(out, flatten(value as Record<string, unknown>, `${name}_`));
+    } else {
+      out[name] = value === undefined ? null : (value as string | number | null);
+    }
+  }
+  return out;
+}
+
+function csvCell(value: string | number | null): string {
+  if (value === null) return "";
+  const text = String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+export function toCsv(rows: Record<string, unknown>[], columns: string[]): string {
+  const lines = [columns.join(",")];
+  for (const row of rows) {
+    const flat = flatten(row);
+    lines.push(columns.map((c) => csvCell(flat[c] ?? null)).join(","));
+  }
+  return lines.join("\r\n") + "\r\n";
+}
+
+export function toNdjson(rows: Record<string, unknown>[]): string {
+  return rows.map((row) => JSON.stringify(row) + "\n").join("");
+}
+
+/** Builds the response in the negotiated format; `lines` are the rows of CSV and NDJSON. */
+export function reportResponse(format: Format, body: unknown, lines: Record<string, unknown>[], columns: string[]): Response {
+  const headers: Record<string, string> = { "cache-control": "no-store", vary: "Accept" };
+  if (format === "csv") return new Response(toCsv(lines, columns), { headers: { ...headers, "content-type": "text/csv; charset=utf-8; header=present" } });
+  if (format === "ndjson") return new Response(toNdjson(lines), { headers: { ...headers, "content-type": "application/x-ndjson" } });
+  return new Response(JSON.stringify(body), { headers: { ...headers, "content-type": "application/json" } });
+}

@@ -1,0 +1,73 @@
+/**
+ * Web Vitals: the standard thresholds, and the fixed log-spaced histogram buckets the rollup
+ * keeps per page, metric and day, from which p75 is estimated. The bucket edges are part of
+ * the stored data: changing them needs the vitals rollups rebuilt.
+ */
+import { VITAL_METRICS } from "../lib/schema";
+
+export type VitalMetric = (typeof VITAL_METRICS)[number];
+
+/** Good up to `good`, poor above `poor` (inclusive bounds as web.dev defines them). */
+export const THRESHOLDS: Record<VitalMetric, { good: number; poor: number; unit: "ms" | "score" }> = {
+  LCP: { good: 2500, poor: 4000, unit: "ms" },
+  INP: { good: 200, poor: 500, unit: "ms" },
+  CLS: { good: 0.1, poor: 0.25, unit: "score" },
+  FCP: { good: 1800, poor: 3000, unit: "ms" },
+  TTFB: { good: 800, poor: 1800, unit: "ms" },
+};
+
+/** Each bucket's upper edge grows by this factor: p75 is within about ±6 % of the truth. */
+const GROWTH = 1.12;
+
+function edgesFrom(first: number, last: number): number[] {
+  const edges: number[] = [];
+  for (let edge = first; edge < last * GROWTH; edge *= GROWTH) edges.push(Number(edge.toPrecision(4)));
+  return edges;
+}
+
+/**
+ * Upper edges per metric: bucket i holds values in (edges[i − 1], edges[i]], bucket 0 values
+ * ≤ edges[0], and bucket edges.length everything above the last edge.
+ */
+export const BUCKET_EDGES: Record<VitalMetric, number[]> = {
+  LCP: edgesFrom(1, 120_000),
+  INP: edgesFrom(1, 60_000),
+  CLS: edgesFrom(0.0001, 20),
+  FCP: edgesFrom(1, 120_000),
+  TTFB: edgesFrom(1, 120_000),
+};
+
+/** SQL: the bucket of `value` for `metric` (literal numbers of our own, no parameters). */
+export function bucketSql(metric: string, value: string): string {
+  const perMetric = VITAL_METRICS.map((m) => {
+    const edges = BUCKET_EDGES[m];
+    const whens = edges.map((e, i) => `WHEN ${value} <= ${e} THEN ${i}`).join(" ");
+    return `WHEN '${m}' THEN (CASE ${whens} ELSE ${edges.length} END)`;
+  }).join(" ");
+  return `(CASE ${metric} ${perMetric} ELSE 0 END)`;
+}
+
+/** SQL: 1 when `value` is in the band ("good", "ni", "poor") of `metric`'s thresholds. */
+export function bandSql(band: "good" | "ni" | "poor", metric: string, value: string): string {
+  const perMetric = VITAL_METRICS.map((m) => {
+    const { good, poor } = THRESHOLDS[m];
+    const test = band === "good" ? `${value} <= ${good}` : band === "poor" ? `${value} > ${poor}` : `${value} > ${good} AND ${value} <= ${poor}`;
+    return `WHEN '${m}' THEN (CASE WHEN ${test} THEN 1 ELSE 0 END)`;
+  }).join(" ");
+  return `(CASE ${metric} ${perMetric} ELSE 0 END)`;
+}
+
+/**
+ * The 75th percentile from the bucket that holds rank 0.75·total: `below` samples lie in
+ * lower buckets, `inBucket` in this one. Interpolated geometrically inside the bucket
+ * (linearly in the first, which starts at 0).
+ */
+export function percentileFromBucket(metric: VitalMetric, bucket: number, below: number, inBucket: number, total: number, p = 0.75): number {
+  const edges = BUCKET_EDGES[metric];
+  const upper = edges[Math.min(bucket, edges.length - 1)]!;
+  if (bucket >= edges.length) return upper;
+  const lower = bucket === 0 ? 0 : edges[bucket - 1]!;
+  const fraction = inBucket > 0 ? Math.min(1, Math.max(0, (p * total - below) / inBucket)) : 1;
+  const value = lower === 0 ? upper * fraction : lower * (upper / lower) ** fraction;
+  return THRESHOLDS[metric].unit === "ms" ? Math.round(value) : Number(value.toFixed(3));
+}

@@ -1,0 +1,48 @@
+/**
+ * The pages report: per path, visitors and pageviews over the period, from the page-day atoms
+ * that the privacy filter leaves visible (evaluated in SQL, over every page of each day, before
+ * the page filter picks rows), with the total of the visible rows.
+ */
+import type { Client } from "@libsql/client/web";
+import type { Figure } from "./figures";
+import { pathFilter } from "./pattern";
+import { additiveFigure, distinctFigure, PAGE_ATOMS_SQL, type AtomTally } from "./privacy";
+import type { ReportScope } from "./scope";
+
+export interface PageRow {
+  path: string;
+  visitors: Figure;
+  pageviews: Figure;
+}
+
+export interface PagesReport {
+  rows: PageRow[];
+  totals: { pageviews: Figure };
+}
+
+const PAGES_SQL = `WITH ${PAGE_ATOMS_SQL}
+  SELECT path,
+    sum(CASE WHEN visible = 1 THEN visitors ELSE 0 END) AS visitors,
+    sum(CASE WHEN visible = 1 THEN pageviews ELSE 0 END) AS pageviews,
+    sum(visible) AS visible_days,
+    count(*) - sum(visible) AS hidden_days
+  FROM page_atoms GROUP BY path`;
+
+export async function pagesReport(client: Client, scope: ReportScope, page?: string): Promise<PagesReport> {
+  const rs = await client.execute({ sql: PAGES_SQL, args: [scope.k, scope.siteId, scope.from, scope.to] });
+  const keep = page === undefined ? () => true : pathFilter(page);
+  const rows: PageRow[] = [];
+  const total: AtomTally = { sum: 0, visible: 0, hidden: 0 };
+  for (const r of rs.rows) {
+    const path = String(r.path);
+    if (!keep(path)) continue;
+    const visible = Number(r.visible_days);
+    const hidden = Number(r.hidden_days);
+    const pageviews: AtomTally = { sum: Number(r.pageviews), visible, hidden };
+    rows.push({ path, visitors: distinctFigure({ sum: Number(r.visitors), visible, hidden }), pageviews: additiveFigure(pageviews) });
+    total.sum += pageviews.sum;
+    total.visible += visible;
+    total.hidden += hidden;
+  }
+  return { rows, totals: { pageviews: additiveFigure(total) } };
+}

@@ -1,0 +1,302 @@
+/**
+ * Rollups maintained by catch-up: raw rows (events, conversions, vitals) above each source's
+ * watermark are folded into the rollup tables, and the watermark moves past them, in one
+ * write transaction (one Hrana batch). Reports call catchUp() first and then read rollups
+ * only; an alarm may call it too, to keep the backlog short.
+ *
+ * Double counting is impossible by construction: every statement selects raw rows by
+ * `id > (the watermark as stored)` and `id <= hi`, and the watermark moves to `hi` in the
+ * same transaction. Writers are serialised (the write lock is taken at BEGIN IMMEDIATE), so a
+ * second, concurrent catch-up sees the moved watermark and folds nothing twice.
+ *
+ * Distinct units per cell grow through insert-or-ignore "units" tables: a catch-up notes the
+ * highest units id first ("mark:" rows in rollup_watermarks), inserts, and adds the number of
+ * rows above the mark to the cell's count.
+ *
+ * Local days and hours: each site's raw `ts` is shifted by its zone's offset, given to SQL as
+ * a CASE over the constant-offset segments of the span of instants being folded.
+ */
+import type { Client, InStatement } from "@libsql/client/web";
+import { bandSql, bucketSql } from "./histogram";
+import { canonicalTimeZone, offsetSegments, offsetSql } from "./timezone";
+
+/** Raw rows per source per transaction: bounds how long one catch-up holds the write lock. */
+export const CHUNK_ROWS = 100_000;
+
+const SOURCES = ["events", "conversions", "vitals"] as const;
+type Source = (typeof SOURCES)[number];
+
+/** Which raw rows a fold reads: ids in (lo, hi], optionally of one site. */
+interface Range {
+  lo: string;
+  hi: string;
+  siteId?: string;
+}
+
+const watermark = (source: Source) => `(SELECT last_id FROM rollup_watermarks WHERE source = '${source}')`;
+const mark = (name: string) => `(SELECT last_id FROM rollup_watermarks WHERE source = 'mark:${name}')`;
+
+/** The primary keys of the counted cell tables: their ON CONFLICT targets. */
+const SITE_DAY = "site_id, day";
+const SITE_HOUR = "site_id, hour";
+const PAGE_DAY = "site_id, day, path";
+const GOAL_DAY = "site_id, day, goal_id";
+const GOAL_HOUR = "site_id, goal_id, hour";
+const VITAL_DAY = "site_id, day, path, metric";
+
+function setMark(name: string, unitsTable: string): InStatement {
+  return (
+    `INSERT INTO rollup_watermarks (source, last_id) VALUES ('mark:${name}', (SELECT coalesce(max(id), 0) FROM ${unitsTable})) ` +
+    "ON CONFLICT (source) DO UPDATE SET last_id = excluded.last_id"
+  );
+}
+
+/** The zone a stored site time zone means; an unknown name is read as UTC. */
+export function effectiveZone(stored: string): string {
+  return canonicalTimeZone(stored) ?? "UTC";
+}
+
+interface ZoneGroup {
+  /** The value stored in sites.timezone. */
+  stored: string;
+  /** SQL for the offset of `ts` (ms) to local time. */
+  offset: (ts: string) => string;
+}
+
+function rawRows(source: Source, zone: ZoneGroup, range: Range): { sql: string; args: (string | number)[] } {
+  const args: (string | number)[] = [zone.stored];
+  const site = range.siteId ? (args.push(range.siteId), " AND r.site_id = ?") : "";
+  const local = (ts: string) => `(${ts} + ${zone.offset(ts)})`;
+  const common =
+    `r.site_id AS site_id, date(${local("r.ts")} / 1000, 'unixepoch') AS day, r.ts - (${local("r.ts")} % 3600000) AS hour, r.ts AS ts`;
+  const from = `FROM ${source} r JOIN sites s ON s.id = r.site_id WHERE r.id > ${range.lo} AND r.id <= ${range.hi} AND s.timezone = ?${site}`;
+  switch (source) {
+    case "events":
+      return { sql: `SELECT ${common}, r.kind AS kind, r.path AS path, coalesce(r.session_id, 'e:' || r.id) AS unit ${from}`, args };
+    case "conversions":
+      return { sql: `SELECT ${common}, r.goal_id AS goal_id, r.session_id AS session_id, coalesce(r.session_id, 'c:' || r.id) AS unit ${from}`, args };
+    case "vitals":
+      return { sql: `SELECT ${common}, r.path AS path, r.metric AS metric, r.value AS value, coalesce(r.session_id, 'v:' || r.id) AS unit ${from}`, args };
+  }
+}
+
+/**
+ * The statements that fold one source's rows of one zone into the rollups. Order matters
+ * within a cell family: totals (which create the cells), mark, units, unit counts.
+ */
+function foldStatements(source: Source, zone: ZoneGroup, range: Range): InStatement[] {
+  const raw = rawRows(source, zone, range);
+  const withRaw = (sql: string): InStatement => ({ sql: `WITH raw AS (${raw.sql}) ${sql}`, args: raw.args });
+  const units = (name: string, table: string, keyColumns: string, filter = ""): InStatement[] => [
+    setMark(name, table),
+    withRaw(`INSERT OR IGNORE INTO ${table} (${keyColumns}, unit) SELECT ${keyColumns}, unit FROM raw ${filter} GROUP BY ${keyColumns}, unit`),
+  ];
+  // Adds the units a family gained since its mark to its cells' count. The cells already
+  // exist (made by the totals statement from the same raw rows), so only the DO UPDATE branch
+  // runs and `placeholder` values (for NOT NULL columns outside the key) are never stored.
+  const countNew = (name: string, unitsTable: string, target: string, key: string, counter: string, conflict: string, placeholder?: [string, string]): InStatement =>
+    `INSERT INTO ${target} (${key}${placeholder ? `, ${placeholder[0]}` : ""}, ${counter}) ` +
+    `SELECT ${key}${placeholder ? `, ${placeholder[1]}` : ""}, count(*) FROM ${unitsTable} WHERE id > ${mark(name)} GROUP BY ${key} ` +
+    `ON CONFLICT (${conflict}) DO UPDATE SET ${counter} = ${target}.${counter} + excluded.${counter}`;
+
+  switch (source) {
+    case "events":
+      return [
+        withRaw(
+          "INSERT INTO rollup_site_day (site_id, day, visitors, pageviews) SELECT site_id, day, 0, sum(kind = 'pageview') FROM raw WHERE true GROUP BY site_id, day " +
+            `ON CONFLICT (${SITE_DAY}) DO UPDATE SET pageviews = rollup_site_day.pageviews + excluded.pageviews`,
+        ),
+        ...units("site_day", "rollup_site_day_units", "site_id, day"),
+        countNew("site_day", "rollup_site_day_units", "rollup_site_day", "site_id, day", "visitors", SITE_DAY),
+
+        withRaw(
+          "INSERT INTO rollup_site_hour (site_id, hour, day, visitors, pageviews) SELECT site_id, hour, day, 0, sum(kind = 'pageview') FROM raw WHERE true GROUP BY site_id, hour, day " +
+            `ON CONFLICT (${SITE_HOUR}) DO UPDATE SET pageviews = rollup_site_hour.pageviews + excluded.pageviews`,
+        ),
+        ...units("site_hour", "rollup_site_hour_units", "site_id, hour"),
+        countNew("site_hour", "rollup_site_hour_units", "rollup_site_hour", "site_id, hour", "visitors", SITE_HOUR, ["day", "''"]),
+
+        withRaw(
+          "INSERT INTO rollup_page_day (site_id, day, path, visitors, pageviews) SELECT site_id, day, path, 0, count(*) FROM raw WHERE kind = 'pageview' GROUP BY site_id, day, path " +
+            `ON CONFLICT (${PAGE_DAY}) DO UPDATE SET pageviews = rollup_page_day.pageviews + excluded.pageviews`,
+        ),
+        ...units("page_day", "rollup_page_day_units", "site_id, day, path", "WHERE kind = 'pageview'"),
+        countNew("page_day", "rollup_page_day_units", "rollup_page_day", "site_id, day, path", "visitors", PAGE_DAY),
+      ];
+    case "conversions":
+      return [
+        withRaw(
+          "INSERT INTO rollup_goal_day (site_id, goal_id, day, units, conversions) SELECT site_id, goal_id, day, 0, count(*) FROM raw WHERE true GROUP BY site_id, goal_id, day " +
+            `ON CONFLICT (${GOAL_DAY}) DO UPDATE SET conversions = rollup_goal_day.conversions + excluded.conversions`,
+        ),
+        ...units("goal_day", "rollup_goal_day_units", "site_id, goal_id, day"),
+        countNew("goal_day", "rollup_goal_day_units", "rollup_goal_day", "site_id, goal_id, day", "units", GOAL_DAY),
+
+        withRaw(
+          "INSERT INTO rollup_goal_hour (site_id, goal_id, hour, day, units, conversions) SELECT site_id, goal_id, hour, day, 0, count(*) FROM raw WHERE true GROUP BY site_id, goal_id, hour, day " +
+            `ON CONFLICT (${GOAL_HOUR}) DO UPDATE SET conversions = rollup_goal_hour.conversions + excluded.conversions`,
+        ),
+        ...units("goal_hour", "rollup_goal_hour_units", "site_id, goal_id, hour"),
+        countNew("goal_hour", "rollup_goal_hour_units", "rollup_goal_hour", "site_id, goal_id, hour", "units", GOAL_HOUR, ["day", "''"]),
+
+        withRaw(
+          "INSERT INTO rollup_session_goals (site_id, session_id, goal_id, first_ts) SELECT site_id, session_id, goal_id, min(ts) FROM raw WHERE session_id IS NOT NULL " +
+            "GROUP BY site_id, session_id, goal_id ON CONFLICT (site_id, session_id, goal_id) DO UPDATE SET first_ts = min(rollup_session_goals.first_ts, excluded.first_ts)",
+        ),
+      ];
+    case "vitals":
+      return [
+        withRaw(
+          "INSERT INTO rollup_vital_day (site_id, day, path, metric, units, samples, good, needs_improvement, poor) " +
+            `SELECT site_id, day, path, metric, 0, count(*), sum(${bandSql("good", "metric", "value")}), sum(${bandSql("ni", "metric", "value")}), sum(${bandSql("poor", "metric", "value")}) ` +
+            `FROM raw WHERE true GROUP BY site_id, day, path, metric ON CONFLICT (${VITAL_DAY}) DO UPDATE SET samples = rollup_vital_day.samples + excluded.samples, ` +
+            "good = rollup_vital_day.good + excluded.good, needs_improvement = rollup_vital_day.needs_improvement + excluded.needs_improvement, " +
+            "poor = rollup_vital_day.poor + excluded.poor",
+        ),
+        ...units("vital_day", "rollup_vital_day_units", "site_id, day, path, metric"),
+        countNew("vital_day", "rollup_vital_day_units", "rollup_vital_day", "site_id, day, path, metric", "units", VITAL_DAY),
+        withRaw(
+          "INSERT INTO rollup_vital_histogram (site_id, day, path, metric, bucket, samples) " +
+            `SELECT site_id, day, path, metric, bucket, count(*) FROM (SELECT site_id, day, path, metric, ${bucketSql("metric", "value")} AS bucket FROM raw) AS b ` +
+            "WHERE true GROUP BY site_id, day, path, metric, bucket ON CONFLICT (site_id, day, path, metric, bucket) DO UPDATE SET samples = rollup_vital_histogram.samples + excluded.samples",
+        ),
+      ];
+  }
+}
+
+interface SourceState {
+  source: Source;
+  folded: number;
+  newest: number;
+}
+
+/** The sites' time zones, sorted, as one string (SQL; compared inside the write transaction). */
+const ZONES_SQL = "SELECT coalesce(group_concat(timezone, char(10)), '') AS zones FROM (SELECT DISTINCT timezone FROM sites ORDER BY timezone)";
+
+/**
+ * Makes the transaction fail (a NOT NULL violation) unless the sites' time zones are still
+ * those the statements were built for: a zone changed in between must not let rows be skipped.
+ */
+function zonesUnchanged(zones: string[]): InStatement {
+  return {
+    sql: `INSERT INTO rollup_watermarks (source, last_id) VALUES ('mark:zones', CASE WHEN (${ZONES_SQL}) = ? THEN 0 ELSE NULL END) ON CONFLICT (source) DO UPDATE SET last_id = excluded.last_id`,
+    args: [zones.join("\n")],
+  };
+}
+
+async function readState(client: Client): Promise<{ sources: SourceState[]; zones: string[] }> {
+  const [marks, newest, zones] = await client.batch(
+    [
+      "SELECT source, last_id FROM rollup_watermarks WHERE source IN ('events', 'conversions', 'vitals')",
+      "SELECT (SELECT coalesce(max(id), 0) FROM events) AS events, (SELECT coalesce(max(id), 0) FROM conversions) AS conversions, (SELECT coalesce(max(id), 0) FROM vitals) AS vitals",
+      ZONES_SQL,
+    ],
+    "read",
+  );
+  const folded = new Map(marks!.rows.map((r) => [String(r.source), Number(r.last_id)]));
+  const top = newest!.rows[0]!;
+  return {
+    sources: SOURCES.map((source) => ({ source, folded: folded.get(source) ?? 0, newest: Number(top[source] ?? 0) })),
+    zones: String(zones!.rows[0]?.zones ?? "").split("\n").filter((z) => z !== ""),
+  };
+}
+
+/** The zone groups for rows whose instants lie in [from, to]. */
+function zoneGroups(stored: string[], from: number, to: number): ZoneGroup[] {
+  return stored.map((name) => {
+    const zone = effectiveZone(name);
+    const segments = zone === "UTC" ? [{ until: null, offset: 0 }] : offsetSegments(zone, from, to);
+    return { stored: name, offset: (ts: string) => offsetSql(segments, ts) };
+  });
+}
+
+async function instantSpan(client: Client, source: Source, lo: number, hi: number, siteId?: string): Promise<{ from: number; to: number } | null> {
+  const rs = await client.execute({
+    sql: `SELECT min(ts) AS lo, max(ts) AS hi FROM ${source} WHERE id > ? AND id <= ?${siteId ? " AND site_id = ?" : ""}`,
+    args: siteId ? [lo, hi, siteId] : [lo, hi],
+  });
+  const row = rs.rows[0];
+  if (!row || row.lo === null) return null;
+  return { from: Number(row.lo), to: Number(row.hi) };
+}
+
+const INIT_WATERMARKS: InStatement = "INSERT OR IGNORE INTO rollup_watermarks (source, last_id) VALUES ('events', 0), ('conversions', 0), ('vitals', 0)";
+
+/**
+ * Folds every raw row above the watermarks into the rollups, in transactions of at most
+ * CHUNK_ROWS rows per source. Returns how many raw rows it folded. Safe to call concurrently.
+ */
+export async function catchUp(client: Client, chunkRows = CHUNK_ROWS): Promise<number> {
+  let total = 0;
+  let conflicts = 0;
+  for (;;) {
+    const { sources, zones } = await readState(client);
+    const pending = sources.filter((s) => s.newest > s.folded);
+    if (pending.length === 0) return total;
+    const statements: InStatement[] = [INIT_WATERMARKS, zonesUnchanged(zones)];
+    for (const s of pending) {
+      const hi = Math.min(s.newest, s.folded + chunkRows);
+      const span = zones.some((z) => effectiveZone(z) !== "UTC") ? await instantSpan(client, s.source, s.folded, hi) : { from: 0, to: 0 };
+      if (span) {
+        for (const zone of zoneGroups(zones, span.from, span.to)) {
+          statements.push(...foldStatements(s.source, zone, { lo: watermark(s.source), hi: String(hi) }));
+        }
+      }
+      statements.push({ sql: "UPDATE rollup_watermarks SET last_id = ? WHERE source = ? AND last_id < ?", args: [hi, s.source, hi] });
+      total += hi - s.folded;
+    }
+    try {
+      await client.batch(statements, "write");
+    } catch (error) {
+      // A time zone changed between reading the state and writing: read it again, a few times.
+      if (++conflicts > 3 || !/NOT NULL/i.test(String((error as Error)?.message ?? error))) throw error;
+      total -= pending.reduce((n, s) => n + Math.min(s.newest, s.folded + chunkRows) - s.folded, 0);
+    }
+  }
+}
+
+/** Every rollup table with a site_id column. */
+export const ROLLUP_TABLES = [
+  "rollup_site_day",
+  "rollup_site_day_units",
+  "rollup_site_hour",
+  "rollup_site_hour_units",
+  "rollup_page_day",
+  "rollup_page_day_units",
+  "rollup_goal_day",
+  "rollup_goal_day_units",
+  "rollup_goal_hour",
+  "rollup_goal_hour_units",
+  "rollup_session_goals",
+  "rollup_vital_day",
+  "rollup_vital_day_units",
+  "rollup_vital_histogram",
+] as const;
+
+/** Statements that delete a site's rollups: add them to the batch that deletes the site. */
+export function deleteSiteRollupsStatements(siteId: string): InStatement[] {
+  return ROLLUP_TABLES.map((table) => ({ sql: `DELETE FROM ${table} WHERE site_id = ?`, args: [siteId] }));
+}
+
+/**
+ * Rebuilds one site's rollups from its raw rows up to the watermarks, in one transaction:
+ * needed after its time zone changes, since days are cut in the zone in force when folded.
+ */
+export async function rebuildSiteRollups(client: Client, siteId: string): Promise<void> {
+  await catchUp(client);
+  const site = await client.execute({ sql: "SELECT timezone FROM sites WHERE id = ?", args: [siteId] });
+  const stored = site.rows[0] ? String(site.rows[0].timezone) : null;
+  const statements: InStatement[] = [...deleteSiteRollupsStatements(siteId)];
+  if (stored !== null) {
+    statements.push(zonesUnchanged((await readState(client)).zones));
+    for (const source of SOURCES) {
+      // Every instant of the site's rows, including any folded while this runs.
+      const span = await instantSpan(client, source, 0, Number.MAX_SAFE_INTEGER, siteId);
+      if (!span) continue;
+      for (const zone of zoneGroups([stored], span.from, span.to)) {
+        statements.push(...foldStatements(source, zone, { lo: "0", hi: watermark(source), siteId }));
+      }
+    }
+  }
+  await client.batch(statements, "write");
+}

@@ -1,0 +1,230 @@
+/**
+ * The reports' query parameters and response shapes, declared once with zod: the route table
+ * validates with them and the OpenAPI document is generated from them. A malformed parameter
+ * is a 400 naming it; objects are strict, so an unknown parameter is one too.
+ */
+import { z } from "zod";
+import { VITAL_METRICS } from "../lib/schema";
+import { QUALIFIERS } from "./figures";
+import { MAX_FUNNEL_STEPS } from "./funnels";
+import { decodeCursor } from "./list";
+import { PERIODS } from "./period";
+import { INTERVALS } from "./timeseries";
+import { canonicalTimeZone } from "./timezone";
+
+const siteId = z.string().regex(/^site_[A-Za-z0-9_-]{1,40}$/, "must be a site id (site_…)");
+const goalId = z.string().regex(/^goal_[A-Za-z0-9_-]{1,40}$/, "must be a goal id (goal_…)");
+
+const date = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date YYYY-MM-DD")
+  .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), "must be a calendar date YYYY-MM-DD");
+
+const periodParams = {
+  site: siteId.meta({ param: { description: "Site id; it must be on the key's allowlist." } }),
+  period: z.enum(PERIODS).optional().meta({
+    param: { description: "`day`, `7d` or `30d` (default): whole days ending on `date`. Not with `from`/`to`." },
+  }),
+  date: date.optional().meta({ param: { description: "Last day of `period` (default: yesterday in the site's time zone)." } }),
+  from: date.optional().meta({ param: { description: "First day (inclusive), with `to`; at most 366 days." } }),
+  to: date.optional().meta({ param: { description: "Last day (inclusive), with `from`; at most yesterday in the site's time zone." } }),
+  tz: z
+    .string()
+    .max(64)
+    .refine((name) => canonicalTimeZone(name) !== null, "must be an IANA time zone name")
+    .optional()
+    .meta({ param: { description: "The site's time zone (IANA). Optional; any other zone is a 422: days are always cut in the site's zone." } }),
+};
+
+const pagePattern = z
+  .string()
+  .max(500)
+  .regex(/^\/[^\s?#]*$/, "must be a path or a pattern starting with / (* is a wildcard)");
+
+const order = z.enum(["asc", "desc"]).optional().meta({ param: { description: "`desc` (default for figures) or `asc` (default for names). Suppressed values sort last either way." } });
+const limit = z.coerce.number().int().min(1).max(1000).optional().meta({ param: { description: "Rows per page, 1–1000 (JSON default 100; CSV and NDJSON: all rows unless given)." } });
+const cursor = z
+  .string()
+  .max(2000)
+  .transform((value, ctx) => {
+    const decoded = decodeCursor(value);
+    if (!decoded) {
+      ctx.addIssue({ code: "custom", message: "must be a next_cursor value from a previous page" });
+      return z.NEVER;
+    }
+    return decoded;
+  })
+  .optional()
+  .meta({ param: { description: "next_cursor of the previous page." } });
+
+export const pagesQuery = z.strictObject({
+  ...periodParams,
+  page: pagePattern.optional().meta({ param: { description: "Only this path, or paths matching a pattern (`/blog/*`)." } }),
+  sort: z.enum(["visitors", "pageviews", "path"]).default("visitors").meta({ param: { description: "Sort by `visitors` (default), `pageviews` or `path`." } }),
+  order,
+  limit,
+  cursor,
+});
+
+export const vitalsQuery = z.strictObject({
+  ...periodParams,
+  page: pagePattern.optional().meta({ param: { description: "Only this path, or paths matching a pattern (`/blog/*`)." } }),
+  metric: z.enum(VITAL_METRICS).optional().meta({ param: { description: "Only this metric." } }),
+  sort: z.enum(["samples", "p75", "path"]).default("samples").meta({ param: { description: "Sort by `samples` (default), `p75` or `path` (then metric)." } }),
+  order,
+  limit,
+  cursor,
+});
+
+export const conversionsQuery = z.strictObject({
+  ...periodParams,
+  sort: z.enum(["conversions", "converting_sessions", "rate", "name"]).default("conversions").meta({
+    param: { description: "Sort by `conversions` (default), `converting_sessions`, `rate` or goal `name`." },
+  }),
+  order,
+  limit,
+  cursor,
+});
+
+export const funnelsQuery = z.strictObject({
+  ...periodParams,
+  goals: z
+    .string()
+    .max(1000)
+    .transform((value, ctx) => {
+      const ids = value.split(",").map((s) => s.trim());
+      if (ids.length < 2 || ids.length > MAX_FUNNEL_STEPS) {
+        ctx.addIssue({ code: "custom", message: `must list 2 to ${MAX_FUNNEL_STEPS} goal ids, comma-separated` });
+        return z.NEVER;
+      }
+      if (!ids.every((id) => goalId.safeParse(id).success)) {
+        ctx.addIssue({ code: "custom", message: "must be goal ids (goal_…), comma-separated" });
+        return z.NEVER;
+      }
+      if (new Set(ids).size !== ids.length) {
+        ctx.addIssue({ code: "custom", message: "must not repeat a goal" });
+        return z.NEVER;
+      }
+      return ids;
+    })
+    .meta({ param: { description: `The funnel's goals in order, comma-separated (2–${MAX_FUNNEL_STEPS}).` } }),
+});
+
+export const timeseriesQuery = z.strictObject({
+  ...periodParams,
+  interval: z.enum(INTERVALS).default("day").meta({ param: { description: "`day` (default) or `hour` (local hours; periods of up to 31 days)." } }),
+  goal: goalId.optional().meta({ param: { description: "Count conversions of this goal only (default: all goals)." } }),
+});
+
+// Responses.
+
+export const figureSchema = z
+  .object({
+    value: z.number().nullable().meta({ description: "The figure; null exactly when suppressed." }),
+    qualifier: z.enum(QUALIFIERS).meta({
+      description:
+        "`exact`: counted. `estimated`: computed rather than counted (distinct sessions added over several days, a percentile from a histogram, a sum that leaves out hidden days). `suppressed`: fewer than k sessions, or hidden so that no small group can be derived; value is null.",
+    }),
+  })
+  .meta({ id: "Figure", description: "A report figure with its qualifier." });
+
+const periodSchema = z
+  .object({
+    from: z.string().meta({ example: "2026-10-22" }),
+    to: z.string().meta({ example: "2026-11-20" }),
+    days: z.number().int(),
+    timezone: z.string().meta({ description: "The site's time zone, in which the days are cut.", example: "Europe/Berlin" }),
+  })
+  .meta({ id: "ReportPeriod" });
+
+const meta = {
+  site: z.string(),
+  period: periodSchema,
+  k: z.number().int().meta({ description: "The k of the k-anonymity filter: the fewest sessions a shown figure is drawn from." }),
+};
+
+const goalRef = z.object({ id: z.string(), name: z.string(), kind: z.string() });
+const nextCursor = z.string().nullable().meta({ description: "Pass as `cursor` for the next page; null on the last page." });
+
+export const pagesResponse = z
+  .object({
+    ...meta,
+    rows: z.array(
+      z.object({
+        path: z.string(),
+        visitors: figureSchema.meta({ description: "Distinct sessions that viewed the path, added up per day (estimated over several days)." }),
+        pageviews: figureSchema.meta({ description: "Pageviews of the path." }),
+      }),
+    ),
+    totals: z.object({ pageviews: figureSchema.meta({ description: "Sum of the visible rows' pageviews." }) }),
+    next_cursor: nextCursor,
+  })
+  .meta({ id: "PagesReport" });
+
+export const vitalsResponse = z
+  .object({
+    ...meta,
+    rows: z.array(
+      z.object({
+        path: z.string(),
+        metric: z.enum(VITAL_METRICS),
+        unit: z.enum(["ms", "score"]).meta({ description: "`ms` for LCP, INP, FCP, TTFB; `score` for CLS." }),
+        p75: figureSchema.meta({ description: "75th percentile, estimated from a log-spaced histogram (±6 %)." }),
+        good: figureSchema.meta({ description: "Share (0–1) of samples at or under the good threshold (LCP 2.5 s, INP 200 ms, CLS 0.1, FCP 1.8 s, TTFB 0.8 s)." }),
+        needs_improvement: figureSchema.meta({ description: "Share (0–1) between the good and poor thresholds." }),
+        poor: figureSchema.meta({ description: "Share (0–1) over the poor threshold (LCP 4 s, INP 500 ms, CLS 0.25, FCP 3 s, TTFB 1.8 s)." }),
+        samples: figureSchema.meta({ description: "Measurements counted." }),
+      }),
+    ),
+    next_cursor: nextCursor,
+  })
+  .meta({ id: "VitalsReport" });
+
+export const conversionsResponse = z
+  .object({
+    ...meta,
+    rows: z.array(
+      z.object({
+        goal: goalRef,
+        conversions: figureSchema.meta({ description: "Conversions counted on the goal." }),
+        converting_sessions: figureSchema.meta({ description: "Distinct sessions that converted (a conversion without a session counts as one)." }),
+        sessions: figureSchema.meta({ description: "The denominator: sessions seen on the site in the period (the timeseries' visitors)." }),
+        rate: figureSchema.meta({ description: "converting_sessions / sessions (0–1)." }),
+      }),
+    ),
+    totals: z.object({ conversions: figureSchema, sessions: figureSchema }),
+    next_cursor: nextCursor,
+  })
+  .meta({ id: "ConversionsReport" });
+
+export const funnelsResponse = z
+  .object({
+    ...meta,
+    steps: z.array(
+      z.object({
+        step: z.number().int(),
+        goal: goalRef,
+        sessions: figureSchema.meta({ description: "Sessions that completed this goal and every earlier one, in order." }),
+        dropoff: figureSchema.meta({ description: "Sessions of the previous step that did not reach this one." }),
+        rate: figureSchema.meta({ description: "sessions / the first step's sessions (0–1)." }),
+      }),
+    ),
+  })
+  .meta({ id: "FunnelReport" });
+
+export const timeseriesResponse = z
+  .object({
+    ...meta,
+    interval: z.enum(INTERVALS),
+    points: z.array(
+      z.object({
+        start: z.string().meta({ description: "UTC instant at which the local day or hour starts.", format: "date-time" }),
+        local: z.string().meta({ description: "Local date, or local date and hour (YYYY-MM-DDTHH:MM).", example: "2026-11-20T13:00" }),
+        visitors: figureSchema.meta({ description: "Distinct sessions seen in the day or hour." }),
+        pageviews: figureSchema,
+        conversions: figureSchema.meta({ description: "Conversions, from the goal cells the conversions report shows." }),
+      }),
+    ),
+    totals: z.object({ visitors: figureSchema, pageviews: figureSchema, conversions: figureSchema }).meta({ description: "Sums of the visible points." }),
+  })
+  .meta({ id: "TimeseriesReport" });

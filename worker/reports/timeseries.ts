@@ -1,0 +1,166 @@
+/**
+ * The timeseries report: visitors, pageviews and conversions per day or per local hour. Days
+ * are the site-day atoms; hours are cells inside them (shown only inside a visible day, with
+ * k units, a safe complement, and the day's hidden remainder covered). Conversions are the
+ * sum of visible goal cells (goal-day atoms, or goal-hour cells inside them), the same cells
+ * the conversions report shows.
+ */
+import type { Client } from "@libsql/client/web";
+import { SUPPRESSED, type Figure } from "./figures";
+import { loadDayAtoms, type GoalDayAtom } from "./atoms";
+import { datesOf } from "./period";
+import { additiveFigure, addToTally, childCells, distinctFigure, EMPTY_TALLY, type AtomTally } from "./privacy";
+import type { ReportScope } from "./scope";
+import { addDays, localMinuteLabel, startOfLocalDay } from "./timezone";
+
+export const INTERVALS = ["day", "hour"] as const;
+export type Interval = (typeof INTERVALS)[number];
+
+/** Longest period for hourly points, in days. */
+export const MAX_HOURLY_DAYS = 31;
+
+export interface TimeseriesPoint {
+  /** UTC instant at which the local day or hour starts. */
+  start: string;
+  /** Local date (day) or local date and hour "YYYY-MM-DDTHH:MM" (hour). */
+  local: string;
+  visitors: Figure;
+  pageviews: Figure;
+  conversions: Figure;
+}
+
+export interface TimeseriesReport {
+  points: TimeseriesPoint[];
+  totals: { visitors: Figure; pageviews: Figure; conversions: Figure };
+}
+
+const ZERO: Figure = { value: 0, qualifier: "exact" };
+
+/** A single cell's figure: its value when visible, suppressed when hidden, 0 without data. */
+function cellFigure(value: number, units: number, visible: boolean): Figure {
+  if (units === 0) return ZERO;
+  return visible ? { value, qualifier: "exact" } : SUPPRESSED;
+}
+
+/** Sums visible points into totals (never an independent figure). */
+function totalsOf(points: TimeseriesPoint[]): TimeseriesReport["totals"] {
+  const sum = (pick: (p: TimeseriesPoint) => Figure, distinct: boolean) => {
+    let tally: AtomTally = EMPTY_TALLY;
+    let estimated = false;
+    for (const p of points) {
+      const f = pick(p);
+      if (f.qualifier === "estimated") estimated = true;
+      if (f.value === 0 && f.qualifier === "exact") continue;
+      tally = addToTally(tally, f.value ?? 0, f.value !== null);
+    }
+    const figure = distinct ? distinctFigure(tally) : additiveFigure(tally);
+    return estimated && figure.qualifier === "exact" ? { ...figure, qualifier: "estimated" as const } : figure;
+  };
+  return { visitors: sum((p) => p.visitors, true), pageviews: sum((p) => p.pageviews, false), conversions: sum((p) => p.conversions, false) };
+}
+
+export async function timeseriesReport(client: Client, scope: ReportScope, interval: Interval, goal?: string): Promise<TimeseriesReport> {
+  const atoms = await loadDayAtoms(client, scope);
+  const goalIds = goal === undefined ? [...atoms.goalDays.keys()] : [goal];
+  const points = interval === "day" ? dailyPoints(scope, atoms.siteDays, atoms.goalDays, goalIds) : await hourlyPoints(client, scope, atoms.siteDays, atoms.goalDays, goalIds);
+  return { points, totals: totalsOf(points) };
+}
+
+function dailyPoints(scope: ReportScope, siteDays: Map<string, { units: number; pageviews: number; visible: boolean }>, goalDays: Map<string, Map<string, GoalDayAtom>>, goalIds: string[]): TimeseriesPoint[] {
+  return datesOf(scope).map((day) => {
+    const site = siteDays.get(day) ?? { units: 0, pageviews: 0, visible: false };
+    let conversions: AtomTally = EMPTY_TALLY;
+    for (const id of goalIds) {
+      const atom = goalDays.get(id)?.get(day);
+      if (atom) conversions = addToTally(conversions, atom.conversions, atom.visible, atom.units > 0);
+    }
+    return {
+      start: new Date(startOfLocalDay(scope.timeZone, day)).toISOString(),
+      local: day,
+      visitors: cellFigure(site.units, site.units, site.visible),
+      pageviews: cellFigure(site.pageviews, site.units, site.visible),
+      conversions: additiveFigure(conversions),
+    };
+  });
+}
+
+function withHidden(tally: AtomTally, hidden: number): AtomTally {
+  return hidden === 0 ? tally : { ...tally, hidden: tally.hidden + hidden };
+}
+
+interface HourCell {
+  key: string;
+  units: number;
+  value: number;
+  visitors: number;
+}
+
+async function hourlyPoints(
+  client: Client,
+  scope: ReportScope,
+  siteDays: Map<string, { units: number; pageviews: number; visible: boolean }>,
+  goalDays: Map<string, Map<string, GoalDayAtom>>,
+  goalIds: string[],
+): Promise<TimeseriesPoint[]> {
+  const range = [scope.siteId, scope.from, scope.to];
+  const [siteHours, goalHours] = await client.batch(
+    [
+      { sql: "SELECT day, hour, visitors, pageviews FROM rollup_site_hour WHERE site_id = ? AND day >= ? AND day <= ?", args: range },
+      { sql: "SELECT goal_id, day, hour, units, conversions FROM rollup_goal_hour WHERE site_id = ? AND day >= ? AND day <= ?", args: range },
+    ],
+    "read",
+  );
+  // Site hours per day, then which of them each day may show.
+  const traffic = new Map<string, HourCell[]>();
+  for (const r of siteHours!.rows) {
+    const day = String(r.day);
+    const units = Number(r.visitors);
+    (traffic.get(day) ?? traffic.set(day, []).get(day)!).push({ key: String(r.hour), units, value: Number(r.pageviews), visitors: units });
+  }
+  const wanted = new Set(goalIds);
+  const conversionsByGoalDay = new Map<string, HourCell[]>();
+  for (const r of goalHours!.rows) {
+    const goal = String(r.goal_id);
+    if (!wanted.has(goal) || !goalDays.has(goal)) continue;
+    const key = `${goal}\u0000${String(r.day)}`;
+    const units = Number(r.units);
+    (conversionsByGoalDay.get(key) ?? conversionsByGoalDay.set(key, []).get(key)!).push({ key: String(r.hour), units, value: Number(r.conversions), visitors: units });
+  }
+
+  const points: TimeseriesPoint[] = [];
+  for (const day of datesOf(scope)) {
+    const site = siteDays.get(day) ?? { units: 0, pageviews: 0, visible: false };
+    const hours = new Map(childCells(site, traffic.get(day) ?? [], scope.k).map((c) => [Number(c.key), c]));
+    const conversions = new Map<number, AtomTally>();
+    let hiddenGoalDays = 0;
+    for (const goal of goalIds) {
+      const atom = goalDays.get(goal)?.get(day);
+      if (!atom) continue;
+      // A hidden goal-day shows none of its hours, and every hour of the day counts it as hidden.
+      if (atom.units > 0 && !atom.visible) {
+        hiddenGoalDays++;
+        continue;
+      }
+      for (const cell of childCells(atom, conversionsByGoalDay.get(`${goal}\u0000${day}`) ?? [], scope.k)) {
+        const hour = Number(cell.key);
+        conversions.set(hour, addToTally(conversions.get(hour) ?? EMPTY_TALLY, cell.value, cell.visible, cell.units > 0));
+      }
+    }
+    const start = startOfLocalDay(scope.timeZone, day);
+    const end = startOfLocalDay(scope.timeZone, addDays(day, 1));
+    // Local hours start at the zone's offset from the UTC hour (e.g. :30 in India).
+    for (let hour = start; hour < end; hour += 3_600_000) {
+      const cell = hours.get(hour);
+      // Inside a hidden day every hour is suppressed: which hours had anyone is itself information.
+      const hidden = site.units > 0 && !site.visible;
+      points.push({
+        start: new Date(hour).toISOString(),
+        local: localMinuteLabel(scope.timeZone, hour),
+        visitors: hidden ? SUPPRESSED : cell ? cellFigure(cell.visitors, cell.units, cell.visible) : ZERO,
+        pageviews: hidden ? SUPPRESSED : cell ? cellFigure(cell.value, cell.units, cell.visible) : ZERO,
+        conversions: additiveFigure(withHidden(conversions.get(hour) ?? EMPTY_TALLY, hiddenGoalDays)),
+      });
+    }
+  }
+  return points;
+}
