@@ -1,0 +1,533 @@
+/**
+ * Property test of the k-anonymity post-filter: fast-check makes random small datasets
+ * (sessions × pages × days × hours × goals, many cells below k, sessionless conversions, a
+ * UTC or a half-hour-offset site), the real rollup folds them into a real libSQL database,
+ * and every report is computed for every day-aligned period. Then an attacker with all of it
+ * tries to recover what was hidden, and must fail.
+ *
+ * The attack set (a key that reads every report for every period):
+ *  A1 linear differencing of additive figures — exact linear algebra (RowSpace) over every
+ *     published pageviews and conversions figure of the pages, timeseries (daily, hourly,
+ *     hourly per goal) and conversions reports and their totals, for all 10 periods of 4 days
+ *     (single days, nested and overlapping ranges). It must not determine any hidden page-day
+ *     atom, site-day, site-hour cell, goal-day atom or goal-hour cell, nor the sum of 2 or 3
+ *     hidden cells of one day that together hold fewer than k sessions. This covers
+ *     total − Σ visible rows, period A − period B, pages vs timeseries, hours vs days.
+ *  A2 complements of nested distinct counts — for every pair of published, visible counts of
+ *     nested groups: site-day visitors vs each page's visitors, vs each hour's visitors, vs each
+ *     goal's converting sessions; and every pair of funnels with the same first goal where one
+ *     is a subsequence of the other (step 1 = the goal's converting sessions), per day and over
+ *     periods: the difference must be 0 or at least k.
+ *  A3 direct reading — every visible single-cell figure is drawn from at least k sessions.
+ * And every published figure must equal what its documented semantics says, computed from
+ * the raw data (so the attacker's model of each figure is the true one), with `suppressed`
+ * exactly when the value is null.
+ */
+import type { Client } from "@libsql/client";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { conversionsReport, type ConversionsReport } from "../../worker/reports/conversions";
+import type { Figure } from "../../worker/reports/figures";
+import { funnelReport, type FunnelStep } from "../../worker/reports/funnels";
+import { pagesReport, type PagesReport } from "../../worker/reports/pages";
+import { catchUp } from "../../worker/reports/rollup";
+import { timeseriesReport, type TimeseriesReport } from "../../worker/reports/timeseries";
+import { complementLeaks, linearLeaks, type Fact, type NestedPair, type Target } from "./attack";
+import { addConversions, addEvents, addGoal, addSite, clearData, openTestDb, type TestDb } from "./helpers";
+
+const DATES = ["2026-11-02", "2026-11-03", "2026-11-04", "2026-11-05"];
+const HOURS = [9, 10, 11];
+const PATHS = ["/a", "/b", "/c", "/d"];
+const GOALS = ["goal_a", "goal_b", "goal_c"];
+const SITE = "site_prop";
+const ZONE_OFFSETS: Record<string, number> = { UTC: 0, "Asia/Kolkata": 19_800_000 };
+
+interface Session {
+  day: number;
+  views: { path: number; hour: number }[];
+  conversions: { goal: number; hour: number }[];
+}
+
+interface Dataset {
+  k: number;
+  zone: string;
+  sessions: Session[];
+  /** Conversions without a session. */
+  unattached: { day: number; goal: number; hour: number }[];
+}
+
+const dataset: fc.Arbitrary<Dataset> = fc.record({
+  k: fc.constantFrom(2, 3, 4, 5),
+  zone: fc.constantFrom("UTC", "Asia/Kolkata"),
+  sessions: fc.array(
+    fc.record({
+      day: fc.integer({ min: 0, max: DATES.length - 1 }),
+      views: fc.array(fc.record({ path: fc.integer({ min: 0, max: PATHS.length - 1 }), hour: fc.integer({ min: 0, max: HOURS.length - 1 }) }), { minLength: 1, maxLength: 4 }),
+      conversions: fc.oneof(
+        fc.array(fc.record({ goal: fc.integer({ min: 0, max: GOALS.length - 1 }), hour: fc.integer({ min: 0, max: HOURS.length - 1 }) }), { maxLength: 3 }),
+        // Journeys through the goals in one hour, in order: funnels with enough sessions to compare.
+        fc
+          .record({ goals: fc.constantFrom([0, 1, 2], [0, 2], [0, 1], [1, 2], [0, 2, 1]), hour: fc.integer({ min: 0, max: HOURS.length - 1 }) })
+          .map(({ goals, hour }) => goals.map((goal) => ({ goal, hour }))),
+      ),
+    }),
+    { maxLength: 45 },
+  ),
+  unattached: fc.array(
+    fc.record({ day: fc.integer({ min: 0, max: DATES.length - 1 }), goal: fc.integer({ min: 0, max: GOALS.length - 1 }), hour: fc.integer({ min: 0, max: HOURS.length - 1 }) }),
+    { maxLength: 4 },
+  ),
+});
+
+/**
+ * Datasets concentrated on one day and page, where sessions follow goal journeys: enough
+ * sessions per funnel cell that coarser and finer funnels are often both visible.
+ */
+const journeys: fc.Arbitrary<Dataset> = fc.record({
+  k: fc.constantFrom(2, 3),
+  zone: fc.constant("UTC"),
+  sessions: fc.array(
+    fc
+      .record({
+        goals: fc.constantFrom([0], [0, 1], [0, 2], [0, 1, 2], [0, 2, 1]),
+        hour: fc.integer({ min: 0, max: HOURS.length - 1 }),
+      })
+      .map(({ goals, hour }) => ({ day: 0, views: [{ path: 0, hour }], conversions: goals.map((goal) => ({ goal, hour })) })),
+    { minLength: 4, maxLength: 30 },
+  ),
+  unattached: fc.constant([]),
+});
+
+/** The UTC instant of a local day, hour and minute in the dataset's zone. */
+function instant(data: Dataset, day: number, hour: number, minute: number): number {
+  return Date.parse(`${DATES[day]}T${String(HOURS[hour]).padStart(2, "0")}:${String(minute).padStart(2, "0")}:00Z`) - ZONE_OFFSETS[data.zone]!;
+}
+
+// ---- The truth, from the raw data ----
+
+const pvCell = (d: number, h: number, p: number) => `pv|${d}|${h}|${p}`;
+const convCell = (d: number, h: number, g: number) => `conv|${d}|${h}|${g}`;
+
+interface Truth {
+  cells: Map<string, number>;
+  daySessions: Set<string>[];
+  hourSessions: Set<string>[][];
+  pageSessions: Set<string>[][];
+  /** Converting units of goal g on day d / in hour h. */
+  goalUnits: Set<string>[][];
+  goalHourUnits: Set<string>[][][];
+  /** Per day and first goal: unit → first completion instant per goal (null: never). */
+  firsts: Map<string, (number | null)[]>[][];
+}
+
+function truthOf(data: Dataset): Truth {
+  const cells = new Map<string, number>();
+  const bump = (cell: string) => cells.set(cell, (cells.get(cell) ?? 0) + 1);
+  const grid = <T>(make: () => T, ...dims: number[]): any => (dims.length === 0 ? make() : Array.from({ length: dims[0]! }, () => grid(make, ...dims.slice(1))));
+  const t: Truth = {
+    cells,
+    daySessions: grid(() => new Set(), DATES.length),
+    hourSessions: grid(() => new Set(), DATES.length, HOURS.length),
+    pageSessions: grid(() => new Set(), DATES.length, PATHS.length),
+    goalUnits: grid(() => new Set(), DATES.length, GOALS.length),
+    goalHourUnits: grid(() => new Set(), DATES.length, HOURS.length, GOALS.length),
+    firsts: grid(() => new Map(), DATES.length, GOALS.length),
+  };
+  data.sessions.forEach((s, i) => {
+    const id = `s${i}`;
+    const d = s.day;
+    t.daySessions[d]!.add(id);
+    for (const v of s.views) {
+      bump(pvCell(d, v.hour, v.path));
+      t.hourSessions[d]![v.hour]!.add(id);
+      t.pageSessions[d]![v.path]!.add(id);
+    }
+    const first: (number | null)[] = GOALS.map(() => null);
+    s.conversions.forEach((c, j) => {
+      bump(convCell(d, c.hour, c.goal));
+      t.goalUnits[d]![c.goal]!.add(id);
+      t.goalHourUnits[d]![c.hour]![c.goal]!.add(id);
+      const ts = instant(data, d, c.hour, 20 + j);
+      first[c.goal] = first[c.goal] === null ? ts : Math.min(first[c.goal]!, ts);
+    });
+    for (let g = 0; g < GOALS.length; g++) if (t.goalUnits[d]![g]!.has(id)) t.firsts[d]![g]!.set(id, first);
+  });
+  data.unattached.forEach((c, i) => {
+    const unit = `u${i}`;
+    bump(convCell(c.day, c.hour, c.goal));
+    t.goalUnits[c.day]![c.goal]!.add(unit);
+    t.goalHourUnits[c.day]![c.hour]![c.goal]!.add(unit);
+    t.firsts[c.day]![c.goal]!.set(unit, GOALS.map(() => null));
+  });
+  return t;
+}
+
+/** Units of day d whose first goal is seq[0] and that completed seq in order. */
+function funnelTruth(t: Truth, d: number, seq: number[]): number {
+  let n = 0;
+  for (const f of t.firsts[d]![seq[0]!]!.values()) {
+    if (seq.length === 1) {
+      n++;
+      continue;
+    }
+    let last = -Infinity;
+    let ok = true;
+    for (const g of seq) {
+      const ts = f[g];
+      if (ts === null || ts === undefined || ts < last) ok = false;
+      else last = ts;
+    }
+    if (ok) n++;
+  }
+  return n;
+}
+
+async function load(client: Client, data: Dataset): Promise<void> {
+  await clearData(client);
+  await addSite(client, SITE, data.zone);
+  for (const g of GOALS) await addGoal(client, SITE, g);
+  await addEvents(
+    client,
+    data.sessions.flatMap((s, i) => s.views.map((v, j) => ({ site: SITE, session: `s${i}`, path: PATHS[v.path]!, ts: instant(data, s.day, v.hour, j) }))),
+  );
+  await addConversions(client, [
+    ...data.sessions.flatMap((s, i) => s.conversions.map((c, j) => ({ site: SITE, goal: GOALS[c.goal]!, session: `s${i}`, ts: instant(data, s.day, c.hour, 20 + j) }))),
+    ...data.unattached.map((c) => ({ site: SITE, goal: GOALS[c.goal]!, session: null, ts: instant(data, c.day, c.hour, 50) })),
+  ]);
+  await catchUp(client as never);
+}
+
+// ---- Every report for every period ----
+
+const PERIODS: [number, number][] = [];
+for (let a = 0; a < DATES.length; a++) for (let b = a; b < DATES.length; b++) PERIODS.push([a, b]);
+
+/** Funnels asked for: every ordered sequence of 2 or 3 distinct goals. */
+const FUNNELS: number[][] = [];
+for (let a = 0; a < GOALS.length; a++)
+  for (let b = 0; b < GOALS.length; b++) {
+    if (b === a) continue;
+    FUNNELS.push([a, b]);
+    for (let c = 0; c < GOALS.length; c++) if (c !== a && c !== b) FUNNELS.push([a, b, c]);
+  }
+
+interface Published {
+  pages: PagesReport;
+  daily: TimeseriesReport;
+  conversions: ConversionsReport;
+  funnels: FunnelStep[][];
+  hourly?: TimeseriesReport;
+  hourlyPerGoal?: TimeseriesReport[];
+}
+
+async function publish(client: Client, data: Dataset): Promise<Map<string, Published>> {
+  const out = new Map<string, Published>();
+  const c = client as never;
+  for (const [a, b] of PERIODS) {
+    const scope = { siteId: SITE, from: DATES[a]!, to: DATES[b]!, timeZone: data.zone, k: data.k };
+    const single = a === b || (a === 0 && b === DATES.length - 1);
+    out.set(`${a}-${b}`, {
+      pages: await pagesReport(c, scope),
+      daily: await timeseriesReport(c, scope, "day"),
+      conversions: await conversionsReport(c, scope),
+      funnels: await Promise.all(FUNNELS.map((seq) => funnelReport(c, scope, seq.map((g) => GOALS[g]!)))),
+      ...(single
+        ? { hourly: await timeseriesReport(c, scope, "hour"), hourlyPerGoal: await Promise.all(GOALS.map((g) => timeseriesReport(c, scope, "hour", g))) }
+        : {}),
+    });
+  }
+  return out;
+}
+
+// ---- What the attacker reads off the reports ----
+
+const visible = (f: Figure) => f.value !== null;
+
+/** The hourly point of local hour HOURS[h] of day d. */
+function hourPoint(report: TimeseriesReport, d: number, h: number) {
+  const local = `${DATES[d]}T${String(HOURS[h]).padStart(2, "0")}:00`;
+  const point = report.points.find((p) => p.local === local);
+  if (!point) throw new Error(`no hourly point ${local}`);
+  return point;
+}
+
+/**
+ * What a figure over several days must be, from its single-day figures: the sum of the visible
+ * ones (each checked against the truth separately); suppressed when all with data are hidden.
+ */
+function sumOfDays(figures: Figure[]): number | null {
+  const shown = figures.filter((x) => x.value !== null);
+  if (!shown.some((x) => x.value! > 0) && figures.some((x) => x.value === null)) return null;
+  return shown.reduce((n, x) => n + x.value!, 0);
+}
+
+function range(a: number, b: number): number[] {
+  return Array.from({ length: b - a + 1 }, (_, i) => a + i);
+}
+
+interface Findings {
+  facts: Fact[];
+  targets: Target[];
+  pairs: NestedPair[];
+  /** Visible single-cell figures with their true units. */
+  direct: { units: number; what: string }[];
+  /** Published value vs the value its semantics gives from the raw data. */
+  consistency: { published: number | null; expected: number | null; what: string }[];
+}
+
+function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings {
+  const f: Findings = { facts: [], targets: [], pairs: [], direct: [], consistency: [] };
+  const k = data.k;
+  const day = (d: number) => pub.get(`${d}-${d}`)!;
+  const sum = (cells: string[]) => cells.reduce((n, c) => n + (t.cells.get(c) ?? 0), 0);
+  const pvDayPath = (d: number, p: number) => HOURS.map((_, h) => pvCell(d, h, p));
+  const pvDay = (d: number) => PATHS.flatMap((_, p) => pvDayPath(d, p));
+  const pvHour = (d: number, h: number) => PATHS.map((_, p) => pvCell(d, h, p));
+  const convDayGoal = (d: number, g: number) => HOURS.map((_, h) => convCell(d, h, g));
+  const row = (d: number, p: number) => day(d).pages.rows.find((r) => r.path === PATHS[p]);
+  const goalRow = (d: number, g: number) => day(d).conversions.rows.find((r) => r.goal.id === GOALS[g])!;
+  const fact = (family: string, cells: string[], figure: Figure, source: string) => {
+    for (const [name, fig] of Object.entries({ figure })) if ((fig.value === null) !== (fig.qualifier === "suppressed")) f.consistency.push({ published: fig.value, expected: -1, what: `${source} ${name} qualifier` });
+    if (!visible(figure)) return;
+    f.facts.push({ family, cells, value: figure.value!, source });
+    f.consistency.push({ published: figure.value, expected: sum(cells), what: source });
+  };
+
+  // Additive facts, read with the documented semantics: a figure over several days sums the days
+  // whose single-day figure is visible; sums of goals or hours sum the visible cells.
+  for (const [a, b] of PERIODS) {
+    const p = pub.get(`${a}-${b}`)!;
+    const days = range(a, b);
+    let totalCells: string[] = [];
+    for (const r of p.pages.rows) {
+      const path = PATHS.indexOf(r.path);
+      const cells = days.filter((d) => row(d, path) && visible(row(d, path)!.pageviews)).flatMap((d) => pvDayPath(d, path));
+      fact("pv", cells, r.pageviews, `pages ${a}-${b} ${r.path}`);
+      if (visible(r.pageviews)) totalCells = totalCells.concat(cells);
+      f.consistency.push({ published: r.visitors.value, expected: sumOfDays(days.flatMap((d) => (row(d, path) ? [row(d, path)!.visitors] : []))), what: `pages ${a}-${b} ${r.path} visitors` });
+    }
+    fact("pv", totalCells, p.pages.totals.pageviews, `pages ${a}-${b} total`);
+
+    let tsCells: string[] = [];
+    let tsConvCells: string[] = [];
+    p.daily.points.forEach((pt, i) => {
+      const d = a + i;
+      fact("pv", pvDay(d), pt.pageviews, `timeseries ${a}-${b} day ${d}`);
+      if (visible(pt.pageviews)) tsCells = tsCells.concat(pvDay(d));
+      const convCells = GOALS.flatMap((_, g) => (visible(goalRow(d, g).conversions) ? convDayGoal(d, g) : []));
+      fact("conv", convCells, pt.conversions, `timeseries ${a}-${b} day ${d} conversions`);
+      if (visible(pt.conversions)) tsConvCells = tsConvCells.concat(convCells);
+      f.consistency.push({ published: pt.visitors.value, expected: visible(pt.visitors) ? t.daySessions[d]!.size : null, what: `timeseries ${a}-${b} day ${d} visitors` });
+    });
+    fact("pv", tsCells, p.daily.totals.pageviews, `timeseries ${a}-${b} total`);
+    fact("conv", tsConvCells, p.daily.totals.conversions, `timeseries ${a}-${b} total conversions`);
+
+    let convTotal: string[] = [];
+    for (const r of p.conversions.rows) {
+      const g = GOALS.indexOf(r.goal.id);
+      const cells = days.filter((d) => visible(goalRow(d, g).conversions)).flatMap((d) => convDayGoal(d, g));
+      fact("conv", cells, r.conversions, `conversions ${a}-${b} ${r.goal.id}`);
+      if (visible(r.conversions)) convTotal = convTotal.concat(cells);
+      f.consistency.push({ published: r.converting_sessions.value, expected: sumOfDays(days.map((d) => goalRow(d, g).converting_sessions)), what: `conversions ${a}-${b} ${r.goal.id} converting` });
+      // The denominator is the timeseries' visitors over the same period.
+      f.consistency.push({ published: r.sessions.value, expected: p.daily.totals.visitors.value, what: `conversions ${a}-${b} sessions` });
+    }
+    fact("conv", convTotal, p.conversions.totals.conversions, `conversions ${a}-${b} total`);
+    // A2 over periods: visitors of the period vs each page's (nested day by day).
+    for (const r of p.pages.rows) {
+      if (visible(r.visitors) && visible(p.daily.totals.visitors)) f.pairs.push({ parent: p.daily.totals.visitors.value!, child: r.visitors.value!, what: `visitors vs ${r.path}, ${a}-${b}` });
+    }
+    f.consistency.push({ published: p.daily.totals.visitors.value, expected: sumOfDays(p.daily.points.map((pt) => pt.visitors)), what: `timeseries ${a}-${b} total visitors` });
+
+    // Funnels over the period: sums of the visible single days.
+    FUNNELS.forEach((seq, n) => {
+      p.funnels[n]!.forEach((step, i) => {
+        f.consistency.push({ published: step.sessions.value, expected: sumOfDays(days.map((d) => day(d).funnels[n]![i]!.sessions)), what: `funnel ${seq.join(">")} step ${i + 1} ${a}-${b}` });
+      });
+    });
+  }
+
+  // Hours (single days): site hours, and per goal.
+  for (let d = 0; d < DATES.length; d++) {
+    const hourly = day(d).hourly!;
+    const perGoal = day(d).hourlyPerGoal!;
+    // Hours outside HOURS hold no traffic: exact zeros, or suppressed like every hour of a hidden day.
+    const dayHidden = !visible(day(d).daily.points[0]!.visitors);
+    const others = hourly.points.filter((pt) => !HOURS.some((_, h) => hourPoint(hourly, d, h) === pt));
+    const goalDayHidden = GOALS.some((_, g) => !visible(goalRow(d, g).conversions));
+    const wrong = others.filter((pt) => {
+      const traffic = dayHidden ? pt.visitors.value === null && pt.pageviews.value === null : pt.visitors.value === 0 && pt.pageviews.value === 0;
+      const conversions = goalDayHidden ? pt.conversions.value === null : pt.conversions.value === 0;
+      return !(traffic && conversions);
+    });
+    f.consistency.push({ published: wrong.length, expected: 0, what: `day ${d} empty hours` });
+    HOURS.forEach((_, h) => {
+      const pt = hourPoint(hourly, d, h);
+      fact("pv", pvHour(d, h), pt.pageviews, `hour ${d}/${h}`);
+      const goalPoint = (g: number) => hourPoint(perGoal[g]!, d, h).conversions;
+      const convCells = GOALS.flatMap((_, g) => (visible(goalPoint(g)) && goalPoint(g).value! > 0 ? [convCell(d, h, g)] : []));
+      fact("conv", convCells, pt.conversions, `hour ${d}/${h} conversions`);
+      GOALS.forEach((_, g) => fact("conv", [convCell(d, h, g)], goalPoint(g), `hour ${d}/${h} ${GOALS[g]}`));
+      f.consistency.push({ published: pt.visitors.value, expected: visible(pt.visitors) ? t.hourSessions[d]![h]!.size : null, what: `hour ${d}/${h} visitors` });
+    });
+  }
+
+  // Targets: every hidden cell with data, and small unions of hidden cells of one day.
+  const smallUnions = (family: string, hidden: { cells: string[]; units: Set<string>; what: string }[]) => {
+    // A hidden cell of k or more units (hidden as a complement or a cover) is no small group itself;
+    // what must stay unknown is every cell, or union of cells, of fewer than k units.
+    for (const h of hidden) if (h.units.size < k) f.targets.push({ family, cells: h.cells, what: h.what });
+    for (let i = 0; i < hidden.length; i++)
+      for (let j = i + 1; j < hidden.length; j++) {
+        const pair = new Set([...hidden[i]!.units, ...hidden[j]!.units]);
+        if (pair.size < k) f.targets.push({ family, cells: [...hidden[i]!.cells, ...hidden[j]!.cells], what: `${hidden[i]!.what} + ${hidden[j]!.what}` });
+        for (let l = j + 1; l < hidden.length; l++) {
+          const triple = new Set([...pair, ...hidden[l]!.units]);
+          if (triple.size < k) f.targets.push({ family, cells: [...hidden[i]!.cells, ...hidden[j]!.cells, ...hidden[l]!.cells], what: `${hidden[i]!.what} + ${hidden[j]!.what} + ${hidden[l]!.what}` });
+        }
+      }
+  };
+  for (let d = 0; d < DATES.length; d++) {
+    const point = day(d).daily.points[0]!;
+    if (!visible(point.pageviews) && sum(pvDay(d)) > 0) f.targets.push({ family: "pv", cells: pvDay(d), what: `site-day ${d}` });
+    smallUnions(
+      "pv",
+      PATHS.flatMap((path, p) => {
+        const r = row(d, p);
+        return r && !visible(r.pageviews) ? [{ cells: pvDayPath(d, p), units: t.pageSessions[d]![p]!, what: `page ${path} day ${d} (${t.pageSessions[d]![p]!.size} sessions)` }] : [];
+      }),
+    );
+    smallUnions(
+      "pv",
+      HOURS.flatMap((_, h) =>
+        !visible(hourPoint(day(d).hourly!, d, h).pageviews) && sum(pvHour(d, h)) > 0 ? [{ cells: pvHour(d, h), units: t.hourSessions[d]![h]!, what: `hour ${d}/${h} (${t.hourSessions[d]![h]!.size} sessions)` }] : [],
+      ),
+    );
+    smallUnions(
+      "conv",
+      GOALS.flatMap((goal, g) =>
+        !visible(goalRow(d, g).conversions) && sum(convDayGoal(d, g)) > 0 ? [{ cells: convDayGoal(d, g), units: t.goalUnits[d]![g]!, what: `goal ${goal} day ${d} (${t.goalUnits[d]![g]!.size} units)` }] : [],
+      ),
+    );
+    for (let g = 0; g < GOALS.length; g++) {
+      smallUnions(
+        "conv",
+        HOURS.flatMap((_, h) =>
+          !visible(hourPoint(day(d).hourlyPerGoal![g]!, d, h).conversions) && (t.cells.get(convCell(d, h, g)) ?? 0) > 0
+            ? [{ cells: [convCell(d, h, g)], units: t.goalHourUnits[d]![h]![g]!, what: `goal ${GOALS[g]} hour ${d}/${h} (${t.goalHourUnits[d]![h]![g]!.size} units)` }]
+            : [],
+        ),
+      );
+    }
+  }
+
+  // A2 and A3, per day.
+  for (let d = 0; d < DATES.length; d++) {
+    const v = day(d).daily.points[0]!.visitors;
+    if (visible(v) && v.value! > 0) f.direct.push({ units: t.daySessions[d]!.size, what: `site-day ${d}` });
+    for (const r of day(d).pages.rows) {
+      const p = PATHS.indexOf(r.path);
+      if (!visible(r.visitors)) continue;
+      f.direct.push({ units: t.pageSessions[d]![p]!.size, what: `page ${r.path} day ${d}` });
+      f.consistency.push({ published: r.visitors.value, expected: t.pageSessions[d]![p]!.size, what: `page ${r.path} day ${d} visitors` });
+      if (visible(v)) f.pairs.push({ parent: v.value!, child: r.visitors.value!, what: `day ${d} visitors vs ${r.path}` });
+    }
+    HOURS.forEach((_, h) => {
+      const pt = hourPoint(day(d).hourly!, d, h);
+      if (!visible(pt.visitors) || pt.visitors.value === 0) return;
+      f.direct.push({ units: t.hourSessions[d]![h]!.size, what: `hour ${d}/${h}` });
+      if (visible(v)) f.pairs.push({ parent: v.value!, child: pt.visitors.value!, what: `day ${d} visitors vs hour ${h}` });
+    });
+    GOALS.forEach((goal, g) => {
+      const r = goalRow(d, g);
+      if (visible(r.converting_sessions)) {
+        if (r.converting_sessions.value! > 0) f.direct.push({ units: t.goalUnits[d]![g]!.size, what: `goal ${goal} day ${d}` });
+        f.consistency.push({ published: r.converting_sessions.value, expected: t.goalUnits[d]![g]!.size, what: `goal ${goal} day ${d} converting` });
+        if (visible(v)) f.pairs.push({ parent: v.value!, child: r.converting_sessions.value!, what: `day ${d} visitors vs ${goal} converting` });
+      }
+      HOURS.forEach((_, h) => {
+        const pt = hourPoint(day(d).hourlyPerGoal![g]!, d, h);
+        if (visible(pt.conversions) && pt.conversions.value! > 0) f.direct.push({ units: t.goalHourUnits[d]![h]![g]!.size, what: `goal ${goal} hour ${d}/${h}` });
+      });
+    });
+    // Funnels: every published step count by its goal sequence; step 1 is the goal's converting sessions.
+    const counts = new Map<string, number>();
+    GOALS.forEach((_, g) => {
+      const r = goalRow(d, g);
+      if (visible(r.converting_sessions)) counts.set(String(g), r.converting_sessions.value!);
+    });
+    FUNNELS.forEach((seq, n) => {
+      day(d).funnels[n]!.forEach((step, i) => {
+        const prefix = seq.slice(0, i + 1);
+        const truth = funnelTruth(t, d, prefix);
+        if (!visible(step.sessions)) return;
+        if (step.sessions.value! > 0) f.direct.push({ units: truth, what: `funnel ${prefix.join(">")} day ${d}` });
+        f.consistency.push({ published: step.sessions.value, expected: truth, what: `funnel ${prefix.join(">")} day ${d}` });
+        counts.set(prefix.join(">"), step.sessions.value!);
+      });
+    });
+    const isSubsequence = (small: string[], big: string[]) => {
+      let i = 0;
+      for (const x of big) if (x === small[i]) i++;
+      return i === small.length;
+    };
+    for (const [bigKey, big] of counts)
+      for (const [smallKey, small] of counts) {
+        const b = bigKey.split(">");
+        const s = smallKey.split(">");
+        if (s.length < b.length && s[0] === b[0] && isSubsequence(s, b)) f.pairs.push({ parent: small, child: big, what: `day ${d} funnel ${smallKey} vs ${bigKey}` });
+      }
+  }
+  return f;
+}
+
+describe("the k-anonymity filter under attack", () => {
+  let db: TestDb;
+  beforeAll(async () => {
+    db = await openTestDb();
+  });
+  afterAll(() => db?.close());
+
+  it("no hidden figure can be recovered from every report of every period", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(dataset, journeys), async (data) => {
+        await load(db.client, data);
+        const truth = truthOf(data);
+        const findings = examine(data, truth, await publish(db.client, data));
+
+        const inconsistent = findings.consistency.filter((c) => c.published !== c.expected);
+        expect(inconsistent, "published figures match their documented semantics").toEqual([]);
+        expect(findings.direct.filter((x) => x.units < data.k), "visible cells hold at least k sessions").toEqual([]);
+        expect(complementLeaks(findings.pairs, data.k).map((p) => p.what), "no nested difference is a small group").toEqual([]);
+        expect(linearLeaks(findings.facts, findings.targets).map((t) => t.what), "no hidden quantity is determined").toEqual([]);
+      }),
+      { numRuns: 80 },
+    );
+  }, 300_000);
+});
+
+describe("the attacker", () => {
+  it("finds what a filter without complementary suppression gives away", () => {
+    // A day of 10 pageviews on /a (6 sessions) and /b (2 sessions); k = 5. Hiding only /b and
+    // showing the day's total lets total − /a single out /b.
+    const facts: Fact[] = [
+      { family: "pv", cells: ["a", "b"], value: 10, source: "timeseries day" },
+      { family: "pv", cells: ["a"], value: 7, source: "pages /a" },
+    ];
+    expect(linearLeaks(facts, [{ family: "pv", cells: ["b"], what: "/b" }]).map((t) => t.what)).toEqual(["/b"]);
+    // With /a hidden too (the cover), only their sum is known.
+    expect(linearLeaks(facts.slice(0, 1), [{ family: "pv", cells: ["b"], what: "/b" }])).toEqual([]);
+  });
+
+  it("finds a group singled out by two overlapping periods", () => {
+    const facts: Fact[] = [
+      { family: "pv", cells: ["d1", "d2", "d3"], value: 30, source: "3 days" },
+      { family: "pv", cells: ["d1", "d2"], value: 27, source: "2 days" },
+    ];
+    expect(linearLeaks(facts, [{ family: "pv", cells: ["d3"], what: "day 3" }, { family: "pv", cells: ["d2"], what: "day 2" }]).map((t) => t.what)).toEqual(["day 3"]);
+  });
+
+  it("finds a small complement", () => {
+    expect(complementLeaks([{ parent: 9, child: 6, what: "a" }, { parent: 9, child: 4, what: "b" }, { parent: 9, child: 9, what: "c" }], 5).map((p) => p.what)).toEqual(["a"]);
+  });
+});
