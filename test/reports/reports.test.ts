@@ -1,0 +1,243 @@
+/**
+ * Every report on small, hand-made data with exact expected outputs: what is shown, what is
+ * suppressed and why (too few sessions, a small complement, a cover for a small remainder),
+ * and each figure's qualifier. Real rollups in a real libSQL database.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { conversionsReport } from "../../worker/reports/conversions";
+import { funnelReport } from "../../worker/reports/funnels";
+import { pagesReport } from "../../worker/reports/pages";
+import { catchUp } from "../../worker/reports/rollup";
+import type { ReportScope } from "../../worker/reports/scope";
+import { timeseriesReport } from "../../worker/reports/timeseries";
+import { vitalsReport } from "../../worker/reports/vitals";
+import { addConversions, addEvents, addGoal, addSite, addVitals, at, openTestDb, sessions, type RawEvent, type TestDb } from "./helpers";
+
+const SITE = "site_exact";
+const x = (value: number) => ({ value, qualifier: "exact" });
+const est = (value: number) => ({ value, qualifier: "estimated" });
+const hidden = { value: null, qualifier: "suppressed" };
+
+let db: TestDb;
+const scope = (from: string, to = from, k = 5): ReportScope => ({ siteId: SITE, from, to, timeZone: "UTC", k });
+
+const views = (ids: string[], path: string, date: string, hour = 12): RawEvent[] => ids.map((session) => ({ site: SITE, session, path, ts: at(date, hour) }));
+
+beforeAll(async () => {
+  db = await openTestDb();
+  const c = db.client;
+  await addSite(c, SITE);
+  await addGoal(c, SITE, "goal_signup", "Signed up");
+  await addGoal(c, SITE, "goal_buy", "Bought");
+  await addGoal(c, SITE, "goal_a", "A");
+  await addGoal(c, SITE, "goal_b", "B");
+  await addGoal(c, SITE, "goal_c", "C");
+
+  // 2026-11-02: 20 sessions. "/" 16 (20 − 16 = 4 < k: hidden), "/pricing" 8 (9 views),
+  // "/blog/a" 3 and "/blog/b" 2 (too few). "/" holds k sessions, so the hidden remainder is covered.
+  const s = sessions("s", 20);
+  await addEvents(c, [
+    ...views(s.slice(0, 16), "/", "2026-11-02"),
+    ...views(s.slice(0, 8), "/pricing", "2026-11-02"),
+    ...views(["s0"], "/pricing", "2026-11-02", 13),
+    ...views(s.slice(16, 19), "/blog/a", "2026-11-02"),
+    ...views(["s19", "s0"], "/blog/b", "2026-11-02"),
+    ...s.slice(16, 20).map((session) => ({ site: SITE, session, path: "/", kind: "engagement" as const, ts: at("2026-11-02", 12) })),
+  ]);
+  // Conversions: signup by 6 sessions; buy by 4 sessions after signing up, plus one without a session.
+  await addConversions(c, [
+    ...s.slice(0, 6).map((session) => ({ site: SITE, goal: "goal_signup", session, ts: at("2026-11-02", 12, 10) })),
+    ...s.slice(0, 4).map((session) => ({ site: SITE, goal: "goal_buy", session, ts: at("2026-11-02", 12, 20) })),
+    { site: SITE, goal: "goal_buy", session: null, ts: at("2026-11-02", 15) },
+  ]);
+
+  // 2026-11-03: 12 sessions. "/" all 12, "/x" 7, "/y" 1. "/y" alone would be the remainder
+  // of the day's pageviews, so the smallest visible page ("/x") is hidden with it.
+  const t = sessions("t", 12);
+  await addEvents(c, [...views(t, "/", "2026-11-03"), ...views(t.slice(0, 7), "/x", "2026-11-03"), ...views(["t7"], "/y", "2026-11-03")]);
+  // LCP on "/" from all 12 sessions: 1000, 1500, … 6500 ms. CLS on "/x" from 3 sessions.
+  await addVitals(c, [
+    ...t.map((session, i) => ({ site: SITE, session, path: "/", metric: "LCP", value: 1000 + 500 * i, ts: at("2026-11-03") })),
+    ...t.slice(0, 3).map((session) => ({ site: SITE, session, path: "/x", metric: "CLS", value: 0.05, ts: at("2026-11-03") })),
+  ]);
+
+  // 2026-11-04: 5 sessions through goals a, b, c (k = 2 below): a only ×2, a→c ×1, a→b→c ×2.
+  const u = sessions("u", 5);
+  await addEvents(c, views(u, "/", "2026-11-04"));
+  const journeys = [["goal_a"], ["goal_a"], ["goal_a", "goal_c"], ["goal_a", "goal_b", "goal_c"], ["goal_a", "goal_b", "goal_c"]];
+  await addConversions(
+    c,
+    journeys.flatMap((goals, i) => goals.map((goal, j) => ({ site: SITE, goal, session: u[i]!, ts: at("2026-11-04", 10, j * 5) }))),
+  );
+
+  // 2026-11-05: 6 sessions at 09:00, 6 at 10:00, 2 at 11:00.
+  await addEvents(c, [...views(sessions("h9-", 6), "/", "2026-11-05", 9), ...views(sessions("h10-", 6), "/", "2026-11-05", 10), ...views(sessions("h11-", 2), "/", "2026-11-05", 11)]);
+
+  expect(await catchUp(c as never)).toBeGreaterThan(0);
+});
+afterAll(() => db?.close());
+
+describe("pages", () => {
+  it("hides a page whose complement in the day is a small group, and small pages", async () => {
+    expect(await pagesReport(db.client as never, scope("2026-11-02"))).toEqual({
+      rows: expect.arrayContaining([
+        { path: "/", visitors: hidden, pageviews: hidden },
+        { path: "/pricing", visitors: x(8), pageviews: x(9) },
+        { path: "/blog/a", visitors: hidden, pageviews: hidden },
+        { path: "/blog/b", visitors: hidden, pageviews: hidden },
+      ]),
+      totals: { pageviews: est(9) },
+    });
+  });
+
+  it("hides the smallest visible page too when the hidden pages hold fewer than k sessions", async () => {
+    const report = await pagesReport(db.client as never, scope("2026-11-03"));
+    expect(report.rows).toHaveLength(3);
+    expect(report.rows).toEqual(
+      expect.arrayContaining([
+        { path: "/", visitors: x(12), pageviews: x(12) },
+        { path: "/x", visitors: hidden, pageviews: hidden },
+        { path: "/y", visitors: hidden, pageviews: hidden },
+      ]),
+    );
+  });
+
+  it("adds up visible days only: estimated when a day was hidden or visitors span days", async () => {
+    const report = await pagesReport(db.client as never, scope("2026-11-02", "2026-11-05"));
+    const byPath = Object.fromEntries(report.rows.map((r) => [r.path, r]));
+    // "/": hidden on the 2nd, 12 on the 3rd, 5 on the 4th, 14 on the 5th.
+    expect(byPath["/"]).toEqual({ path: "/", visitors: est(31), pageviews: est(31) });
+    expect(byPath["/pricing"]).toEqual({ path: "/pricing", visitors: x(8), pageviews: x(9) });
+    expect(byPath["/y"]).toEqual({ path: "/y", visitors: hidden, pageviews: hidden });
+    expect(report.totals).toEqual({ pageviews: est(40) });
+  });
+
+  it("filters by path or pattern after the privacy filter has seen every page of the day", async () => {
+    const blog = await pagesReport(db.client as never, scope("2026-11-02"), "/blog/*");
+    expect(blog.rows.map((r) => r.path).sort()).toEqual(["/blog/a", "/blog/b"]);
+    expect(blog.totals).toEqual({ pageviews: hidden });
+    const pricing = await pagesReport(db.client as never, scope("2026-11-02"), "/pricing");
+    expect(pricing).toEqual({ rows: [{ path: "/pricing", visitors: x(8), pageviews: x(9) }], totals: { pageviews: x(9) } });
+  });
+
+  it("shows more at a smaller k", async () => {
+    // At k = 2, every page of 2026-11-02 holds 2 or more sessions and no complement is 1.
+    const report = await pagesReport(db.client as never, scope("2026-11-02", "2026-11-02", 2));
+    expect(report.rows.sort((a, b) => a.path.localeCompare(b.path))).toEqual([
+      { path: "/", visitors: x(16), pageviews: x(16) },
+      { path: "/blog/a", visitors: x(3), pageviews: x(3) },
+      { path: "/blog/b", visitors: x(2), pageviews: x(2) },
+      { path: "/pricing", visitors: x(8), pageviews: x(9) },
+    ]);
+    expect(report.totals).toEqual({ pageviews: x(30) });
+  });
+});
+
+describe("timeseries", () => {
+  it("per day: the site-day atoms, and conversions from the visible goal atoms", async () => {
+    const report = await timeseriesReport(db.client as never, scope("2026-11-02", "2026-11-03"), "day");
+    expect(report.points).toEqual([
+      { start: "2026-11-02T00:00:00.000Z", local: "2026-11-02", visitors: x(20), pageviews: x(30), conversions: x(11) },
+      { start: "2026-11-03T00:00:00.000Z", local: "2026-11-03", visitors: x(12), pageviews: x(20), conversions: x(0) },
+    ]);
+    expect(report.totals).toEqual({ visitors: est(32), pageviews: x(50), conversions: x(11) });
+  });
+
+  it("per hour: hours inside the day, with the small remainder covered by the smallest hour", async () => {
+    const report = await timeseriesReport(db.client as never, scope("2026-11-05"), "hour");
+    expect(report.points).toHaveLength(24);
+    const shown = report.points.filter((p) => p.visitors.value !== 0);
+    expect(shown).toEqual([
+      { start: "2026-11-05T09:00:00.000Z", local: "2026-11-05T09:00", visitors: hidden, pageviews: hidden, conversions: x(0) },
+      { start: "2026-11-05T10:00:00.000Z", local: "2026-11-05T10:00", visitors: x(6), pageviews: x(6), conversions: x(0) },
+      { start: "2026-11-05T11:00:00.000Z", local: "2026-11-05T11:00", visitors: hidden, pageviews: hidden, conversions: x(0) },
+    ]);
+    expect(report.totals).toEqual({ visitors: est(6), pageviews: est(6), conversions: x(0) });
+  });
+
+  it("per hour, conversions of one goal: cells inside the goal-day", async () => {
+    const report = await timeseriesReport(db.client as never, scope("2026-11-02"), "hour", "goal_signup");
+    expect(report.points.filter((p) => p.conversions.value !== 0).map((p) => [p.local, p.conversions])).toEqual([["2026-11-02T12:00", x(6)]]);
+    // goal_buy: 4 at 12:00 and 1 at 15:00 (the sessionless one): both hidden inside a visible day.
+    const buy = await timeseriesReport(db.client as never, scope("2026-11-02"), "hour", "goal_buy");
+    expect(buy.points.filter((p) => p.conversions.value !== 0).map((p) => [p.local, p.conversions])).toEqual([
+      ["2026-11-02T12:00", hidden],
+      ["2026-11-02T15:00", hidden],
+    ]);
+  });
+});
+
+describe("conversions", () => {
+  it("per goal, with the visible session denominator and the rate", async () => {
+    const report = await conversionsReport(db.client as never, scope("2026-11-02"));
+    const byGoal = Object.fromEntries(report.rows.map((r) => [r.goal.id, r]));
+    expect([byGoal.goal_signup, byGoal.goal_buy]).toEqual([
+      { goal: { id: "goal_signup", name: "Signed up", kind: "event" }, conversions: x(6), converting_sessions: x(6), sessions: x(20), rate: x(0.3) },
+      // 4 sessions and 1 conversion without one: 5 units.
+      { goal: { id: "goal_buy", name: "Bought", kind: "event" }, conversions: x(5), converting_sessions: x(5), sessions: x(20), rate: x(0.25) },
+    ]);
+    expect(report.totals).toEqual({ conversions: x(11), sessions: x(20) });
+  });
+
+  it("hides a goal whose non-converting sessions would be a small group", async () => {
+    // 2026-11-04: 5 sessions, all converted on goal_a (0 apart: shown at k = 2); goal_b by 2 (3 apart).
+    const report = await conversionsReport(db.client as never, scope("2026-11-04", "2026-11-04", 2));
+    const byGoal = Object.fromEntries(report.rows.map((r) => [r.goal.id, r]));
+    expect(byGoal.goal_a!.converting_sessions).toEqual(x(5));
+    expect(byGoal.goal_a!.rate).toEqual(x(1));
+    expect(byGoal.goal_b!.converting_sessions).toEqual(x(2));
+    // At k = 5, goal_c (3 sessions) is too small, and goal_a is hidden by nothing: 5 − 5 = 0.
+    const strict = await conversionsReport(db.client as never, scope("2026-11-04"));
+    expect(Object.fromEntries(strict.rows.map((r) => [r.goal.id, r.converting_sessions]))).toMatchObject({ goal_a: x(5), goal_b: hidden, goal_c: hidden });
+  });
+});
+
+describe("funnels", () => {
+  it("counts steps in order and hides a step that differs from a coarser funnel by a small group", async () => {
+    // S(a) = 5, S(a→b) = 2, S(a→c) = 3, S(a→b→c) = 2. At k = 2, a→b→c differs from a→c by 1.
+    const abc = await funnelReport(db.client as never, scope("2026-11-04", "2026-11-04", 2), ["goal_a", "goal_b", "goal_c"]);
+    expect(abc.map((s) => [s.goal.id, s.sessions, s.dropoff, s.rate])).toEqual([
+      ["goal_a", x(5), x(0), x(1)],
+      ["goal_b", x(2), x(3), x(0.4)],
+      ["goal_c", hidden, hidden, hidden],
+    ]);
+    const ac = await funnelReport(db.client as never, scope("2026-11-04", "2026-11-04", 2), ["goal_a", "goal_c"]);
+    expect(ac.map((s) => s.sessions)).toEqual([x(5), x(3)]);
+    // Order matters: nobody did c before a.
+    const ca = await funnelReport(db.client as never, scope("2026-11-04", "2026-11-04", 2), ["goal_c", "goal_a"]);
+    expect(ca.map((s) => s.sessions)).toEqual([x(3), x(0)]);
+  });
+
+  it("matches the conversions report on step 1, and hides a step 1 drop-off below k", async () => {
+    const steps = await funnelReport(db.client as never, scope("2026-11-02"), ["goal_signup", "goal_buy"]);
+    // 6 signed up, 4 of them bought after: 4 < k.
+    expect(steps.map((s) => s.sessions)).toEqual([x(6), hidden]);
+  });
+});
+
+describe("vitals", () => {
+  it("p75 from the histogram, shares on the thresholds and the sample count", async () => {
+    const rows = await vitalsReport(db.client as never, scope("2026-11-03"));
+    const lcp = rows.find((r) => r.metric === "LCP" && r.path === "/")!;
+    // Sorted samples 1000 … 6500 ms; rank 0.75 · 12 = 9 → 5000 ms; the histogram estimates it within 6 %.
+    expect(lcp.p75.qualifier).toBe("estimated");
+    expect(Math.abs(lcp.p75.value! - 5000) / 5000).toBeLessThan(0.06);
+    expect(lcp).toEqual({
+      path: "/",
+      metric: "LCP",
+      unit: "ms",
+      p75: est(lcp.p75.value!),
+      good: x(0.3333),
+      needs_improvement: x(0.25),
+      poor: x(0.4167),
+      samples: x(12),
+    });
+    // "/x" is hidden on that day (the cover), so its vitals are too.
+    expect(rows.find((r) => r.path === "/x")).toEqual({ path: "/x", metric: "CLS", unit: "score", p75: hidden, good: hidden, needs_improvement: hidden, poor: hidden, samples: hidden });
+  });
+
+  it("filters by metric and page", async () => {
+    expect(await vitalsReport(db.client as never, scope("2026-11-03"), { metric: "CLS", page: "/" })).toEqual([]);
+    expect((await vitalsReport(db.client as never, scope("2026-11-03"), { page: "/x*" })).map((r) => r.path)).toEqual(["/x"]);
+  });
+});
