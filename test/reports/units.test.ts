@@ -1,0 +1,220 @@
+/** The reports' pure parts: privacy rules, figures, periods, time zones, histograms, pagination, formats. */
+import { describe, expect, it } from "vitest";
+import { HttpProblem } from "../../worker/lib/problem";
+import { difference, ratio, SUPPRESSED, type Figure } from "../../worker/reports/figures";
+import { flatten, negotiate, toCsv, toNdjson } from "../../worker/reports/format";
+import { subsequenceCounts } from "../../worker/reports/funnels";
+import { BUCKET_EDGES, percentileFromBucket } from "../../worker/reports/histogram";
+import { decodeCursor, encodeCursor, paginate } from "../../worker/reports/list";
+import { pathFilter } from "../../worker/reports/pattern";
+import { resolvePeriod } from "../../worker/reports/period";
+import {
+  additiveFigure,
+  childCells,
+  complementSafe,
+  coverHiddenRemainder,
+  distinctFigure,
+  funnelStepsVisible,
+  kAnonymity,
+  type PartitionCell,
+} from "../../worker/reports/privacy";
+import { canonicalTimeZone, offsetAt, offsetSegments, offsetSql, startOfLocalDay } from "../../worker/reports/timezone";
+
+const x = (value: number): Figure => ({ value, qualifier: "exact" });
+const est = (value: number): Figure => ({ value, qualifier: "estimated" });
+
+describe("privacy rules", () => {
+  it("k from WREN_K_ANONYMITY: default 5, never below 2", () => {
+    expect([undefined, null, "", " ", "abc", "2.5"].map(kAnonymity)).toEqual([5, 5, 5, 5, 5, 5]);
+    expect(["1", "0", "-4", "2", "7", " 10 "].map(kAnonymity)).toEqual([2, 2, 2, 2, 7, 10]);
+  });
+
+  it("a complement is safe when it is empty or holds k", () => {
+    expect([complementSafe(10, 10, 5), complementSafe(10, 6, 5), complementSafe(10, 5, 5), complementSafe(10, 4, 5), complementSafe(3, 7, 5)]).toEqual([true, false, true, true, true]);
+  });
+
+  it("covers a small hidden remainder with the smallest visible cell", () => {
+    const cells = (...spec: [string, number, number, boolean][]): PartitionCell[] => spec.map(([key, units, value, visible]) => ({ key, units, value, visible }));
+    const a = cells(["a", 9, 20, true], ["b", 6, 8, true], ["c", 6, 7, true], ["d", 2, 3, false]);
+    coverHiddenRemainder(a, 5);
+    expect(a.map((c) => c.visible)).toEqual([true, true, false, false]);
+    // Already covered: a hidden cell holds k units.
+    const b = cells(["a", 9, 20, true], ["b", 6, 8, false], ["d", 2, 3, false]);
+    coverHiddenRemainder(b, 5);
+    expect(b.map((c) => c.visible)).toEqual([true, false, false]);
+    // Nothing hidden: nothing to cover.
+    const c = cells(["a", 9, 20, true]);
+    coverHiddenRemainder(c, 5);
+    expect(c[0]!.visible).toBe(true);
+  });
+
+  it("shows children only inside a visible parent", () => {
+    const hours = [
+      { key: "9", units: 6, value: 6 },
+      { key: "10", units: 8, value: 9 },
+    ];
+    expect(childCells({ units: 14, visible: true }, hours, 5).map((c) => c.visible)).toEqual([true, true]);
+    expect(childCells({ units: 14, visible: false }, hours, 5).map((c) => c.visible)).toEqual([false, false]);
+    // 10 − 8 = 2: the 10 o'clock cell would single out the other two sessions.
+    expect(childCells({ units: 10, visible: true }, [{ key: "10", units: 8, value: 9 }], 5).map((c) => c.visible)).toEqual([false]);
+  });
+
+  it("funnel steps: the previous step, k units, and every coarser funnel with the same first goal", () => {
+    // Masks: 1 = a, 3 = a→b, 5 = a→c, 7 = a→b→c.
+    const units: Record<number, number> = { 1: 12, 3: 6, 5: 6, 7: 6 };
+    expect(funnelStepsVisible((m) => units[m]!, 3, true, 5)).toEqual([true, true, true]);
+    expect(funnelStepsVisible((m) => ({ ...units, 5: 8 })[m]!, 3, true, 5)).toEqual([true, true, false]);
+    expect(funnelStepsVisible((m) => units[m]!, 3, false, 5)).toEqual([false, false, false]);
+    expect(funnelStepsVisible((m) => ({ ...units, 3: 4 })[m]!, 3, true, 5)).toEqual([true, false, false]);
+  });
+
+  it("subsequence counts follow first completions in order", () => {
+    // Unit 1: a@1 b@2 c@3; unit 2: a@5 c@4 (c before a); unit 3: only a (sessionless).
+    expect(subsequenceCounts([[1, 2, 3], [5, null, 4], [null, null, null]], 3)).toEqual([0, 3, 0, 1, 0, 1, 0, 1]);
+  });
+
+  it("builds figures from the visible atoms", () => {
+    expect(additiveFigure({ sum: 0, visible: 0, hidden: 0 })).toEqual(x(0));
+    expect(additiveFigure({ sum: 0, visible: 0, hidden: 2 })).toEqual(SUPPRESSED);
+    expect(additiveFigure({ sum: 12, visible: 3, hidden: 0 })).toEqual(x(12));
+    expect(additiveFigure({ sum: 12, visible: 3, hidden: 1 })).toEqual(est(12));
+    expect(distinctFigure({ sum: 12, visible: 1, hidden: 0 })).toEqual(x(12));
+    expect(distinctFigure({ sum: 12, visible: 3, hidden: 0 })).toEqual(est(12));
+  });
+
+  it("ratios and differences keep the weakest qualifier", () => {
+    expect(ratio(x(3), x(12))).toEqual(x(0.25));
+    expect(ratio(est(3), x(12))).toEqual(est(0.25));
+    expect(ratio(x(3), SUPPRESSED)).toEqual(SUPPRESSED);
+    expect(ratio(x(0), x(0))).toEqual(x(0));
+    expect(ratio(x(7), x(5))).toEqual(est(1));
+    expect(difference(x(9), est(4))).toEqual(est(5));
+    expect(difference(x(9), SUPPRESSED)).toEqual(SUPPRESSED);
+  });
+});
+
+describe("periods", () => {
+  const now = Date.parse("2026-11-21T10:00:00Z");
+  const problem = (f: () => unknown) => {
+    try {
+      f();
+    } catch (error) {
+      if (error instanceof HttpProblem) return [error.status, error.extra.field];
+      throw error;
+    }
+    return null;
+  };
+
+  it("ends yesterday in the site's zone by default", () => {
+    expect(resolvePeriod({}, "UTC", now)).toEqual({ from: "2026-10-22", to: "2026-11-20", days: 30, timeZone: "UTC" });
+    expect(resolvePeriod({ period: "7d" }, "UTC", now)).toMatchObject({ from: "2026-11-14", to: "2026-11-20", days: 7 });
+    expect(resolvePeriod({ period: "day", date: "2026-11-02" }, "UTC", now)).toMatchObject({ from: "2026-11-02", to: "2026-11-02", days: 1 });
+    // 10:00 UTC is already the 22nd in Kiritimati (UTC+14): yesterday there is the 21st.
+    expect(resolvePeriod({ period: "day" }, "Pacific/Kiritimati", now)).toMatchObject({ from: "2026-11-21", to: "2026-11-21" });
+    expect(resolvePeriod({ from: "2026-01-01", to: "2026-01-31", tz: "utc" }, "UTC", now)).toMatchObject({ days: 31 });
+  });
+
+  it("refuses today, another zone, inverted and overlong ranges, and mixed forms", () => {
+    expect(problem(() => resolvePeriod({ from: "2026-11-20", to: "2026-11-21" }, "UTC", now))).toEqual([422, "to"]);
+    expect(problem(() => resolvePeriod({ date: "2026-11-21" }, "UTC", now))).toEqual([422, "date"]);
+    expect(problem(() => resolvePeriod({ tz: "Europe/Paris" }, "Europe/Berlin", now))).toEqual([422, "tz"]);
+    expect(problem(() => resolvePeriod({ from: "2026-11-10", to: "2026-11-01" }, "UTC", now))).toEqual([400, "to"]);
+    expect(problem(() => resolvePeriod({ from: "2024-01-01", to: "2026-11-01" }, "UTC", now))).toEqual([400, "from"]);
+    expect(problem(() => resolvePeriod({ from: "2026-11-01" }, "UTC", now))).toEqual([400, "to"]);
+    expect(problem(() => resolvePeriod({ period: "7d", from: "2026-11-01", to: "2026-11-02" }, "UTC", now))).toEqual([400, "period"]);
+  });
+});
+
+describe("time zones", () => {
+  it("knows IANA names, canonically", () => {
+    expect(["UTC", "utc", "Europe/Berlin", "europe/berlin", "Nowhere/City", "", "../etc"].map(canonicalTimeZone)).toEqual([
+      "UTC",
+      "UTC",
+      "Europe/Berlin",
+      "Europe/Berlin",
+      null,
+      null,
+      null,
+    ]);
+  });
+
+  it("finds the offsets and the instant they change", () => {
+    const segments = offsetSegments("Europe/Berlin", Date.parse("2026-10-20T00:00:00Z"), Date.parse("2026-10-30T00:00:00Z"));
+    expect(segments).toEqual([
+      { until: Date.parse("2026-10-25T01:00:00Z"), offset: 7_200_000 },
+      { until: null, offset: 3_600_000 },
+    ]);
+    expect(offsetSql(segments, "ts")).toBe(`(CASE WHEN ts < ${Date.parse("2026-10-25T01:00:00Z")} THEN 7200000 ELSE 3600000 END)`);
+    expect(offsetAt("Asia/Kathmandu", Date.parse("2026-11-02T00:00:00Z"))).toBe(20_700_000);
+    expect(startOfLocalDay("America/Sao_Paulo", "2026-11-02")).toBe(Date.parse("2026-11-02T03:00:00Z"));
+  });
+});
+
+describe("vitals histogram", () => {
+  it("has edges on the thresholds' scale and estimates p75 inside a bucket", () => {
+    expect(BUCKET_EDGES.LCP[0]).toBe(1);
+    expect(BUCKET_EDGES.LCP.at(-1)).toBeGreaterThanOrEqual(120_000);
+    for (const edges of Object.values(BUCKET_EDGES)) for (let i = 1; i < edges.length; i++) expect(edges[i]! / edges[i - 1]!).toBeLessThan(1.13);
+    const b = BUCKET_EDGES.LCP.findIndex((e) => e >= 5000);
+    const estimate = percentileFromBucket("LCP", b, 8, 1, 12);
+    expect(estimate).toBeGreaterThan(BUCKET_EDGES.LCP[b - 1]!);
+    expect(estimate).toBeLessThanOrEqual(BUCKET_EDGES.LCP[b]!);
+    expect(percentileFromBucket("CLS", 0, 0, 4, 4)).toBe(0);
+  });
+});
+
+describe("pagination", () => {
+  const rows = [
+    { path: "/a", v: 5 },
+    { path: "/b", v: null },
+    { path: "/c", v: 9 },
+    { path: "/d", v: 5 },
+    { path: "/e", v: 1 },
+  ];
+  it("sorts with suppressed values last and ties by key, and continues after the cursor", () => {
+    const first = paginate(rows, (r) => r.v, (r) => r.path, "desc", 2);
+    expect(first.rows.map((r) => r.path)).toEqual(["/c", "/a"]);
+    const second = paginate(rows, (r) => r.v, (r) => r.path, "desc", 2, decodeCursor(first.next_cursor!)!);
+    expect(second.rows.map((r) => r.path)).toEqual(["/d", "/e"]);
+    const third = paginate(rows, (r) => r.v, (r) => r.path, "desc", 2, decodeCursor(second.next_cursor!)!);
+    expect(third).toEqual({ rows: [{ path: "/b", v: null }], next_cursor: null });
+    expect(paginate(rows, (r) => r.v, (r) => r.path, "asc", undefined).rows.map((r) => r.path)).toEqual(["/e", "/a", "/d", "/c", "/b"]);
+  });
+
+  it("round-trips cursors and refuses anything else", () => {
+    expect(decodeCursor(encodeCursor({ value: "/ü,\"x\"", key: "k" }))).toEqual({ value: "/ü,\"x\"", key: "k" });
+    expect(decodeCursor(encodeCursor({ value: null, key: "/b" }))).toEqual({ value: null, key: "/b" });
+    expect(["", "abc", "W10", encodeCursor({ value: 1, key: "a" }).slice(1)].map(decodeCursor)).toEqual([null, null, null, null]);
+  });
+});
+
+describe("formats", () => {
+  it("negotiates from Accept, q-values included", () => {
+    expect([null, "*/*", "application/json", "text/csv", "application/x-ndjson", "text/csv;q=0.5, application/x-ndjson", "image/png", "text/csv;q=0"].map(negotiate)).toEqual([
+      "json",
+      "json",
+      "json",
+      "csv",
+      "ndjson",
+      "ndjson",
+      "json",
+      "json",
+    ]);
+  });
+
+  it("keeps each figure's qualifier in CSV and NDJSON", () => {
+    const row = { site: "site_x", path: '/a,"b"', goal: { id: "goal_1", name: "Sign up" }, visitors: x(5), pageviews: SUPPRESSED };
+    expect(flatten(row)).toEqual({ site: "site_x", path: '/a,"b"', goal_id: "goal_1", goal_name: "Sign up", visitors: 5, visitors_qualifier: "exact", pageviews: null, pageviews_qualifier: "suppressed" });
+    expect(toCsv([row], ["site", "path", "visitors", "visitors_qualifier", "pageviews", "pageviews_qualifier"])).toBe(
+      'site,path,visitors,visitors_qualifier,pageviews,pageviews_qualifier\r\nsite_x,"/a,""b""",5,exact,,suppressed\r\n',
+    );
+    expect(toNdjson([row, row]).split("\n")).toHaveLength(3);
+    expect(JSON.parse(toNdjson([row]))).toEqual(row);
+  });
+
+  it("matches page patterns like goal patterns", () => {
+    const blog = pathFilter("/blog/*");
+    expect(["/blog/", "/blog/a", "/blog/a/b", "/blogx", "/x/blog/a"].map(blog)).toEqual([true, true, true, false, false]);
+    expect(["/a.b", "/axb"].map(pathFilter("/a.b"))).toEqual([true, false]);
+  });
+});
