@@ -1,0 +1,324 @@
+/**
+ * The report routes on the real stack (`wren start`: workerd, the api worker, the embedded
+ * libSQL server): scope and site allowlist, exact JSON, CSV and NDJSON, pagination, every bad
+ * parameter as a problem naming it, WREN_K_ANONYMITY, the nightly-pull script, and data that
+ * came in through the collector. Raw rows for past days are written straight into the
+ * database file (the collector stamps rows with the current time, and today is never reported).
+ */
+import { createClient, type Client } from "@libsql/client";
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { lastCompleteDay } from "../../worker/reports/period";
+import { conversionsResponse, funnelsResponse, pagesResponse, timeseriesResponse, vitalsResponse } from "../../worker/reports/schemas";
+import { addDays } from "../../worker/reports/timezone";
+import { apiFixture, type ApiFixture } from "../api/fixtures";
+import { ROOT, startStack } from "../helpers/stack";
+import { addConversions, addEvents, addVitals, sessions, type RawEvent } from "./helpers";
+
+const run = promisify(execFile);
+const BROWSER_UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36";
+
+const x = (value: number) => ({ value, qualifier: "exact" });
+const hidden = { value: null, qualifier: "suppressed" };
+
+let f: ApiFixture;
+let db: Client;
+let site: string;
+let other: string;
+let goal: string;
+let goal2: string;
+let reader: Awaited<ReturnType<ApiFixture["makeKey"]>>;
+/** Yesterday and the day before, in UTC (the sites' zone). */
+const Y = lastCompleteDay("UTC", Date.now());
+const Y1 = addDays(Y, -1);
+const atY = (day: string, hour = 12, minute = 0) => Date.parse(`${day}T${String(hour).padStart(2, "0")}:${String(minute).padStart(2, "0")}:00Z`);
+
+beforeAll(async () => {
+  f = await apiFixture({ WREN_RATE_LIMIT: "100000/60" });
+  site = (await f.makeSite("reports.example")).id;
+  other = (await f.makeSite("other.example")).id;
+  goal = (await f.makeGoal(site, { name: "Signed up", kind: "event", match: "signup" })).id;
+  goal2 = (await f.makeGoal(site, { name: "Bought", kind: "event", match: "buy" })).id;
+  reader = await f.makeKey(["read:reports"], [site]);
+  db = createClient({ url: `file:${join(f.stack.dataDir, "wren.db")}` });
+  await db.execute("PRAGMA busy_timeout = 10000");
+
+  // Yesterday: 20 sessions. "/" all (s0–s4 twice), "/pricing" 8, "/about" 6, "/docs/a" 2,
+  // "/docs/b" 1. The docs pages are too small, and together hold 3 sessions: "/about", the
+  // smallest visible page, is hidden with them.
+  const s = sessions("s", 20);
+  const views = (ids: string[], path: string, day = Y, hour = 12): RawEvent[] => ids.map((session) => ({ site, session, path, ts: atY(day, hour) }));
+  await addEvents(db, [
+    ...views(s, "/"),
+    ...views(s.slice(0, 5), "/", Y, 13),
+    ...views(s.slice(0, 8), "/pricing"),
+    ...views(s.slice(8, 14), "/about"),
+    ...views(["s14", "s15"], "/docs/a"),
+    ...views(["s16"], "/docs/b"),
+    ...views(sessions("p", 7), "/", Y1),
+  ]);
+  await addVitals(db, [
+    ...s.map((session, i) => ({ site, session, path: "/", metric: "LCP", value: 1000 + 100 * i, ts: atY(Y) })),
+    ...s.slice(0, 8).map((session) => ({ site, session, path: "/pricing", metric: "INP", value: 150, ts: atY(Y) })),
+  ]);
+  await addConversions(db, [
+    ...s.slice(0, 10).map((session) => ({ site, goal, session, ts: atY(Y, 12, 30) })),
+    ...s.slice(0, 5).map((session) => ({ site, goal: goal2, session, ts: atY(Y, 12, 40) })),
+  ]);
+}, 120_000);
+afterAll(async () => {
+  db?.close();
+  await f?.stack.stop();
+});
+
+const get = (path: string, headers: Record<string, string> = {}) => reader.call("GET", path, undefined, headers);
+
+describe("GET /api/v1/pages", () => {
+  it("answers exact rows, suppressed rows with null, and the total of the visible ones", async () => {
+    const res = await get(`/api/v1/pages?site=${site}&period=day`);
+    expect(res.status, res.text).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/json");
+    expect(pagesResponse.parse(res.body)).toEqual(res.body);
+    expect(res.body).toEqual({
+      site,
+      period: { from: Y, to: Y, days: 1, timezone: "UTC" },
+      k: 5,
+      rows: [
+        { path: "/", visitors: x(20), pageviews: x(25) },
+        { path: "/pricing", visitors: x(8), pageviews: x(8) },
+        { path: "/about", visitors: hidden, pageviews: hidden },
+        { path: "/docs/a", visitors: hidden, pageviews: hidden },
+        { path: "/docs/b", visitors: hidden, pageviews: hidden },
+      ],
+      totals: { pageviews: { value: 33, qualifier: "estimated" } },
+      next_cursor: null,
+    });
+  });
+
+  it("pages through rows with a stable cursor, in any sort", async () => {
+    for (const [sort, order] of [
+      ["visitors", "desc"],
+      ["path", "asc"],
+      ["pageviews", "asc"],
+    ]) {
+      const all = (await get(`/api/v1/pages?site=${site}&period=day&sort=${sort}&order=${order}`)).body.rows;
+      const walked: unknown[] = [];
+      let cursor: string | null = null;
+      do {
+        const res = await get(`/api/v1/pages?site=${site}&period=day&sort=${sort}&order=${order}&limit=2${cursor ? `&cursor=${cursor}` : ""}`);
+        expect(res.status, res.text).toBe(200);
+        walked.push(...res.body.rows);
+        cursor = res.body.next_cursor;
+      } while (cursor);
+      expect(walked).toEqual(all);
+    }
+    expect((await get(`/api/v1/pages?site=${site}&period=day&sort=path`)).body.rows.map((r: { path: string }) => r.path)).toEqual(["/", "/about", "/docs/a", "/docs/b", "/pricing"]);
+  });
+
+  it("sums visible days over a period, and filters pages", async () => {
+    const res = await get(`/api/v1/pages?site=${site}&from=${Y1}&to=${Y}&page=/docs/*`);
+    expect(res.body.rows).toEqual([
+      { path: "/docs/a", visitors: hidden, pageviews: hidden },
+      { path: "/docs/b", visitors: hidden, pageviews: hidden },
+    ]);
+    const home = await get(`/api/v1/pages?site=${site}&from=${Y1}&to=${Y}&page=/`);
+    expect(home.body.rows).toEqual([{ path: "/", visitors: { value: 27, qualifier: "estimated" }, pageviews: x(32) }]);
+  });
+
+  it("answers CSV and NDJSON with every qualifier kept", async () => {
+    const csv = await get(`/api/v1/pages?site=${site}&period=day&sort=path`, { accept: "text/csv" });
+    expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8; header=present");
+    expect(csv.text).toBe(
+      [
+        "site,from,to,timezone,path,visitors,visitors_qualifier,pageviews,pageviews_qualifier",
+        `${site},${Y},${Y},UTC,/,20,exact,25,exact`,
+        `${site},${Y},${Y},UTC,/about,,suppressed,,suppressed`,
+        `${site},${Y},${Y},UTC,/docs/a,,suppressed,,suppressed`,
+        `${site},${Y},${Y},UTC,/docs/b,,suppressed,,suppressed`,
+        `${site},${Y},${Y},UTC,/pricing,8,exact,8,exact`,
+        "",
+      ].join("\r\n"),
+    );
+    const nd = await get(`/api/v1/pages?site=${site}&period=day&sort=path&limit=2`, { accept: "application/x-ndjson" });
+    expect(nd.headers.get("content-type")).toBe("application/x-ndjson");
+    expect(nd.text.trimEnd().split("\n").map((l) => JSON.parse(l))).toEqual([
+      { site, from: Y, to: Y, timezone: "UTC", path: "/", visitors: x(20), pageviews: x(25) },
+      { site, from: Y, to: Y, timezone: "UTC", path: "/about", visitors: hidden, pageviews: hidden },
+    ]);
+  });
+});
+
+describe("the other reports", () => {
+  it("vitals: p75, shares and samples per page and metric", async () => {
+    const res = await get(`/api/v1/vitals?site=${site}&period=day`);
+    expect(res.status, res.text).toBe(200);
+    expect(vitalsResponse.parse(res.body)).toEqual(res.body);
+    const [lcp, inp] = res.body.rows;
+    // LCP 1000, 1100 … 2900 ms: 16 good (≤ 2.5 s), 4 needing improvement; the 15th of 20 is 2400 ms.
+    expect(lcp).toMatchObject({ path: "/", metric: "LCP", unit: "ms", good: x(0.8), needs_improvement: x(0.2), poor: x(0), samples: x(20) });
+    expect(lcp.p75.qualifier).toBe("estimated");
+    expect(Math.abs(lcp.p75.value - 2400) / 2400).toBeLessThan(0.06);
+    expect(inp).toMatchObject({ path: "/pricing", metric: "INP", good: x(1), samples: x(8) });
+  });
+
+  it("conversions: per goal with the visible denominator", async () => {
+    const res = await get(`/api/v1/conversions?site=${site}&period=day`);
+    expect(res.status, res.text).toBe(200);
+    expect(conversionsResponse.parse(res.body)).toEqual(res.body);
+    expect(res.body.rows).toEqual([
+      { goal: { id: goal, name: "Signed up", kind: "event" }, conversions: x(10), converting_sessions: x(10), sessions: x(20), rate: x(0.5) },
+      { goal: { id: goal2, name: "Bought", kind: "event" }, conversions: x(5), converting_sessions: x(5), sessions: x(20), rate: x(0.25) },
+    ]);
+  });
+
+  it("funnels: ordered steps with drop-off", async () => {
+    const res = await get(`/api/v1/funnels?site=${site}&period=day&goals=${goal},${goal2}`);
+    expect(res.status, res.text).toBe(200);
+    expect(funnelsResponse.parse(res.body)).toEqual(res.body);
+    expect(res.body.steps.map((s: { sessions: unknown; dropoff: unknown; rate: unknown }) => [s.sessions, s.dropoff, s.rate])).toEqual([
+      [x(10), x(0), x(1)],
+      [x(5), x(5), x(0.5)],
+    ]);
+  });
+
+  it("timeseries: per day and per hour", async () => {
+    const daily = await get(`/api/v1/timeseries?site=${site}&from=${Y1}&to=${Y}`);
+    expect(daily.status, daily.text).toBe(200);
+    expect(timeseriesResponse.parse(daily.body)).toEqual(daily.body);
+    expect(daily.body.points.map((p: { local: string; visitors: unknown; pageviews: unknown; conversions: unknown }) => [p.local, p.visitors, p.pageviews, p.conversions])).toEqual([
+      [Y1, x(7), x(7), x(0)],
+      [Y, x(20), x(42), x(15)],
+    ]);
+    const hourly = await get(`/api/v1/timeseries?site=${site}&period=day&interval=hour`);
+    expect(hourly.body.points).toHaveLength(24);
+    expect(hourly.body.points.filter((p: { visitors: { value: number } }) => p.visitors.value !== 0).map((p: { local: string; visitors: unknown; pageviews: unknown }) => [p.local, p.visitors, p.pageviews])).toEqual([
+      // 13:00 holds 5 of the 20: 15 apart, so shown; 12:00 holds all 20.
+      [`${Y}T12:00`, x(20), x(37)],
+      [`${Y}T13:00`, x(5), x(5)],
+    ]);
+  });
+});
+
+describe("access and bad input", () => {
+  it("needs read:reports and the site on the key's allowlist", async () => {
+    expect((await get(`/api/v1/pages?site=${other}&period=day`)).status).toBe(403);
+    const writer = await f.makeKey(["write:events"], [site]);
+    const refused = await writer.call("GET", `/api/v1/vitals?site=${site}`);
+    expect([refused.status, refused.body.field]).toEqual([403, "authorization"]);
+    expect((await f.admin("GET", "/api/v1/pages?site=site_doesnotexist1&period=day")).body).toMatchObject({ status: 404, field: "site" });
+  });
+
+  const bad: [string, number, string][] = [
+    ["/api/v1/pages?period=day", 400, "site"],
+    ["/api/v1/pages?site=nope", 400, "site"],
+    ["/api/v1/pages?site=SITE&period=1y", 400, "period"],
+    ["/api/v1/pages?site=SITE&from=2026-02-30&to=2026-03-01", 400, "from"],
+    ["/api/v1/pages?site=SITE&from=2026-01-01", 400, "to"],
+    ["/api/v1/pages?site=SITE&from=2026-03-01&to=2026-02-01", 400, "to"],
+    ["/api/v1/pages?site=SITE&period=7d&from=2026-01-01&to=2026-01-02", 400, "period"],
+    ["/api/v1/pages?site=SITE&limit=0", 400, "limit"],
+    ["/api/v1/pages?site=SITE&limit=many", 400, "limit"],
+    ["/api/v1/pages?site=SITE&cursor=garbage", 400, "cursor"],
+    ["/api/v1/pages?site=SITE&sort=bounce", 400, "sort"],
+    ["/api/v1/pages?site=SITE&page=blog", 400, "page"],
+    ["/api/v1/pages?site=SITE&colour=red", 400, "colour"],
+    ["/api/v1/pages?site=SITE&tz=Mars/Olympus", 400, "tz"],
+    ["/api/v1/pages?site=SITE&tz=Europe/Berlin", 422, "tz"],
+    ["/api/v1/pages?site=SITE&date=TODAY", 422, "date"],
+    ["/api/v1/vitals?site=SITE&metric=FID", 400, "metric"],
+    ["/api/v1/funnels?site=SITE", 400, "goals"],
+    ["/api/v1/funnels?site=SITE&goals=goal_a", 400, "goals"],
+    ["/api/v1/funnels?site=SITE&goals=goal_a,goal_a", 400, "goals"],
+    ["/api/v1/funnels?site=SITE&goals=goal_nothere1,goal_nothere2", 422, "goals"],
+    ["/api/v1/timeseries?site=SITE&interval=minute", 400, "interval"],
+    ["/api/v1/timeseries?site=SITE&interval=hour&from=2026-01-01&to=2026-02-09", 400, "interval"],
+    ["/api/v1/timeseries?site=SITE&goal=goal_nothere1", 422, "goal"],
+  ];
+  for (const [path, status, field] of bad) {
+    it(`${path} → ${status} naming ${field}`, async () => {
+      const today = addDays(Y, 1);
+      const res = await get(path.replace("SITE", site).replace("TODAY", today));
+      expect(res.status, res.text).toBe(status);
+      expect(res.headers.get("content-type")).toBe("application/problem+json");
+      expect(res.body.field).toBe(field);
+    });
+  }
+});
+
+describe("the nightly pull (examples/nightly-pull.sh)", () => {
+  it("writes yesterday's pages and vitals as NDJSON with a read-only key, in two calls", async () => {
+    const nightly = await f.makeKey(["read:reports"], [site]);
+    const out = mkdtempSync(join(tmpdir(), "wren-warehouse-"));
+    const env = { ...process.env, WREN_URL: f.stack.url, WREN_KEY: nightly.key, SITE_ID: site, OUT_DIR: out };
+    const { stdout } = await run("bash", [join(ROOT, "examples", "nightly-pull.sh")], { env });
+    expect(stdout).toBe(`pages: 5 rows → ${out}/pages-${Y}.ndjson\nvitals: 2 rows → ${out}/vitals-${Y}.ndjson\n`);
+    const lines = (name: string) => readFileSync(join(out, `${name}-${Y}.ndjson`), "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+    expect(lines("pages")[0]).toEqual({ site, from: Y, to: Y, timezone: "UTC", path: "/", visitors: x(20), pageviews: x(25) });
+    expect(lines("pages").slice(2).map((r: { visitors: unknown }) => r.visitors)).toEqual([hidden, hidden, hidden]);
+    expect(lines("vitals").map((r: { path: string; metric: string }) => `${r.metric} ${r.path}`)).toEqual(["LCP /", "INP /pricing"]);
+    const usage = await f.admin("GET", `/api/v1/keys/${nightly.id}/usage`);
+    expect(usage.body.usage.map((u: { route: string; calls: number }) => [u.route, u.calls]).sort()).toEqual([
+      ["GET /api/v1/pages", 1],
+      ["GET /api/v1/vitals", 1],
+    ]);
+  });
+
+  it("fails with the problem printed when the key may not read the site", async () => {
+    const wrong = await f.makeKey(["read:reports"], [other]);
+    const env = { ...process.env, WREN_URL: f.stack.url, WREN_KEY: wrong.key, SITE_ID: site, OUT_DIR: mkdtempSync(join(tmpdir(), "wren-warehouse-")) };
+    const failure = await run("bash", [join(ROOT, "examples", "nightly-pull.sh")], { env }).then(
+      () => null,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failure?.code).toBe(1);
+    expect(failure?.stderr).toContain('Wren refused the pages pull: {"type":"about:blank","title":"Forbidden","status":403');
+  });
+});
+
+describe("data from the collector", () => {
+  it("beacons folded into the rollups appear in the reports (moved back two days, since today is never shown)", async () => {
+    const shop = await f.makeSite("shop-reports.example");
+    const key = await f.makeKey(["read:reports"], [shop.id]);
+    for (let i = 0; i < 6; i++) {
+      const res = await fetch(`${f.stack.url}/e`, {
+        method: "POST",
+        headers: { "content-type": "text/plain", origin: "https://shop-reports.example", "user-agent": BROWSER_UA },
+        body: JSON.stringify({ site: shop.id, session: `tracker-session-${i}-abcdefgh`, events: [{ type: "pageview", path: "/shoes" }] }),
+      });
+      expect(res.status, await res.text()).toBe(202);
+    }
+    await db.execute({ sql: "UPDATE events SET ts = ts - 2 * 86400000 WHERE site_id = ?", args: [shop.id] });
+    const day = addDays(Y, -1);
+    const res = await key.call("GET", `/api/v1/pages?site=${shop.id}&period=day&date=${day}`);
+    expect(res.body.rows).toEqual(expect.arrayContaining([{ path: "/shoes", visitors: x(6), pageviews: x(6) }]));
+  });
+});
+
+describe("WREN_K_ANONYMITY", () => {
+  it("is refused at start below 2", async () => {
+    const refused = await startStack({ env: { WREN_K_ANONYMITY: "1" } }).then(
+      async (stack) => (await stack.stop(), null),
+      (error: Error) => error.message,
+    );
+    expect(refused).toContain("WREN_K_ANONYMITY must be a whole number of at least 2");
+  }, 120_000);
+
+  it("sets k for every report", async () => {
+    const small = await apiFixture({ WREN_K_ANONYMITY: "2" });
+    try {
+      const tiny = (await small.makeSite("tiny.example")).id;
+      const file = createClient({ url: `file:${join(small.stack.dataDir, "wren.db")}` });
+      await file.execute("PRAGMA busy_timeout = 10000");
+      await addEvents(file, sessions("t", 3).map((session) => ({ site: tiny, session, path: "/", ts: atY(Y) })));
+      file.close();
+      const res = await small.admin("GET", `/api/v1/pages?site=${tiny}&period=day`);
+      expect([res.body.k, res.body.rows]).toEqual([2, [{ path: "/", visitors: x(3), pageviews: x(3) }]]);
+    } finally {
+      await small.stack.stop();
+    }
+  }, 120_000);
+});
