@@ -5,8 +5,9 @@
 import type { Socket } from "node:net";
 import { type HranaService, type ServiceOptions, createHranaService } from "./service.js";
 
-export type ParentMessage = { type: "start"; options: ServiceOptions } | { type: "connection" } | { type: "close" };
-export type ChildMessage = { type: "ready" } | { type: "failed"; message: string } | { type: "closed" };
+export type ParentMessage = { type: "start"; options: ServiceOptions } | { type: "connection"; id: number } | { type: "close" };
+export type ChildMessage =
+  { type: "ready" } | { type: "failed"; message: string } | { type: "accepted"; id: number } | { type: "closed" };
 
 let service: HranaService | undefined;
 let closing = false;
@@ -44,6 +45,7 @@ process.on("message", (message: ParentMessage, handle?: Socket) => {
       return;
     case "connection":
       if (handle === undefined) return;
+      void send({ type: "accepted", id: message.id });
       if (service === undefined || closing) {
         handle.destroy();
         return;

@@ -26,6 +26,8 @@ export interface HttpLayerDeps {
   inFlight: { count: number; idle: Array<() => void> };
 }
 
+const DISCARD_GRACE_MS = 2_000;
+
 function sendJson(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) return;
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers });
@@ -40,23 +42,23 @@ function sendText(res: ServerResponse, status: number, body: string): void {
 
 /** Reads the body, refusing (413) anything over the limit without buffering it. */
 function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
-  const tooLarge = () =>
-    new HttpError(413, { message: `Request body exceeds ${maxBytes} bytes`, code: "REQUEST_TOO_LARGE" }, { connection: "close" });
+  const tooLarge = () => new HttpError(413, { message: `Request body exceeds ${maxBytes} bytes`, code: "REQUEST_TOO_LARGE" });
   const declared = Number(req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > maxBytes) return Promise.reject(tooLarge());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on("data", (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > maxBytes) {
-        req.removeAllListeners("data");
-        req.pause();
+        req.off("data", onData);
+        chunks.length = 0;
         reject(tooLarge());
         return;
       }
       chunks.push(chunk);
-    });
+    };
+    req.on("data", onData);
     req.on("end", () => resolve(Buffer.concat(chunks, size)));
     req.on("error", reject);
   });
@@ -73,10 +75,22 @@ function parseJson(body: Buffer): unknown {
   }
 }
 
+/** After refusing an oversized body: read and drop what the client is still sending, so it can
+ * read our answer instead of failing with EPIPE, but close the connection after a short grace
+ * so a client cannot keep streaming forever. */
+function discardRestOfBody(res: ServerResponse): void {
+  const req = res.req;
+  req.on("data", () => {});
+  req.resume();
+  const timer = setTimeout(() => res.socket?.destroy(), DISCARD_GRACE_MS);
+  timer.unref();
+  req.once("end", () => clearTimeout(timer));
+}
+
 function sendError(res: ServerResponse, err: unknown): void {
   if (err instanceof HttpError) {
     sendJson(res, err.status, JSON.stringify(err.body), err.headers);
-    if (err.headers["connection"] === "close") res.on("finish", () => res.socket?.destroy());
+    if (err.status === 413) discardRestOfBody(res);
   } else if (err instanceof BatonError) {
     sendText(res, 400, err.message);
   } else if (err instanceof StreamExpiredError) {

@@ -210,6 +210,9 @@ export class StatementRunner {
     wantRows: boolean,
     budget: ResponseBudget,
   ): string {
+    // A PRAGMA assignment (foreign_keys = OFF, ...) must not leak into the next stream that
+    // borrows this connection: such a connection is closed instead of pooled.
+    if (statement.changesConnectionState) conn.tainted = true;
     let prepared: PreparedStatement;
     try {
       prepared = conn.prepare(statement.sql);

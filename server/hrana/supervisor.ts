@@ -43,11 +43,24 @@ export async function startSupervised(host: string, port: number, options: Servi
   let stopping = false;
   let restartDelay = 100;
 
+  // Sockets sent to the child but not yet confirmed: this process keeps its copy of each until
+  // the child says it has it. If the child dies first, they go to the next child (a socket
+  // caught in a dying child's IPC channel would otherwise hang its client forever).
+  const unconfirmed = new Map<number, Socket>();
+  let nextSocketId = 0;
+  const takeUnconfirmed = (): Socket[] => {
+    const sockets = [...unconfirmed.values()];
+    unconfirmed.clear();
+    return sockets;
+  };
+
   const deliver = (socket: Socket): void => {
     if (child !== undefined && ready && child.connected) {
-      const message: ParentMessage = { type: "connection" };
-      child.send(message, socket, { keepOpen: false }, (err) => {
-        if (err) socket.destroy();
+      const id = nextSocketId++;
+      unconfirmed.set(id, socket);
+      const message: ParentMessage = { type: "connection", id };
+      child.send(message, socket, { keepOpen: true }, (err) => {
+        if (err && unconfirmed.delete(id)) socket.destroy();
       });
     } else if (waiting.length < MAX_WAITING_CONNECTIONS && !stopping) {
       waiting.push(socket);
@@ -64,7 +77,11 @@ export async function startSupervised(host: string, port: number, options: Servi
       ready = false;
       let started = false;
       proc.on("message", (message: ChildMessage) => {
-        if (message.type === "ready" && !started) {
+        if (message.type === "accepted") {
+          // Closing this process's copy of the descriptor leaves the child's open.
+          unconfirmed.get(message.id)?.destroy();
+          unconfirmed.delete(message.id);
+        } else if (message.type === "ready" && !started) {
           started = true;
           ready = true;
           restartDelay = 100;
@@ -85,6 +102,10 @@ export async function startSupervised(host: string, port: number, options: Servi
         if (child === proc) {
           child = undefined;
           ready = false;
+          for (const socket of takeUnconfirmed()) {
+            if (stopping) socket.destroy();
+            else waiting.push(socket);
+          }
         }
         if (!started) {
           started = true;
@@ -132,6 +153,7 @@ export async function startSupervised(host: string, port: number, options: Servi
         await exited;
         clearTimeout(timer);
       }
+      for (const socket of takeUnconfirmed()) socket.destroy();
       await stopped;
     })();
     return closing;

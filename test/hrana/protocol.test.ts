@@ -343,6 +343,16 @@ describe("streams and batons", () => {
     expect(res.text).toBe("Stream for this baton was closed");
   });
 
+  test("connection settings changed by PRAGMA do not leak into later streams", async () => {
+    // libsql (like sqld) enforces foreign keys by default.
+    const first = await pipeline(server.url, [sql("PRAGMA foreign_keys = OFF"), sql("PRAGMA foreign_keys"), { type: "close" }]);
+    expect(rowsOf(first.results[1])).toEqual([[0n]]);
+    for (let i = 0; i < 3; i++) {
+      const later = await pipeline(server.url, [sql("PRAGMA foreign_keys"), { type: "close" }]);
+      expect(rowsOf(later.results[0])).toEqual([[1n]]);
+    }
+  });
+
   test("a protocol error drops the stream: its baton becomes invalid", async () => {
     const first = await pipeline(server.url, [sql("SELECT 1")]);
     const bad = await postPipeline(server.url, { baton: first.baton, requests: [{ type: "execute", stmt: { sql_id: 77 } }] });
