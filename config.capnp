@@ -64,13 +64,10 @@ const collectorWorker :Workerd.Worker = (
     (name = "LIBSQL_AUTH_TOKEN", fromEnvironment = "LIBSQL_AUTH_TOKEN"),
     (name = "WREN_SECRET", fromEnvironment = "WREN_SECRET"),
     (name = "COLLECTOR_STATE", durableObjectNamespace = "CollectorState"),
-    (name = "INGEST_WRITER", durableObjectNamespace = "IngestWriter"),
   ],
   durableObjectNamespaces = [
     # Session salts (rotated and deleted by alarm) and known s2s token versions.
     (className = "CollectorState", uniqueKey = "wren-collector-state-v1"),
-    # One writer that commits concurrent requests' rows in one transaction.
-    (className = "IngestWriter", uniqueKey = "wren-ingest-writer-v1"),
   ],
   durableObjectStorage = (localDisk = "do-storage"),
   globalOutbound = "no-network",

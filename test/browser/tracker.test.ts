@@ -12,6 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStack, type Stack } from "../helpers/stack";
 import { BROWSER_UA, collectorCounts, count, createGoal, createSite, ensureTrackerBuilt, openDb, rows, sleep, type TestSite } from "../collector/helpers";
 
+// The callbacks passed to page.evaluate run in the page; these are the page globals they use.
+declare const window: { scrollY: number; innerHeight: number; wren?: { v?: number } } & Record<string, any>;
+declare const document: { documentElement: { scrollHeight: number } };
+
 let stack: Stack;
 let db: Client;
 let shop: TestSite;

@@ -4,7 +4,7 @@
  * site's allowlist. Then the session id is hashed, goals are matched, and the rows are
  * stored; 202 is sent only after they are committed.
  */
-import { database } from "../lib/db";
+import { collectorDb } from "./db";
 import { HttpProblem } from "../lib/problem";
 import { hasMediaType, parseJson, readBoundedText } from "./body";
 import { isCrawler } from "./crawlers";
@@ -17,7 +17,7 @@ import { hashSession, sessionKeys } from "./sessions";
 import { siteConfig, type SiteConfig } from "./site-config";
 import { store } from "./store";
 
-export async function handleBeacon(request: Request, env: CollectorWorkerEnv): Promise<Response> {
+export async function handleBeacon(request: Request, env: CollectorWorkerEnv, ctx: ExecutionContext): Promise<Response> {
   if (isCrawler(request.headers.get("user-agent"))) {
     throw new HttpProblem(403, "Requests from known crawlers and automated clients are not recorded.", { field: "user-agent" });
   }
@@ -41,7 +41,7 @@ export async function handleBeacon(request: Request, env: CollectorWorkerEnv): P
 
   const now = Date.now();
   const sessionId = await hashSession((await sessionKeys(env, now)).current, site.id, beacon.session);
-  await store(env, beaconRows(beacon, site, sessionId, origin!, now));
+  await store(env, ctx, beaconRows(beacon, site, sessionId, origin!, now));
   return Response.json({ accepted: beacon.events.length }, { status: 202, headers: { ...corsHeaders(origin, true), "cache-control": "no-store" } });
 }
 
@@ -119,7 +119,7 @@ export async function beaconPreflight(request: Request, env: CollectorWorkerEnv)
 }
 
 async function originRegistered(env: CollectorWorkerEnv, hostname: string): Promise<boolean> {
-  const rs = await database(env).$client.execute({
+  const rs = await collectorDb(env).execute({
     sql: "SELECT 1 AS ok FROM sites WHERE domain = ? OR EXISTS (SELECT 1 FROM json_each(sites.allowlist) WHERE value = ?) LIMIT 1",
     args: [hostname, hostname],
   });

@@ -1,6 +1,7 @@
 /**
- * Request bodies under a byte bound: the declared length is checked first, then the stream
- * is counted as it arrives, so an oversized body is refused without being held in memory.
+ * Request bodies under a byte bound: the declared length is checked first (and then holds,
+ * the HTTP layer enforces it); a body without one is counted as it streams in, so an
+ * oversized body is refused without being held in memory.
  */
 import { HttpProblem } from "../lib/problem";
 
@@ -8,6 +9,8 @@ export async function readBoundedText(request: Request, maxBytes: number): Promi
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (declared > maxBytes) throw new HttpProblem(413, `The body is larger than ${maxBytes} bytes.`, { field: "body" });
   if (!request.body) return "";
+  // With a declared length the HTTP layer holds the body to it: read it in one go.
+  if (Number.isInteger(declared) && declared >= 0) return decodeUtf8(new Uint8Array(await request.arrayBuffer()));
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -27,6 +30,10 @@ export async function readBoundedText(request: Request, maxBytes: number): Promi
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
+  return decodeUtf8(bytes);
+}
+
+function decodeUtf8(bytes: Uint8Array): string {
   try {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {

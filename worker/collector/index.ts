@@ -2,8 +2,8 @@
  * The collector worker: the tracker script, browser beacons and server-to-server
  * conversions. The api worker forwards `/t.js`, `/e` and `/s2s` here over its service
  * binding, and calls `ingestForSite` for `POST /api/v1/events`, so both s2s ways in share
- * one code path. Its Durable Objects: CollectorState (salts, token versions) and
- * IngestWriter (group commit of rows).
+ * one code path. Its Durable Object, CollectorState, keeps the session salts and known
+ * token versions; writes are group-committed in the isolate (writer.ts).
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { errorResponse } from "../lib/errors";
@@ -16,7 +16,6 @@ import { handleS2s, ingestForSite } from "./s2s";
 import { serveTracker } from "./tracker";
 
 export { CollectorState } from "./state";
-export { IngestWriter } from "./writer";
 
 const notAllowed = (allow: string) => () =>
   problem(405, `Use ${allow}.`, { headers: { allow } });
@@ -28,7 +27,7 @@ router
   .get("/t.js", (request) => serveTracker(request))
   .head("/t.js", (request) => serveTracker(request))
   .all("/t.js", notAllowed("GET, HEAD"))
-  .post("/e", (request, env) => handleBeacon(request, env))
+  .post("/e", (request, env, ctx) => handleBeacon(request, env, ctx))
   .options("/e", (request, env) => beaconPreflight(request, env))
   .all("/e", notAllowed("POST, OPTIONS"))
   .post("/s2s", (request, env, ctx) => handleS2s(request, env, ctx))

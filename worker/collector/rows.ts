@@ -171,12 +171,15 @@ export function writeStatements(all: IngestRequest[], now: number, windowMs: num
       // version in the same statement. `WHERE` also keeps SQLite from reading ON CONFLICT as a join.
       sql:
         "INSERT INTO conversions (site_id, goal_id, session_id, value, source, event_key, ts) " +
-        "SELECT v.column1, v.column2, coalesce(v.column3, (SELECT s.id FROM sessions s WHERE s.site_id = v.column1 " +
-        "AND s.id IN (v.column4, v.column5) AND s.last_seen >= ? ORDER BY s.last_seen DESC LIMIT 1)), " +
+        // Two primary-key lookups (current salt first), so each costs one index probe.
+        "SELECT v.column1, v.column2, coalesce(v.column3, " +
+        "(SELECT s.id FROM sessions s WHERE s.id = v.column4 AND s.site_id = v.column1 AND s.last_seen >= ?), " +
+        "(SELECT s.id FROM sessions s WHERE s.id = v.column5 AND s.site_id = v.column1 AND s.last_seen >= ?)), " +
         `v.column6, v.column7, v.column8, v.column9 FROM (VALUES ${valuesClause(part.length, 10)}) AS v ` +
         "WHERE v.column10 IS NULL OR v.column10 = (SELECT token_version FROM sites WHERE id = v.column1) " +
         "ON CONFLICT (site_id, event_key) DO NOTHING RETURNING site_id, event_key, session_id",
       args: [
+        now - windowMs,
         now - windowMs,
         ...part.flatMap((c): InValue[] => [
           c.siteId,

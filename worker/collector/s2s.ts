@@ -142,7 +142,7 @@ async function ingestConversions(
     rows.conversions.push(row);
   }
 
-  const outcome = await store(env, rows);
+  const outcome = await store(env, ctx, rows);
   if (token) {
     const current = outcome.tokenVersions[site.id];
     if (current === undefined) throw unauthorized("The token's site no longer exists.");

@@ -1,13 +1,23 @@
 /**
- * The single writer: concurrent requests hand it their rows, and it stores everything that
- * arrived while the previous transaction was committing in one transaction (group commit).
- * Each caller's promise resolves only after that transaction has committed, so a 202 built
- * on it means the rows are in the database. A flush that fails for one request's rows is
- * retried request by request, so one bad request never costs the others their writes.
+ * Group commit inside the collector's isolate: concurrent requests queue their rows, and
+ * one of them (the leader) stores everything queued in one transaction. Each request is
+ * answered only after the transaction holding its rows has committed, so a 202 built on it
+ * means the rows are in the database.
+ *
+ * How this is safe in workerd, where every request has its own I/O context:
+ * - The leader does the database I/O in its own context, under `ctx.waitUntil`, so a client
+ *   that hangs up does not cancel a commit other requests are waiting for.
+ * - A waiting request keeps a timer of its own pending: workerd resolves a promise settled by
+ *   another request into the waiter's context, but would take a wait with nothing pending
+ *   for a hung request. The timer is also the bound on the wait (then 503, nothing promised).
+ * - Leadership is handed, when a flush ends, to the first request still queued, which then
+ *   flushes in its own context: no request ever waits on more than its own batch.
+ *
+ * A Durable Object would serialise this too, but its per-call overhead was most of a
+ * beacon's cost in workerd (see docs/collector.md, "Throughput").
  */
-import { DurableObject } from "cloudflare:workers";
 import type { InStatement, ResultSet } from "@libsql/client/web";
-import { database } from "../lib/db";
+import { collectorDb } from "./db";
 import { isDatabaseUnavailable } from "../lib/errors";
 import type { CollectorWorkerEnv } from "./env";
 import { tokenVersionsStatement, writeStatements, type IngestRequest } from "./rows";
@@ -25,103 +35,144 @@ export type IngestOutcome =
     }
   | { ok: false; reason: "unavailable" | "rejected"; detail: string };
 
+type Turn = { kind: "done"; outcome: IngestOutcome } | { kind: "lead" };
+
 interface Pending {
   request: IngestRequest;
-  resolve(outcome: IngestOutcome): void;
+  /** Set synchronously with `settle`, so a waiter whose timer fired still sees its turn. */
+  turn: Turn | null;
+  settle(turn: Turn): void;
 }
 
-/** Rows per transaction; more waits for the next flush. */
+/** Rows per transaction; more wait for the next flush. */
 const MAX_ROWS_PER_FLUSH = 4_000;
+/** The longest a request waits for its batch; then 503, and nothing was promised. */
+const MAX_WAIT_MS = 15_000;
+
+const queue: Pending[] = [];
+/** Which flush is running; 0 when none. A flush that outlives MAX_WAIT_MS is taken over. */
+let leaderGeneration = 0;
+let generations = 0;
+let flushStartedAt = 0;
 
 function rowCount(r: IngestRequest): number {
   return r.events.length + r.vitals.length + r.sessions.length + r.beacons.length + r.conversions.length + 1;
 }
 
-export class IngestWriter extends DurableObject<CollectorWorkerEnv> {
-  private queue: Pending[] = [];
-  private flushing = false;
+/** Stores the rows with those of concurrent requests; resolves after the commit. */
+export async function ingest(env: CollectorWorkerEnv, ctx: ExecutionContext, request: IngestRequest): Promise<IngestOutcome> {
+  let settle!: (turn: Turn) => void;
+  const turnPromise = new Promise<Turn>((resolve) => (settle = resolve));
+  const me: Pending = { request, turn: null, settle: (turn) => ((me.turn = turn), settle(turn)) };
+  queue.push(me);
+  if (leaderGeneration === 0) return lead(env, ctx, me);
 
-  /** Stores the rows with those of concurrent callers; resolves after the commit. */
-  ingest(request: IngestRequest): Promise<IngestOutcome> {
-    return new Promise((resolve) => {
-      this.queue.push({ request, resolve });
-      if (!this.flushing) void this.drain();
-    });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), MAX_WAIT_MS)));
+  const turn = (await Promise.race([turnPromise, timedOut])) ?? me.turn;
+  clearTimeout(timer);
+  if (turn?.kind === "done") return turn.outcome;
+  if (turn?.kind === "lead") return lead(env, ctx, me);
+
+  // Nothing came: leave the queue, and if the running flush is stuck, let the next one go.
+  const index = queue.indexOf(me);
+  if (index >= 0) queue.splice(index, 1);
+  if (Date.now() - flushStartedAt >= MAX_WAIT_MS) {
+    leaderGeneration = 0;
+    queue[0]?.settle({ kind: "lead" });
+  }
+  return { ok: false, reason: "unavailable", detail: "timed out waiting for the database" };
+}
+
+/** Flushes the head of the queue (which includes `me`) in this request's context. */
+function lead(env: CollectorWorkerEnv, ctx: ExecutionContext, me: Pending): Promise<IngestOutcome> {
+  const generation = ++generations;
+  leaderGeneration = generation;
+  flushStartedAt = Date.now();
+  const batch: Pending[] = [];
+  let rows = 0;
+  while (queue.length > 0 && (batch.length === 0 || rows + rowCount(queue[0]!.request) <= MAX_ROWS_PER_FLUSH)) {
+    const next = queue.shift()!;
+    rows += rowCount(next.request);
+    batch.push(next);
+  }
+  if (!batch.includes(me)) {
+    // Cannot happen (the leader is always at the head), but never leave a request unanswered.
+    batch.push(me);
+    queue.splice(queue.indexOf(me), 1);
   }
 
-  private async drain(): Promise<void> {
-    this.flushing = true;
+  const work = (async () => {
     try {
-      while (this.queue.length > 0) {
-        const batch: Pending[] = [];
-        let rows = 0;
-        while (this.queue.length > 0 && (batch.length === 0 || rows + rowCount(this.queue[0]!.request) <= MAX_ROWS_PER_FLUSH)) {
-          const next = this.queue.shift()!;
-          rows += rowCount(next.request);
-          batch.push(next);
-        }
-        await this.flush(batch);
-      }
+      const outcomes = await flush(env, batch.map((p) => p.request));
+      batch.forEach((p, i) => p !== me && p.settle({ kind: "done", outcome: outcomes[i]! }));
+      return outcomes[batch.indexOf(me)]!;
     } finally {
-      this.flushing = false;
-    }
-  }
-
-  private async flush(batch: Pending[]): Promise<void> {
-    try {
-      const outcomes = await this.commit(batch.map((p) => p.request));
-      batch.forEach((p, i) => p.resolve(outcomes[i]!));
-    } catch (error) {
-      if (isDatabaseUnavailable(error) || batch.length === 1) {
-        for (const p of batch) p.resolve(failure(error));
-        return;
-      }
-      // Something in the batch was refused: find whose, by committing each request alone.
-      for (const p of batch) {
-        try {
-          p.resolve((await this.commit([p.request]))[0]!);
-        } catch (single) {
-          p.resolve(failure(single));
-        }
+      if (leaderGeneration === generation) {
+        leaderGeneration = 0;
+        queue[0]?.settle({ kind: "lead" });
+        if (queue.length > 0) leaderGeneration = -1; // handed over; the next leader sets its own
       }
     }
-  }
+  })();
+  // Keep the commit alive if this request's client goes away: others wait on it.
+  ctx.waitUntil(work.catch(() => undefined));
+  return work;
+}
 
-  /** One transaction for the requests' rows; the outcome of each, in order. */
-  private async commit(requests: IngestRequest[]): Promise<IngestOutcome[]> {
-    const now = Date.now();
-    const guard = tokenVersionsStatement(requests.flatMap((r) => r.tokenSites));
-    const writes = writeStatements(requests, now, EVENT_WINDOW_MS);
-    const statements: InStatement[] = guard ? [guard, ...writes] : writes;
-    if (statements.length === 0) return requests.map(() => success([], [], {}));
-    const results = await database(this.env).$client.batch(statements, "write");
-
-    const tokenVersions: Record<string, number> = {};
-    if (guard) for (const row of results[0]!.rows) tokenVersions[String(row.id)] = Number(row.token_version);
-    const stored = new Map<string, string | null>();
-    for (const result of conversionResults(results, writes, guard !== null)) {
-      for (const row of result.rows) {
-        if (row.event_key !== null) stored.set(keyOf(String(row.site_id), String(row.event_key)), row.session_id === null ? null : String(row.session_id));
+/** Commits the requests' rows in one transaction; on a refusal, each request alone. */
+async function flush(env: CollectorWorkerEnv, requests: IngestRequest[]): Promise<IngestOutcome[]> {
+  try {
+    return await commit(env, requests);
+  } catch (error) {
+    if (isDatabaseUnavailable(error) || requests.length === 1) return requests.map(() => failure(error));
+    // Something in the batch was refused: find whose, so one bad request costs no one else.
+    const outcomes: IngestOutcome[] = [];
+    for (const request of requests) {
+      try {
+        outcomes.push((await commit(env, [request]))[0]!);
+      } catch (single) {
+        outcomes.push(failure(single));
       }
     }
-    // The first request (in VALUES order) to carry a key is the one that stored it.
-    const claimed = new Set<string>();
-    return requests.map((r) => {
-      const storedKeys: string[] = [];
-      const attachedKeys: string[] = [];
-      for (const c of r.conversions) {
-        if (c.key === null) continue;
-        const key = keyOf(c.siteId, c.key);
-        if (claimed.has(key) || !stored.has(key)) continue;
-        claimed.add(key);
-        storedKeys.push(c.key);
-        if (stored.get(key) !== null) attachedKeys.push(c.key);
-      }
-      const versions: Record<string, number> = {};
-      for (const site of r.tokenSites) if (site in tokenVersions) versions[site] = tokenVersions[site]!;
-      return success(storedKeys, attachedKeys, versions);
-    });
+    return outcomes;
   }
+}
+
+/** One transaction for the requests' rows; the outcome of each, in order. */
+async function commit(env: CollectorWorkerEnv, requests: IngestRequest[]): Promise<IngestOutcome[]> {
+  const now = Date.now();
+  const guard = tokenVersionsStatement(requests.flatMap((r) => r.tokenSites));
+  const writes = writeStatements(requests, now, EVENT_WINDOW_MS);
+  const statements: InStatement[] = guard ? [guard, ...writes] : writes;
+  if (statements.length === 0) return requests.map(() => success([], [], {}));
+  const results = await collectorDb(env).batch(statements, "write");
+
+  const tokenVersions: Record<string, number> = {};
+  if (guard) for (const row of results[0]!.rows) tokenVersions[String(row.id)] = Number(row.token_version);
+  const stored = new Map<string, string | null>();
+  for (const result of conversionResults(results, writes, guard !== null)) {
+    for (const row of result.rows) {
+      if (row.event_key !== null) stored.set(keyOf(String(row.site_id), String(row.event_key)), row.session_id === null ? null : String(row.session_id));
+    }
+  }
+  // The first request (in VALUES order) to carry a key is the one that stored it.
+  const claimed = new Set<string>();
+  return requests.map((r) => {
+    const storedKeys: string[] = [];
+    const attachedKeys: string[] = [];
+    for (const c of r.conversions) {
+      if (c.key === null) continue;
+      const key = keyOf(c.siteId, c.key);
+      if (claimed.has(key) || !stored.has(key)) continue;
+      claimed.add(key);
+      storedKeys.push(c.key);
+      if (stored.get(key) !== null) attachedKeys.push(c.key);
+    }
+    const versions: Record<string, number> = {};
+    for (const site of r.tokenSites) if (site in tokenVersions) versions[site] = tokenVersions[site]!;
+    return success(storedKeys, attachedKeys, versions);
+  });
 }
 
 function keyOf(siteId: string, eventKey: string): string {
