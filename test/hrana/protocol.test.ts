@@ -393,6 +393,47 @@ describe("stream expiry", () => {
   });
 });
 
+describe("write lock", () => {
+  let impatient: TestServer;
+  beforeAll(async () => {
+    impatient = await startTestServer({ lockTimeoutMs: 200, streamIdleMs: 5_000 });
+    await pipeline(impatient.url, [sql("CREATE TABLE contended (a)")]);
+  });
+  afterAll(async () => {
+    await impatient.dispose();
+  });
+
+  test("a writer queues behind the holder, reads do not, and the wait is bounded", async () => {
+    const holder = await pipeline(impatient.url, [sql("BEGIN IMMEDIATE"), sql("INSERT INTO contended VALUES (1)")]);
+    // Readers go straight through (WAL snapshot without the uncommitted row).
+    const read = await pipeline(impatient.url, [sql("SELECT count(*) FROM contended")]);
+    expect(rowsOf(read.results[0])).toEqual([[0n]]);
+    // A writer waits for the lock, then gives up with a clear error (not SQLITE_BUSY).
+    const started = Date.now();
+    const blocked = await pipeline(impatient.url, [sql("INSERT INTO contended VALUES (2)")]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+    expect(blocked.results[0].error).toEqual({
+      message: "Timed out after 200 ms waiting for the database write lock",
+      code: "TRANSACTION_BUSY",
+    });
+    // Once the holder commits, the next writer goes through at once.
+    await pipeline(impatient.url, [sql("COMMIT")], holder.baton);
+    const after = await pipeline(impatient.url, [
+      sql("INSERT INTO contended VALUES (3)"),
+      sql("SELECT a FROM contended ORDER BY a"),
+    ]);
+    expect(rowsOf(after.results[1])).toEqual([[1n], [3n]]);
+  });
+
+  test("a queued writer gets the lock when the holder commits", async () => {
+    const holder = await pipeline(impatient.url, [sql("BEGIN IMMEDIATE"), sql("DELETE FROM contended")]);
+    const queued = pipeline(impatient.url, [sql("INSERT INTO contended VALUES (4)"), sql("SELECT a FROM contended")]);
+    await new Promise((r) => setTimeout(r, 50));
+    await pipeline(impatient.url, [sql("COMMIT")], holder.baton);
+    expect(rowsOf((await queued).results[1])).toEqual([[4n]]);
+  });
+});
+
 describe("sqld error codes", () => {
   const errorOf = async (request: unknown) => {
     const body = await pipeline(server.url, [request]);
