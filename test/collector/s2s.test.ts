@@ -397,6 +397,32 @@ describe("POST /api/v1/events travels the same path", () => {
   });
 });
 
+describe("database down", () => {
+  it("answers 503 with Retry-After and stores nothing; works again once the database is back", async () => {
+    const before = await collectorCounts(db);
+    const port = hrana.port;
+    await hrana.close();
+    try {
+      const down = await s2s(shop.token, { goal_id: purchase, id: "while-down" });
+      expect(down.status).toBe(503);
+      expect(down.type).toBe("application/problem+json");
+      const response = await fetch(`${stack.url}/e`, {
+        method: "POST",
+        headers: { "content-type": "text/plain", origin: "https://shop.test", "user-agent": BROWSER_UA },
+        body: JSON.stringify({ site: shop.id, session: sessionId(), events: [{ type: "pageview", path: "/down" }] }),
+      });
+      expect(response.status).toBe(503);
+      expect(response.headers.get("retry-after")).toBe("5");
+    } finally {
+      hrana = await startHranaServer({ file: join(dataDir, "wren.db"), port });
+    }
+    expect(await collectorCounts(db)).toEqual(before);
+    const back = await s2s(shop.token, { goal_id: purchase, id: "while-down" });
+    expect(back.status).toBe(202);
+    expect(back.body.accepted).toBe(1);
+  });
+});
+
 describe("restarts", () => {
   it("after a restart, ids already stored still count once and the token still verifies", async () => {
     await stack.stop();
