@@ -19,6 +19,8 @@ const STATEMENT_CACHE_SIZE = 128;
 export class EngineConnection {
   readonly #db: EngineDatabase;
   readonly #statements = new Map<string, PreparedStatement>();
+  #lastSql: string | undefined;
+  #last: PreparedStatement | undefined;
   /** Set when the connection may carry state another stream must not inherit. */
   tainted = false;
 
@@ -43,11 +45,15 @@ export class EngineConnection {
 
   /** Prepares (or reuses) a statement. Throws the engine's SqliteError on failure. */
   prepare(sql: string): PreparedStatement {
+    // Batches repeat one statement thousands of times: skip the LRU bookkeeping then.
+    if (sql === this.#lastSql && this.#last !== undefined) return this.#last;
     const cached = this.#statements.get(sql);
     if (cached !== undefined) {
       // Refresh LRU position.
       this.#statements.delete(sql);
       this.#statements.set(sql, cached);
+      this.#lastSql = sql;
+      this.#last = cached;
       return cached;
     }
     const stmt = this.#db.prepare(sql);
@@ -55,16 +61,13 @@ export class EngineConnection {
     if (reader) stmt.raw(true);
     const prepared: PreparedStatement = { stmt, reader };
     this.#statements.set(sql, prepared);
+    this.#lastSql = sql;
+    this.#last = prepared;
     if (this.#statements.size > STATEMENT_CACHE_SIZE) {
       const oldest = this.#statements.keys().next().value;
       if (oldest !== undefined) this.#statements.delete(oldest);
     }
     return prepared;
-  }
-
-  /** Forgets a cached statement (e.g. one abandoned mid-iteration). */
-  forget(sql: string): void {
-    this.#statements.delete(sql);
   }
 
   /** sqlite3_changes() and sqlite3_last_insert_rowid() of the last statement, exactly. */
@@ -97,6 +100,7 @@ export class EngineConnection {
 
   close(): void {
     this.#statements.clear();
+    this.#last = undefined;
     try {
       this.#db.close();
     } catch {

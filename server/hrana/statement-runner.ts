@@ -143,6 +143,7 @@ export class StatementRunner {
     if (needsWriteLock(statement) && !stream.holdsWriteLock) {
       return this.#takeWriteLock(stream).then(() => this.#runWithRetries(stream, conn, statement, values, wantRows, budget));
     }
+    const heldBefore = stream.holdsWriteLock;
     let result: string;
     try {
       result = this.#execute(conn, statement, values, wantRows, budget);
@@ -153,7 +154,9 @@ export class StatementRunner {
       stream.releaseWriteLockIfAutocommit();
       throw err;
     }
-    stream.releaseWriteLockIfAutocommit();
+    // A statement that succeeded inside a transaction we already held cannot have ended it,
+    // unless it is transaction control: skip asking the engine for every row of a batch.
+    if (!heldBefore || (statement.kind !== "read" && statement.kind !== "write")) stream.releaseWriteLockIfAutocommit();
     return result;
   }
 
