@@ -5,6 +5,7 @@
 const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   libsql: () => import("./libsql"),
   ingest: () => import("./ingest"),
+  reports: () => import("./reports"),
 };
 
 const wanted = process.argv.slice(2);

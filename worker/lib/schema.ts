@@ -318,7 +318,11 @@ export const rollupPageDay = sqliteTable(
     visitors: integer("visitors").notNull().default(0),
     pageviews: integer("pageviews").notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.siteId, t.day, t.path] })],
+  (t) => [
+    primaryKey({ columns: [t.siteId, t.day, t.path] }),
+    // Covers the pages report: a day's atoms in size order (its smallest, its complements) and its scans.
+    index("rollup_page_day_by_size").on(t.siteId, t.day, t.visitors, t.pageviews, t.path),
+  ],
 );
 
 export const rollupPageDayUnits = sqliteTable(
@@ -437,5 +441,6 @@ export const rollupVitalHistogram = sqliteTable(
     bucket: integer("bucket").notNull(),
     samples: integer("samples").notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.siteId, t.day, t.path, t.metric, t.bucket] })],
+  // Keyed by page and metric first: p75 is computed for the rows a page of the report shows.
+  (t) => [primaryKey({ columns: [t.siteId, t.path, t.metric, t.day, t.bucket] })],
 );

@@ -160,23 +160,27 @@ export function distinctFigure(t: AtomTally): Figure {
  * flag, by the same rules as above (k units; complement against the site-day; the smallest
  * visible page of a day is hidden too when the hidden pages of that day hold no group of k
  * units). The page atoms partition the day's pageviews, which the timeseries shows.
- * Parameters, in order: k ×4, site, from, to. Columns: day, path, visitors, pageviews, visible.
+ * Per day, the decisions are index seeks on rollup_page_day_by_size (atoms in size order);
+ * page_days is materialised so they run once per day, not once per atom.
+ * Parameters: ?1 k, ?2 site, ?3 from, ?4 to. Columns: day, path, visitors, pageviews, visible.
  */
 export const PAGE_ATOMS_SQL = `
-  page_atoms_primary AS (
-    SELECT p.day AS day, p.path AS path, p.visitors AS visitors, p.pageviews AS pageviews,
-      CASE WHEN p.visitors >= ?1 AND (s.visitors - p.visitors <= 0 OR s.visitors - p.visitors >= ?1) THEN 1 ELSE 0 END AS primary_ok
-    FROM rollup_page_day p JOIN rollup_site_day s ON s.site_id = p.site_id AND s.day = p.day
-    WHERE p.site_id = ?2 AND p.day >= ?3 AND p.day <= ?4
-  ),
-  page_days AS (
-    SELECT day, max(primary_ok = 0) AS any_hidden, max(primary_ok = 0 AND visitors >= ?1) AS covered
-    FROM page_atoms_primary GROUP BY day
+  page_days AS MATERIALIZED (
+    SELECT s.site_id AS site_id, s.day AS day, s.visitors AS day_units,
+      -- the smallest page that passes on its own: the cover, if the day needs one
+      (SELECT p.path FROM rollup_page_day p WHERE p.site_id = s.site_id AND p.day = s.day AND p.visitors >= ?1
+        AND (s.visitors - p.visitors <= 0 OR s.visitors - p.visitors >= ?1) ORDER BY p.visitors, p.pageviews, p.path LIMIT 1) AS smallest,
+      -- any page hidden on its own: fewer than k units, or a complement of 1 to k − 1
+      ((SELECT min(p.visitors) FROM rollup_page_day p WHERE p.site_id = s.site_id AND p.day = s.day) < ?1
+        OR EXISTS (SELECT 1 FROM rollup_page_day p WHERE p.site_id = s.site_id AND p.day = s.day AND p.visitors > s.visitors - ?1 AND p.visitors < s.visitors)) AS any_hidden,
+      -- a hidden page of k units or more already covers the day's hidden remainder
+      EXISTS (SELECT 1 FROM rollup_page_day p WHERE p.site_id = s.site_id AND p.day = s.day AND p.visitors >= ?1
+        AND p.visitors > s.visitors - ?1 AND p.visitors < s.visitors) AS covered
+    FROM rollup_site_day s WHERE s.site_id = ?2 AND s.day >= ?3 AND s.day <= ?4
   ),
   page_atoms AS (
-    SELECT a.day AS day, a.path AS path, a.visitors AS visitors, a.pageviews AS pageviews,
-      CASE WHEN a.primary_ok = 1 AND d.any_hidden = 1 AND d.covered = 0
-        AND row_number() OVER (PARTITION BY a.day, a.primary_ok ORDER BY a.visitors, a.pageviews, a.path) = 1
-      THEN 0 ELSE a.primary_ok END AS visible
-    FROM page_atoms_primary a JOIN page_days d ON d.day = a.day
+    SELECT p.day AS day, p.path AS path, p.visitors AS visitors, p.pageviews AS pageviews,
+      CASE WHEN p.visitors >= ?1 AND (d.day_units - p.visitors <= 0 OR d.day_units - p.visitors >= ?1)
+        AND NOT (d.any_hidden AND NOT d.covered AND p.path = d.smallest) THEN 1 ELSE 0 END AS visible
+    FROM page_days d CROSS JOIN rollup_page_day p ON p.site_id = d.site_id AND p.day = d.day
   )`;

@@ -158,7 +158,7 @@ function foldStatements(source: Source, zone: ZoneGroup, range: Range): InStatem
         withRaw(
           "INSERT INTO rollup_vital_histogram (site_id, day, path, metric, bucket, samples) " +
             `SELECT site_id, day, path, metric, bucket, count(*) FROM (SELECT site_id, day, path, metric, ${bucketSql("metric", "value")} AS bucket FROM raw) AS b ` +
-            "WHERE true GROUP BY site_id, day, path, metric, bucket ON CONFLICT (site_id, day, path, metric, bucket) DO UPDATE SET samples = rollup_vital_histogram.samples + excluded.samples",
+            "WHERE true GROUP BY site_id, path, metric, day, bucket ON CONFLICT (site_id, path, metric, day, bucket) DO UPDATE SET samples = rollup_vital_histogram.samples + excluded.samples",
         ),
       ];
   }

@@ -42,13 +42,16 @@ const SUMS_SQL = `WITH ${VITAL_ATOMS_SQL}
     count(*) - sum(visible) AS hidden_days
   FROM vital_atoms GROUP BY path, metric`;
 
-/** The bucket holding rank 0.75·total of each (path, metric) histogram over visible atoms. */
+/**
+ * The bucket holding rank 0.75·total of each (path, metric) histogram over visible atoms, for
+ * the paths in ?5 (a JSON array): only the rows a page of the report shows need it.
+ */
 const P75_SQL = `WITH ${VITAL_ATOMS_SQL},
   histogram AS (
     SELECT h.path AS path, h.metric AS metric, h.bucket AS bucket, sum(h.samples) AS n
-    FROM rollup_vital_histogram h
-    JOIN vital_atoms a ON a.day = h.day AND a.path = h.path AND a.metric = h.metric AND a.visible = 1
-    WHERE h.site_id = ?2 AND h.day >= ?3 AND h.day <= ?4
+    FROM vital_atoms a
+    CROSS JOIN rollup_vital_histogram h ON h.site_id = ?2 AND h.path = a.path AND h.metric = a.metric AND h.day = a.day
+    WHERE a.visible = 1 AND a.path IN (SELECT value FROM json_each(?5))
     GROUP BY h.path, h.metric, h.bucket
   ),
   cumulative AS (
@@ -60,35 +63,54 @@ const P75_SQL = `WITH ${VITAL_ATOMS_SQL},
   SELECT path, metric, bucket, upto - n AS below, n, total FROM cumulative
   WHERE upto * 4 >= total * 3 AND (upto - n) * 4 < total * 3`;
 
-export async function vitalsReport(client: Client, scope: ReportScope, filters: { page?: string; metric?: VitalMetric } = {}): Promise<VitalsRow[]> {
+/** A vitals row before its p75 is known. */
+export type VitalsSums = Omit<VitalsRow, "p75">;
+
+/**
+ * The vitals rows of the period. `pick` chooses the rows that will be shown (a page of them)
+ * before the histograms are read, so p75 is estimated only for those; by default, all.
+ */
+export async function vitalsReport(
+  client: Client,
+  scope: ReportScope,
+  filters: { page?: string | undefined; metric?: VitalMetric | undefined } = {},
+  pick: (rows: VitalsSums[]) => VitalsSums[] = (rows) => rows,
+): Promise<VitalsRow[]> {
   const args = [scope.k, scope.siteId, scope.from, scope.to];
-  const [sums, p75s] = await client.batch([{ sql: SUMS_SQL, args }, { sql: P75_SQL, args }], "read");
+  const sums = await client.execute({ sql: SUMS_SQL, args });
   const keepPath = filters.page === undefined ? () => true : pathFilter(filters.page);
-  const p75 = new Map<string, number>();
-  for (const r of p75s!.rows) {
-    const metric = String(r.metric) as VitalMetric;
-    p75.set(`${metric}\u0000${String(r.path)}`, percentileFromBucket(metric, Number(r.bucket), Number(r.below), Number(r.n), Number(r.total)));
-  }
-  const rows: VitalsRow[] = [];
-  for (const r of sums!.rows) {
+  const all: VitalsSums[] = [];
+  for (const r of sums.rows) {
     const metric = String(r.metric) as VitalMetric;
     const path = String(r.path);
     if (!(VITAL_METRICS as readonly string[]).includes(metric) || !keepPath(path)) continue;
     if (filters.metric !== undefined && filters.metric !== metric) continue;
     const tally = (column: string): AtomTally => ({ sum: Number(r[column]), visible: Number(r.visible_days), hidden: Number(r.hidden_days) });
     const samples = additiveFigure(tally("samples"));
-    const estimate = p75.get(`${metric}\u0000${path}`);
-    rows.push({
+    all.push({
       path,
       metric,
       unit: THRESHOLDS[metric].unit,
-      // A percentile from bucket counts is computed, not counted: always estimated.
-      p75: samples.value && estimate !== undefined ? { value: estimate, qualifier: "estimated" } : SUPPRESSED,
       good: ratio(additiveFigure(tally("good")), samples),
       needs_improvement: ratio(additiveFigure(tally("needs_improvement")), samples),
       poor: ratio(additiveFigure(tally("poor")), samples),
       samples,
     });
   }
-  return rows;
+  const shown = pick(all);
+  const paths = [...new Set(shown.filter((r) => r.samples.value).map((r) => r.path))];
+  const p75 = new Map<string, number>();
+  if (paths.length > 0) {
+    const rs = await client.execute({ sql: P75_SQL, args: [...args, JSON.stringify(paths)] });
+    for (const r of rs.rows) {
+      const metric = String(r.metric) as VitalMetric;
+      p75.set(`${metric}\u0000${String(r.path)}`, percentileFromBucket(metric, Number(r.bucket), Number(r.below), Number(r.n), Number(r.total)));
+    }
+  }
+  return shown.map((row) => {
+    const estimate = p75.get(`${row.metric}\u0000${row.path}`);
+    // A percentile from bucket counts is computed, not counted: always estimated.
+    const figure: Figure = row.samples.value && estimate !== undefined ? { value: estimate, qualifier: "estimated" } : SUPPRESSED;
+    return { path: row.path, metric: row.metric, unit: row.unit, p75: figure, good: row.good, needs_improvement: row.needs_improvement, poor: row.poor, samples: row.samples };
+  });
 }

@@ -28,7 +28,7 @@ import {
 } from "../../reports/schemas";
 import type { ReportScope } from "../../reports/scope";
 import { MAX_HOURLY_DAYS, timeseriesReport } from "../../reports/timeseries";
-import { vitalsReport } from "../../reports/vitals";
+import { vitalsReport, type VitalsRow, type VitalsSums } from "../../reports/vitals";
 import type { Database } from "../../lib/db";
 import type { ApiEnv } from "../env";
 import { route } from "../registry";
@@ -111,16 +111,19 @@ export const reportRoutes = [
     responses: { 200: { description: `Rows per path and metric, sorted and paginated.${FORMATS_NOTE}`, schema: vitalsResponse } },
     async handle({ db, env, request, query }) {
       const p = await prepare(db, env, request, query.site, query);
-      const rows = await vitalsReport(db.$client, p.scope, { page: query.page, metric: query.metric });
       const order = query.order ?? (query.sort === "path" ? "asc" : "desc");
-      const page = paginate(
-        rows,
-        (r) => (query.sort === "path" ? r.path : figureValue(r[query.sort])),
-        (r) => `${r.path}\u0000${r.metric}`,
-        order,
-        pageLimit(p.format, query.limit),
-        query.cursor as Cursor | undefined,
-      );
+      const sortValue = (r: VitalsSums) => (query.sort === "path" ? `${r.path}\u0000${r.metric}` : query.sort === "samples" ? figureValue(r.samples) : null);
+      const paged = <R extends VitalsSums>(rows: R[]) =>
+        paginate(rows, (r) => (query.sort === "p75" ? figureValue((r as unknown as VitalsRow).p75) : sortValue(r)), (r) => `${r.path}\u0000${r.metric}`, order, pageLimit(p.format, query.limit), query.cursor as Cursor | undefined);
+      // Sorting by p75 needs every p75; otherwise only the page's rows get one.
+      let next: string | null = null;
+      const rows = await vitalsReport(db.$client, p.scope, { page: query.page, metric: query.metric }, (all) => {
+        if (query.sort === "p75") return all;
+        const page = paged(all);
+        next = page.next_cursor;
+        return page.rows;
+      });
+      const page = query.sort === "p75" ? paged(rows) : { rows, next_cursor: next };
       const body: z.infer<typeof vitalsResponse> = { ...p.head, rows: page.rows, next_cursor: page.next_cursor };
       return reportResponse(
         p.format,

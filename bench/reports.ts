@@ -1,0 +1,303 @@
+/**
+ * Report latency at 1 M and 10 M events: 30 days of traffic on ~1,000 pages (Zipf-distributed,
+ * with sessions, conversions on 3 goals and vitals) is written straight into a database file
+ * with the libsql engine, folded into the rollups by the real catch-up code, and then every
+ * report is timed through the real stack (`wren start` on that data folder: workerd, the api
+ * worker, the embedded libSQL server) beside a raw-scan query of the same aggregates over the
+ * raw tables, sent to the same libSQL server. Prints p50/p95 of each and the ratio.
+ *
+ *   npm run bench reports                       (1 M and 10 M; ~10 minutes on 2 cores)
+ *   BENCH_REPORT_SCALES=200000 npm run bench reports
+ *
+ * Targets: the 30-day pages report at p95 ≤ 150 ms (1 M) and ≤ 500 ms (10 M).
+ */
+import { createClient } from "@libsql/client";
+import Database from "libsql";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { applyMigrations, openDatabase } from "../cli/database";
+import { loadSettings } from "../cli/settings";
+import { freePort } from "../test/helpers/ports";
+import { startStack } from "../test/helpers/stack";
+import { lastCompleteDay } from "../worker/reports/period";
+import { catchUp } from "../worker/reports/rollup";
+import { addDays } from "../worker/reports/timezone";
+
+const SITE = "site_bench000000001";
+const GOALS = ["goal_bench_signup", "goal_bench_trial", "goal_bench_buy"];
+const PAGES = 1_000;
+const DAYS = 30;
+const EVENTS_PER_TRANSACTION = 100_000;
+const REPORT_RUNS = 40;
+const RAW_RUNS = 5;
+
+/** Deterministic data: mulberry32. */
+function prng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Zipf(1) over the pages: page i is viewed in proportion to 1 / (i + 1). */
+function zipf(random: () => number, n: number): () => number {
+  const cdf: number[] = [];
+  let total = 0;
+  for (let i = 0; i < n; i++) cdf.push((total += 1 / (i + 1)));
+  return () => {
+    const r = random() * total;
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cdf[mid]! < r) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+}
+
+/** More traffic by day than by night. */
+const HOUR_WEIGHTS = [1, 1, 1, 1, 1, 2, 3, 5, 7, 8, 8, 8, 8, 8, 8, 8, 8, 7, 7, 6, 5, 4, 3, 2];
+
+const VITAL_SCALE: Record<string, number> = { LCP: 2000, INP: 150, CLS: 0.06, FCP: 1400, TTFB: 500 };
+
+interface Generated {
+  events: number;
+  sessions: number;
+  conversions: number;
+  vitals: number;
+  from: string;
+  to: string;
+}
+
+/** Writes `target` events (and their sessions' conversions and vitals) into the file. */
+function generate(file: string, target: number): Generated {
+  const random = prng(42);
+  const page = zipf(random, PAGES);
+  const hourCdf: number[] = [];
+  HOUR_WEIGHTS.reduce((sum, w) => (hourCdf.push(sum + w), sum + w), 0);
+  const pickHour = () => {
+    const r = random() * hourCdf[hourCdf.length - 1]!;
+    return hourCdf.findIndex((c) => c >= r);
+  };
+  const to = lastCompleteDay("UTC", Date.now());
+  const from = addDays(to, -(DAYS - 1));
+  const firstDay = Date.parse(`${from}T00:00:00Z`);
+
+  const db = new Database(file);
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec("PRAGMA synchronous = OFF");
+  db.prepare("INSERT INTO sites (id, name, domain, allowlist) VALUES (?, 'Bench', 'bench.example', '[\"bench.example\"]')").run([SITE]);
+  for (const g of GOALS) db.prepare("INSERT INTO goals (id, site_id, name, kind, match) VALUES (?, ?, ?, 'event', ?)").run([g, SITE, g, g]);
+  const insertEvent = db.prepare("INSERT INTO events (site_id, session_id, kind, path, ts) VALUES (?, ?, ?, ?, ?)");
+  const insertConversion = db.prepare("INSERT INTO conversions (site_id, goal_id, session_id, source, ts) VALUES (?, ?, ?, 's2s', ?)");
+  const insertVital = db.prepare("INSERT INTO vitals (site_id, session_id, path, metric, value, ts) VALUES (?, ?, ?, ?, ?, ?)");
+  const metrics = Object.keys(VITAL_SCALE);
+
+  const g: Generated = { events: 0, sessions: 0, conversions: 0, vitals: 0, from, to };
+  // Sessions in time order, so the raw tables grow the way they do in production.
+  const sessionsTotal = Math.ceil(target / 4);
+  const perDay = Math.ceil(sessionsTotal / DAYS);
+  db.exec("BEGIN");
+  let inTransaction = 0;
+  for (let day = 0; day < DAYS && g.events < target; day++) {
+    const starts: number[] = [];
+    for (let i = 0; i < perDay; i++) starts.push(firstDay + day * 86_400_000 + pickHour() * 3_600_000 + Math.floor(random() * 3_600_000));
+    starts.sort((a, b) => a - b);
+    for (const start of starts) {
+      if (g.events >= target) break;
+      const session = randomBytes(16).toString("base64url");
+      g.sessions++;
+      const views = 1 + Math.floor(-Math.log(1 - random()) * 3);
+      let ts = start;
+      for (let v = 0; v < views && g.events < target; v++) {
+        const path = `/p/${page()}`;
+        const kind = random() < 0.85 ? "pageview" : random() < 0.7 ? "engagement" : "event";
+        insertEvent.run([SITE, session, kind, path, ts]);
+        g.events++;
+        if (kind === "pageview" && random() < 0.2) {
+          const metric = metrics[Math.floor(random() * metrics.length)]!;
+          insertVital.run([SITE, session, path, metric, VITAL_SCALE[metric]! * Math.exp((random() - 0.4) * 1.6), ts]);
+          g.vitals++;
+        }
+        ts += 20_000 + Math.floor(random() * 240_000);
+      }
+      // A funnel: 6 % sign up, half of them start a trial, a third of those buy; 0.5 % convert without a session.
+      if (random() < 0.06) {
+        insertConversion.run([SITE, GOALS[0]!, session, ts]);
+        g.conversions++;
+        if (random() < 0.5) {
+          insertConversion.run([SITE, GOALS[1]!, session, ts + 60_000]);
+          g.conversions++;
+          if (random() < 0.33) {
+            insertConversion.run([SITE, GOALS[2]!, session, ts + 120_000]);
+            g.conversions++;
+          }
+        }
+      }
+      if (random() < 0.005) {
+        insertConversion.run([SITE, GOALS[2]!, null, ts]);
+        g.conversions++;
+      }
+      if (++inTransaction >= EVENTS_PER_TRANSACTION / 4) {
+        db.exec("COMMIT");
+        db.exec("BEGIN");
+        inTransaction = 0;
+      }
+    }
+  }
+  db.exec("COMMIT");
+  db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  db.close();
+  return g;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
+}
+
+async function timeRuns(runs: number, once: () => Promise<void>): Promise<{ p50: number; p95: number }> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    await once();
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: percentile(times, 0.5), p95: percentile(times, 0.95) };
+}
+
+interface Case {
+  name: string;
+  path: string;
+  raw: string[];
+}
+
+function cases(g: Generated): Case[] {
+  const lo = Date.parse(`${g.from}T00:00:00Z`);
+  const hi = Date.parse(`${addDays(g.to, 1)}T00:00:00Z`);
+  const lastDay = Date.parse(`${g.to}T00:00:00Z`);
+  const range = `site_id = '${SITE}' AND ts >= ${lo} AND ts < ${hi}`;
+  return [
+    {
+      name: "pages 30d",
+      path: `/api/v1/pages?site=${SITE}&period=30d&limit=100`,
+      raw: [
+        `SELECT path, sum(v) AS visitors, sum(pv) AS pageviews FROM (SELECT path, date(ts / 1000, 'unixepoch') AS day, count(DISTINCT session_id) AS v, count(*) AS pv ` +
+          `FROM events WHERE ${range} AND kind = 'pageview' GROUP BY path, day) GROUP BY path ORDER BY visitors DESC LIMIT 100`,
+      ],
+    },
+    {
+      name: "pages 7d",
+      path: `/api/v1/pages?site=${SITE}&period=7d&limit=100`,
+      raw: [
+        `SELECT path, sum(v) AS visitors, sum(pv) AS pageviews FROM (SELECT path, date(ts / 1000, 'unixepoch') AS day, count(DISTINCT session_id) AS v, count(*) AS pv ` +
+          `FROM events WHERE site_id = '${SITE}' AND ts >= ${lastDay - 6 * 86_400_000} AND ts < ${hi} AND kind = 'pageview' GROUP BY path, day) GROUP BY path ORDER BY visitors DESC LIMIT 100`,
+      ],
+    },
+    {
+      name: "vitals 30d",
+      path: `/api/v1/vitals?site=${SITE}&period=30d&limit=100`,
+      raw: [
+        `SELECT path, metric, count(*) AS samples, count(DISTINCT session_id) AS sessions, sum(value <= 2500) AS good FROM vitals WHERE ${range} GROUP BY path, metric ORDER BY samples DESC LIMIT 100`,
+      ],
+    },
+    {
+      name: "conversions 30d",
+      path: `/api/v1/conversions?site=${SITE}&period=30d`,
+      raw: [
+        `SELECT goal_id, count(*), count(DISTINCT session_id) FROM conversions WHERE ${range} GROUP BY goal_id`,
+        `SELECT count(*) FROM (SELECT DISTINCT date(ts / 1000, 'unixepoch'), session_id FROM events WHERE ${range})`,
+      ],
+    },
+    {
+      name: "funnels 30d (3 steps)",
+      path: `/api/v1/funnels?site=${SITE}&period=30d&goals=${GOALS.join(",")}`,
+      raw: [
+        `SELECT count(f1), sum(f2 >= f1), sum(f2 >= f1 AND f3 >= f2) FROM (SELECT session_id, min(CASE WHEN goal_id = '${GOALS[0]}' THEN ts END) AS f1, ` +
+          `min(CASE WHEN goal_id = '${GOALS[1]}' THEN ts END) AS f2, min(CASE WHEN goal_id = '${GOALS[2]}' THEN ts END) AS f3 FROM conversions WHERE ${range} AND session_id IS NOT NULL GROUP BY session_id)`,
+      ],
+    },
+    {
+      name: "timeseries 30d daily",
+      path: `/api/v1/timeseries?site=${SITE}&period=30d`,
+      raw: [`SELECT date(ts / 1000, 'unixepoch') AS day, count(DISTINCT session_id), sum(kind = 'pageview') FROM events WHERE ${range} GROUP BY day`],
+    },
+    {
+      name: "timeseries 1d hourly",
+      path: `/api/v1/timeseries?site=${SITE}&period=day&interval=hour`,
+      raw: [`SELECT ts / 3600000 AS hour, count(DISTINCT session_id), sum(kind = 'pageview') FROM events WHERE site_id = '${SITE}' AND ts >= ${lastDay} AND ts < ${hi} GROUP BY hour`],
+    },
+  ];
+}
+
+const fmt = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`);
+
+async function scale(events: number): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "wren-bench-reports-"));
+  try {
+    const settings = loadSettings({ ...process.env, WREN_DATA: dir });
+    const migrated = await openDatabase(settings);
+    await applyMigrations(migrated);
+    migrated.$client.close();
+
+    let started = performance.now();
+    const g = generate(join(dir, "wren.db"), events);
+    const generatedIn = (performance.now() - started) / 1000;
+    console.log(
+      `\n${(events / 1e6).toFixed(1)} M events (${g.sessions.toLocaleString("en")} sessions, ${g.conversions.toLocaleString("en")} conversions, ` +
+        `${g.vitals.toLocaleString("en")} vitals) over ${g.from} … ${g.to} on ${PAGES} pages: written in ${generatedIn.toFixed(1)} s`,
+    );
+
+    const client = createClient({ url: `file:${join(dir, "wren.db")}` });
+    started = performance.now();
+    const folded = await catchUp(client as never);
+    const foldSeconds = (performance.now() - started) / 1000;
+    client.close();
+    const size = statSync(join(dir, "wren.db")).size / 2 ** 20;
+    console.log(`rollup catch-up: ${folded.toLocaleString("en")} raw rows in ${foldSeconds.toFixed(1)} s (${Math.round(folded / foldSeconds).toLocaleString("en")} rows/s); database ${size.toFixed(0)} MiB`);
+
+    const dbPort = await freePort();
+    const stack = await startStack({ dataDir: dir, env: { WREN_DB_PORT: String(dbPort), WREN_RATE_LIMIT: "1000000/60" }, timeoutMs: 120_000 });
+    const raw = createClient({ url: `http://127.0.0.1:${dbPort}` });
+    try {
+      const key = stack.adminKey;
+      if (!key) throw new Error(`no admin key in the start output:\n${stack.output()}`);
+      console.log("\nreport                  report p50   report p95 │  raw p50      raw p95   │ raw/report (p50)");
+      for (const c of cases(g)) {
+        const call = async () => {
+          const res = await fetch(`${stack.url}${c.path}`, { headers: { authorization: `Bearer ${key}` } });
+          if (res.status !== 200) throw new Error(`${c.path}: ${res.status} ${await res.text()}`);
+          await res.arrayBuffer();
+        };
+        for (let i = 0; i < 3; i++) await call();
+        const report = await timeRuns(REPORT_RUNS, call);
+        const scan = async () => {
+          await raw.batch(c.raw, "read");
+        };
+        await scan();
+        const rawTimes = await timeRuns(events >= 5_000_000 ? 3 : RAW_RUNS, scan);
+        console.log(
+          `${c.name.padEnd(22)} ${fmt(report.p50).padStart(10)}   ${fmt(report.p95).padStart(10)} │ ${fmt(rawTimes.p50).padStart(9)}   ${fmt(rawTimes.p95).padStart(9)}   │ ${(rawTimes.p50 / report.p50).toFixed(0).padStart(6)}×`,
+        );
+      }
+    } finally {
+      raw.close();
+      await stack.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function run(): Promise<void> {
+  const scales = (process.env.BENCH_REPORT_SCALES ?? "1000000,10000000").split(",").map(Number);
+  for (const events of scales) await scale(events);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run();
