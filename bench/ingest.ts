@@ -14,7 +14,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { cpus, tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
@@ -175,23 +175,43 @@ async function hit(baseUrl: string, load: Load): Promise<AutocannonResult> {
   });
 }
 
-/** CPU seconds (user + system) a process has used so far, from /proc. */
+/** CPU seconds (user + system) used so far by a process and its live descendants, from /proc. */
 function cpuSeconds(pid: number | undefined): number {
   if (!pid) return 0;
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    let total = (Number(fields[11]) + Number(fields[12])) / 100;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const children = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim();
+      for (const child of children ? children.split(" ") : []) total += cpuSeconds(Number(child));
+    }
+    return total;
   } catch {
     return 0;
   }
 }
 
-/** Runs a load and reports the workerd CPU it cost per request (steadier than rates on a busy box). */
-async function measure(baseUrl: string, load: Load, workerdPid: number | undefined): Promise<{ result: AutocannonResult; cpuPerRequestUs: number }> {
-  const before = cpuSeconds(workerdPid);
+interface Measured {
+  result: AutocannonResult;
+  /** CPU per request in workerd, and in the libSQL server (with its engine process). */
+  workerdUs: number;
+  databaseUs: number;
+  /** CPU per request in this process: autocannon, the load generator. */
+  clientUs: number;
+}
+
+/** Runs a load and what it cost in CPU per request: steadier than rates on a busy box. */
+async function measure(baseUrl: string, load: Load, pids: { workerd?: number; database?: number }): Promise<Measured> {
+  const before = { workerd: cpuSeconds(pids.workerd), database: cpuSeconds(pids.database), client: process.cpuUsage() };
   const result = await hit(baseUrl, load);
-  const cpu = cpuSeconds(workerdPid) - before;
-  return { result, cpuPerRequestUs: (1e6 * cpu) / Math.max(1, result.requests.total) };
+  const client = process.cpuUsage(before.client);
+  const perRequest = (seconds: number) => (1e6 * seconds) / Math.max(1, result.requests.total);
+  return {
+    result,
+    workerdUs: perRequest(cpuSeconds(pids.workerd) - before.workerd),
+    databaseUs: perRequest(cpuSeconds(pids.database) - before.database),
+    clientUs: perRequest((client.user + client.system) / 1e6),
+  };
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
@@ -277,9 +297,10 @@ export async function run(): Promise<void> {
     const only = process.env.BENCH_ONLY?.split(",");
     for (const load of loads.filter((_, i) => !only || only.includes(String(i)))) {
       const rowsBefore = await countRows(db, load.table, fixture.siteId);
-      const wrenRun = await measure(load.via === "public" ? wren : direct, load, server.pid);
+      const pids = { workerd: server.pid, database: database.pid };
+      const wrenRun = await measure(load.via === "public" ? wren : direct, load, pids);
       const stored = (await countRows(db, load.table, fixture.siteId)) - rowsBefore;
-      const noopRun = await measure(noop, load, server.pid);
+      const noopRun = await measure(noop, load, pids);
       const { result } = wrenRun;
       const acknowledged = accepted(result) * load.eventsPerRequest;
       const requestsPerS = accepted(result) / result.duration;
@@ -289,9 +310,11 @@ export async function run(): Promise<void> {
       console.log(
         [
           `\n${load.name}`,
-          `  wren   ${fmt(stored / result.duration).padStart(7)} stored events/s  ${fmt(requestsPerS).padStart(6)} req/s  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  workerd CPU ${fmt(wrenRun.cpuPerRequestUs)} µs/req`,
-          `  noop   ${"".padStart(22)}  ${fmt(noopPerS).padStart(6)} req/s  p50 ${noopRun.result.latency.p50} ms  p99 ${noopRun.result.latency.p99} ms  workerd CPU ${fmt(noopRun.cpuPerRequestUs)} µs/req`,
+          `  wren   ${fmt(stored / result.duration).padStart(7)} stored events/s  ${fmt(requestsPerS).padStart(6)} req/s  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms`,
+          `  noop   ${"".padStart(22)}  ${fmt(noopPerS).padStart(6)} req/s  p50 ${noopRun.result.latency.p50} ms  p99 ${noopRun.result.latency.p99} ms`,
           `  ratio  ${(requestsPerS / noopPerS).toFixed(2)} of the do-nothing worker's request rate`,
+          `  CPU    per request: workerd ${fmt(wrenRun.workerdUs)} µs (noop ${fmt(noopRun.workerdUs)}), libSQL server ${fmt(wrenRun.databaseUs)} µs, load generator ${fmt(wrenRun.clientUs)} µs` +
+            ` → ${fmt((2e6 * load.eventsPerRequest) / (wrenRun.workerdUs + wrenRun.databaseUs + wrenRun.clientUs))} events/s if 2 idle cores ran only this`,
           `  check  ${fmt(accepted(result))} × 202 = ${fmt(acknowledged)} events acknowledged, ${fmt(stored)} rows stored: ` +
             (unread < 0 ? `${fmt(-unread)} ACKNOWLEDGED EVENTS MISSING` : `none missing (${fmt(unread)} stored for requests cut off at the end)`) +
             `; other answers ${fmt(result.non2xx)}, errors ${result.errors}, timeouts ${result.timeouts}`,

@@ -49,14 +49,35 @@ const MAX_ROWS_PER_FLUSH = 4_000;
 /** The longest a request waits for its batch; then 503, and nothing was promised. */
 const MAX_WAIT_MS = 15_000;
 
+/**
+ * Flushes that may be in flight at once. The database commits one after the other anyway;
+ * two in flight only made batches smaller on the bench (docs/collector.md), so one.
+ */
+const MAX_FLUSHES_IN_FLIGHT = 1;
+
 const queue: Pending[] = [];
-/** Which flush is running; 0 when none. A flush that outlives MAX_WAIT_MS is taken over. */
-let leaderGeneration = 0;
-let generations = 0;
-let flushStartedAt = 0;
+/** Flushes in flight, by number, with when they started; one older than MAX_WAIT_MS is given up on. */
+const inFlight = new Map<number, number>();
+let flushNumbers = 0;
+/** Leaderships handed to queued requests that have not started their flush yet. */
+let handedOver = 0;
 
 function rowCount(r: IngestRequest): number {
   return r.events.length + r.vitals.length + r.sessions.length + r.beacons.length + r.conversions.length + 1;
+}
+
+function busy(): number {
+  return inFlight.size + handedOver;
+}
+
+/** Gives a free flush slot to the first queued request that has no turn yet. */
+function handOver(): void {
+  while (busy() < MAX_FLUSHES_IN_FLIGHT) {
+    const next = queue.find((p) => p.turn === null);
+    if (!next) return;
+    handedOver++;
+    next.settle({ kind: "lead" });
+  }
 }
 
 /** Stores the rows with those of concurrent requests; resolves after the commit. */
@@ -65,7 +86,7 @@ export async function ingest(env: CollectorWorkerEnv, ctx: ExecutionContext, req
   const turnPromise = new Promise<Turn>((resolve) => (settle = resolve));
   const me: Pending = { request, turn: null, settle: (turn) => ((me.turn = turn), settle(turn)) };
   queue.push(me);
-  if (leaderGeneration === 0) return lead(env, ctx, me);
+  if (busy() < MAX_FLUSHES_IN_FLIGHT) return lead(env, ctx, me);
 
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), MAX_WAIT_MS)));
@@ -74,32 +95,31 @@ export async function ingest(env: CollectorWorkerEnv, ctx: ExecutionContext, req
   if (turn?.kind === "done") return turn.outcome;
   if (turn?.kind === "lead") return lead(env, ctx, me);
 
-  // Nothing came: leave the queue, and if the running flush is stuck, let the next one go.
+  // Nothing came: leave the queue, give up on flushes that are stuck, let the next ones go.
   const index = queue.indexOf(me);
   if (index >= 0) queue.splice(index, 1);
-  if (Date.now() - flushStartedAt >= MAX_WAIT_MS) {
-    leaderGeneration = 0;
-    queue[0]?.settle({ kind: "lead" });
-  }
+  for (const [number, startedAt] of inFlight) if (Date.now() - startedAt >= MAX_WAIT_MS) inFlight.delete(number);
+  handOver();
   return { ok: false, reason: "unavailable", detail: "timed out waiting for the database" };
 }
 
-/** Flushes the head of the queue (which includes `me`) in this request's context. */
+/** Flushes `me` and what is queued behind it, in this request's context. */
 function lead(env: CollectorWorkerEnv, ctx: ExecutionContext, me: Pending): Promise<IngestOutcome> {
-  const generation = ++generations;
-  leaderGeneration = generation;
-  flushStartedAt = Date.now();
-  const batch: Pending[] = [];
-  let rows = 0;
-  while (queue.length > 0 && (batch.length === 0 || rows + rowCount(queue[0]!.request) <= MAX_ROWS_PER_FLUSH)) {
-    const next = queue.shift()!;
-    rows += rowCount(next.request);
-    batch.push(next);
-  }
-  if (!batch.includes(me)) {
-    // Cannot happen (the leader is always at the head), but never leave a request unanswered.
-    batch.push(me);
-    queue.splice(queue.indexOf(me), 1);
+  if (me.turn?.kind === "lead") handedOver--;
+  const number = ++flushNumbers;
+  inFlight.set(number, Date.now());
+  // This request first, then every queued one not handed a flush of its own, up to the cap.
+  const at = queue.indexOf(me);
+  if (at >= 0) queue.splice(at, 1);
+  const batch: Pending[] = [me];
+  let rows = rowCount(me.request);
+  for (let i = 0; i < queue.length && rows < MAX_ROWS_PER_FLUSH; ) {
+    const next = queue[i]!;
+    if (next.turn === null && rows + rowCount(next.request) <= MAX_ROWS_PER_FLUSH) {
+      queue.splice(i, 1);
+      batch.push(next);
+      rows += rowCount(next.request);
+    } else i++;
   }
 
   const work = (async () => {
@@ -108,11 +128,8 @@ function lead(env: CollectorWorkerEnv, ctx: ExecutionContext, me: Pending): Prom
       batch.forEach((p, i) => p !== me && p.settle({ kind: "done", outcome: outcomes[i]! }));
       return outcomes[batch.indexOf(me)]!;
     } finally {
-      if (leaderGeneration === generation) {
-        leaderGeneration = 0;
-        queue[0]?.settle({ kind: "lead" });
-        if (queue.length > 0) leaderGeneration = -1; // handed over; the next leader sets its own
-      }
+      inFlight.delete(number);
+      handOver();
     }
   })();
   // Keep the commit alive if this request's client goes away: others wait on it.
