@@ -58,6 +58,27 @@ const cases: Case[] = [
     success: 202,
     request: async (f, s) => ({ method: "POST", path: "/api/v1/events", body: { site: s, goal_id: (await f.makeGoal(s)).id } }),
   },
+  ...["pages", "vitals", "conversions", "timeseries"].map(
+    (report): Case => ({
+      name: `GET /api/v1/${report}`,
+      scope: "read:reports",
+      siteBound: true,
+      siteField: "site",
+      success: 200,
+      request: async (_f, s) => ({ method: "GET", path: `/api/v1/${report}?site=${s}&period=7d` }),
+    }),
+  ),
+  {
+    name: "GET /api/v1/funnels",
+    scope: "read:reports",
+    siteBound: true,
+    siteField: "site",
+    success: 200,
+    request: async (f, s) => ({
+      method: "GET",
+      path: `/api/v1/funnels?site=${s}&period=7d&goals=${(await f.makeGoal(s)).id},${(await f.makeGoal(s)).id}`,
+    }),
+  },
   { name: "POST /api/v1/keys", scope: "admin", siteBound: false, success: 201, request: async () => ({ method: "POST", path: "/api/v1/keys", body: { scopes: ["read:reports"] } }) },
   { name: "GET /api/v1/keys", scope: "admin", siteBound: false, success: 200, request: async () => ({ method: "GET", path: "/api/v1/keys" }) },
   {
