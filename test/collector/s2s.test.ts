@@ -51,10 +51,10 @@ async function s2s(token: string | null, body: unknown, headers: Record<string, 
   return { status: response.status, type: response.headers.get("content-type"), body: text ? JSON.parse(text) : undefined };
 }
 
-async function beacon(site: string, session: string, path: string) {
+async function beacon(site: string, session: string, path: string, origin = "https://shop.test") {
   const response = await fetch(`${stack.url}/e`, {
     method: "POST",
-    headers: { "content-type": "text/plain", origin: "https://shop.test", "user-agent": BROWSER_UA },
+    headers: { "content-type": "text/plain", origin, "user-agent": BROWSER_UA },
     body: JSON.stringify({ site, session, events: [{ type: "pageview", path }] }),
   });
   expect(response.status).toBe(202);
@@ -214,6 +214,25 @@ describe("tokens", () => {
     expect((await s2s(site.token, { goal_id: goal })).status).toBe(401);
     await sleep(300);
     expect(proxy.requests()).toBe(hranaRequests);
+  });
+  it("a token more than 32 rotations ahead is refused until the server has read the site once", async () => {
+    const site = await createSite(stack, "many-rotations.test");
+    const goal = await createGoal(stack, site.id, "event", "purchase");
+    let token = site.token;
+    for (let i = 0; i < 40; i++) {
+      const rotate = await fetch(`${stack.url}/api/v1/sites/${site.id}/token`, { method: "POST", headers: { authorization: `Bearer ${stack.adminKey}` } });
+      token = ((await rotate.json()) as { s2s_token: string }).s2s_token;
+    }
+    // Version 41, outside the window of versions tried (1 + 32): refused without a read.
+    await sleep(300);
+    const hranaRequests = proxy.requests();
+    expect((await s2s(token, { goal_id: goal })).status).toBe(401);
+    await sleep(300);
+    expect(proxy.requests()).toBe(hranaRequests);
+    // Any read of the site's settings (here a beacon) tells the collector the current version.
+    await beacon(site.id, sessionId(), "/", "https://many-rotations.test");
+    await sleep(300);
+    expect((await s2s(token, { goal_id: goal })).status).toBe(202);
   });
 });
 

@@ -16,6 +16,7 @@ import { BEACON_BODY_LIMIT, beaconBody, describeIssue, type BeaconBody } from ".
 import { hashSession, sessionKeys } from "./sessions";
 import { siteConfig, type SiteConfig } from "./site-config";
 import { store } from "./store";
+import { noteCurrentVersion } from "./token";
 
 export async function handleBeacon(request: Request, env: CollectorWorkerEnv, ctx: ExecutionContext): Promise<Response> {
   if (isCrawler(request.headers.get("user-agent"))) {
@@ -39,6 +40,7 @@ export async function handleBeacon(request: Request, env: CollectorWorkerEnv, ct
     throw new HttpProblem(403, `Beacons for this site are accepted only from its own domain, not from ${from}.`, { field: "origin" });
   }
 
+  noteCurrentVersion(env, ctx, { siteId: site.id, version: site.tokenVersion });
   const now = Date.now();
   const sessionId = await hashSession((await sessionKeys(env, now)).current, site.id, beacon.session);
   await store(env, ctx, beaconRows(beacon, site, sessionId, origin!, now));

@@ -113,6 +113,7 @@ async function ingestConversions(
     if (token) throw unauthorized("The token's site no longer exists.");
     throw new HttpProblem(422, `site: ${siteId} is not a site of this collector`, { field: "site" });
   }
+  noteCurrentVersion(env, ctx, { siteId: site.id, version: site.tokenVersion });
   if (request.headers.has("origin")) {
     const origin = requestOrigin(request.headers);
     if (!originAllowed(origin, site.allowlist)) {
@@ -146,7 +147,7 @@ async function ingestConversions(
   if (token) {
     const current = outcome.tokenVersions[site.id];
     if (current === undefined) throw unauthorized("The token's site no longer exists.");
-    ctx.waitUntil(noteCurrentVersion(env, { siteId: site.id, version: current }).catch(() => undefined));
+    noteCurrentVersion(env, ctx, { siteId: site.id, version: current });
     // Nothing was written: each row was conditional on this version being current.
     if (current !== token.version) throw unauthorized("This token has been rotated; use the site's current token.");
   }

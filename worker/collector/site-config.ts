@@ -14,6 +14,8 @@ const MAX_CACHED_SITES = 10_000;
 export interface SiteConfig {
   id: string;
   allowlist: string[];
+  /** The s2s token version in force when this was read. */
+  tokenVersion: number;
   goals: GoalRule[];
 }
 
@@ -22,7 +24,7 @@ const cache = new Map<string, { config: SiteConfig | null; loadedAt: number }>()
 async function load(env: CollectorWorkerEnv, siteId: string): Promise<SiteConfig | null> {
   const [siteRows, goalRows] = await collectorDb(env).batch(
     [
-      { sql: "SELECT id, allowlist FROM sites WHERE id = ?", args: [siteId] },
+      { sql: "SELECT id, allowlist, token_version FROM sites WHERE id = ?", args: [siteId] },
       { sql: "SELECT id, kind, match, threshold FROM goals WHERE site_id = ? ORDER BY id", args: [siteId] },
     ],
     "read",
@@ -42,7 +44,7 @@ async function load(env: CollectorWorkerEnv, siteId: string): Promise<SiteConfig
     match: String(g.match),
     threshold: Number(g.threshold),
   }));
-  return { id: String(site.id), allowlist, goals };
+  return { id: String(site.id), allowlist, tokenVersion: Number(site.token_version), goals };
 }
 
 /** The site's config, at most SITE_CONFIG_TTL_MS old (or freshly read with `refresh`). */

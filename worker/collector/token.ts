@@ -60,9 +60,13 @@ export async function verifyServiceToken(env: CollectorWorkerEnv, presented: str
   return index >= 0 ? { siteId, version: later[index]! } : null;
 }
 
-/** Records a version the database confirmed current, here and durably for later isolates. */
-export async function noteCurrentVersion(env: CollectorWorkerEnv, token: VerifiedToken): Promise<void> {
+/**
+ * Records a version the database says is current, here and durably for later isolates. Fed by
+ * every site read (beacons included), so a site's token window follows its rotations even
+ * when its tokens are not used for a while.
+ */
+export function noteCurrentVersion(env: CollectorWorkerEnv, ctx: ExecutionContext, token: VerifiedToken): void {
   if ((knownVersions.get(token.siteId) ?? 0) >= token.version) return;
   knownVersions.set(token.siteId, token.version);
-  await collectorState(env).noteTokenVersion(token.siteId, token.version);
+  ctx.waitUntil(collectorState(env).noteTokenVersion(token.siteId, token.version).catch(() => undefined));
 }
