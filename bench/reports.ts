@@ -76,7 +76,7 @@ interface Generated {
 }
 
 /** Writes `target` events (and their sessions' conversions and vitals) into the file. */
-function generate(file: string, target: number): Generated {
+export function generate(file: string, target: number): Generated {
   const random = prng(42);
   const page = zipf(random, PAGES);
   const hourCdf: number[] = [];
@@ -100,22 +100,25 @@ function generate(file: string, target: number): Generated {
   const metrics = Object.keys(VITAL_SCALE);
 
   const g: Generated = { events: 0, sessions: 0, conversions: 0, vitals: 0, from, to };
-  // Sessions in time order, so the raw tables grow the way they do in production.
-  const sessionsTotal = Math.ceil(target / 4);
-  const perDay = Math.ceil(sessionsTotal / DAYS);
+  // Sessions in time order, day by day, until each day has its share of the events: the raw
+  // tables grow the way they do in production.
+  const MEAN_EVENTS_PER_SESSION = 3.5;
   db.exec("BEGIN");
   let inTransaction = 0;
-  for (let day = 0; day < DAYS && g.events < target; day++) {
+  for (let day = 0; day < DAYS; day++) {
+    const dayEnd = Math.round((target * (day + 1)) / DAYS);
     const starts: number[] = [];
-    for (let i = 0; i < perDay; i++) starts.push(firstDay + day * 86_400_000 + pickHour() * 3_600_000 + Math.floor(random() * 3_600_000));
+    for (let i = 0; i < ((dayEnd - g.events) / MEAN_EVENTS_PER_SESSION) * 1.3; i++) {
+      starts.push(firstDay + day * 86_400_000 + pickHour() * 3_600_000 + Math.floor(random() * 3_600_000));
+    }
     starts.sort((a, b) => a - b);
     for (const start of starts) {
-      if (g.events >= target) break;
+      if (g.events >= dayEnd) break;
       const session = randomBytes(16).toString("base64url");
       g.sessions++;
       const views = 1 + Math.floor(-Math.log(1 - random()) * 3);
       let ts = start;
-      for (let v = 0; v < views && g.events < target; v++) {
+      for (let v = 0; v < views && g.events < dayEnd; v++) {
         const path = `/p/${page()}`;
         const kind = random() < 0.85 ? "pageview" : random() < 0.7 ? "engagement" : "event";
         insertEvent.run([SITE, session, kind, path, ts]);
@@ -144,7 +147,7 @@ function generate(file: string, target: number): Generated {
         insertConversion.run([SITE, GOALS[2]!, null, ts]);
         g.conversions++;
       }
-      if (++inTransaction >= EVENTS_PER_TRANSACTION / 4) {
+      if (++inTransaction >= EVENTS_PER_TRANSACTION / MEAN_EVENTS_PER_SESSION) {
         db.exec("COMMIT");
         db.exec("BEGIN");
         inTransaction = 0;
@@ -281,7 +284,7 @@ async function scale(events: number): Promise<void> {
           await raw.batch(c.raw, "read");
         };
         await scan();
-        const rawTimes = await timeRuns(events >= 5_000_000 ? 3 : RAW_RUNS, scan);
+        const rawTimes = await timeRuns(events >= 5_000_000 ? 2 : RAW_RUNS, scan);
         console.log(
           `${c.name.padEnd(22)} ${fmt(report.p50).padStart(10)}   ${fmt(report.p95).padStart(10)} │ ${fmt(rawTimes.p50).padStart(9)}   ${fmt(rawTimes.p95).padStart(9)}   │ ${(rawTimes.p50 / report.p50).toFixed(0).padStart(6)}×`,
         );
@@ -291,7 +294,8 @@ async function scale(events: number): Promise<void> {
       await stack.stop();
     }
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (process.env.BENCH_KEEP_DATA) console.log(`data kept in ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -3,7 +3,6 @@ import { describe, expect, it } from "vitest";
 import { HttpProblem } from "../../worker/lib/problem";
 import { difference, ratio, SUPPRESSED, type Figure } from "../../worker/reports/figures";
 import { flatten, negotiate, toCsv, toNdjson } from "../../worker/reports/format";
-import { subsequenceCounts } from "../../worker/reports/funnels";
 import { BUCKET_EDGES, percentileFromBucket } from "../../worker/reports/histogram";
 import { decodeCursor, encodeCursor, paginate } from "../../worker/reports/list";
 import { pathFilter } from "../../worker/reports/pattern";
@@ -66,11 +65,6 @@ describe("privacy rules", () => {
     expect(funnelStepsVisible((m) => ({ ...units, 5: 8 })[m]!, 3, true, 5)).toEqual([true, true, false]);
     expect(funnelStepsVisible((m) => units[m]!, 3, false, 5)).toEqual([false, false, false]);
     expect(funnelStepsVisible((m) => ({ ...units, 3: 4 })[m]!, 3, true, 5)).toEqual([true, false, false]);
-  });
-
-  it("subsequence counts follow first completions in order", () => {
-    // Unit 1: a@1 b@2 c@3; unit 2: a@5 c@4 (c before a); unit 3: only a (sessionless).
-    expect(subsequenceCounts([[1, 2, 3], [5, null, 4], [null, null, null]], 3)).toEqual([0, 3, 0, 1, 0, 1, 0, 1]);
   });
 
   it("builds figures from the visible atoms", () => {

@@ -24,58 +24,48 @@ export interface FunnelStep {
 }
 
 /**
- * Units per subsequence mask of the steps for each day: bit i set means goal i was completed,
- * in order with the other set bits. Mask 1 (the first goal alone) counts every unit of the
- * first goal's day atom, sessionless conversions included.
+ * SQL: per day, the units of every subsequence mask of the steps (columns m1, m3, m5, …: odd
+ * masks, bit 0 always set), from each unit's first completion of each goal: a unit is in mask
+ * m when it completed every goal of m, in step order. Mask 1 (the first goal alone) counts
+ * every unit of the first goal's day atom, sessionless conversions included.
+ * Parameters: ?1 site, ?2 from, ?3 to, ?4… the goal ids in step order.
  */
-export function subsequenceCounts(firsts: Array<(number | null)[]>, steps: number): number[] {
-  const counts = new Array<number>(1 << steps).fill(0);
-  for (const f of firsts) {
-    for (let mask = 1; mask < 1 << steps; mask += 2) {
-      if (mask === 1) {
-        counts[1]!++;
-        continue;
-      }
-      let last = -Infinity;
-      let ok = true;
-      for (let i = 0; i < steps && ok; i++) {
-        if (!(mask & (1 << i))) continue;
-        const t = f[i];
-        if (t === null || t === undefined || t < last) ok = false;
-        else last = t;
-      }
-      if (ok) counts[mask]!++;
+export function funnelCountsSql(steps: number): string {
+  const firsts = Array.from({ length: steps }, (_, i) => `min(CASE WHEN g.goal_id = ?${i + 4} THEN g.first_ts END) AS f${i}`).join(", ");
+  const masks: string[] = [];
+  for (let mask = 1; mask < 1 << steps; mask += 2) {
+    if (mask === 1) {
+      masks.push("count(*) AS m1");
+      continue;
     }
+    const bits = Array.from({ length: steps }, (_, i) => i).filter((i) => mask & (1 << i));
+    const conditions = bits.map((i) => `f${i} IS NOT NULL`);
+    for (let j = 1; j < bits.length; j++) conditions.push(`f${bits[j]} >= f${bits[j - 1]}`);
+    masks.push(`sum(CASE WHEN ${conditions.join(" AND ")} THEN 1 ELSE 0 END) AS m${mask}`);
   }
-  return counts;
+  const goals = Array.from({ length: steps }, (_, i) => `?${i + 4}`).join(", ");
+  return (
+    `WITH firsts AS (SELECT u.day AS day, u.unit AS unit, ${firsts} FROM rollup_goal_day_units u ` +
+    `LEFT JOIN rollup_session_goals g ON g.site_id = u.site_id AND g.session_id = u.unit AND g.goal_id IN (${goals}) ` +
+    "WHERE u.site_id = ?1 AND u.goal_id = ?4 AND u.day >= ?2 AND u.day <= ?3 GROUP BY u.day, u.unit) " +
+    `SELECT day, ${masks.join(", ")} FROM firsts GROUP BY day`
+  );
 }
 
 export async function funnelReport(client: Client, scope: ReportScope, goalIds: string[]): Promise<FunnelStep[]> {
   const { goalDays, goals } = await loadDayAtoms(client, scope);
-  const placeholders = goalIds.map(() => "?").join(", ");
-  const rs = await client.execute({
-    sql:
-      "SELECT u.day AS day, u.unit AS unit, g.goal_id AS goal_id, g.first_ts AS first_ts FROM rollup_goal_day_units u " +
-      `LEFT JOIN rollup_session_goals g ON g.site_id = u.site_id AND g.session_id = u.unit AND g.goal_id IN (${placeholders}) ` +
-      "WHERE u.site_id = ? AND u.goal_id = ? AND u.day >= ? AND u.day <= ?",
-    args: [...goalIds, scope.siteId, goalIds[0]!, scope.from, scope.to],
-  });
-  const index = new Map(goalIds.map((id, i) => [id, i]));
-  // day → unit → first completion instant per step
-  const byDay = new Map<string, Map<string, (number | null)[]>>();
+  const rs = await client.execute({ sql: funnelCountsSql(goalIds.length), args: [scope.siteId, scope.from, scope.to, ...goalIds] });
+  const byDay = new Map<string, number[]>();
   for (const r of rs.rows) {
-    const day = String(r.day);
-    const units = byDay.get(day) ?? byDay.set(day, new Map()).get(day)!;
-    const unit = String(r.unit);
-    const firsts = units.get(unit) ?? units.set(unit, new Array<number | null>(goalIds.length).fill(null)).get(unit)!;
-    if (r.goal_id !== null) firsts[index.get(String(r.goal_id))!] = Number(r.first_ts);
+    const counts = new Array<number>(1 << goalIds.length).fill(0);
+    for (let mask = 1; mask < 1 << goalIds.length; mask += 2) counts[mask] = Number(r[`m${mask}`] ?? 0);
+    byDay.set(String(r.day), counts);
   }
 
   const steps = goalIds.length;
   const tallies: AtomTally[] = goalIds.map(() => EMPTY_TALLY);
   const firstGoalDays = goalDays.get(goalIds[0]!)!;
-  for (const [day, units] of byDay) {
-    const counts = subsequenceCounts([...units.values()], steps);
+  for (const [day, counts] of byDay) {
     const atom = firstGoalDays.get(day);
     const visible = funnelStepsVisible((mask) => counts[mask]!, steps, atom?.visible ?? false, scope.k);
     for (let i = 0; i < steps; i++) {

@@ -156,6 +156,17 @@ export function distinctFigure(t: AtomTally): Figure {
 }
 
 /**
+ * SQL: 1 when the page-day atom `p` (a rollup_page_day row, possibly absent) of the day `d`
+ * (a page_days row) is visible, else 0. Shared by every query that needs page atoms.
+ */
+export function pageAtomVisibleSql(p: string, d: string): string {
+  return (
+    `(CASE WHEN ${p}.visitors >= ?1 AND (${d}.day_units - ${p}.visitors <= 0 OR ${d}.day_units - ${p}.visitors >= ?1) ` +
+    `AND NOT (${d}.any_hidden AND NOT ${d}.covered AND ${p}.path = ${d}.smallest) THEN 1 ELSE 0 END)`
+  );
+}
+
+/**
  * SQL over the rollups: every page-day atom of a site in a date range with its `visible`
  * flag, by the same rules as above (k units; complement against the site-day; the smallest
  * visible page of a day is hidden too when the hidden pages of that day hold no group of k
@@ -179,8 +190,6 @@ export const PAGE_ATOMS_SQL = `
     FROM rollup_site_day s WHERE s.site_id = ?2 AND s.day >= ?3 AND s.day <= ?4
   ),
   page_atoms AS (
-    SELECT p.day AS day, p.path AS path, p.visitors AS visitors, p.pageviews AS pageviews,
-      CASE WHEN p.visitors >= ?1 AND (d.day_units - p.visitors <= 0 OR d.day_units - p.visitors >= ?1)
-        AND NOT (d.any_hidden AND NOT d.covered AND p.path = d.smallest) THEN 1 ELSE 0 END AS visible
+    SELECT p.day AS day, p.path AS path, p.visitors AS visitors, p.pageviews AS pageviews, ${pageAtomVisibleSql("p", "d")} AS visible
     FROM page_days d CROSS JOIN rollup_page_day p ON p.site_id = d.site_id AND p.day = d.day
   )`;

@@ -9,7 +9,7 @@ import { VITAL_METRICS } from "../lib/schema";
 import { ratio, SUPPRESSED, type Figure } from "./figures";
 import { percentileFromBucket, THRESHOLDS, type VitalMetric } from "./histogram";
 import { pathFilter } from "./pattern";
-import { additiveFigure, PAGE_ATOMS_SQL, type AtomTally } from "./privacy";
+import { additiveFigure, PAGE_ATOMS_SQL, pageAtomVisibleSql, type AtomTally } from "./privacy";
 import type { ReportScope } from "./scope";
 
 export interface VitalsRow {
@@ -23,16 +23,22 @@ export interface VitalsRow {
   samples: Figure;
 }
 
-const VITAL_ATOMS_SQL = `${PAGE_ATOMS_SQL},
+/**
+ * Vitals atoms with their visibility; a vitals atom's page atom is looked up directly (its
+ * row and its day's decisions), never by scanning the page atoms. `only` restricts the paths.
+ */
+const vitalAtomsSql = (only = "") => `${PAGE_ATOMS_SQL},
   vital_atoms AS (
     SELECT v.day AS day, v.path AS path, v.metric AS metric, v.samples AS samples, v.good AS good,
       v.needs_improvement AS needs_improvement, v.poor AS poor,
-      CASE WHEN pa.visible = 1 AND v.units >= ?1 AND (pa.visitors - v.units <= 0 OR pa.visitors - v.units >= ?1) THEN 1 ELSE 0 END AS visible
-    FROM rollup_vital_day v LEFT JOIN page_atoms pa ON pa.day = v.day AND pa.path = v.path
-    WHERE v.site_id = ?2 AND v.day >= ?3 AND v.day <= ?4
+      CASE WHEN ${pageAtomVisibleSql("p", "d")} = 1 AND v.units >= ?1 AND (p.visitors - v.units <= 0 OR p.visitors - v.units >= ?1) THEN 1 ELSE 0 END AS visible
+    FROM page_days d
+    CROSS JOIN rollup_vital_day v ON v.site_id = d.site_id AND v.day = d.day
+    LEFT JOIN rollup_page_day p ON p.site_id = v.site_id AND p.day = v.day AND p.path = v.path
+    ${only ? `WHERE ${only}` : ""}
   )`;
 
-const SUMS_SQL = `WITH ${VITAL_ATOMS_SQL}
+const SUMS_SQL = `WITH ${vitalAtomsSql()}
   SELECT path, metric,
     sum(CASE WHEN visible = 1 THEN samples ELSE 0 END) AS samples,
     sum(CASE WHEN visible = 1 THEN good ELSE 0 END) AS good,
@@ -46,12 +52,12 @@ const SUMS_SQL = `WITH ${VITAL_ATOMS_SQL}
  * The bucket holding rank 0.75·total of each (path, metric) histogram over visible atoms, for
  * the paths in ?5 (a JSON array): only the rows a page of the report shows need it.
  */
-const P75_SQL = `WITH ${VITAL_ATOMS_SQL},
+const P75_SQL = `WITH ${vitalAtomsSql("v.path IN (SELECT value FROM json_each(?5))")},
   histogram AS (
     SELECT h.path AS path, h.metric AS metric, h.bucket AS bucket, sum(h.samples) AS n
     FROM vital_atoms a
     CROSS JOIN rollup_vital_histogram h ON h.site_id = ?2 AND h.path = a.path AND h.metric = a.metric AND h.day = a.day
-    WHERE a.visible = 1 AND a.path IN (SELECT value FROM json_each(?5))
+    WHERE a.visible = 1
     GROUP BY h.path, h.metric, h.bucket
   ),
   cumulative AS (
