@@ -99,8 +99,27 @@ export function beaconRows(beacon: BeaconBody, site: SiteConfig, sessionId: stri
     }
   }
   rows.sessions.push({ id: sessionId, siteId: site.id, ts: now, entryPath, pageviews });
-  rows.beacons.push({ siteId: site.id, origin: origin.origin, page: beacon.events[0]!.path, ts: now });
+  if (beaconWorthRecording(site.id, origin.origin, now)) {
+    rows.beacons.push({ siteId: site.id, origin: origin.origin, page: beacon.events[0]!.path, ts: now });
+  }
   return rows;
+}
+
+/**
+ * site_beacons (what the wizard's verification shows) is written for the first beacon from an
+ * origin and then at most once a second per origin: last_seen and last_page are to the second,
+ * and a busy site does not rewrite the same row in every transaction.
+ */
+const BEACON_RECORD_INTERVAL_MS = 1_000;
+const beaconRecorded = new Map<string, number>();
+
+function beaconWorthRecording(siteId: string, origin: string, now: number): boolean {
+  const key = `${siteId}\u0000${origin}`;
+  const last = beaconRecorded.get(key);
+  if (last !== undefined && now - last < BEACON_RECORD_INTERVAL_MS) return false;
+  if (beaconRecorded.size > 10_000) beaconRecorded.clear();
+  beaconRecorded.set(key, now);
+  return true;
 }
 
 /** `OPTIONS /e`: a preflight is answered only for an origin some site allows. */
