@@ -1,6 +1,7 @@
 /** The bindings config.capnp (and wrangler.toml) give the api worker. */
 import type { DatabaseBindings } from "../lib/env";
 import type { RateLimiter } from "./ratelimit";
+import type { RollupScheduler } from "../reports/scheduler";
 
 /** The collector as the api worker sees it: HTTP paths plus the s2s entry for API-key callers. */
 export interface CollectorService extends Fetcher {
@@ -17,6 +18,8 @@ export interface ApiEnv extends DatabaseBindings {
   WREN_PUBLIC_URL?: string | null;
   /** k of the reports' k-anonymity filter (default 5; values below 2 are raised to 2). */
   WREN_K_ANONYMITY?: string | null;
+  /** Catches the report rollups up on an alarm (worker/reports/scheduler.ts); optional. */
+  ROLLUP_SCHEDULER?: DurableObjectNamespace<RollupScheduler>;
   /** The built dashboard (a `disk` service); absent when the dashboard is served elsewhere. */
   DASHBOARD?: Fetcher;
 }

@@ -14,6 +14,7 @@ import { pagesReport } from "../../reports/pages";
 import { resolvePeriod, type Period, type PeriodQuery } from "../../reports/period";
 import { kAnonymity } from "../../reports/privacy";
 import { catchUp, effectiveZone } from "../../reports/rollup";
+import { startRollupScheduler } from "../../reports/scheduler";
 import {
   conversionsQuery,
   conversionsResponse,
@@ -47,7 +48,13 @@ interface Prepared {
 }
 
 /** Loads the site's zone, resolves the period, and brings the rollups up to date. */
-async function prepare(db: Database, env: ApiEnv, request: Request, siteId: string, query: PeriodQuery, check?: (period: Period) => void): Promise<Prepared> {
+async function prepare(
+  { db, env, request, execution }: { db: Database; env: ApiEnv; request: Request; execution: ExecutionContext },
+  siteId: string,
+  query: PeriodQuery,
+  check?: (period: Period) => void,
+): Promise<Prepared> {
+  startRollupScheduler(env.ROLLUP_SCHEDULER, execution);
   const rs = await db.$client.execute({ sql: "SELECT timezone FROM sites WHERE id = ?", args: [siteId] });
   const row = rs.rows[0];
   if (!row) throw new HttpProblem(404, `site: no site ${siteId}.`, { field: "site" });
@@ -84,8 +91,9 @@ export const reportRoutes = [
     query: pagesQuery,
     site: { from: "query", name: "site" },
     responses: { 200: { description: `Rows per path, sorted and paginated, with the total of the visible rows.${FORMATS_NOTE}`, schema: pagesResponse } },
-    async handle({ db, env, request, query }) {
-      const p = await prepare(db, env, request, query.site, query);
+    async handle(context) {
+      const { db, query } = context;
+      const p = await prepare(context, query.site, query);
       const report = await pagesReport(db.$client, p.scope, query.page);
       const order = query.order ?? (query.sort === "path" ? "asc" : "desc");
       const page = paginate(
@@ -109,8 +117,9 @@ export const reportRoutes = [
     query: vitalsQuery,
     site: { from: "query", name: "site" },
     responses: { 200: { description: `Rows per path and metric, sorted and paginated.${FORMATS_NOTE}`, schema: vitalsResponse } },
-    async handle({ db, env, request, query }) {
-      const p = await prepare(db, env, request, query.site, query);
+    async handle(context) {
+      const { db, query } = context;
+      const p = await prepare(context, query.site, query);
       const order = query.order ?? (query.sort === "path" ? "asc" : "desc");
       const sortValue = (r: VitalsSums) => (query.sort === "path" ? `${r.path}\u0000${r.metric}` : query.sort === "samples" ? figureValue(r.samples) : null);
       const paged = <R extends VitalsSums>(rows: R[]) =>
@@ -142,8 +151,9 @@ export const reportRoutes = [
     query: conversionsQuery,
     site: { from: "query", name: "site" },
     responses: { 200: { description: `One row per goal of the site, sorted and paginated.${FORMATS_NOTE}`, schema: conversionsResponse } },
-    async handle({ db, env, request, query }) {
-      const p = await prepare(db, env, request, query.site, query);
+    async handle(context) {
+      const { db, query } = context;
+      const p = await prepare(context, query.site, query);
       const report = await conversionsReport(db.$client, p.scope);
       const order = query.order ?? (query.sort === "name" ? "asc" : "desc");
       const page = paginate(
@@ -172,7 +182,8 @@ export const reportRoutes = [
     query: funnelsQuery,
     site: { from: "query", name: "site" },
     responses: { 200: { description: `One entry per step, in order.${FORMATS_NOTE}`, schema: funnelsResponse } },
-    async handle({ db, env, request, query }) {
+    async handle(context) {
+      const { db, query } = context;
       const rs = await db.$client.execute({
         sql: `SELECT id FROM goals WHERE site_id = ? AND id IN (${query.goals.map(() => "?").join(", ")})`,
         args: [query.site, ...query.goals],
@@ -180,7 +191,7 @@ export const reportRoutes = [
       const found = new Set(rs.rows.map((r) => String(r.id)));
       const missing = query.goals.find((id) => !found.has(id));
       if (missing) throw new HttpProblem(422, `goals: ${missing} is not a goal of this site.`, { field: "goals" });
-      const p = await prepare(db, env, request, query.site, query);
+      const p = await prepare(context, query.site, query);
       const steps = await funnelReport(db.$client, p.scope, query.goals);
       const body: z.infer<typeof funnelsResponse> = { ...p.head, steps };
       return reportResponse(
@@ -200,12 +211,13 @@ export const reportRoutes = [
     query: timeseriesQuery,
     site: { from: "query", name: "site" },
     responses: { 200: { description: `One point per local day or hour of the period, with the totals of the visible points.${FORMATS_NOTE}`, schema: timeseriesResponse } },
-    async handle({ db, env, request, query }) {
+    async handle(context) {
+      const { db, query } = context;
       if (query.goal !== undefined) {
         const rs = await db.$client.execute({ sql: "SELECT 1 FROM goals WHERE id = ? AND site_id = ?", args: [query.goal, query.site] });
         if (rs.rows.length === 0) throw new HttpProblem(422, `goal: ${query.goal} is not a goal of this site.`, { field: "goal" });
       }
-      const p = await prepare(db, env, request, query.site, query, (period) => {
+      const p = await prepare(context, query.site, query, (period) => {
         if (query.interval === "hour" && period.days > MAX_HOURLY_DAYS) {
           throw new HttpProblem(400, `interval: hourly points cover at most ${MAX_HOURLY_DAYS} days.`, { field: "interval" });
         }
