@@ -5,6 +5,7 @@ import tseslint from "typescript-eslint";
 export default tseslint.config(
   { ignores: ["node_modules/", "dist/", "dashboard/dist/", "data/", "**/*.generated.ts", ".wrangler/"] },
   js.configs.recommended,
+  { files: ["bin/**/*.js"], languageOptions: { globals: { process: "readonly" } } },
   ...tseslint.configs.recommended,
   {
     rules: {

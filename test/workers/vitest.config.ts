@@ -21,6 +21,7 @@ export default defineConfig({
               scriptPath: resolve(root, "dist/collector.js"),
               compatibilityDate: "2026-11-01",
               bindings,
+              durableObjects: { COLLECTOR_STATE: "CollectorState" },
             },
           ],
         },

@@ -21,7 +21,7 @@ const router = createRouter<ApiEnv>();
 
 router
   .all("*", (request, env) => {
-    if (collectorPaths.has(new URL(request.url).pathname)) return env.COLLECTOR.fetch(request);
+    if (collectorPaths.has(new URL(request.url).pathname)) return env.COLLECTOR_HTTP.fetch(request);
   })
   .get("/healthz", (_request, env) => healthz(env))
   .get("/api/v1/openapi.json", () => json((openApi ??= openApiDocument(apiRoutes))))

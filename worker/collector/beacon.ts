@@ -4,7 +4,7 @@
  * site's allowlist. Then the session id is hashed, goals are matched, and the rows are
  * stored; 202 is sent only after they are committed.
  */
-import { collectorDb } from "./db";
+import { libsqlClient } from "../lib/libsql";
 import { HttpProblem } from "../lib/problem";
 import { hasMediaType, parseJson, readBoundedText } from "./body";
 import { isCrawler } from "./crawlers";
@@ -140,7 +140,7 @@ export async function beaconPreflight(request: Request, env: CollectorWorkerEnv)
 }
 
 async function originRegistered(env: CollectorWorkerEnv, hostname: string): Promise<boolean> {
-  const rs = await collectorDb(env).execute({
+  const rs = await libsqlClient(env).execute({
     sql: "SELECT 1 AS ok FROM sites WHERE domain = ? OR EXISTS (SELECT 1 FROM json_each(sites.allowlist) WHERE value = ?) LIMIT 1",
     args: [hostname, hostname],
   });

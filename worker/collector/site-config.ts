@@ -3,7 +3,7 @@
  * with one batch and kept in the isolate for a few seconds, so steady beacon traffic costs
  * no reads; a goal created a moment ago is picked up by `refresh` (s2s) or within the TTL.
  */
-import { collectorDb } from "./db";
+import { libsqlClient } from "../lib/libsql";
 import type { GoalKind } from "../lib/schema";
 import type { CollectorWorkerEnv } from "./env";
 import type { GoalRule } from "./goals";
@@ -22,7 +22,7 @@ export interface SiteConfig {
 const cache = new Map<string, { config: SiteConfig | null; loadedAt: number }>();
 
 async function load(env: CollectorWorkerEnv, siteId: string): Promise<SiteConfig | null> {
-  const [siteRows, goalRows] = await collectorDb(env).batch(
+  const [siteRows, goalRows] = await libsqlClient(env).batch(
     [
       { sql: "SELECT id, allowlist, token_version FROM sites WHERE id = ?", args: [siteId] },
       { sql: "SELECT id, kind, match, threshold FROM goals WHERE site_id = ? ORDER BY id", args: [siteId] },

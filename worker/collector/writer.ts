@@ -17,7 +17,7 @@
  * beacon's cost in workerd (see docs/collector.md, "Throughput").
  */
 import type { InStatement, ResultSet } from "@libsql/client/web";
-import { collectorDb } from "./db";
+import { libsqlClient } from "../lib/libsql";
 import { isDatabaseUnavailable } from "../lib/errors";
 import type { CollectorWorkerEnv } from "./env";
 import { tokenVersionsStatement, writeStatements, type IngestRequest } from "./rows";
@@ -163,7 +163,7 @@ async function commit(env: CollectorWorkerEnv, requests: IngestRequest[]): Promi
   const writes = writeStatements(requests, now, EVENT_WINDOW_MS);
   const statements: InStatement[] = guard ? [guard, ...writes] : writes;
   if (statements.length === 0) return requests.map(() => success([], [], {}));
-  const results = await collectorDb(env).batch(statements, "write");
+  const results = await libsqlClient(env).batch(statements, "write");
 
   const tokenVersions: Record<string, number> = {};
   if (guard) for (const row of results[0]!.rows) tokenVersions[String(row.id)] = Number(row.token_version);
