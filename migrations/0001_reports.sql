@@ -63,6 +63,7 @@ CREATE TABLE `rollup_session_goals` (
 	PRIMARY KEY(`site_id`, `session_id`, `goal_id`)
 );
 --> statement-breakpoint
+CREATE INDEX `rollup_session_goals_firsts` ON `rollup_session_goals` (`site_id`,`session_id`,`goal_id`,`first_ts`);--> statement-breakpoint
 CREATE TABLE `rollup_site_day` (
 	`site_id` text NOT NULL,
 	`day` text NOT NULL,

@@ -397,7 +397,11 @@ export const rollupSessionGoals = sqliteTable(
     goalId: text("goal_id").notNull(),
     firstTs: integer("first_ts").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.siteId, t.sessionId, t.goalId] })],
+  (t) => [
+    primaryKey({ columns: [t.siteId, t.sessionId, t.goalId] }),
+    // Funnels look up each unit's firsts: answered from the index alone.
+    index("rollup_session_goals_firsts").on(t.siteId, t.sessionId, t.goalId, t.firstTs),
+  ],
 );
 
 /** Vitals atoms per page, metric and day: units, samples and the good / NI / poor counts. */
