@@ -93,12 +93,21 @@ export function generate(file: string, target: number): Generated {
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = OFF");
   // Bulk load: the raw tables' indexes are built once at the end (as a restore would), not row by row.
-  const indexes = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN ('events', 'vitals', 'conversions')").all([]) as { name: string; sql: string }[];
+  const indexes = db
+    .prepare(
+      "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN ('events', 'vitals', 'conversions')",
+    )
+    .all([]) as { name: string; sql: string }[];
   for (const index of indexes) db.exec(`DROP INDEX ${index.name}`);
-  db.prepare("INSERT INTO sites (id, name, domain, allowlist) VALUES (?, 'Bench', 'bench.example', '[\"bench.example\"]')").run([SITE]);
-  for (const g of GOALS) db.prepare("INSERT INTO goals (id, site_id, name, kind, match) VALUES (?, ?, ?, 'event', ?)").run([g, SITE, g, g]);
+  db.prepare("INSERT INTO sites (id, name, domain, allowlist) VALUES (?, 'Bench', 'bench.example', '[\"bench.example\"]')").run([
+    SITE,
+  ]);
+  for (const g of GOALS)
+    db.prepare("INSERT INTO goals (id, site_id, name, kind, match) VALUES (?, ?, ?, 'event', ?)").run([g, SITE, g, g]);
   const insertEvent = db.prepare("INSERT INTO events (site_id, session_id, kind, path, ts) VALUES (?, ?, ?, ?, ?)");
-  const insertConversion = db.prepare("INSERT INTO conversions (site_id, goal_id, session_id, source, ts) VALUES (?, ?, ?, 's2s', ?)");
+  const insertConversion = db.prepare(
+    "INSERT INTO conversions (site_id, goal_id, session_id, source, ts) VALUES (?, ?, ?, 's2s', ?)",
+  );
   const insertVital = db.prepare("INSERT INTO vitals (site_id, session_id, path, metric, value, ts) VALUES (?, ?, ?, ?, ?, ?)");
   const metrics = Object.keys(VITAL_SCALE);
 
@@ -233,12 +242,16 @@ function cases(g: Generated): Case[] {
     {
       name: "timeseries 30d daily",
       path: `/api/v1/timeseries?site=${SITE}&period=30d`,
-      raw: [`SELECT date(ts / 1000, 'unixepoch') AS day, count(DISTINCT session_id), sum(kind = 'pageview') FROM events WHERE ${range} GROUP BY day`],
+      raw: [
+        `SELECT date(ts / 1000, 'unixepoch') AS day, count(DISTINCT session_id), sum(kind = 'pageview') FROM events WHERE ${range} GROUP BY day`,
+      ],
     },
     {
       name: "timeseries 1d hourly",
       path: `/api/v1/timeseries?site=${SITE}&period=day&interval=hour`,
-      raw: [`SELECT ts / 3600000 AS hour, count(DISTINCT session_id), sum(kind = 'pageview') FROM events WHERE site_id = '${SITE}' AND ts >= ${lastDay} AND ts < ${hi} GROUP BY hour`],
+      raw: [
+        `SELECT ts / 3600000 AS hour, count(DISTINCT session_id), sum(kind = 'pageview') FROM events WHERE site_id = '${SITE}' AND ts >= ${lastDay} AND ts < ${hi} GROUP BY hour`,
+      ],
     },
   ];
 }
@@ -269,15 +282,23 @@ async function scale(events: number): Promise<void> {
     const foldSeconds = (performance.now() - started) / 1000;
     client.close();
     const size = statSync(join(dir, "wren.db")).size / 2 ** 20;
-    console.log(`rollup catch-up: ${folded.toLocaleString("en")} raw rows in ${foldSeconds.toFixed(1)} s (${Math.round(folded / foldSeconds).toLocaleString("en")} rows/s); database ${size.toFixed(0)} MiB`);
+    console.log(
+      `rollup catch-up: ${folded.toLocaleString("en")} raw rows in ${foldSeconds.toFixed(1)} s (${Math.round(folded / foldSeconds).toLocaleString("en")} rows/s); database ${size.toFixed(0)} MiB`,
+    );
 
     const dbPort = await freePort();
-    const stack = await startStack({ dataDir: dir, env: { WREN_DB_PORT: String(dbPort), WREN_RATE_LIMIT: "1000000/60" }, timeoutMs: 120_000 });
+    const stack = await startStack({
+      dataDir: dir,
+      env: { WREN_DB_PORT: String(dbPort), WREN_RATE_LIMIT: "1000000/60" },
+      timeoutMs: 120_000,
+    });
     const raw = createClient({ url: `http://127.0.0.1:${dbPort}` });
     try {
       const key = stack.adminKey;
       if (!key) throw new Error(`no admin key in the start output:\n${stack.output()}`);
-      console.log(`\n${REPORT_RUNS} runs per report (after 3 warm-ups), ${events >= 5_000_000 ? "1 run" : `${RAW_RUNS} runs`} per raw scan; ratio = raw p50 / report p50`);
+      console.log(
+        `\n${REPORT_RUNS} runs per report (after 3 warm-ups), ${events >= 5_000_000 ? "1 run" : `${RAW_RUNS} runs`} per raw scan; ratio = raw p50 / report p50`,
+      );
       console.log("report                  report p50   report p95 │  raw p50      raw p95   │ raw/report (p50)");
       for (const c of cases(g)) {
         const call = async () => {

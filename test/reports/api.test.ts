@@ -13,7 +13,13 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lastCompleteDay } from "../../worker/reports/period";
-import { conversionsResponse, funnelsResponse, pagesResponse, timeseriesResponse, vitalsResponse } from "../../worker/reports/schemas";
+import {
+  conversionsResponse,
+  funnelsResponse,
+  pagesResponse,
+  timeseriesResponse,
+  vitalsResponse,
+} from "../../worker/reports/schemas";
 import { addDays } from "../../worker/reports/timezone";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
 import { ROOT, startStack } from "../helpers/stack";
@@ -35,7 +41,8 @@ let reader: Awaited<ReturnType<ApiFixture["makeKey"]>>;
 /** Yesterday and the day before, in UTC (the sites' zone). */
 const Y = lastCompleteDay("UTC", Date.now());
 const Y1 = addDays(Y, -1);
-const atY = (day: string, hour = 12, minute = 0) => Date.parse(`${day}T${String(hour).padStart(2, "0")}:${String(minute).padStart(2, "0")}:00Z`);
+const atY = (day: string, hour = 12, minute = 0) =>
+  Date.parse(`${day}T${String(hour).padStart(2, "0")}:${String(minute).padStart(2, "0")}:00Z`);
 
 beforeAll(async () => {
   f = await apiFixture({ WREN_RATE_LIMIT: "100000/60" });
@@ -51,7 +58,8 @@ beforeAll(async () => {
   // "/docs/b" 1. The docs pages are too small, and together hold 3 sessions: "/about", the
   // smallest visible page, is hidden with them.
   const s = sessions("s", 20);
-  const views = (ids: string[], path: string, day = Y, hour = 12): RawEvent[] => ids.map((session) => ({ site, session, path, ts: atY(day, hour) }));
+  const views = (ids: string[], path: string, day = Y, hour = 12): RawEvent[] =>
+    ids.map((session) => ({ site, session, path, ts: atY(day, hour) }));
   await addEvents(db, [
     ...views(s, "/"),
     ...views(s.slice(0, 5), "/", Y, 13),
@@ -109,14 +117,18 @@ describe("GET /api/v1/pages", () => {
       const walked: unknown[] = [];
       let cursor: string | null = null;
       do {
-        const res = await get(`/api/v1/pages?site=${site}&period=day&sort=${sort}&order=${order}&limit=2${cursor ? `&cursor=${cursor}` : ""}`);
+        const res = await get(
+          `/api/v1/pages?site=${site}&period=day&sort=${sort}&order=${order}&limit=2${cursor ? `&cursor=${cursor}` : ""}`,
+        );
         expect(res.status, res.text).toBe(200);
         walked.push(...res.body.rows);
         cursor = res.body.next_cursor;
       } while (cursor);
       expect(walked).toEqual(all);
     }
-    expect((await get(`/api/v1/pages?site=${site}&period=day&sort=path`)).body.rows.map((r: { path: string }) => r.path)).toEqual(["/", "/about", "/docs/a", "/docs/b", "/pricing"]);
+    expect((await get(`/api/v1/pages?site=${site}&period=day&sort=path`)).body.rows.map((r: { path: string }) => r.path)).toEqual(
+      ["/", "/about", "/docs/a", "/docs/b", "/pricing"],
+    );
   });
 
   it("sums visible days over a period, and filters pages", async () => {
@@ -145,7 +157,12 @@ describe("GET /api/v1/pages", () => {
     );
     const nd = await get(`/api/v1/pages?site=${site}&period=day&sort=path&limit=2`, { accept: "application/x-ndjson" });
     expect(nd.headers.get("content-type")).toBe("application/x-ndjson");
-    expect(nd.text.trimEnd().split("\n").map((l) => JSON.parse(l))).toEqual([
+    expect(
+      nd.text
+        .trimEnd()
+        .split("\n")
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
       { site, from: Y, to: Y, timezone: "UTC", path: "/", visitors: x(20), pageviews: x(25) },
       { site, from: Y, to: Y, timezone: "UTC", path: "/about", visitors: hidden, pageviews: hidden },
     ]);
@@ -159,7 +176,15 @@ describe("the other reports", () => {
     expect(vitalsResponse.parse(res.body)).toEqual(res.body);
     const [lcp, inp] = res.body.rows;
     // LCP 1000, 1100 … 2900 ms: 16 good (≤ 2.5 s), 4 needing improvement; the 15th of 20 is 2400 ms.
-    expect(lcp).toMatchObject({ path: "/", metric: "LCP", unit: "ms", good: x(0.8), needs_improvement: x(0.2), poor: x(0), samples: x(20) });
+    expect(lcp).toMatchObject({
+      path: "/",
+      metric: "LCP",
+      unit: "ms",
+      good: x(0.8),
+      needs_improvement: x(0.2),
+      poor: x(0),
+      samples: x(20),
+    });
     expect(lcp.p75.qualifier).toBe("estimated");
     expect(Math.abs(lcp.p75.value - 2400) / 2400).toBeLessThan(0.06);
     expect(inp).toMatchObject({ path: "/pricing", metric: "INP", good: x(1), samples: x(8) });
@@ -170,8 +195,20 @@ describe("the other reports", () => {
     expect(res.status, res.text).toBe(200);
     expect(conversionsResponse.parse(res.body)).toEqual(res.body);
     expect(res.body.rows).toEqual([
-      { goal: { id: goal, name: "Signed up", kind: "event" }, conversions: x(10), converting_sessions: x(10), sessions: x(20), rate: x(0.5) },
-      { goal: { id: goal2, name: "Bought", kind: "event" }, conversions: x(5), converting_sessions: x(5), sessions: x(20), rate: x(0.25) },
+      {
+        goal: { id: goal, name: "Signed up", kind: "event" },
+        conversions: x(10),
+        converting_sessions: x(10),
+        sessions: x(20),
+        rate: x(0.5),
+      },
+      {
+        goal: { id: goal2, name: "Bought", kind: "event" },
+        conversions: x(5),
+        converting_sessions: x(5),
+        sessions: x(20),
+        rate: x(0.25),
+      },
     ]);
   });
 
@@ -179,7 +216,9 @@ describe("the other reports", () => {
     const res = await get(`/api/v1/funnels?site=${site}&period=day&goals=${goal},${goal2}`);
     expect(res.status, res.text).toBe(200);
     expect(funnelsResponse.parse(res.body)).toEqual(res.body);
-    expect(res.body.steps.map((s: { sessions: unknown; dropoff: unknown; rate: unknown }) => [s.sessions, s.dropoff, s.rate])).toEqual([
+    expect(
+      res.body.steps.map((s: { sessions: unknown; dropoff: unknown; rate: unknown }) => [s.sessions, s.dropoff, s.rate]),
+    ).toEqual([
       [x(10), x(0), x(1)],
       [x(5), x(5), x(0.5)],
     ]);
@@ -189,13 +228,24 @@ describe("the other reports", () => {
     const daily = await get(`/api/v1/timeseries?site=${site}&from=${Y1}&to=${Y}`);
     expect(daily.status, daily.text).toBe(200);
     expect(timeseriesResponse.parse(daily.body)).toEqual(daily.body);
-    expect(daily.body.points.map((p: { local: string; visitors: unknown; pageviews: unknown; conversions: unknown }) => [p.local, p.visitors, p.pageviews, p.conversions])).toEqual([
+    expect(
+      daily.body.points.map((p: { local: string; visitors: unknown; pageviews: unknown; conversions: unknown }) => [
+        p.local,
+        p.visitors,
+        p.pageviews,
+        p.conversions,
+      ]),
+    ).toEqual([
       [Y1, x(7), x(7), x(0)],
       [Y, x(20), x(42), x(15)],
     ]);
     const hourly = await get(`/api/v1/timeseries?site=${site}&period=day&interval=hour`);
     expect(hourly.body.points).toHaveLength(24);
-    expect(hourly.body.points.filter((p: { visitors: { value: number } }) => p.visitors.value !== 0).map((p: { local: string; visitors: unknown; pageviews: unknown }) => [p.local, p.visitors, p.pageviews])).toEqual([
+    expect(
+      hourly.body.points
+        .filter((p: { visitors: { value: number } }) => p.visitors.value !== 0)
+        .map((p: { local: string; visitors: unknown; pageviews: unknown }) => [p.local, p.visitors, p.pageviews]),
+    ).toEqual([
       // 13:00 holds 5 of the 20: 15 apart, so shown; 12:00 holds all 20.
       [`${Y}T12:00`, x(20), x(37)],
       [`${Y}T13:00`, x(5), x(5)],
@@ -209,7 +259,10 @@ describe("access and bad input", () => {
     const writer = await f.makeKey(["write:events"], [site]);
     const refused = await writer.call("GET", `/api/v1/vitals?site=${site}`);
     expect([refused.status, refused.body.field]).toEqual([403, "authorization"]);
-    expect((await f.admin("GET", "/api/v1/pages?site=site_doesnotexist1&period=day")).body).toMatchObject({ status: 404, field: "site" });
+    expect((await f.admin("GET", "/api/v1/pages?site=site_doesnotexist1&period=day")).body).toMatchObject({
+      status: 404,
+      field: "site",
+    });
   });
 
   const bad: [string, number, string][] = [
@@ -256,10 +309,21 @@ describe("the nightly pull (examples/nightly-pull.sh)", () => {
     const env = { ...process.env, WREN_URL: f.stack.url, WREN_KEY: nightly.key, SITE_ID: site, OUT_DIR: out };
     const { stdout } = await run("bash", [join(ROOT, "examples", "nightly-pull.sh")], { env });
     expect(stdout).toBe(`pages: 5 rows → ${out}/pages-${Y}.ndjson\nvitals: 2 rows → ${out}/vitals-${Y}.ndjson\n`);
-    const lines = (name: string) => readFileSync(join(out, `${name}-${Y}.ndjson`), "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+    const lines = (name: string) =>
+      readFileSync(join(out, `${name}-${Y}.ndjson`), "utf8")
+        .trimEnd()
+        .split("\n")
+        .map((l) => JSON.parse(l));
     expect(lines("pages")[0]).toEqual({ site, from: Y, to: Y, timezone: "UTC", path: "/", visitors: x(20), pageviews: x(25) });
-    expect(lines("pages").slice(2).map((r: { visitors: unknown }) => r.visitors)).toEqual([hidden, hidden, hidden]);
-    expect(lines("vitals").map((r: { path: string; metric: string }) => `${r.metric} ${r.path}`)).toEqual(["LCP /", "INP /pricing"]);
+    expect(
+      lines("pages")
+        .slice(2)
+        .map((r: { visitors: unknown }) => r.visitors),
+    ).toEqual([hidden, hidden, hidden]);
+    expect(lines("vitals").map((r: { path: string; metric: string }) => `${r.metric} ${r.path}`)).toEqual([
+      "LCP /",
+      "INP /pricing",
+    ]);
     const usage = await f.admin("GET", `/api/v1/keys/${nightly.id}/usage`);
     expect(usage.body.usage.map((u: { route: string; calls: number }) => [u.route, u.calls]).sort()).toEqual([
       ["GET /api/v1/pages", 1],
@@ -269,7 +333,13 @@ describe("the nightly pull (examples/nightly-pull.sh)", () => {
 
   it("fails with the problem printed when the key may not read the site", async () => {
     const wrong = await f.makeKey(["read:reports"], [other]);
-    const env = { ...process.env, WREN_URL: f.stack.url, WREN_KEY: wrong.key, SITE_ID: site, OUT_DIR: mkdtempSync(join(tmpdir(), "wren-warehouse-")) };
+    const env = {
+      ...process.env,
+      WREN_URL: f.stack.url,
+      WREN_KEY: wrong.key,
+      SITE_ID: site,
+      OUT_DIR: mkdtempSync(join(tmpdir(), "wren-warehouse-")),
+    };
     const failure = await run("bash", [join(ROOT, "examples", "nightly-pull.sh")], { env }).then(
       () => null,
       (error: { code: number; stderr: string }) => error,
@@ -287,7 +357,11 @@ describe("data from the collector", () => {
       const res = await fetch(`${f.stack.url}/e`, {
         method: "POST",
         headers: { "content-type": "text/plain", origin: "https://shop-reports.example", "user-agent": BROWSER_UA },
-        body: JSON.stringify({ site: shop.id, session: `tracker-session-${i}-abcdefgh`, events: [{ type: "pageview", path: "/shoes" }] }),
+        body: JSON.stringify({
+          site: shop.id,
+          session: `tracker-session-${i}-abcdefgh`,
+          events: [{ type: "pageview", path: "/shoes" }],
+        }),
       });
       expect(res.status, await res.text()).toBe(202);
     }
@@ -313,7 +387,10 @@ describe("WREN_K_ANONYMITY", () => {
       const tiny = (await small.makeSite("tiny.example")).id;
       const file = createClient({ url: `file:${join(small.stack.dataDir, "wren.db")}` });
       await file.execute("PRAGMA busy_timeout = 10000");
-      await addEvents(file, sessions("t", 3).map((session) => ({ site: tiny, session, path: "/", ts: atY(Y) })));
+      await addEvents(
+        file,
+        sessions("t", 3).map((session) => ({ site: tiny, session, path: "/", ts: atY(Y) })),
+      );
       file.close();
       const res = await small.admin("GET", `/api/v1/pages?site=${tiny}&period=day`);
       expect([res.body.k, res.body.rows]).toEqual([2, [{ path: "/", visitors: x(3), pageviews: x(3) }]]);

@@ -46,7 +46,8 @@ export class RowSpace {
   add(vector: Float64Array): void {
     const v = this.reduce(vector);
     let pivot = -1;
-    for (let i = 0; i < this.size; i++) if (Math.abs(v[i]!) > EPSILON && (pivot < 0 || Math.abs(v[i]!) > Math.abs(v[pivot]!))) pivot = i;
+    for (let i = 0; i < this.size; i++)
+      if (Math.abs(v[i]!) > EPSILON && (pivot < 0 || Math.abs(v[i]!) > Math.abs(v[pivot]!))) pivot = i;
     if (pivot < 0) return;
     const scale = v[pivot]!;
     for (let i = 0; i < this.size; i++) v[i]! /= scale;

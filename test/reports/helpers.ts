@@ -34,8 +34,13 @@ export async function openTestDb(): Promise<TestDb> {
 
 /** Empties every table with data (between property-test runs), keeping the schema. */
 export async function clearData(client: Client): Promise<void> {
-  const rs = await client.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'");
-  await client.batch(rs.rows.map((r) => `DELETE FROM ${String(r.name)}`), "write");
+  const rs = await client.execute(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'",
+  );
+  await client.batch(
+    rs.rows.map((r) => `DELETE FROM ${String(r.name)}`),
+    "write",
+  );
 }
 
 export async function addSite(client: Client, id: string, timezone = "UTC"): Promise<void> {
@@ -46,7 +51,10 @@ export async function addSite(client: Client, id: string, timezone = "UTC"): Pro
 }
 
 export async function addGoal(client: Client, siteId: string, id: string, name = id): Promise<void> {
-  await client.execute({ sql: "INSERT INTO goals (id, site_id, name, kind, match) VALUES (?, ?, ?, 'event', ?)", args: [id, siteId, name, id] });
+  await client.execute({
+    sql: "INSERT INTO goals (id, site_id, name, kind, match) VALUES (?, ?, ?, 'event', ?)",
+    args: [id, siteId, name, id],
+  });
 }
 
 export interface RawEvent {

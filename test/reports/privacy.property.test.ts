@@ -62,19 +62,32 @@ const dataset: fc.Arbitrary<Dataset> = fc.record({
   sessions: fc.array(
     fc.record({
       day: fc.integer({ min: 0, max: DATES.length - 1 }),
-      views: fc.array(fc.record({ path: fc.integer({ min: 0, max: PATHS.length - 1 }), hour: fc.integer({ min: 0, max: HOURS.length - 1 }) }), { minLength: 1, maxLength: 4 }),
+      views: fc.array(
+        fc.record({ path: fc.integer({ min: 0, max: PATHS.length - 1 }), hour: fc.integer({ min: 0, max: HOURS.length - 1 }) }),
+        { minLength: 1, maxLength: 4 },
+      ),
       conversions: fc.oneof(
-        fc.array(fc.record({ goal: fc.integer({ min: 0, max: GOALS.length - 1 }), hour: fc.integer({ min: 0, max: HOURS.length - 1 }) }), { maxLength: 3 }),
+        fc.array(
+          fc.record({ goal: fc.integer({ min: 0, max: GOALS.length - 1 }), hour: fc.integer({ min: 0, max: HOURS.length - 1 }) }),
+          { maxLength: 3 },
+        ),
         // Journeys through the goals in one hour, in order: funnels with enough sessions to compare.
         fc
-          .record({ goals: fc.constantFrom([0, 1, 2], [0, 2], [0, 1], [1, 2], [0, 2, 1]), hour: fc.integer({ min: 0, max: HOURS.length - 1 }) })
+          .record({
+            goals: fc.constantFrom([0, 1, 2], [0, 2], [0, 1], [1, 2], [0, 2, 1]),
+            hour: fc.integer({ min: 0, max: HOURS.length - 1 }),
+          })
           .map(({ goals, hour }) => goals.map((goal) => ({ goal, hour }))),
       ),
     }),
     { maxLength: 45 },
   ),
   unattached: fc.array(
-    fc.record({ day: fc.integer({ min: 0, max: DATES.length - 1 }), goal: fc.integer({ min: 0, max: GOALS.length - 1 }), hour: fc.integer({ min: 0, max: HOURS.length - 1 }) }),
+    fc.record({
+      day: fc.integer({ min: 0, max: DATES.length - 1 }),
+      goal: fc.integer({ min: 0, max: GOALS.length - 1 }),
+      hour: fc.integer({ min: 0, max: HOURS.length - 1 }),
+    }),
     { maxLength: 4 },
   ),
 });
@@ -105,17 +118,33 @@ const crowded: fc.Arbitrary<Dataset> = fc.record({
   sessions: fc.array(
     fc.record({
       day: fc.integer({ min: 0, max: 1 }),
-      views: fc.array(fc.record({ path: fc.integer({ min: 0, max: 2 }), hour: fc.integer({ min: 0, max: HOURS.length - 1 }) }), { minLength: 1, maxLength: 2 }),
-      conversions: fc.array(fc.record({ goal: fc.integer({ min: 0, max: 1 }), hour: fc.integer({ min: 0, max: HOURS.length - 1 }) }), { maxLength: 2 }),
+      views: fc.array(fc.record({ path: fc.integer({ min: 0, max: 2 }), hour: fc.integer({ min: 0, max: HOURS.length - 1 }) }), {
+        minLength: 1,
+        maxLength: 2,
+      }),
+      conversions: fc.array(
+        fc.record({ goal: fc.integer({ min: 0, max: 1 }), hour: fc.integer({ min: 0, max: HOURS.length - 1 }) }),
+        { maxLength: 2 },
+      ),
     }),
     { minLength: 3, maxLength: 16 },
   ),
-  unattached: fc.array(fc.record({ day: fc.integer({ min: 0, max: 1 }), goal: fc.integer({ min: 0, max: 1 }), hour: fc.integer({ min: 0, max: HOURS.length - 1 }) }), { maxLength: 2 }),
+  unattached: fc.array(
+    fc.record({
+      day: fc.integer({ min: 0, max: 1 }),
+      goal: fc.integer({ min: 0, max: 1 }),
+      hour: fc.integer({ min: 0, max: HOURS.length - 1 }),
+    }),
+    { maxLength: 2 },
+  ),
 });
 
 /** The UTC instant of a local day, hour and minute in the dataset's zone. */
 function instant(data: Dataset, day: number, hour: number, minute: number): number {
-  return Date.parse(`${DATES[day]}T${String(HOURS[hour]).padStart(2, "0")}:${String(minute).padStart(2, "0")}:00Z`) - ZONE_OFFSETS[data.zone]!;
+  return (
+    Date.parse(`${DATES[day]}T${String(HOURS[hour]).padStart(2, "0")}:${String(minute).padStart(2, "0")}:00Z`) -
+    ZONE_OFFSETS[data.zone]!
+  );
 }
 
 // ---- The truth, from the raw data ----
@@ -138,7 +167,8 @@ interface Truth {
 function truthOf(data: Dataset): Truth {
   const cells = new Map<string, number>();
   const bump = (cell: string) => cells.set(cell, (cells.get(cell) ?? 0) + 1);
-  const grid = <T>(make: () => T, ...dims: number[]): any => (dims.length === 0 ? make() : Array.from({ length: dims[0]! }, () => grid(make, ...dims.slice(1))));
+  const grid = <T>(make: () => T, ...dims: number[]): any =>
+    dims.length === 0 ? make() : Array.from({ length: dims[0]! }, () => grid(make, ...dims.slice(1)));
   const t: Truth = {
     cells,
     daySessions: grid(() => new Set(), DATES.length),
@@ -172,7 +202,10 @@ function truthOf(data: Dataset): Truth {
     bump(convCell(c.day, c.hour, c.goal));
     t.goalUnits[c.day]![c.goal]!.add(unit);
     t.goalHourUnits[c.day]![c.hour]![c.goal]!.add(unit);
-    t.firsts[c.day]![c.goal]!.set(unit, GOALS.map(() => null));
+    t.firsts[c.day]![c.goal]!.set(
+      unit,
+      GOALS.map(() => null),
+    );
   });
   return t;
 }
@@ -203,10 +236,19 @@ async function load(client: Client, data: Dataset): Promise<void> {
   for (const g of GOALS) await addGoal(client, SITE, g);
   await addEvents(
     client,
-    data.sessions.flatMap((s, i) => s.views.map((v, j) => ({ site: SITE, session: `s${i}`, path: PATHS[v.path]!, ts: instant(data, s.day, v.hour, j) }))),
+    data.sessions.flatMap((s, i) =>
+      s.views.map((v, j) => ({ site: SITE, session: `s${i}`, path: PATHS[v.path]!, ts: instant(data, s.day, v.hour, j) })),
+    ),
   );
   await addConversions(client, [
-    ...data.sessions.flatMap((s, i) => s.conversions.map((c, j) => ({ site: SITE, goal: GOALS[c.goal]!, session: `s${i}`, ts: instant(data, s.day, c.hour, 20 + j) }))),
+    ...data.sessions.flatMap((s, i) =>
+      s.conversions.map((c, j) => ({
+        site: SITE,
+        goal: GOALS[c.goal]!,
+        session: `s${i}`,
+        ts: instant(data, s.day, c.hour, 20 + j),
+      })),
+    ),
     ...data.unattached.map((c) => ({ site: SITE, goal: GOALS[c.goal]!, session: null, ts: instant(data, c.day, c.hour, 50) })),
   ]);
   await catchUp(client as never);
@@ -245,9 +287,20 @@ async function publish(client: Client, data: Dataset): Promise<Map<string, Publi
       pages: await pagesReport(c, scope),
       daily: await timeseriesReport(c, scope, "day"),
       conversions: await conversionsReport(c, scope),
-      funnels: await Promise.all(FUNNELS.map((seq) => funnelReport(c, scope, seq.map((g) => GOALS[g]!)))),
+      funnels: await Promise.all(
+        FUNNELS.map((seq) =>
+          funnelReport(
+            c,
+            scope,
+            seq.map((g) => GOALS[g]!),
+          ),
+        ),
+      ),
       ...(single
-        ? { hourly: await timeseriesReport(c, scope, "hour"), hourlyPerGoal: await Promise.all(GOALS.map((g) => timeseriesReport(c, scope, "hour", g))) }
+        ? {
+            hourly: await timeseriesReport(c, scope, "hour"),
+            hourlyPerGoal: await Promise.all(GOALS.map((g) => timeseriesReport(c, scope, "hour", g))),
+          }
         : {}),
     });
   }
@@ -302,7 +355,9 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
   const row = (d: number, p: number) => day(d).pages.rows.find((r) => r.path === PATHS[p]);
   const goalRow = (d: number, g: number) => day(d).conversions.rows.find((r) => r.goal.id === GOALS[g])!;
   const fact = (family: string, cells: string[], figure: Figure, source: string) => {
-    for (const [name, fig] of Object.entries({ figure })) if ((fig.value === null) !== (fig.qualifier === "suppressed")) f.consistency.push({ published: fig.value, expected: -1, what: `${source} ${name} qualifier` });
+    for (const [name, fig] of Object.entries({ figure }))
+      if ((fig.value === null) !== (fig.qualifier === "suppressed"))
+        f.consistency.push({ published: fig.value, expected: -1, what: `${source} ${name} qualifier` });
     if (!visible(figure)) return;
     f.facts.push({ family, cells, value: figure.value!, source });
     f.consistency.push({ published: figure.value, expected: sum(cells), what: source });
@@ -319,7 +374,11 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
       const cells = days.filter((d) => row(d, path) && visible(row(d, path)!.pageviews)).flatMap((d) => pvDayPath(d, path));
       fact("pv", cells, r.pageviews, `pages ${a}-${b} ${r.path}`);
       if (visible(r.pageviews)) totalCells = totalCells.concat(cells);
-      f.consistency.push({ published: r.visitors.value, expected: sumOfDays(days.flatMap((d) => (row(d, path) ? [row(d, path)!.visitors] : []))), what: `pages ${a}-${b} ${r.path} visitors` });
+      f.consistency.push({
+        published: r.visitors.value,
+        expected: sumOfDays(days.flatMap((d) => (row(d, path) ? [row(d, path)!.visitors] : []))),
+        what: `pages ${a}-${b} ${r.path} visitors`,
+      });
     }
     fact("pv", totalCells, p.pages.totals.pageviews, `pages ${a}-${b} total`);
 
@@ -332,7 +391,11 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
       const convCells = GOALS.flatMap((_, g) => (visible(goalRow(d, g).conversions) ? convDayGoal(d, g) : []));
       fact("conv", convCells, pt.conversions, `timeseries ${a}-${b} day ${d} conversions`);
       if (visible(pt.conversions)) tsConvCells = tsConvCells.concat(convCells);
-      f.consistency.push({ published: pt.visitors.value, expected: visible(pt.visitors) ? t.daySessions[d]!.size : null, what: `timeseries ${a}-${b} day ${d} visitors` });
+      f.consistency.push({
+        published: pt.visitors.value,
+        expected: visible(pt.visitors) ? t.daySessions[d]!.size : null,
+        what: `timeseries ${a}-${b} day ${d} visitors`,
+      });
     });
     fact("pv", tsCells, p.daily.totals.pageviews, `timeseries ${a}-${b} total`);
     fact("conv", tsConvCells, p.daily.totals.conversions, `timeseries ${a}-${b} total conversions`);
@@ -343,21 +406,42 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
       const cells = days.filter((d) => visible(goalRow(d, g).conversions)).flatMap((d) => convDayGoal(d, g));
       fact("conv", cells, r.conversions, `conversions ${a}-${b} ${r.goal.id}`);
       if (visible(r.conversions)) convTotal = convTotal.concat(cells);
-      f.consistency.push({ published: r.converting_sessions.value, expected: sumOfDays(days.map((d) => goalRow(d, g).converting_sessions)), what: `conversions ${a}-${b} ${r.goal.id} converting` });
+      f.consistency.push({
+        published: r.converting_sessions.value,
+        expected: sumOfDays(days.map((d) => goalRow(d, g).converting_sessions)),
+        what: `conversions ${a}-${b} ${r.goal.id} converting`,
+      });
       // The denominator is the timeseries' visitors over the same period.
-      f.consistency.push({ published: r.sessions.value, expected: p.daily.totals.visitors.value, what: `conversions ${a}-${b} sessions` });
+      f.consistency.push({
+        published: r.sessions.value,
+        expected: p.daily.totals.visitors.value,
+        what: `conversions ${a}-${b} sessions`,
+      });
     }
     fact("conv", convTotal, p.conversions.totals.conversions, `conversions ${a}-${b} total`);
     // A2 over periods: visitors of the period vs each page's (nested day by day).
     for (const r of p.pages.rows) {
-      if (visible(r.visitors) && visible(p.daily.totals.visitors)) f.pairs.push({ parent: p.daily.totals.visitors.value!, child: r.visitors.value!, what: `visitors vs ${r.path}, ${a}-${b}` });
+      if (visible(r.visitors) && visible(p.daily.totals.visitors))
+        f.pairs.push({
+          parent: p.daily.totals.visitors.value!,
+          child: r.visitors.value!,
+          what: `visitors vs ${r.path}, ${a}-${b}`,
+        });
     }
-    f.consistency.push({ published: p.daily.totals.visitors.value, expected: sumOfDays(p.daily.points.map((pt) => pt.visitors)), what: `timeseries ${a}-${b} total visitors` });
+    f.consistency.push({
+      published: p.daily.totals.visitors.value,
+      expected: sumOfDays(p.daily.points.map((pt) => pt.visitors)),
+      what: `timeseries ${a}-${b} total visitors`,
+    });
 
     // Funnels over the period: sums of the visible single days.
     FUNNELS.forEach((seq, n) => {
       p.funnels[n]!.forEach((step, i) => {
-        f.consistency.push({ published: step.sessions.value, expected: sumOfDays(days.map((d) => day(d).funnels[n]![i]!.sessions)), what: `funnel ${seq.join(">")} step ${i + 1} ${a}-${b}` });
+        f.consistency.push({
+          published: step.sessions.value,
+          expected: sumOfDays(days.map((d) => day(d).funnels[n]![i]!.sessions)),
+          what: `funnel ${seq.join(">")} step ${i + 1} ${a}-${b}`,
+        });
       });
     });
   }
@@ -371,7 +455,9 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
     const others = hourly.points.filter((pt) => !HOURS.some((_, h) => hourPoint(hourly, d, h) === pt));
     const goalDayHidden = GOALS.some((_, g) => !visible(goalRow(d, g).conversions));
     const wrong = others.filter((pt) => {
-      const traffic = dayHidden ? pt.visitors.value === null && pt.pageviews.value === null : pt.visitors.value === 0 && pt.pageviews.value === 0;
+      const traffic = dayHidden
+        ? pt.visitors.value === null && pt.pageviews.value === null
+        : pt.visitors.value === 0 && pt.pageviews.value === 0;
       const conversions = goalDayHidden ? pt.conversions.value === null : pt.conversions.value === 0;
       return !(traffic && conversions);
     });
@@ -383,7 +469,11 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
       const convCells = GOALS.flatMap((_, g) => (visible(goalPoint(g)) && goalPoint(g).value! > 0 ? [convCell(d, h, g)] : []));
       fact("conv", convCells, pt.conversions, `hour ${d}/${h} conversions`);
       GOALS.forEach((_, g) => fact("conv", [convCell(d, h, g)], goalPoint(g), `hour ${d}/${h} ${GOALS[g]}`));
-      f.consistency.push({ published: pt.visitors.value, expected: visible(pt.visitors) ? t.hourSessions[d]![h]!.size : null, what: `hour ${d}/${h} visitors` });
+      f.consistency.push({
+        published: pt.visitors.value,
+        expected: visible(pt.visitors) ? t.hourSessions[d]![h]!.size : null,
+        what: `hour ${d}/${h} visitors`,
+      });
     });
   }
 
@@ -395,10 +485,20 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
     for (let i = 0; i < hidden.length; i++)
       for (let j = i + 1; j < hidden.length; j++) {
         const pair = new Set([...hidden[i]!.units, ...hidden[j]!.units]);
-        if (pair.size < k) f.targets.push({ family, cells: [...hidden[i]!.cells, ...hidden[j]!.cells], what: `${hidden[i]!.what} + ${hidden[j]!.what}` });
+        if (pair.size < k)
+          f.targets.push({
+            family,
+            cells: [...hidden[i]!.cells, ...hidden[j]!.cells],
+            what: `${hidden[i]!.what} + ${hidden[j]!.what}`,
+          });
         for (let l = j + 1; l < hidden.length; l++) {
           const triple = new Set([...pair, ...hidden[l]!.units]);
-          if (triple.size < k) f.targets.push({ family, cells: [...hidden[i]!.cells, ...hidden[j]!.cells, ...hidden[l]!.cells], what: `${hidden[i]!.what} + ${hidden[j]!.what} + ${hidden[l]!.what}` });
+          if (triple.size < k)
+            f.targets.push({
+              family,
+              cells: [...hidden[i]!.cells, ...hidden[j]!.cells, ...hidden[l]!.cells],
+              what: `${hidden[i]!.what} + ${hidden[j]!.what} + ${hidden[l]!.what}`,
+            });
         }
       }
   };
@@ -409,19 +509,43 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
       "pv",
       PATHS.flatMap((path, p) => {
         const r = row(d, p);
-        return r && !visible(r.pageviews) ? [{ cells: pvDayPath(d, p), units: t.pageSessions[d]![p]!, what: `page ${path} day ${d} (${t.pageSessions[d]![p]!.size} sessions)` }] : [];
+        return r && !visible(r.pageviews)
+          ? [
+              {
+                cells: pvDayPath(d, p),
+                units: t.pageSessions[d]![p]!,
+                what: `page ${path} day ${d} (${t.pageSessions[d]![p]!.size} sessions)`,
+              },
+            ]
+          : [];
       }),
     );
     smallUnions(
       "pv",
       HOURS.flatMap((_, h) =>
-        !visible(hourPoint(day(d).hourly!, d, h).pageviews) && sum(pvHour(d, h)) > 0 ? [{ cells: pvHour(d, h), units: t.hourSessions[d]![h]!, what: `hour ${d}/${h} (${t.hourSessions[d]![h]!.size} sessions)` }] : [],
+        !visible(hourPoint(day(d).hourly!, d, h).pageviews) && sum(pvHour(d, h)) > 0
+          ? [
+              {
+                cells: pvHour(d, h),
+                units: t.hourSessions[d]![h]!,
+                what: `hour ${d}/${h} (${t.hourSessions[d]![h]!.size} sessions)`,
+              },
+            ]
+          : [],
       ),
     );
     smallUnions(
       "conv",
       GOALS.flatMap((goal, g) =>
-        !visible(goalRow(d, g).conversions) && sum(convDayGoal(d, g)) > 0 ? [{ cells: convDayGoal(d, g), units: t.goalUnits[d]![g]!, what: `goal ${goal} day ${d} (${t.goalUnits[d]![g]!.size} units)` }] : [],
+        !visible(goalRow(d, g).conversions) && sum(convDayGoal(d, g)) > 0
+          ? [
+              {
+                cells: convDayGoal(d, g),
+                units: t.goalUnits[d]![g]!,
+                what: `goal ${goal} day ${d} (${t.goalUnits[d]![g]!.size} units)`,
+              },
+            ]
+          : [],
       ),
     );
     for (let g = 0; g < GOALS.length; g++) {
@@ -429,7 +553,13 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
         "conv",
         HOURS.flatMap((_, h) =>
           !visible(hourPoint(day(d).hourlyPerGoal![g]!, d, h).conversions) && (t.cells.get(convCell(d, h, g)) ?? 0) > 0
-            ? [{ cells: [convCell(d, h, g)], units: t.goalHourUnits[d]![h]![g]!, what: `goal ${GOALS[g]} hour ${d}/${h} (${t.goalHourUnits[d]![h]![g]!.size} units)` }]
+            ? [
+                {
+                  cells: [convCell(d, h, g)],
+                  units: t.goalHourUnits[d]![h]![g]!,
+                  what: `goal ${GOALS[g]} hour ${d}/${h} (${t.goalHourUnits[d]![h]![g]!.size} units)`,
+                },
+              ]
             : [],
         ),
       );
@@ -444,7 +574,11 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
       const p = PATHS.indexOf(r.path);
       if (!visible(r.visitors)) continue;
       f.direct.push({ units: t.pageSessions[d]![p]!.size, what: `page ${r.path} day ${d}` });
-      f.consistency.push({ published: r.visitors.value, expected: t.pageSessions[d]![p]!.size, what: `page ${r.path} day ${d} visitors` });
+      f.consistency.push({
+        published: r.visitors.value,
+        expected: t.pageSessions[d]![p]!.size,
+        what: `page ${r.path} day ${d} visitors`,
+      });
       if (visible(v)) f.pairs.push({ parent: v.value!, child: r.visitors.value!, what: `day ${d} visitors vs ${r.path}` });
     }
     HOURS.forEach((_, h) => {
@@ -457,12 +591,22 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
       const r = goalRow(d, g);
       if (visible(r.converting_sessions)) {
         if (r.converting_sessions.value! > 0) f.direct.push({ units: t.goalUnits[d]![g]!.size, what: `goal ${goal} day ${d}` });
-        f.consistency.push({ published: r.converting_sessions.value, expected: t.goalUnits[d]![g]!.size, what: `goal ${goal} day ${d} converting` });
-        if (visible(v)) f.pairs.push({ parent: v.value!, child: r.converting_sessions.value!, what: `day ${d} visitors vs ${goal} converting` });
+        f.consistency.push({
+          published: r.converting_sessions.value,
+          expected: t.goalUnits[d]![g]!.size,
+          what: `goal ${goal} day ${d} converting`,
+        });
+        if (visible(v))
+          f.pairs.push({
+            parent: v.value!,
+            child: r.converting_sessions.value!,
+            what: `day ${d} visitors vs ${goal} converting`,
+          });
       }
       HOURS.forEach((_, h) => {
         const pt = hourPoint(day(d).hourlyPerGoal![g]!, d, h);
-        if (visible(pt.conversions) && pt.conversions.value! > 0) f.direct.push({ units: t.goalHourUnits[d]![h]![g]!.size, what: `goal ${goal} hour ${d}/${h}` });
+        if (visible(pt.conversions) && pt.conversions.value! > 0)
+          f.direct.push({ units: t.goalHourUnits[d]![h]![g]!.size, what: `goal ${goal} hour ${d}/${h}` });
       });
     });
     // Funnels: every published step count by its goal sequence; step 1 is the goal's converting sessions.
@@ -490,7 +634,8 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
       for (const [smallKey, small] of counts) {
         const b = bigKey.split(">");
         const s = smallKey.split(">");
-        if (s.length < b.length && s[0] === b[0] && isSubsequence(s, b)) f.pairs.push({ parent: small, child: big, what: `day ${d} funnel ${smallKey} vs ${bigKey}` });
+        if (s.length < b.length && s[0] === b[0] && isSubsequence(s, b))
+          f.pairs.push({ parent: small, child: big, what: `day ${d} funnel ${smallKey} vs ${bigKey}` });
       }
   }
   return f;
@@ -505,17 +650,29 @@ describe("the k-anonymity filter under attack", () => {
 
   it("no hidden figure can be recovered from every report of every period", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof({ arbitrary: dataset, weight: 2 }, { arbitrary: journeys, weight: 1 }, { arbitrary: crowded, weight: 3 }), async (data) => {
-        await load(db.client, data);
-        const truth = truthOf(data);
-        const findings = examine(data, truth, await publish(db.client, data));
+      fc.asyncProperty(
+        fc.oneof({ arbitrary: dataset, weight: 2 }, { arbitrary: journeys, weight: 1 }, { arbitrary: crowded, weight: 3 }),
+        async (data) => {
+          await load(db.client, data);
+          const truth = truthOf(data);
+          const findings = examine(data, truth, await publish(db.client, data));
 
-        const inconsistent = findings.consistency.filter((c) => c.published !== c.expected);
-        expect(inconsistent, "published figures match their documented semantics").toEqual([]);
-        expect(findings.direct.filter((x) => x.units < data.k), "visible cells hold at least k sessions").toEqual([]);
-        expect(complementLeaks(findings.pairs, data.k).map((p) => p.what), "no nested difference is a small group").toEqual([]);
-        expect(linearLeaks(findings.facts, findings.targets).map((t) => t.what), "no hidden quantity is determined").toEqual([]);
-      }),
+          const inconsistent = findings.consistency.filter((c) => c.published !== c.expected);
+          expect(inconsistent, "published figures match their documented semantics").toEqual([]);
+          expect(
+            findings.direct.filter((x) => x.units < data.k),
+            "visible cells hold at least k sessions",
+          ).toEqual([]);
+          expect(
+            complementLeaks(findings.pairs, data.k).map((p) => p.what),
+            "no nested difference is a small group",
+          ).toEqual([]);
+          expect(
+            linearLeaks(findings.facts, findings.targets).map((t) => t.what),
+            "no hidden quantity is determined",
+          ).toEqual([]);
+        },
+      ),
       { numRuns: 200 },
     );
   }, 300_000);
@@ -539,10 +696,24 @@ describe("the attacker", () => {
       { family: "pv", cells: ["d1", "d2", "d3"], value: 30, source: "3 days" },
       { family: "pv", cells: ["d1", "d2"], value: 27, source: "2 days" },
     ];
-    expect(linearLeaks(facts, [{ family: "pv", cells: ["d3"], what: "day 3" }, { family: "pv", cells: ["d2"], what: "day 2" }]).map((t) => t.what)).toEqual(["day 3"]);
+    expect(
+      linearLeaks(facts, [
+        { family: "pv", cells: ["d3"], what: "day 3" },
+        { family: "pv", cells: ["d2"], what: "day 2" },
+      ]).map((t) => t.what),
+    ).toEqual(["day 3"]);
   });
 
   it("finds a small complement", () => {
-    expect(complementLeaks([{ parent: 9, child: 6, what: "a" }, { parent: 9, child: 4, what: "b" }, { parent: 9, child: 9, what: "c" }], 5).map((p) => p.what)).toEqual(["a"]);
+    expect(
+      complementLeaks(
+        [
+          { parent: 9, child: 6, what: "a" },
+          { parent: 9, child: 4, what: "b" },
+          { parent: 9, child: 9, what: "c" },
+        ],
+        5,
+      ).map((p) => p.what),
+    ).toEqual(["a"]);
   });
 });

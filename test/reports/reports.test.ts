@@ -11,7 +11,18 @@ import { catchUp } from "../../worker/reports/rollup";
 import type { ReportScope } from "../../worker/reports/scope";
 import { timeseriesReport } from "../../worker/reports/timeseries";
 import { vitalsReport } from "../../worker/reports/vitals";
-import { addConversions, addEvents, addGoal, addSite, addVitals, at, openTestDb, sessions, type RawEvent, type TestDb } from "./helpers";
+import {
+  addConversions,
+  addEvents,
+  addGoal,
+  addSite,
+  addVitals,
+  at,
+  openTestDb,
+  sessions,
+  type RawEvent,
+  type TestDb,
+} from "./helpers";
 
 const SITE = "site_exact";
 const x = (value: number) => ({ value, qualifier: "exact" });
@@ -21,7 +32,8 @@ const hidden = { value: null, qualifier: "suppressed" };
 let db: TestDb;
 const scope = (from: string, to = from, k = 5): ReportScope => ({ siteId: SITE, from, to, timeZone: "UTC", k });
 
-const views = (ids: string[], path: string, date: string, hour = 12): RawEvent[] => ids.map((session) => ({ site: SITE, session, path, ts: at(date, hour) }));
+const views = (ids: string[], path: string, date: string, hour = 12): RawEvent[] =>
+  ids.map((session) => ({ site: SITE, session, path, ts: at(date, hour) }));
 
 beforeAll(async () => {
   db = await openTestDb();
@@ -42,7 +54,9 @@ beforeAll(async () => {
     ...views(["s0"], "/pricing", "2026-11-02", 13),
     ...views(s.slice(16, 19), "/blog/a", "2026-11-02"),
     ...views(["s19", "s0"], "/blog/b", "2026-11-02"),
-    ...s.slice(16, 20).map((session) => ({ site: SITE, session, path: "/", kind: "engagement" as const, ts: at("2026-11-02", 12) })),
+    ...s
+      .slice(16, 20)
+      .map((session) => ({ site: SITE, session, path: "/", kind: "engagement" as const, ts: at("2026-11-02", 12) })),
   ]);
   // Conversions: signup by 6 sessions; buy by 4 sessions after signing up, plus one without a session.
   await addConversions(c, [
@@ -54,7 +68,11 @@ beforeAll(async () => {
   // 2026-11-03: 12 sessions. "/" all 12, "/x" 7, "/y" 1. "/y" alone would be the remainder
   // of the day's pageviews, so the smallest visible page ("/x") is hidden with it.
   const t = sessions("t", 12);
-  await addEvents(c, [...views(t, "/", "2026-11-03"), ...views(t.slice(0, 7), "/x", "2026-11-03"), ...views(["t7"], "/y", "2026-11-03")]);
+  await addEvents(c, [
+    ...views(t, "/", "2026-11-03"),
+    ...views(t.slice(0, 7), "/x", "2026-11-03"),
+    ...views(["t7"], "/y", "2026-11-03"),
+  ]);
   // LCP on "/" from all 12 sessions: 1000, 1500, … 6500 ms. CLS on "/x" from 3 sessions.
   await addVitals(c, [
     ...t.map((session, i) => ({ site: SITE, session, path: "/", metric: "LCP", value: 1000 + 500 * i, ts: at("2026-11-03") })),
@@ -67,11 +85,17 @@ beforeAll(async () => {
   const journeys = [["goal_a"], ["goal_a"], ["goal_a", "goal_c"], ["goal_a", "goal_b", "goal_c"], ["goal_a", "goal_b", "goal_c"]];
   await addConversions(
     c,
-    journeys.flatMap((goals, i) => goals.map((goal, j) => ({ site: SITE, goal, session: u[i]!, ts: at("2026-11-04", 10, j * 5) }))),
+    journeys.flatMap((goals, i) =>
+      goals.map((goal, j) => ({ site: SITE, goal, session: u[i]!, ts: at("2026-11-04", 10, j * 5) })),
+    ),
   );
 
   // 2026-11-05: 6 sessions at 09:00, 6 at 10:00, 2 at 11:00.
-  await addEvents(c, [...views(sessions("h9-", 6), "/", "2026-11-05", 9), ...views(sessions("h10-", 6), "/", "2026-11-05", 10), ...views(sessions("h11-", 2), "/", "2026-11-05", 11)]);
+  await addEvents(c, [
+    ...views(sessions("h9-", 6), "/", "2026-11-05", 9),
+    ...views(sessions("h10-", 6), "/", "2026-11-05", 10),
+    ...views(sessions("h11-", 2), "/", "2026-11-05", 11),
+  ]);
 
   expect(await catchUp(c as never)).toBeGreaterThan(0);
 });
@@ -157,7 +181,9 @@ describe("timeseries", () => {
 
   it("per hour, conversions of one goal: cells inside the goal-day", async () => {
     const report = await timeseriesReport(db.client as never, scope("2026-11-02"), "hour", "goal_signup");
-    expect(report.points.filter((p) => p.conversions.value !== 0).map((p) => [p.local, p.conversions])).toEqual([["2026-11-02T12:00", x(6)]]);
+    expect(report.points.filter((p) => p.conversions.value !== 0).map((p) => [p.local, p.conversions])).toEqual([
+      ["2026-11-02T12:00", x(6)],
+    ]);
     // goal_buy: 4 at 12:00 and 1 at 15:00 (the sessionless one): both hidden inside a visible day.
     const buy = await timeseriesReport(db.client as never, scope("2026-11-02"), "hour", "goal_buy");
     expect(buy.points.filter((p) => p.conversions.value !== 0).map((p) => [p.local, p.conversions])).toEqual([
@@ -172,9 +198,21 @@ describe("conversions", () => {
     const report = await conversionsReport(db.client as never, scope("2026-11-02"));
     const byGoal = Object.fromEntries(report.rows.map((r) => [r.goal.id, r]));
     expect([byGoal.goal_signup, byGoal.goal_buy]).toEqual([
-      { goal: { id: "goal_signup", name: "Signed up", kind: "event" }, conversions: x(6), converting_sessions: x(6), sessions: x(20), rate: x(0.3) },
+      {
+        goal: { id: "goal_signup", name: "Signed up", kind: "event" },
+        conversions: x(6),
+        converting_sessions: x(6),
+        sessions: x(20),
+        rate: x(0.3),
+      },
       // 4 sessions and 1 conversion without one: 5 units.
-      { goal: { id: "goal_buy", name: "Bought", kind: "event" }, conversions: x(5), converting_sessions: x(5), sessions: x(20), rate: x(0.25) },
+      {
+        goal: { id: "goal_buy", name: "Bought", kind: "event" },
+        conversions: x(5),
+        converting_sessions: x(5),
+        sessions: x(20),
+        rate: x(0.25),
+      },
     ]);
     expect(report.totals).toEqual({ conversions: x(11), sessions: x(20) });
   });
@@ -188,7 +226,11 @@ describe("conversions", () => {
     expect(byGoal.goal_b!.converting_sessions).toEqual(x(2));
     // At k = 5, goal_c (3 sessions) is too small, and goal_a is hidden by nothing: 5 − 5 = 0.
     const strict = await conversionsReport(db.client as never, scope("2026-11-04"));
-    expect(Object.fromEntries(strict.rows.map((r) => [r.goal.id, r.converting_sessions]))).toMatchObject({ goal_a: x(5), goal_b: hidden, goal_c: hidden });
+    expect(Object.fromEntries(strict.rows.map((r) => [r.goal.id, r.converting_sessions]))).toMatchObject({
+      goal_a: x(5),
+      goal_b: hidden,
+      goal_c: hidden,
+    });
   });
 });
 
@@ -233,7 +275,16 @@ describe("vitals", () => {
       samples: x(12),
     });
     // "/x" is hidden on that day (the cover), so its vitals are too.
-    expect(rows.find((r) => r.path === "/x")).toEqual({ path: "/x", metric: "CLS", unit: "score", p75: hidden, good: hidden, needs_improvement: hidden, poor: hidden, samples: hidden });
+    expect(rows.find((r) => r.path === "/x")).toEqual({
+      path: "/x",
+      metric: "CLS",
+      unit: "score",
+      p75: hidden,
+      good: hidden,
+      needs_improvement: hidden,
+      poor: hidden,
+      samples: hidden,
+    });
   });
 
   it("filters by metric and page", async () => {

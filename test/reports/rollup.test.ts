@@ -10,7 +10,18 @@ import { startHranaServer } from "../../server/hrana/index";
 import { pagesReport } from "../../worker/reports/pages";
 import { catchUp, rebuildSiteRollups, ROLLUP_TABLES } from "../../worker/reports/rollup";
 import { timeseriesReport } from "../../worker/reports/timeseries";
-import { addConversions, addEvents, addGoal, addSite, addVitals, openTestDb, type RawConversion, type RawEvent, type RawVital, type TestDb } from "./helpers";
+import {
+  addConversions,
+  addEvents,
+  addGoal,
+  addSite,
+  addVitals,
+  openTestDb,
+  type RawConversion,
+  type RawEvent,
+  type RawVital,
+  type TestDb,
+} from "./helpers";
 
 const open: TestDb[] = [];
 async function fresh(): Promise<TestDb> {
@@ -49,9 +60,24 @@ function data(): { events: RawEvent[]; conversions: RawConversion[]; vitals: Raw
     const session = rand(10) === 0 ? null : `s${i}`;
     for (let j = 0; j < 1 + rand(4); j++) {
       const ts = start + j * 600_000;
-      events.push({ site, session, path: `/p${rand(4)}`, ts, kind: (["pageview", "pageview", "event", "engagement"] as const)[rand(4)] });
-      if (rand(3) === 0) conversions.push({ site, goal: `goal_${site}_${rand(2)}`, session: rand(5) === 0 ? null : session, ts: ts + 1000 });
-      if (rand(2) === 0) vitals.push({ site, session, path: `/p${rand(4)}`, metric: ["LCP", "INP", "CLS", "FCP", "TTFB"][rand(5)]!, value: rand(5000) / (rand(2) ? 1 : 1000), ts });
+      events.push({
+        site,
+        session,
+        path: `/p${rand(4)}`,
+        ts,
+        kind: (["pageview", "pageview", "event", "engagement"] as const)[rand(4)],
+      });
+      if (rand(3) === 0)
+        conversions.push({ site, goal: `goal_${site}_${rand(2)}`, session: rand(5) === 0 ? null : session, ts: ts + 1000 });
+      if (rand(2) === 0)
+        vitals.push({
+          site,
+          session,
+          path: `/p${rand(4)}`,
+          metric: ["LCP", "INP", "CLS", "FCP", "TTFB"][rand(5)]!,
+          value: rand(5000) / (rand(2) ? 1 : 1000),
+          ts,
+        });
     }
   }
   return { events, conversions, vitals };
@@ -142,12 +168,26 @@ describe("time zones", () => {
       { site: "site_in", session: "b", path: "/", ts: Date.parse("2026-11-02T18:00:00Z") },
     ]);
     await catchUp(db.client as never);
-    expect((await db.client.execute("SELECT day, hour, visitors FROM rollup_site_hour ORDER BY hour")).rows.map((r) => [r.day, new Date(Number(r.hour)).toISOString(), r.visitors])).toEqual([
+    expect(
+      (await db.client.execute("SELECT day, hour, visitors FROM rollup_site_hour ORDER BY hour")).rows.map((r) => [
+        r.day,
+        new Date(Number(r.hour)).toISOString(),
+        r.visitors,
+      ]),
+    ).toEqual([
       ["2026-11-02", "2026-11-02T17:30:00.000Z", 1],
       ["2026-11-03", "2026-11-02T18:30:00.000Z", 1],
     ]);
-    const report = await timeseriesReport(db.client as never, { siteId: "site_in", from: "2026-11-03", to: "2026-11-03", timeZone: "Asia/Kolkata", k: 1 }, "hour");
-    expect(report.points[0]).toMatchObject({ start: "2026-11-02T18:30:00.000Z", local: "2026-11-03T00:00", visitors: { value: 1, qualifier: "exact" } });
+    const report = await timeseriesReport(
+      db.client as never,
+      { siteId: "site_in", from: "2026-11-03", to: "2026-11-03", timeZone: "Asia/Kolkata", k: 1 },
+      "hour",
+    );
+    expect(report.points[0]).toMatchObject({
+      start: "2026-11-02T18:30:00.000Z",
+      local: "2026-11-03T00:00",
+      visitors: { value: 1, qualifier: "exact" },
+    });
   });
 
   it("gives the day DST ends 25 local hours, the repeated hour twice", async () => {
@@ -160,7 +200,11 @@ describe("time zones", () => {
       { site: "site_de", session: "c", path: "/", ts: Date.parse("2026-10-25T01:40:00Z") },
     ]);
     await catchUp(db.client as never);
-    const report = await timeseriesReport(db.client as never, { siteId: "site_de", from: "2026-10-25", to: "2026-10-25", timeZone: "Europe/Berlin", k: 1 }, "hour");
+    const report = await timeseriesReport(
+      db.client as never,
+      { siteId: "site_de", from: "2026-10-25", to: "2026-10-25", timeZone: "Europe/Berlin", k: 1 },
+      "hour",
+    );
     expect(report.points).toHaveLength(25);
     expect(report.points[0]!.start).toBe("2026-10-24T22:00:00.000Z");
     expect(report.points.filter((p) => p.local === "2026-10-25T02:00").map((p) => [p.start, p.visitors.value])).toEqual([
@@ -181,10 +225,15 @@ describe("time zones", () => {
     await rebuildSiteRollups(db.client as never, "site_move");
     // 20:00 UTC is 05:00 the next day in Tokyo.
     expect((await pagesReport(db.client as never, scope("2026-11-02", "Asia/Tokyo"))).rows).toEqual([]);
-    expect((await pagesReport(db.client as never, scope("2026-11-03", "Asia/Tokyo"))).rows).toEqual([{ path: "/", visitors: { value: 1, qualifier: "exact" }, pageviews: { value: 1, qualifier: "exact" } }]);
+    expect((await pagesReport(db.client as never, scope("2026-11-03", "Asia/Tokyo"))).rows).toEqual([
+      { path: "/", visitors: { value: 1, qualifier: "exact" }, pageviews: { value: 1, qualifier: "exact" } },
+    ]);
     // Later rows fold in the new zone too.
     await addEvents(db.client, [{ site: "site_move", session: "b", path: "/", ts: Date.parse("2026-11-02T20:30:00Z") }]);
     await catchUp(db.client as never);
-    expect((await pagesReport(db.client as never, scope("2026-11-03", "Asia/Tokyo"))).rows[0]!.visitors).toEqual({ value: 2, qualifier: "exact" });
+    expect((await pagesReport(db.client as never, scope("2026-11-03", "Asia/Tokyo"))).rows[0]!.visitors).toEqual({
+      value: 2,
+      qualifier: "exact",
+    });
   });
 });

@@ -29,11 +29,18 @@ describe("privacy rules", () => {
   });
 
   it("a complement is safe when it is empty or holds k", () => {
-    expect([complementSafe(10, 10, 5), complementSafe(10, 6, 5), complementSafe(10, 5, 5), complementSafe(10, 4, 5), complementSafe(3, 7, 5)]).toEqual([true, false, true, true, true]);
+    expect([
+      complementSafe(10, 10, 5),
+      complementSafe(10, 6, 5),
+      complementSafe(10, 5, 5),
+      complementSafe(10, 4, 5),
+      complementSafe(3, 7, 5),
+    ]).toEqual([true, false, true, true, true]);
   });
 
   it("covers a small hidden remainder with the smallest visible cell", () => {
-    const cells = (...spec: [string, number, number, boolean][]): PartitionCell[] => spec.map(([key, units, value, visible]) => ({ key, units, value, visible }));
+    const cells = (...spec: [string, number, number, boolean][]): PartitionCell[] =>
+      spec.map(([key, units, value, visible]) => ({ key, units, value, visible }));
     const a = cells(["a", 9, 20, true], ["b", 6, 8, true], ["c", 6, 7, true], ["d", 2, 3, false]);
     coverHiddenRemainder(a, 5);
     expect(a.map((c) => c.visible)).toEqual([true, true, false, false]);
@@ -55,7 +62,9 @@ describe("privacy rules", () => {
     expect(childCells({ units: 14, visible: true }, hours, 5).map((c) => c.visible)).toEqual([true, true]);
     expect(childCells({ units: 14, visible: false }, hours, 5).map((c) => c.visible)).toEqual([false, false]);
     // 10 − 8 = 2: the 10 o'clock cell would single out the other two sessions.
-    expect(childCells({ units: 10, visible: true }, [{ key: "10", units: 8, value: 9 }], 5).map((c) => c.visible)).toEqual([false]);
+    expect(childCells({ units: 10, visible: true }, [{ key: "10", units: 8, value: 9 }], 5).map((c) => c.visible)).toEqual([
+      false,
+    ]);
   });
 
   it("funnel steps: the previous step, k units, and every coarser funnel with the same first goal", () => {
@@ -102,7 +111,11 @@ describe("periods", () => {
   it("ends yesterday in the site's zone by default", () => {
     expect(resolvePeriod({}, "UTC", now)).toEqual({ from: "2026-10-22", to: "2026-11-20", days: 30, timeZone: "UTC" });
     expect(resolvePeriod({ period: "7d" }, "UTC", now)).toMatchObject({ from: "2026-11-14", to: "2026-11-20", days: 7 });
-    expect(resolvePeriod({ period: "day", date: "2026-11-02" }, "UTC", now)).toMatchObject({ from: "2026-11-02", to: "2026-11-02", days: 1 });
+    expect(resolvePeriod({ period: "day", date: "2026-11-02" }, "UTC", now)).toMatchObject({
+      from: "2026-11-02",
+      to: "2026-11-02",
+      days: 1,
+    });
     // 10:00 UTC is already the 22nd in Kiritimati (UTC+14): yesterday there is the 21st.
     expect(resolvePeriod({ period: "day" }, "Pacific/Kiritimati", now)).toMatchObject({ from: "2026-11-21", to: "2026-11-21" });
     expect(resolvePeriod({ from: "2026-01-01", to: "2026-01-31", tz: "utc" }, "UTC", now)).toMatchObject({ days: 31 });
@@ -115,7 +128,10 @@ describe("periods", () => {
     expect(problem(() => resolvePeriod({ from: "2026-11-10", to: "2026-11-01" }, "UTC", now))).toEqual([400, "to"]);
     expect(problem(() => resolvePeriod({ from: "2024-01-01", to: "2026-11-01" }, "UTC", now))).toEqual([400, "from"]);
     expect(problem(() => resolvePeriod({ from: "2026-11-01" }, "UTC", now))).toEqual([400, "to"]);
-    expect(problem(() => resolvePeriod({ period: "7d", from: "2026-11-01", to: "2026-11-02" }, "UTC", now))).toEqual([400, "period"]);
+    expect(problem(() => resolvePeriod({ period: "7d", from: "2026-11-01", to: "2026-11-02" }, "UTC", now))).toEqual([
+      400,
+      "period",
+    ]);
   });
 });
 
@@ -138,7 +154,9 @@ describe("time zones", () => {
       { until: Date.parse("2026-10-25T01:00:00Z"), offset: 7_200_000 },
       { until: null, offset: 3_600_000 },
     ]);
-    expect(offsetSql(segments, "ts")).toBe(`(CASE WHEN ts < ${Date.parse("2026-10-25T01:00:00Z")} THEN 7200000 ELSE 3600000 END)`);
+    expect(offsetSql(segments, "ts")).toBe(
+      `(CASE WHEN ts < ${Date.parse("2026-10-25T01:00:00Z")} THEN 7200000 ELSE 3600000 END)`,
+    );
     expect(offsetAt("Asia/Kathmandu", Date.parse("2026-11-02T00:00:00Z"))).toBe(20_700_000);
     expect(startOfLocalDay("America/Sao_Paulo", "2026-11-02")).toBe(Date.parse("2026-11-02T03:00:00Z"));
   });
@@ -148,7 +166,8 @@ describe("vitals histogram", () => {
   it("has edges on the thresholds' scale and estimates p75 inside a bucket", () => {
     expect(BUCKET_EDGES.LCP[0]).toBe(1);
     expect(BUCKET_EDGES.LCP.at(-1)).toBeGreaterThanOrEqual(120_000);
-    for (const edges of Object.values(BUCKET_EDGES)) for (let i = 1; i < edges.length; i++) expect(edges[i]! / edges[i - 1]!).toBeLessThan(1.13);
+    for (const edges of Object.values(BUCKET_EDGES))
+      for (let i = 1; i < edges.length; i++) expect(edges[i]! / edges[i - 1]!).toBeLessThan(1.13);
     const b = BUCKET_EDGES.LCP.findIndex((e) => e >= 5000);
     const estimate = percentileFromBucket("LCP", b, 8, 1, 12);
     expect(estimate).toBeGreaterThan(BUCKET_EDGES.LCP[b - 1]!);
@@ -166,17 +185,45 @@ describe("pagination", () => {
     { path: "/e", v: 1 },
   ];
   it("sorts with suppressed values last and ties by key, and continues after the cursor", () => {
-    const first = paginate(rows, (r) => r.v, (r) => r.path, "desc", 2);
+    const first = paginate(
+      rows,
+      (r) => r.v,
+      (r) => r.path,
+      "desc",
+      2,
+    );
     expect(first.rows.map((r) => r.path)).toEqual(["/c", "/a"]);
-    const second = paginate(rows, (r) => r.v, (r) => r.path, "desc", 2, decodeCursor(first.next_cursor!)!);
+    const second = paginate(
+      rows,
+      (r) => r.v,
+      (r) => r.path,
+      "desc",
+      2,
+      decodeCursor(first.next_cursor!)!,
+    );
     expect(second.rows.map((r) => r.path)).toEqual(["/d", "/e"]);
-    const third = paginate(rows, (r) => r.v, (r) => r.path, "desc", 2, decodeCursor(second.next_cursor!)!);
+    const third = paginate(
+      rows,
+      (r) => r.v,
+      (r) => r.path,
+      "desc",
+      2,
+      decodeCursor(second.next_cursor!)!,
+    );
     expect(third).toEqual({ rows: [{ path: "/b", v: null }], next_cursor: null });
-    expect(paginate(rows, (r) => r.v, (r) => r.path, "asc", undefined).rows.map((r) => r.path)).toEqual(["/e", "/a", "/d", "/c", "/b"]);
+    expect(
+      paginate(
+        rows,
+        (r) => r.v,
+        (r) => r.path,
+        "asc",
+        undefined,
+      ).rows.map((r) => r.path),
+    ).toEqual(["/e", "/a", "/d", "/c", "/b"]);
   });
 
   it("round-trips cursors and refuses anything else", () => {
-    expect(decodeCursor(encodeCursor({ value: "/ü,\"x\"", key: "k" }))).toEqual({ value: "/ü,\"x\"", key: "k" });
+    expect(decodeCursor(encodeCursor({ value: '/ü,"x"', key: "k" }))).toEqual({ value: '/ü,"x"', key: "k" });
     expect(decodeCursor(encodeCursor({ value: null, key: "/b" }))).toEqual({ value: null, key: "/b" });
     expect(["", "abc", "W10", encodeCursor({ value: 1, key: "a" }).slice(1)].map(decodeCursor)).toEqual([null, null, null, null]);
   });
@@ -184,21 +231,38 @@ describe("pagination", () => {
 
 describe("formats", () => {
   it("negotiates from Accept, q-values included", () => {
-    expect([null, "*/*", "application/json", "text/csv", "application/x-ndjson", "text/csv;q=0.5, application/x-ndjson", "image/png", "text/csv;q=0"].map(negotiate)).toEqual([
-      "json",
-      "json",
-      "json",
-      "csv",
-      "ndjson",
-      "ndjson",
-      "json",
-      "json",
-    ]);
+    expect(
+      [
+        null,
+        "*/*",
+        "application/json",
+        "text/csv",
+        "application/x-ndjson",
+        "text/csv;q=0.5, application/x-ndjson",
+        "image/png",
+        "text/csv;q=0",
+      ].map(negotiate),
+    ).toEqual(["json", "json", "json", "csv", "ndjson", "ndjson", "json", "json"]);
   });
 
   it("keeps each figure's qualifier in CSV and NDJSON", () => {
-    const row = { site: "site_x", path: '/a,"b"', goal: { id: "goal_1", name: "Sign up" }, visitors: x(5), pageviews: SUPPRESSED };
-    expect(flatten(row)).toEqual({ site: "site_x", path: '/a,"b"', goal_id: "goal_1", goal_name: "Sign up", visitors: 5, visitors_qualifier: "exact", pageviews: null, pageviews_qualifier: "suppressed" });
+    const row = {
+      site: "site_x",
+      path: '/a,"b"',
+      goal: { id: "goal_1", name: "Sign up" },
+      visitors: x(5),
+      pageviews: SUPPRESSED,
+    };
+    expect(flatten(row)).toEqual({
+      site: "site_x",
+      path: '/a,"b"',
+      goal_id: "goal_1",
+      goal_name: "Sign up",
+      visitors: 5,
+      visitors_qualifier: "exact",
+      pageviews: null,
+      pageviews_qualifier: "suppressed",
+    });
     expect(toCsv([row], ["site", "path", "visitors", "visitors_qualifier", "pageviews", "pageviews_qualifier"])).toBe(
       'site,path,visitors,visitors_qualifier,pageviews,pageviews_qualifier\r\nsite_x,"/a,""b""",5,exact,,suppressed\r\n',
     );

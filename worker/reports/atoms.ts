@@ -37,7 +37,10 @@ export async function loadDayAtoms(client: Client, scope: ReportScope): Promise<
   const [siteRows, goalRows, goalList] = await client.batch(
     [
       { sql: "SELECT day, visitors, pageviews FROM rollup_site_day WHERE site_id = ? AND day >= ? AND day <= ?", args: range },
-      { sql: "SELECT goal_id, day, units, conversions FROM rollup_goal_day WHERE site_id = ? AND day >= ? AND day <= ?", args: range },
+      {
+        sql: "SELECT goal_id, day, units, conversions FROM rollup_goal_day WHERE site_id = ? AND day >= ? AND day <= ?",
+        args: range,
+      },
       { sql: "SELECT id, name, kind FROM goals WHERE site_id = ? ORDER BY created_at, id", args: [scope.siteId] },
     ],
     "read",
@@ -55,7 +58,13 @@ export async function loadDayAtoms(client: Client, scope: ReportScope): Promise<
     if (!known.has(goal)) continue; // a deleted goal's leftovers
     const day = String(r.day);
     const units = Number(r.units);
-    goalDays.get(goal)!.set(day, { units, conversions: Number(r.conversions), visible: goalDayVisible(units, siteDays.get(day)?.units ?? 0, scope.k) });
+    goalDays
+      .get(goal)!
+      .set(day, {
+        units,
+        conversions: Number(r.conversions),
+        visible: goalDayVisible(units, siteDays.get(day)?.units ?? 0, scope.k),
+      });
   }
   return { siteDays, goalDays, goals };
 }

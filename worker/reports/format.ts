@@ -77,7 +77,11 @@ export function toNdjson(rows: Record<string, unknown>[]): string {
 /** Builds the response in the negotiated format; `lines` are the rows of CSV and NDJSON. */
 export function reportResponse(format: Format, body: unknown, lines: Record<string, unknown>[], columns: string[]): Response {
   const headers: Record<string, string> = { "cache-control": "no-store", vary: "Accept" };
-  if (format === "csv") return new Response(toCsv(lines, columns), { headers: { ...headers, "content-type": "text/csv; charset=utf-8; header=present" } });
-  if (format === "ndjson") return new Response(toNdjson(lines), { headers: { ...headers, "content-type": "application/x-ndjson" } });
+  if (format === "csv")
+    return new Response(toCsv(lines, columns), {
+      headers: { ...headers, "content-type": "text/csv; charset=utf-8; header=present" },
+    });
+  if (format === "ndjson")
+    return new Response(toNdjson(lines), { headers: { ...headers, "content-type": "application/x-ndjson" } });
   return new Response(JSON.stringify(body), { headers: { ...headers, "content-type": "application/json" } });
 }

@@ -31,7 +31,10 @@ export interface FunnelStep {
  * Parameters: ?1 site, ?2 from, ?3 to, ?4… the goal ids in step order.
  */
 export function funnelCountsSql(steps: number): string {
-  const firsts = Array.from({ length: steps }, (_, i) => `min(CASE WHEN g.goal_id = ?${i + 4} THEN g.first_ts END) AS f${i}`).join(", ");
+  const firsts = Array.from(
+    { length: steps },
+    (_, i) => `min(CASE WHEN g.goal_id = ?${i + 4} THEN g.first_ts END) AS f${i}`,
+  ).join(", ");
   const masks: string[] = [];
   for (let mask = 1; mask < 1 << steps; mask += 2) {
     if (mask === 1) {
@@ -54,7 +57,10 @@ export function funnelCountsSql(steps: number): string {
 
 export async function funnelReport(client: Client, scope: ReportScope, goalIds: string[]): Promise<FunnelStep[]> {
   const { goalDays, goals } = await loadDayAtoms(client, scope);
-  const rs = await client.execute({ sql: funnelCountsSql(goalIds.length), args: [scope.siteId, scope.from, scope.to, ...goalIds] });
+  const rs = await client.execute({
+    sql: funnelCountsSql(goalIds.length),
+    args: [scope.siteId, scope.from, scope.to, ...goalIds],
+  });
   const byDay = new Map<string, number[]>();
   for (const r of rs.rows) {
     const counts = new Array<number>(1 << goalIds.length).fill(0);

@@ -51,7 +51,12 @@ export function bucketSql(metric: string, value: string): string {
 export function bandSql(band: "good" | "ni" | "poor", metric: string, value: string): string {
   const perMetric = VITAL_METRICS.map((m) => {
     const { good, poor } = THRESHOLDS[m];
-    const test = band === "good" ? `${value} <= ${good}` : band === "poor" ? `${value} > ${poor}` : `${value} > ${good} AND ${value} <= ${poor}`;
+    const test =
+      band === "good"
+        ? `${value} <= ${good}`
+        : band === "poor"
+          ? `${value} > ${poor}`
+          : `${value} > ${good} AND ${value} <= ${poor}`;
     return `WHEN '${m}' THEN (CASE WHEN ${test} THEN 1 ELSE 0 END)`;
   }).join(" ");
   return `(CASE ${metric} ${perMetric} ELSE 0 END)`;
@@ -62,7 +67,14 @@ export function bandSql(band: "good" | "ni" | "poor", metric: string, value: str
  * lower buckets, `inBucket` in this one. Interpolated geometrically inside the bucket
  * (linearly in the first, which starts at 0).
  */
-export function percentileFromBucket(metric: VitalMetric, bucket: number, below: number, inBucket: number, total: number, p = 0.75): number {
+export function percentileFromBucket(
+  metric: VitalMetric,
+  bucket: number,
+  below: number,
+  inBucket: number,
+  total: number,
+  p = 0.75,
+): number {
   const edges = BUCKET_EDGES[metric];
   const upper = edges[Math.min(bucket, edges.length - 1)]!;
   if (bucket >= edges.length) return upper;

@@ -14,7 +14,10 @@ export interface Cursor {
 
 export function encodeCursor(cursor: Cursor): string {
   const json = JSON.stringify([cursor.value, cursor.key]);
-  return btoa(String.fromCharCode(...new TextEncoder().encode(json))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(String.fromCharCode(...new TextEncoder().encode(json)))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 }
 
 /** The cursor in a next_cursor string, or null when it is not one. */
@@ -48,7 +51,14 @@ export interface Page<R> {
 }
 
 /** Sorts all rows and returns the page after `cursor` (or the first), `limit` rows long. */
-export function paginate<R>(rows: R[], sortValue: (row: R) => SortValue, rowKey: (row: R) => string, order: "asc" | "desc", limit: number | undefined, cursor?: Cursor): Page<R> {
+export function paginate<R>(
+  rows: R[],
+  sortValue: (row: R) => SortValue,
+  rowKey: (row: R) => string,
+  order: "asc" | "desc",
+  limit: number | undefined,
+  cursor?: Cursor,
+): Page<R> {
   const keyed = rows.map((row) => ({ row, at: { value: sortValue(row), key: rowKey(row) } }));
   keyed.sort((a, b) => compare(a.at, b.at, order));
   const start = cursor ? keyed.findIndex((r) => compare(r.at, cursor, order) > 0) : 0;

@@ -39,7 +39,11 @@ export async function pagesReport(client: Client, scope: ReportScope, page?: str
     const visible = Number(r.visible_days);
     const hidden = Number(r.hidden_days);
     const pageviews: AtomTally = { sum: Number(r.pageviews), visible, hidden };
-    rows.push({ path, visitors: distinctFigure({ sum: Number(r.visitors), visible, hidden }), pageviews: additiveFigure(pageviews) });
+    rows.push({
+      path,
+      visitors: distinctFigure({ sum: Number(r.visitors), visible, hidden }),
+      pageviews: additiveFigure(pageviews),
+    });
     total.sum += pageviews.sum;
     total.visible += visible;
     total.hidden += hidden;

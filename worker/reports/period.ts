@@ -54,21 +54,28 @@ export function resolvePeriod(query: PeriodQuery, siteZone: string, now = Date.n
   let to: string;
   if (query.from !== undefined || query.to !== undefined) {
     if (query.period !== undefined || query.date !== undefined) {
-      throw new HttpProblem(400, "period: give either period (with an optional date) or from and to, not both.", { field: query.period !== undefined ? "period" : "date" });
+      throw new HttpProblem(400, "period: give either period (with an optional date) or from and to, not both.", {
+        field: query.period !== undefined ? "period" : "date",
+      });
     }
     if (query.from === undefined) throw new HttpProblem(400, "from: required with to.", { field: "from" });
     if (query.to === undefined) throw new HttpProblem(400, "to: required with from.", { field: "to" });
     from = query.from;
     to = query.to;
     if (to < from) throw new HttpProblem(400, "to: must not be before from.", { field: "to" });
-    if (daysBetween(from, to) > MAX_DAYS) throw new HttpProblem(400, `from: a period spans at most ${MAX_DAYS} days.`, { field: "from" });
+    if (daysBetween(from, to) > MAX_DAYS)
+      throw new HttpProblem(400, `from: a period spans at most ${MAX_DAYS} days.`, { field: "from" });
     if (to > latest) {
-      throw new HttpProblem(422, `to: reports cover whole days that have ended in ${siteZone}; the latest is ${latest}.`, { field: "to" });
+      throw new HttpProblem(422, `to: reports cover whole days that have ended in ${siteZone}; the latest is ${latest}.`, {
+        field: "to",
+      });
     }
   } else {
     to = query.date ?? latest;
     if (to > latest) {
-      throw new HttpProblem(422, `date: reports cover whole days that have ended in ${siteZone}; the latest is ${latest}.`, { field: "date" });
+      throw new HttpProblem(422, `date: reports cover whole days that have ended in ${siteZone}; the latest is ${latest}.`, {
+        field: "date",
+      });
     }
     from = addDays(to, -(LENGTH[query.period ?? "30d"] - 1));
   }

@@ -70,7 +70,11 @@ export function coverHiddenRemainder(cells: PartitionCell[], k: number): void {
   let smallest: PartitionCell | undefined;
   for (const c of cells) {
     if (!c.visible) continue;
-    if (!smallest || c.units < smallest.units || (c.units === smallest.units && (c.value < smallest.value || (c.value === smallest.value && c.key < smallest.key)))) {
+    if (
+      !smallest ||
+      c.units < smallest.units ||
+      (c.units === smallest.units && (c.value < smallest.value || (c.value === smallest.value && c.key < smallest.key)))
+    ) {
       smallest = c;
     }
   }
@@ -131,7 +135,9 @@ export const EMPTY_TALLY: AtomTally = Object.freeze({ sum: 0, visible: 0, hidden
 
 export function addToTally(tally: AtomTally, value: number, visible: boolean, hasData = true): AtomTally {
   if (!hasData) return tally;
-  return visible ? { sum: tally.sum + value, visible: tally.visible + 1, hidden: tally.hidden } : { ...tally, hidden: tally.hidden + 1 };
+  return visible
+    ? { sum: tally.sum + value, visible: tally.visible + 1, hidden: tally.hidden }
+    : { ...tally, hidden: tally.hidden + 1 };
 }
 
 /**

@@ -67,16 +67,24 @@ function rawRows(source: Source, zone: ZoneGroup, range: Range): { sql: string; 
   const args: (string | number)[] = [zone.stored];
   const site = range.siteId ? (args.push(range.siteId), " AND r.site_id = ?") : "";
   const local = (ts: string) => `(${ts} + ${zone.offset(ts)})`;
-  const common =
-    `r.site_id AS site_id, date(${local("r.ts")} / 1000, 'unixepoch') AS day, r.ts - (${local("r.ts")} % 3600000) AS hour, r.ts AS ts`;
+  const common = `r.site_id AS site_id, date(${local("r.ts")} / 1000, 'unixepoch') AS day, r.ts - (${local("r.ts")} % 3600000) AS hour, r.ts AS ts`;
   const from = `FROM ${source} r JOIN sites s ON s.id = r.site_id WHERE r.id > ${range.lo} AND r.id <= ${range.hi} AND s.timezone = ?${site}`;
   switch (source) {
     case "events":
-      return { sql: `SELECT ${common}, r.kind AS kind, r.path AS path, coalesce(r.session_id, 'e:' || r.id) AS unit ${from}`, args };
+      return {
+        sql: `SELECT ${common}, r.kind AS kind, r.path AS path, coalesce(r.session_id, 'e:' || r.id) AS unit ${from}`,
+        args,
+      };
     case "conversions":
-      return { sql: `SELECT ${common}, r.goal_id AS goal_id, r.session_id AS session_id, coalesce(r.session_id, 'c:' || r.id) AS unit ${from}`, args };
+      return {
+        sql: `SELECT ${common}, r.goal_id AS goal_id, r.session_id AS session_id, coalesce(r.session_id, 'c:' || r.id) AS unit ${from}`,
+        args,
+      };
     case "vitals":
-      return { sql: `SELECT ${common}, r.path AS path, r.metric AS metric, r.value AS value, coalesce(r.session_id, 'v:' || r.id) AS unit ${from}`, args };
+      return {
+        sql: `SELECT ${common}, r.path AS path, r.metric AS metric, r.value AS value, coalesce(r.session_id, 'v:' || r.id) AS unit ${from}`,
+        args,
+      };
   }
 }
 
@@ -89,12 +97,22 @@ function foldStatements(source: Source, zone: ZoneGroup, range: Range): InStatem
   const withRaw = (sql: string): InStatement => ({ sql: `WITH raw AS (${raw.sql}) ${sql}`, args: raw.args });
   const units = (name: string, table: string, keyColumns: string, filter = ""): InStatement[] => [
     setMark(name, table),
-    withRaw(`INSERT OR IGNORE INTO ${table} (${keyColumns}, unit) SELECT ${keyColumns}, unit FROM raw ${filter} GROUP BY ${keyColumns}, unit`),
+    withRaw(
+      `INSERT OR IGNORE INTO ${table} (${keyColumns}, unit) SELECT ${keyColumns}, unit FROM raw ${filter} GROUP BY ${keyColumns}, unit`,
+    ),
   ];
   // Adds the units a family gained since its mark to its cells' count. The cells already
   // exist (made by the totals statement from the same raw rows), so only the DO UPDATE branch
   // runs and `placeholder` values (for NOT NULL columns outside the key) are never stored.
-  const countNew = (name: string, unitsTable: string, target: string, key: string, counter: string, conflict: string, placeholder?: [string, string]): InStatement =>
+  const countNew = (
+    name: string,
+    unitsTable: string,
+    target: string,
+    key: string,
+    counter: string,
+    conflict: string,
+    placeholder?: [string, string],
+  ): InStatement =>
     `INSERT INTO ${target} (${key}${placeholder ? `, ${placeholder[0]}` : ""}, ${counter}) ` +
     `SELECT ${key}${placeholder ? `, ${placeholder[1]}` : ""}, count(*) FROM ${unitsTable} WHERE id > ${mark(name)} GROUP BY ${key} ` +
     `ON CONFLICT (${conflict}) DO UPDATE SET ${counter} = ${target}.${counter} + excluded.${counter}`;
@@ -114,7 +132,10 @@ function foldStatements(source: Source, zone: ZoneGroup, range: Range): InStatem
             `ON CONFLICT (${SITE_HOUR}) DO UPDATE SET pageviews = rollup_site_hour.pageviews + excluded.pageviews`,
         ),
         ...units("site_hour", "rollup_site_hour_units", "site_id, hour"),
-        countNew("site_hour", "rollup_site_hour_units", "rollup_site_hour", "site_id, hour", "visitors", SITE_HOUR, ["day", "''"]),
+        countNew("site_hour", "rollup_site_hour_units", "rollup_site_hour", "site_id, hour", "visitors", SITE_HOUR, [
+          "day",
+          "''",
+        ]),
 
         withRaw(
           "INSERT INTO rollup_page_day (site_id, day, path, visitors, pageviews) SELECT site_id, day, path, 0, count(*) FROM raw WHERE kind = 'pageview' GROUP BY site_id, day, path " +
@@ -137,7 +158,10 @@ function foldStatements(source: Source, zone: ZoneGroup, range: Range): InStatem
             `ON CONFLICT (${GOAL_HOUR}) DO UPDATE SET conversions = rollup_goal_hour.conversions + excluded.conversions`,
         ),
         ...units("goal_hour", "rollup_goal_hour_units", "site_id, goal_id, hour"),
-        countNew("goal_hour", "rollup_goal_hour_units", "rollup_goal_hour", "site_id, goal_id, hour", "units", GOAL_HOUR, ["day", "''"]),
+        countNew("goal_hour", "rollup_goal_hour_units", "rollup_goal_hour", "site_id, goal_id, hour", "units", GOAL_HOUR, [
+          "day",
+          "''",
+        ]),
 
         withRaw(
           "INSERT INTO rollup_session_goals (site_id, session_id, goal_id, first_ts) SELECT site_id, session_id, goal_id, min(ts) FROM raw WHERE session_id IS NOT NULL " +
@@ -171,7 +195,8 @@ interface SourceState {
 }
 
 /** The sites' time zones, sorted, as one string (SQL; compared inside the write transaction). */
-const ZONES_SQL = "SELECT coalesce(group_concat(timezone, char(10)), '') AS zones FROM (SELECT DISTINCT timezone FROM sites ORDER BY timezone)";
+const ZONES_SQL =
+  "SELECT coalesce(group_concat(timezone, char(10)), '') AS zones FROM (SELECT DISTINCT timezone FROM sites ORDER BY timezone)";
 
 /**
  * Makes the transaction fail (a NOT NULL violation) unless the sites' time zones are still
@@ -197,7 +222,9 @@ async function readState(client: Client): Promise<{ sources: SourceState[]; zone
   const top = newest!.rows[0]!;
   return {
     sources: SOURCES.map((source) => ({ source, folded: folded.get(source) ?? 0, newest: Number(top[source] ?? 0) })),
-    zones: String(zones!.rows[0]?.zones ?? "").split("\n").filter((z) => z !== ""),
+    zones: String(zones!.rows[0]?.zones ?? "")
+      .split("\n")
+      .filter((z) => z !== ""),
   };
 }
 
@@ -210,7 +237,13 @@ function zoneGroups(stored: string[], from: number, to: number): ZoneGroup[] {
   });
 }
 
-async function instantSpan(client: Client, source: Source, lo: number, hi: number, siteId?: string): Promise<{ from: number; to: number } | null> {
+async function instantSpan(
+  client: Client,
+  source: Source,
+  lo: number,
+  hi: number,
+  siteId?: string,
+): Promise<{ from: number; to: number } | null> {
   const rs = await client.execute({
     sql: `SELECT min(ts) AS lo, max(ts) AS hi FROM ${source} WHERE id > ? AND id <= ?${siteId ? " AND site_id = ?" : ""}`,
     args: siteId ? [lo, hi, siteId] : [lo, hi],
@@ -220,7 +253,8 @@ async function instantSpan(client: Client, source: Source, lo: number, hi: numbe
   return { from: Number(row.lo), to: Number(row.hi) };
 }
 
-const INIT_WATERMARKS: InStatement = "INSERT OR IGNORE INTO rollup_watermarks (source, last_id) VALUES ('events', 0), ('conversions', 0), ('vitals', 0)";
+const INIT_WATERMARKS: InStatement =
+  "INSERT OR IGNORE INTO rollup_watermarks (source, last_id) VALUES ('events', 0), ('conversions', 0), ('vitals', 0)";
 
 /**
  * Folds every raw row above the watermarks into the rollups, in transactions of at most
@@ -236,13 +270,18 @@ export async function catchUp(client: Client, chunkRows = CHUNK_ROWS): Promise<n
     const statements: InStatement[] = [INIT_WATERMARKS, zonesUnchanged(zones)];
     for (const s of pending) {
       const hi = Math.min(s.newest, s.folded + chunkRows);
-      const span = zones.some((z) => effectiveZone(z) !== "UTC") ? await instantSpan(client, s.source, s.folded, hi) : { from: 0, to: 0 };
+      const span = zones.some((z) => effectiveZone(z) !== "UTC")
+        ? await instantSpan(client, s.source, s.folded, hi)
+        : { from: 0, to: 0 };
       if (span) {
         for (const zone of zoneGroups(zones, span.from, span.to)) {
           statements.push(...foldStatements(s.source, zone, { lo: watermark(s.source), hi: String(hi) }));
         }
       }
-      statements.push({ sql: "UPDATE rollup_watermarks SET last_id = ? WHERE source = ? AND last_id < ?", args: [hi, s.source, hi] });
+      statements.push({
+        sql: "UPDATE rollup_watermarks SET last_id = ? WHERE source = ? AND last_id < ?",
+        args: [hi, s.source, hi],
+      });
       total += hi - s.folded;
     }
     try {

@@ -31,7 +31,10 @@ export class RollupScheduler extends DurableObject<DatabaseBindings> {
 let started = false;
 
 /** Starts the scheduler once per isolate, in the background of a request. */
-export function startRollupScheduler(namespace: DurableObjectNamespace<RollupScheduler> | undefined, execution: ExecutionContext): void {
+export function startRollupScheduler(
+  namespace: DurableObjectNamespace<RollupScheduler> | undefined,
+  execution: ExecutionContext,
+): void {
   if (!namespace || started) return;
   started = true;
   execution.waitUntil(

@@ -18,22 +18,34 @@ const goalId = z.string().regex(/^goal_[A-Za-z0-9_-]{1,40}$/, "must be a goal id
 const date = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date YYYY-MM-DD")
-  .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), "must be a calendar date YYYY-MM-DD");
+  .refine(
+    (d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d),
+    "must be a calendar date YYYY-MM-DD",
+  );
 
 const periodParams = {
   site: siteId.meta({ param: { description: "Site id; it must be on the key's allowlist." } }),
-  period: z.enum(PERIODS).optional().meta({
-    param: { description: "`day`, `7d` or `30d` (default): whole days ending on `date`. Not with `from`/`to`." },
-  }),
+  period: z
+    .enum(PERIODS)
+    .optional()
+    .meta({
+      param: { description: "`day`, `7d` or `30d` (default): whole days ending on `date`. Not with `from`/`to`." },
+    }),
   date: date.optional().meta({ param: { description: "Last day of `period` (default: yesterday in the site's time zone)." } }),
   from: date.optional().meta({ param: { description: "First day (inclusive), with `to`; at most 366 days." } }),
-  to: date.optional().meta({ param: { description: "Last day (inclusive), with `from`; at most yesterday in the site's time zone." } }),
+  to: date
+    .optional()
+    .meta({ param: { description: "Last day (inclusive), with `from`; at most yesterday in the site's time zone." } }),
   tz: z
     .string()
     .max(64)
     .refine((name) => canonicalTimeZone(name) !== null, "must be an IANA time zone name")
     .optional()
-    .meta({ param: { description: "The site's time zone (IANA). Optional; any other zone is a 422: days are always cut in the site's zone." } }),
+    .meta({
+      param: {
+        description: "The site's time zone (IANA). Optional; any other zone is a 422: days are always cut in the site's zone.",
+      },
+    }),
 };
 
 const pagePattern = z
@@ -41,8 +53,19 @@ const pagePattern = z
   .max(500)
   .regex(/^\/[^\s?#]*$/, "must be a path or a pattern starting with / (* is a wildcard)");
 
-const order = z.enum(["asc", "desc"]).optional().meta({ param: { description: "`desc` (default for figures) or `asc` (default for names). Suppressed values sort last either way." } });
-const limit = z.coerce.number().int().min(1).max(1000).optional().meta({ param: { description: "Rows per page, 1–1000 (JSON default 100; CSV and NDJSON: all rows unless given)." } });
+const order = z
+  .enum(["asc", "desc"])
+  .optional()
+  .meta({
+    param: { description: "`desc` (default for figures) or `asc` (default for names). Suppressed values sort last either way." },
+  });
+const limit = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(1000)
+  .optional()
+  .meta({ param: { description: "Rows per page, 1–1000 (JSON default 100; CSV and NDJSON: all rows unless given)." } });
 const cursor = z
   .string()
   .max(2000)
@@ -60,7 +83,10 @@ const cursor = z
 export const pagesQuery = z.strictObject({
   ...periodParams,
   page: pagePattern.optional().meta({ param: { description: "Only this path, or paths matching a pattern (`/blog/*`)." } }),
-  sort: z.enum(["visitors", "pageviews", "path"]).default("visitors").meta({ param: { description: "Sort by `visitors` (default), `pageviews` or `path`." } }),
+  sort: z
+    .enum(["visitors", "pageviews", "path"])
+    .default("visitors")
+    .meta({ param: { description: "Sort by `visitors` (default), `pageviews` or `path`." } }),
   order,
   limit,
   cursor,
@@ -69,8 +95,14 @@ export const pagesQuery = z.strictObject({
 export const vitalsQuery = z.strictObject({
   ...periodParams,
   page: pagePattern.optional().meta({ param: { description: "Only this path, or paths matching a pattern (`/blog/*`)." } }),
-  metric: z.enum(VITAL_METRICS).optional().meta({ param: { description: "Only this metric." } }),
-  sort: z.enum(["samples", "p75", "path"]).default("samples").meta({ param: { description: "Sort by `samples` (default), `p75` or `path` (then metric)." } }),
+  metric: z
+    .enum(VITAL_METRICS)
+    .optional()
+    .meta({ param: { description: "Only this metric." } }),
+  sort: z
+    .enum(["samples", "p75", "path"])
+    .default("samples")
+    .meta({ param: { description: "Sort by `samples` (default), `p75` or `path` (then metric)." } }),
   order,
   limit,
   cursor,
@@ -78,9 +110,12 @@ export const vitalsQuery = z.strictObject({
 
 export const conversionsQuery = z.strictObject({
   ...periodParams,
-  sort: z.enum(["conversions", "converting_sessions", "rate", "name"]).default("conversions").meta({
-    param: { description: "Sort by `conversions` (default), `converting_sessions`, `rate` or goal `name`." },
-  }),
+  sort: z
+    .enum(["conversions", "converting_sessions", "rate", "name"])
+    .default("conversions")
+    .meta({
+      param: { description: "Sort by `conversions` (default), `converting_sessions`, `rate` or goal `name`." },
+    }),
   order,
   limit,
   cursor,
@@ -112,7 +147,10 @@ export const funnelsQuery = z.strictObject({
 
 export const timeseriesQuery = z.strictObject({
   ...periodParams,
-  interval: z.enum(INTERVALS).default("day").meta({ param: { description: "`day` (default) or `hour` (local hours; periods of up to 31 days)." } }),
+  interval: z
+    .enum(INTERVALS)
+    .default("day")
+    .meta({ param: { description: "`day` (default) or `hour` (local hours; periods of up to 31 days)." } }),
   goal: goalId.optional().meta({ param: { description: "Count conversions of this goal only (default: all goals)." } }),
 });
 
@@ -152,7 +190,9 @@ export const pagesResponse = z
     rows: z.array(
       z.object({
         path: z.string(),
-        visitors: figureSchema.meta({ description: "Distinct sessions that viewed the path, added up per day (estimated over several days)." }),
+        visitors: figureSchema.meta({
+          description: "Distinct sessions that viewed the path, added up per day (estimated over several days).",
+        }),
         pageviews: figureSchema.meta({ description: "Pageviews of the path." }),
       }),
     ),
@@ -170,9 +210,14 @@ export const vitalsResponse = z
         metric: z.enum(VITAL_METRICS),
         unit: z.enum(["ms", "score"]).meta({ description: "`ms` for LCP, INP, FCP, TTFB; `score` for CLS." }),
         p75: figureSchema.meta({ description: "75th percentile, estimated from a log-spaced histogram (±6 %)." }),
-        good: figureSchema.meta({ description: "Share (0–1) of samples at or under the good threshold (LCP 2.5 s, INP 200 ms, CLS 0.1, FCP 1.8 s, TTFB 0.8 s)." }),
+        good: figureSchema.meta({
+          description:
+            "Share (0–1) of samples at or under the good threshold (LCP 2.5 s, INP 200 ms, CLS 0.1, FCP 1.8 s, TTFB 0.8 s).",
+        }),
         needs_improvement: figureSchema.meta({ description: "Share (0–1) between the good and poor thresholds." }),
-        poor: figureSchema.meta({ description: "Share (0–1) over the poor threshold (LCP 4 s, INP 500 ms, CLS 0.25, FCP 3 s, TTFB 1.8 s)." }),
+        poor: figureSchema.meta({
+          description: "Share (0–1) over the poor threshold (LCP 4 s, INP 500 ms, CLS 0.25, FCP 3 s, TTFB 1.8 s).",
+        }),
         samples: figureSchema.meta({ description: "Measurements counted." }),
       }),
     ),
@@ -187,8 +232,12 @@ export const conversionsResponse = z
       z.object({
         goal: goalRef,
         conversions: figureSchema.meta({ description: "Conversions counted on the goal." }),
-        converting_sessions: figureSchema.meta({ description: "Distinct sessions that converted (a conversion without a session counts as one)." }),
-        sessions: figureSchema.meta({ description: "The denominator: sessions seen on the site in the period (the timeseries' visitors)." }),
+        converting_sessions: figureSchema.meta({
+          description: "Distinct sessions that converted (a conversion without a session counts as one).",
+        }),
+        sessions: figureSchema.meta({
+          description: "The denominator: sessions seen on the site in the period (the timeseries' visitors).",
+        }),
         rate: figureSchema.meta({ description: "converting_sessions / sessions (0–1)." }),
       }),
     ),
@@ -219,12 +268,16 @@ export const timeseriesResponse = z
     points: z.array(
       z.object({
         start: z.string().meta({ description: "UTC instant at which the local day or hour starts.", format: "date-time" }),
-        local: z.string().meta({ description: "Local date, or local date and hour (YYYY-MM-DDTHH:MM).", example: "2026-11-20T13:00" }),
+        local: z
+          .string()
+          .meta({ description: "Local date, or local date and hour (YYYY-MM-DDTHH:MM).", example: "2026-11-20T13:00" }),
         visitors: figureSchema.meta({ description: "Distinct sessions seen in the day or hour." }),
         pageviews: figureSchema,
         conversions: figureSchema.meta({ description: "Conversions, from the goal cells the conversions report shows." }),
       }),
     ),
-    totals: z.object({ visitors: figureSchema, pageviews: figureSchema, conversions: figureSchema }).meta({ description: "Sums of the visible points." }),
+    totals: z
+      .object({ visitors: figureSchema, pageviews: figureSchema, conversions: figureSchema })
+      .meta({ description: "Sums of the visible points." }),
   })
   .meta({ id: "TimeseriesReport" });

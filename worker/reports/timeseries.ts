@@ -56,17 +56,34 @@ function totalsOf(points: TimeseriesPoint[]): TimeseriesReport["totals"] {
     const figure = distinct ? distinctFigure(tally) : additiveFigure(tally);
     return estimated && figure.qualifier === "exact" ? { ...figure, qualifier: "estimated" as const } : figure;
   };
-  return { visitors: sum((p) => p.visitors, true), pageviews: sum((p) => p.pageviews, false), conversions: sum((p) => p.conversions, false) };
+  return {
+    visitors: sum((p) => p.visitors, true),
+    pageviews: sum((p) => p.pageviews, false),
+    conversions: sum((p) => p.conversions, false),
+  };
 }
 
-export async function timeseriesReport(client: Client, scope: ReportScope, interval: Interval, goal?: string): Promise<TimeseriesReport> {
+export async function timeseriesReport(
+  client: Client,
+  scope: ReportScope,
+  interval: Interval,
+  goal?: string,
+): Promise<TimeseriesReport> {
   const atoms = await loadDayAtoms(client, scope);
   const goalIds = goal === undefined ? [...atoms.goalDays.keys()] : [goal];
-  const points = interval === "day" ? dailyPoints(scope, atoms.siteDays, atoms.goalDays, goalIds) : await hourlyPoints(client, scope, atoms.siteDays, atoms.goalDays, goalIds);
+  const points =
+    interval === "day"
+      ? dailyPoints(scope, atoms.siteDays, atoms.goalDays, goalIds)
+      : await hourlyPoints(client, scope, atoms.siteDays, atoms.goalDays, goalIds);
   return { points, totals: totalsOf(points) };
 }
 
-function dailyPoints(scope: ReportScope, siteDays: Map<string, { units: number; pageviews: number; visible: boolean }>, goalDays: Map<string, Map<string, GoalDayAtom>>, goalIds: string[]): TimeseriesPoint[] {
+function dailyPoints(
+  scope: ReportScope,
+  siteDays: Map<string, { units: number; pageviews: number; visible: boolean }>,
+  goalDays: Map<string, Map<string, GoalDayAtom>>,
+  goalIds: string[],
+): TimeseriesPoint[] {
   return datesOf(scope).map((day) => {
     const site = siteDays.get(day) ?? { units: 0, pageviews: 0, visible: false };
     let conversions: AtomTally = EMPTY_TALLY;
@@ -105,8 +122,14 @@ async function hourlyPoints(
   const range = [scope.siteId, scope.from, scope.to];
   const [siteHours, goalHours] = await client.batch(
     [
-      { sql: "SELECT day, hour, visitors, pageviews FROM rollup_site_hour WHERE site_id = ? AND day >= ? AND day <= ?", args: range },
-      { sql: "SELECT goal_id, day, hour, units, conversions FROM rollup_goal_hour WHERE site_id = ? AND day >= ? AND day <= ?", args: range },
+      {
+        sql: "SELECT day, hour, visitors, pageviews FROM rollup_site_hour WHERE site_id = ? AND day >= ? AND day <= ?",
+        args: range,
+      },
+      {
+        sql: "SELECT goal_id, day, hour, units, conversions FROM rollup_goal_hour WHERE site_id = ? AND day >= ? AND day <= ?",
+        args: range,
+      },
     ],
     "read",
   );
@@ -115,7 +138,12 @@ async function hourlyPoints(
   for (const r of siteHours!.rows) {
     const day = String(r.day);
     const units = Number(r.visitors);
-    (traffic.get(day) ?? traffic.set(day, []).get(day)!).push({ key: String(r.hour), units, value: Number(r.pageviews), visitors: units });
+    (traffic.get(day) ?? traffic.set(day, []).get(day)!).push({
+      key: String(r.hour),
+      units,
+      value: Number(r.pageviews),
+      visitors: units,
+    });
   }
   const wanted = new Set(goalIds);
   const conversionsByGoalDay = new Map<string, HourCell[]>();
@@ -124,7 +152,12 @@ async function hourlyPoints(
     if (!wanted.has(goal) || !goalDays.has(goal)) continue;
     const key = `${goal}\u0000${String(r.day)}`;
     const units = Number(r.units);
-    (conversionsByGoalDay.get(key) ?? conversionsByGoalDay.set(key, []).get(key)!).push({ key: String(r.hour), units, value: Number(r.conversions), visitors: units });
+    (conversionsByGoalDay.get(key) ?? conversionsByGoalDay.set(key, []).get(key)!).push({
+      key: String(r.hour),
+      units,
+      value: Number(r.conversions),
+      visitors: units,
+    });
   }
 
   const points: TimeseriesPoint[] = [];

@@ -91,7 +91,11 @@ export async function vitalsReport(
     const path = String(r.path);
     if (!(VITAL_METRICS as readonly string[]).includes(metric) || !keepPath(path)) continue;
     if (filters.metric !== undefined && filters.metric !== metric) continue;
-    const tally = (column: string): AtomTally => ({ sum: Number(r[column]), visible: Number(r.visible_days), hidden: Number(r.hidden_days) });
+    const tally = (column: string): AtomTally => ({
+      sum: Number(r[column]),
+      visible: Number(r.visible_days),
+      hidden: Number(r.hidden_days),
+    });
     const samples = additiveFigure(tally("samples"));
     all.push({
       path,
@@ -110,13 +114,25 @@ export async function vitalsReport(
     const rs = await client.execute({ sql: P75_SQL, args: [...args, JSON.stringify(paths)] });
     for (const r of rs.rows) {
       const metric = String(r.metric) as VitalMetric;
-      p75.set(`${metric}\u0000${String(r.path)}`, percentileFromBucket(metric, Number(r.bucket), Number(r.below), Number(r.n), Number(r.total)));
+      p75.set(
+        `${metric}\u0000${String(r.path)}`,
+        percentileFromBucket(metric, Number(r.bucket), Number(r.below), Number(r.n), Number(r.total)),
+      );
     }
   }
   return shown.map((row) => {
     const estimate = p75.get(`${row.metric}\u0000${row.path}`);
     // A percentile from bucket counts is computed, not counted: always estimated.
     const figure: Figure = row.samples.value && estimate !== undefined ? { value: estimate, qualifier: "estimated" } : SUPPRESSED;
-    return { path: row.path, metric: row.metric, unit: row.unit, p75: figure, good: row.good, needs_improvement: row.needs_improvement, poor: row.poor, samples: row.samples };
+    return {
+      path: row.path,
+      metric: row.metric,
+      unit: row.unit,
+      p75: figure,
+      good: row.good,
+      needs_improvement: row.needs_improvement,
+      poor: row.poor,
+      samples: row.samples,
+    };
   });
 }

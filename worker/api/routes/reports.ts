@@ -34,7 +34,8 @@ import type { Database } from "../../lib/db";
 import type { ApiEnv } from "../env";
 import { route } from "../registry";
 
-const FORMATS_NOTE = " Send `Accept: text/csv` or `Accept: application/x-ndjson` for one line per row (CSV: each figure as `name` and `name_qualifier` columns).";
+const FORMATS_NOTE =
+  " Send `Accept: text/csv` or `Accept: application/x-ndjson` for one line per row (CSV: each figure as `name` and `name_qualifier` columns).";
 
 /** JSON page size when the query gives none; CSV and NDJSON return every row unless asked. */
 const DEFAULT_JSON_LIMIT = 100;
@@ -90,7 +91,12 @@ export const reportRoutes = [
     scope: "read:reports",
     query: pagesQuery,
     site: { from: "query", name: "site" },
-    responses: { 200: { description: `Rows per path, sorted and paginated, with the total of the visible rows.${FORMATS_NOTE}`, schema: pagesResponse } },
+    responses: {
+      200: {
+        description: `Rows per path, sorted and paginated, with the total of the visible rows.${FORMATS_NOTE}`,
+        schema: pagesResponse,
+      },
+    },
     async handle(context) {
       const { db, query } = context;
       const p = await prepare(context, query.site, query);
@@ -104,8 +110,18 @@ export const reportRoutes = [
         pageLimit(p.format, query.limit),
         query.cursor as Cursor | undefined,
       );
-      const body: z.infer<typeof pagesResponse> = { ...p.head, rows: page.rows, totals: report.totals, next_cursor: page.next_cursor };
-      return reportResponse(p.format, body, page.rows.map((r) => ({ ...lineHead(p), ...r })), [...HEAD_COLUMNS, "path", ...figureColumns("visitors", "pageviews")]);
+      const body: z.infer<typeof pagesResponse> = {
+        ...p.head,
+        rows: page.rows,
+        totals: report.totals,
+        next_cursor: page.next_cursor,
+      };
+      return reportResponse(
+        p.format,
+        body,
+        page.rows.map((r) => ({ ...lineHead(p), ...r })),
+        [...HEAD_COLUMNS, "path", ...figureColumns("visitors", "pageviews")],
+      );
     },
   }),
   route({
@@ -121,9 +137,17 @@ export const reportRoutes = [
       const { db, query } = context;
       const p = await prepare(context, query.site, query);
       const order = query.order ?? (query.sort === "path" ? "asc" : "desc");
-      const sortValue = (r: VitalsSums) => (query.sort === "path" ? `${r.path}\u0000${r.metric}` : query.sort === "samples" ? figureValue(r.samples) : null);
+      const sortValue = (r: VitalsSums) =>
+        query.sort === "path" ? `${r.path}\u0000${r.metric}` : query.sort === "samples" ? figureValue(r.samples) : null;
       const paged = <R extends VitalsSums>(rows: R[]) =>
-        paginate(rows, (r) => (query.sort === "p75" ? figureValue((r as unknown as VitalsRow).p75) : sortValue(r)), (r) => `${r.path}\u0000${r.metric}`, order, pageLimit(p.format, query.limit), query.cursor as Cursor | undefined);
+        paginate(
+          rows,
+          (r) => (query.sort === "p75" ? figureValue((r as unknown as VitalsRow).p75) : sortValue(r)),
+          (r) => `${r.path}\u0000${r.metric}`,
+          order,
+          pageLimit(p.format, query.limit),
+          query.cursor as Cursor | undefined,
+        );
       // Sorting by p75 needs every p75; otherwise only the page's rows get one.
       let next: string | null = null;
       const rows = await vitalsReport(db.$client, p.scope, { page: query.page, metric: query.metric }, (all) => {
@@ -150,7 +174,9 @@ export const reportRoutes = [
     scope: "read:reports",
     query: conversionsQuery,
     site: { from: "query", name: "site" },
-    responses: { 200: { description: `One row per goal of the site, sorted and paginated.${FORMATS_NOTE}`, schema: conversionsResponse } },
+    responses: {
+      200: { description: `One row per goal of the site, sorted and paginated.${FORMATS_NOTE}`, schema: conversionsResponse },
+    },
     async handle(context) {
       const { db, query } = context;
       const p = await prepare(context, query.site, query);
@@ -164,12 +190,23 @@ export const reportRoutes = [
         pageLimit(p.format, query.limit),
         query.cursor as Cursor | undefined,
       );
-      const body: z.infer<typeof conversionsResponse> = { ...p.head, rows: page.rows, totals: report.totals, next_cursor: page.next_cursor };
+      const body: z.infer<typeof conversionsResponse> = {
+        ...p.head,
+        rows: page.rows,
+        totals: report.totals,
+        next_cursor: page.next_cursor,
+      };
       return reportResponse(
         p.format,
         body,
         page.rows.map((r) => ({ ...lineHead(p), ...r })),
-        [...HEAD_COLUMNS, "goal_id", "goal_name", "goal_kind", ...figureColumns("conversions", "converting_sessions", "sessions", "rate")],
+        [
+          ...HEAD_COLUMNS,
+          "goal_id",
+          "goal_name",
+          "goal_kind",
+          ...figureColumns("conversions", "converting_sessions", "sessions", "rate"),
+        ],
       );
     },
   }),
@@ -210,12 +247,21 @@ export const reportRoutes = [
     scope: "read:reports",
     query: timeseriesQuery,
     site: { from: "query", name: "site" },
-    responses: { 200: { description: `One point per local day or hour of the period, with the totals of the visible points.${FORMATS_NOTE}`, schema: timeseriesResponse } },
+    responses: {
+      200: {
+        description: `One point per local day or hour of the period, with the totals of the visible points.${FORMATS_NOTE}`,
+        schema: timeseriesResponse,
+      },
+    },
     async handle(context) {
       const { db, query } = context;
       if (query.goal !== undefined) {
-        const rs = await db.$client.execute({ sql: "SELECT 1 FROM goals WHERE id = ? AND site_id = ?", args: [query.goal, query.site] });
-        if (rs.rows.length === 0) throw new HttpProblem(422, `goal: ${query.goal} is not a goal of this site.`, { field: "goal" });
+        const rs = await db.$client.execute({
+          sql: "SELECT 1 FROM goals WHERE id = ? AND site_id = ?",
+          args: [query.goal, query.site],
+        });
+        if (rs.rows.length === 0)
+          throw new HttpProblem(422, `goal: ${query.goal} is not a goal of this site.`, { field: "goal" });
       }
       const p = await prepare(context, query.site, query, (period) => {
         if (query.interval === "hour" && period.days > MAX_HOURLY_DAYS) {
@@ -223,7 +269,12 @@ export const reportRoutes = [
         }
       });
       const report = await timeseriesReport(db.$client, p.scope, query.interval, query.goal);
-      const body: z.infer<typeof timeseriesResponse> = { ...p.head, interval: query.interval, points: report.points, totals: report.totals };
+      const body: z.infer<typeof timeseriesResponse> = {
+        ...p.head,
+        interval: query.interval,
+        points: report.points,
+        totals: report.totals,
+      };
       return reportResponse(
         p.format,
         body,
