@@ -166,6 +166,16 @@ describe("GET /api/v1/pages", () => {
       { site, from: Y, to: Y, timezone: "UTC", path: "/", visitors: x(20), pageviews: x(25) },
       { site, from: Y, to: Y, timezone: "UTC", path: "/about", visitors: hidden, pageviews: hidden },
     ]);
+    // The next page is in a Link header, since NDJSON has no body field for it.
+    const link = /^<([^>]+)>; rel="next"$/.exec(nd.headers.get("link") ?? "")?.[1];
+    expect(link).toMatch(/^\/api\/v1\/pages\?.*cursor=/);
+    const next = await get(link!, { accept: "application/x-ndjson" });
+    expect(
+      next.text
+        .trimEnd()
+        .split("\n")
+        .map((l) => JSON.parse(l).path),
+    ).toEqual(["/docs/a", "/docs/b"]);
   });
 });
 

@@ -74,9 +74,24 @@ export function toNdjson(rows: Record<string, unknown>[]): string {
   return rows.map((row) => JSON.stringify(row) + "\n").join("");
 }
 
-/** Builds the response in the negotiated format; `lines` are the rows of CSV and NDJSON. */
-export function reportResponse(format: Format, body: unknown, lines: Record<string, unknown>[], columns: string[]): Response {
+/**
+ * Builds the response in the negotiated format; `lines` are the rows of CSV and NDJSON. When
+ * there is a next page, a `Link: <…>; rel="next"` header names it in every format (CSV and
+ * NDJSON have no body field for it).
+ */
+export function reportResponse(
+  format: Format,
+  body: unknown,
+  lines: Record<string, unknown>[],
+  columns: string[],
+  next?: { url: string; cursor: string | null },
+): Response {
   const headers: Record<string, string> = { "cache-control": "no-store", vary: "Accept" };
+  if (next?.cursor) {
+    const url = new URL(next.url);
+    url.searchParams.set("cursor", next.cursor);
+    headers.link = `<${url.pathname}${url.search}>; rel="next"`;
+  }
   if (format === "csv")
     return new Response(toCsv(lines, columns), {
       headers: { ...headers, "content-type": "text/csv; charset=utf-8; header=present" },

@@ -121,6 +121,7 @@ export const reportRoutes = [
         body,
         page.rows.map((r) => ({ ...lineHead(p), ...r })),
         [...HEAD_COLUMNS, "path", ...figureColumns("visitors", "pageviews")],
+        { url: context.request.url, cursor: page.next_cursor },
       );
     },
   }),
@@ -163,6 +164,7 @@ export const reportRoutes = [
         body,
         page.rows.map((r) => ({ ...lineHead(p), ...r })),
         [...HEAD_COLUMNS, "path", "metric", "unit", ...figureColumns("p75", "good", "needs_improvement", "poor", "samples")],
+        { url: context.request.url, cursor: page.next_cursor },
       );
     },
   }),
@@ -207,6 +209,7 @@ export const reportRoutes = [
           "goal_kind",
           ...figureColumns("conversions", "converting_sessions", "sessions", "rate"),
         ],
+        { url: context.request.url, cursor: page.next_cursor },
       );
     },
   }),
