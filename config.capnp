@@ -50,9 +50,12 @@ const apiWorker :Workerd.Worker = (
     (name = "WREN_PUBLIC_URL", fromEnvironment = "WREN_PUBLIC_URL"),
     (name = "WREN_K_ANONYMITY", fromEnvironment = "WREN_K_ANONYMITY"),
     (name = "RATE_LIMITER", durableObjectNamespace = "RateLimiter"),
+    (name = "ROLLUP_SCHEDULER", durableObjectNamespace = "RollupScheduler"),
   ],
   durableObjectNamespaces = [
     (className = "RateLimiter", uniqueKey = "wren-rate-limiter-v1"),
+    # Folds new raw rows into the report rollups every minute (alarm), between report reads.
+    (className = "RollupScheduler", uniqueKey = "wren-rollup-scheduler-v1"),
   ],
   durableObjectStorage = (localDisk = "do-storage"),
   globalOutbound = "no-network",

@@ -13,12 +13,12 @@ export async function sitesCommand(settings: Settings, args: string[]): Promise<
   const [action, ...rest] = args;
   const { values } = parseArgs({
     args: rest,
-    options: { name: { type: "string" }, domain: { type: "string" }, json: { type: "boolean", default: false } },
+    options: { name: { type: "string" }, domain: { type: "string" }, timezone: { type: "string" }, json: { type: "boolean", default: false } },
   });
   const db = await openDatabase(settings);
 
   if (action === "create") {
-    const parsed = siteCreateBody.safeParse({ name: values.name, domain: values.domain });
+    const parsed = siteCreateBody.safeParse({ name: values.name, domain: values.domain, timezone: values.timezone });
     if (!parsed.success) {
       const { field, message } = firstIssue(parsed.error);
       throw new CliError(`--${field}: ${message}`, 2);
@@ -30,6 +30,7 @@ export async function sitesCommand(settings: Settings, args: string[]): Promise<
       name: site.name,
       domain: site.domain,
       allowlist: site.allowlist,
+      timezone: site.timezone,
       snippet: snippetFor(settings.publicUrl, site.id),
       s2s_token: await siteToken(key, site.id, site.tokenVersion),
       created,
@@ -53,5 +54,5 @@ export async function sitesCommand(settings: Settings, args: string[]): Promise<
     print(values.json, { sites: rows }, () => table(rows, ["id", "name", "domain", "created_at"]));
     return;
   }
-  throw new CliError("usage: wren sites create --name N --domain D [--json] | sites list [--json]", 2);
+  throw new CliError("usage: wren sites create --name N --domain D [--timezone Europe/Berlin] [--json] | sites list [--json]", 2);
 }

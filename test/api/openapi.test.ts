@@ -25,6 +25,8 @@ describe("GET /api/v1/openapi.json", () => {
     const goals = doc.paths["/api/v1/sites/{id}/goals"].post;
     expect(goals.parameters).toEqual([expect.objectContaining({ in: "path", name: "id", required: true })]);
     expect(goals.requestBody.content["application/json"].schema.properties.kind.enum).toEqual(["page", "event", "time", "scroll"]);
+    const pages = doc.paths["/api/v1/pages"].get.responses["200"].content;
+    expect(Object.keys(pages)).toEqual(["application/json", "text/csv", "application/x-ndjson"]);
     for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
       for (const [method, op] of Object.entries(ops)) {
         expect(op.security, `${method} ${path}`).toEqual([{ apiKey: [] }]);

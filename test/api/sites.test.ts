@@ -1,4 +1,7 @@
+import { createClient } from "@libsql/client";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROLLUP_TABLES } from "../../worker/reports/rollup";
 import { apiFixture, type ApiFixture } from "./fixtures";
 
 describe("sites and the registry", () => {
@@ -13,8 +16,8 @@ describe("sites and the registry", () => {
     const res = await ci.call("POST", "/api/v1/sites", { name: "PR 42", domain: "PR-42.Preview.Example" });
     expect(res.status).toBe(201);
     expect(res.headers.get("content-type")).toBe("application/json");
-    expect(Object.keys(res.body).sort()).toEqual(["allowlist", "created_at", "domain", "id", "name", "s2s_token", "snippet"]);
-    expect(res.body).toMatchObject({ name: "PR 42", domain: "pr-42.preview.example", allowlist: ["pr-42.preview.example"] });
+    expect(Object.keys(res.body).sort()).toEqual(["allowlist", "created_at", "domain", "id", "name", "s2s_token", "snippet", "timezone"]);
+    expect(res.body).toMatchObject({ name: "PR 42", domain: "pr-42.preview.example", allowlist: ["pr-42.preview.example"], timezone: "UTC" });
     expect(res.body.id).toMatch(/^site_[A-Za-z0-9_-]{16}$/);
     expect(res.body.snippet).toBe(`<script defer src="${f.stack.url}/t.js" data-site="${res.body.id}"></script>`);
     expect(res.body.s2s_token).toMatch(new RegExp(`^${res.body.id}\\.[A-Za-z0-9_-]{43}$`));
@@ -62,6 +65,41 @@ describe("sites and the registry", () => {
     expect(gone.status).toBe(404);
     expect(gone.body).toMatchObject({ status: 404, field: "id" });
     expect((await f.admin("DELETE", `/api/v1/sites/${site.id}`)).status).toBe(404);
+  });
+
+  it("takes an IANA time zone on create and PATCH, in canonical spelling, and refuses unknown ones", async () => {
+    const created = await f.admin("POST", "/api/v1/sites", { name: "Berlin", domain: "tz.example", timezone: "europe/berlin" });
+    expect(created.status).toBe(201);
+    expect(created.body.timezone).toBe("Europe/Berlin");
+    const patched = await f.admin("PATCH", `/api/v1/sites/${created.body.id}`, { timezone: "America/New_York" });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ name: "Berlin", timezone: "America/New_York" });
+    for (const timezone of ["Mars/Olympus_Mons", "UTC+2; DROP TABLE sites", ""]) {
+      const bad = await f.admin("POST", "/api/v1/sites", { name: "x", domain: "tz-bad.example", timezone });
+      expect(bad.status, timezone).toBe(422);
+      expect(bad.body.field).toBe("timezone");
+    }
+    const cli = JSON.parse((await f.stack.cli(["sites", "create", "--name", "Tokyo", "--domain", "tokyo.example", "--timezone", "Asia/Tokyo", "--json"])).stdout);
+    expect(cli.timezone).toBe("Asia/Tokyo");
+  });
+
+  it("deleting a site deletes its report rollups too", async () => {
+    const site = await f.makeSite("rollups.example");
+    const goal = await f.makeGoal(site.id, { kind: "event", match: "signup" });
+    expect((await f.admin("POST", "/api/v1/events", { site: site.id, goal_id: goal.id })).status).toBe(202);
+    expect((await f.admin("GET", `/api/v1/conversions?site=${site.id}&period=7d`)).status).toBe(200);
+    const db = createClient({ url: `file:${join(f.stack.dataDir, "wren.db")}` });
+    const rollupRows = async () => {
+      let total = 0;
+      for (const table of ROLLUP_TABLES) {
+        total += Number((await db.execute({ sql: `SELECT count(*) AS n FROM ${table} WHERE site_id = ?`, args: [site.id] })).rows[0]!.n);
+      }
+      return total;
+    };
+    expect(await rollupRows()).toBeGreaterThan(0);
+    expect((await f.admin("DELETE", `/api/v1/sites/${site.id}`)).status).toBe(204);
+    expect(await rollupRows()).toBe(0);
+    db.close();
   });
 
   it("rotating the token returns a new one (the CLI prints the same)", async () => {

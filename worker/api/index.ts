@@ -13,6 +13,7 @@ import { json } from "./registry";
 import { apiRoutes } from "./routes/index";
 
 export { RateLimiter } from "./ratelimit";
+export { RollupScheduler } from "../reports/scheduler";
 
 const collectorPaths = new Set<string>(COLLECTOR_PATHS);
 let openApi: unknown;

@@ -24,7 +24,14 @@ export function openApiDocument(routes: RouteSpec[]): ReturnType<typeof createDo
     for (const [status, response] of Object.entries(spec.responses)) {
       responses[status] = {
         description: response.description,
-        ...(response.schema ? { content: { "application/json": { schema: response.schema } } } : {}),
+        ...(response.schema
+          ? {
+              content: {
+                "application/json": { schema: response.schema },
+                ...Object.fromEntries((response.alsoAs ?? []).map((type) => [type, { schema: { type: "string" } }])),
+              },
+            }
+          : {}),
       };
     }
     for (const [status, description] of Object.entries(ERROR_RESPONSES)) {
@@ -56,7 +63,9 @@ export function openApiDocument(routes: RouteSpec[]): ReturnType<typeof createDo
       description:
         "Wren's public API. Every report figure is {value, qualifier} with qualifier exact, estimated or suppressed. Errors are application/problem+json (RFC 9457).",
     },
-    components: { securitySchemes: { apiKey: { type: "http", scheme: "bearer", description: "An API key: `Authorization: Bearer wren_…`" } } },
+    components: {
+      securitySchemes: { apiKey: { type: "http", scheme: "bearer", description: "An API key: `Authorization: Bearer wren_…`" } },
+    },
     paths: paths as never,
   });
 }

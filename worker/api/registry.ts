@@ -27,6 +27,8 @@ export interface RouteContext<P, Q, B> {
 export interface ResponseSpec {
   description: string;
   schema?: z.ZodType;
+  /** Other media types the route answers with on `Accept` (e.g. text/csv); bodies are text. */
+  alsoAs?: string[];
   headers?: Record<string, string>;
 }
 

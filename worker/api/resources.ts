@@ -20,6 +20,7 @@ export const siteResource = z
     domain: z.string().meta({ description: "IDNA-normalised, lower-cased hostname the snippet is bound to." }),
     allowlist: z.array(z.string()).meta({ description: "Hostnames whose pages may send beacons." }),
     snippet: z.string().meta({ description: "The embeddable tag; works only on the allowlisted hostnames." }),
+    timezone: z.string().meta({ description: "IANA time zone of the site's report days and hours." }),
     s2s_token: z.string().optional().meta({ description: "The per-site token for POST /s2s. Returned on create, re-post and rotation only." }),
     created_at: timestamp,
   })
@@ -32,6 +33,7 @@ export function toSite(site: SiteRow, baseUrl: string, s2sToken?: string): z.inf
     domain: site.domain,
     allowlist: site.allowlist,
     snippet: snippetFor(baseUrl, site.id),
+    timezone: site.timezone,
     ...(s2sToken ? { s2s_token: s2sToken } : {}),
     created_at: iso(site.createdAt),
   };

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { GOAL_KINDS } from "../lib/schema";
 import { SCOPES } from "../lib/keys";
+import { canonicalTimeZone } from "../reports/timezone";
 import { normalizeHostname } from "./hostname";
 
 const name = z.string().trim().min(1).max(100);
@@ -22,7 +23,22 @@ export const domainField = z
     return result.hostname;
   });
 
-export const siteCreateBody = z.strictObject({ name, domain: domainField });
+/** An IANA time zone; reports cut days in the site's zone. Stored in its canonical spelling. */
+export const timezoneField = z
+  .string()
+  .max(64)
+  .transform((value, ctx) => {
+    const zone = canonicalTimeZone(value);
+    if (!zone) {
+      ctx.addIssue({ code: "custom", message: "must be an IANA time zone such as Europe/Berlin or UTC" });
+      return z.NEVER;
+    }
+    return zone;
+  })
+  .meta({ description: "IANA time zone the site's reports use for days and hours (default UTC).", example: "Europe/Berlin" });
+
+export const siteCreateBody = z.strictObject({ name, domain: domainField, timezone: timezoneField.optional() });
+export const sitePatchBody = z.strictObject({ name: name.optional(), timezone: timezoneField.optional() });
 
 const siteId = z.string().regex(/^site_[A-Za-z0-9_-]{1,40}$/, "must be a site id (site_…)");
 

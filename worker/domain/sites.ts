@@ -34,13 +34,14 @@ export async function listSites(db: Database, allowed: string[] | null): Promise
  */
 export async function insertSite(
   db: Database,
-  input: { name: string; domain: string; createdByKey: string | null },
+  input: { name: string; domain: string; timezone?: string | undefined; createdByKey: string | null },
 ): Promise<CreateSiteResult> {
   const row = {
     id: newId("site"),
     name: input.name,
     domain: input.domain,
     allowlist: [input.domain],
+    timezone: input.timezone ?? "UTC",
     tokenVersion: 1,
     createdByKey: input.createdByKey,
     createdAt: Date.now(),

@@ -82,6 +82,9 @@ function pageLimit(format: Format, limit: number | undefined): number | undefine
   return limit ?? (format === "json" ? DEFAULT_JSON_LIMIT : undefined);
 }
 
+/** What a report answers with besides JSON, chosen by `Accept`. */
+const REPORT_FORMATS = ["text/csv", "application/x-ndjson"];
+
 export const reportRoutes = [
   route({
     method: "GET",
@@ -95,6 +98,7 @@ export const reportRoutes = [
       200: {
         description: `Rows per path, sorted and paginated, with the total of the visible rows.${FORMATS_NOTE}`,
         schema: pagesResponse,
+        alsoAs: REPORT_FORMATS,
       },
     },
     async handle(context) {
@@ -133,7 +137,13 @@ export const reportRoutes = [
     scope: "read:reports",
     query: vitalsQuery,
     site: { from: "query", name: "site" },
-    responses: { 200: { description: `Rows per path and metric, sorted and paginated.${FORMATS_NOTE}`, schema: vitalsResponse } },
+    responses: {
+      200: {
+        description: `Rows per path and metric, sorted and paginated.${FORMATS_NOTE}`,
+        schema: vitalsResponse,
+        alsoAs: REPORT_FORMATS,
+      },
+    },
     async handle(context) {
       const { db, query } = context;
       const p = await prepare(context, query.site, query);
@@ -177,7 +187,11 @@ export const reportRoutes = [
     query: conversionsQuery,
     site: { from: "query", name: "site" },
     responses: {
-      200: { description: `One row per goal of the site, sorted and paginated.${FORMATS_NOTE}`, schema: conversionsResponse },
+      200: {
+        description: `One row per goal of the site, sorted and paginated.${FORMATS_NOTE}`,
+        schema: conversionsResponse,
+        alsoAs: REPORT_FORMATS,
+      },
     },
     async handle(context) {
       const { db, query } = context;
@@ -221,7 +235,9 @@ export const reportRoutes = [
     scope: "read:reports",
     query: funnelsQuery,
     site: { from: "query", name: "site" },
-    responses: { 200: { description: `One entry per step, in order.${FORMATS_NOTE}`, schema: funnelsResponse } },
+    responses: {
+      200: { description: `One entry per step, in order.${FORMATS_NOTE}`, schema: funnelsResponse, alsoAs: REPORT_FORMATS },
+    },
     async handle(context) {
       const { db, query } = context;
       const rs = await db.$client.execute({
@@ -254,6 +270,7 @@ export const reportRoutes = [
       200: {
         description: `One point per local day or hour of the period, with the totals of the visible points.${FORMATS_NOTE}`,
         schema: timeseriesResponse,
+        alsoAs: REPORT_FORMATS,
       },
     },
     async handle(context) {

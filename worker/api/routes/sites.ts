@@ -1,13 +1,15 @@
 /** Sites and the registry: register (idempotent per domain), list, read, rename, delete, rotate the s2s token, verify the snippet. */
+import type { InValue } from "@libsql/client/web";
 import { desc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
-import { siteCreateBody } from "../../domain/schemas";
+import { siteCreateBody, sitePatchBody } from "../../domain/schemas";
 import { findSiteByDomain, getSite, insertSite, listSites, rotateSiteToken, type SiteRow } from "../../domain/sites";
 import { importHmacKey } from "../../lib/crypto";
 import type { Database } from "../../lib/db";
 import { HttpProblem } from "../../lib/problem";
 import { alertRules, apiKeys, conversions, deployments, events, goals, sessions, siteBeacons, sites, vitals } from "../../lib/schema";
 import { siteToken } from "../../lib/tokens";
+import { deleteSiteRollupsStatements, rebuildSiteRollups } from "../../reports/rollup";
 import type { Caller } from "../auth";
 import { siteParams } from "../params";
 import { json, route } from "../registry";
@@ -60,7 +62,7 @@ export const siteRoutes = [
       };
       const existing = await findSiteByDomain(db, body.domain);
       if (existing) return reuse(existing);
-      const { site, created } = await insertSite(db, { name: body.name, domain: body.domain, createdByKey: caller.key.id });
+      const { site, created } = await insertSite(db, { ...body, createdByKey: caller.key.id });
       if (!created) return reuse(site);
       await grantSite(db, caller, site.id);
       return json(toSite(site, baseUrl, await tokenFor(env.WREN_SECRET, site)), 201);
@@ -93,17 +95,20 @@ export const siteRoutes = [
   route({
     method: "PATCH",
     path: "/api/v1/sites/:id",
-    summary: "Rename a site (the domain is fixed: register a new site for another domain)",
+    summary: "Rename a site or change its time zone (the domain is fixed: register a new site for another domain)",
     tag: "Sites",
     scope: "write:sites",
     params: siteParams,
-    body: z.strictObject({ name: z.string().trim().min(1).max(100).optional() }),
+    body: sitePatchBody,
     site: { from: "params", name: "id" },
     responses: { 200: { description: "The updated site.", schema: siteResource }, 404: { description: "No such site." } },
     async handle({ db, params, body, baseUrl }) {
-      if (body.name === undefined) return json(toSite(await existingSite(db, params.id), baseUrl));
-      const [site] = await db.update(sites).set({ name: body.name }).where(eq(sites.id, params.id)).returning();
+      const before = await existingSite(db, params.id);
+      if (body.name === undefined && body.timezone === undefined) return json(toSite(before, baseUrl));
+      const [site] = await db.update(sites).set(body).where(eq(sites.id, params.id)).returning();
       if (!site) throw new HttpProblem(404, `No site ${params.id}.`, { field: "id" });
+      // Report days are cut in the zone in force when rows are folded: refold under the new one.
+      if (site.timezone !== before.timezone) await rebuildSiteRollups(db.$client, site.id);
       return json(toSite(site, baseUrl));
     },
   }),
@@ -121,7 +126,7 @@ export const siteRoutes = [
       const id = params.id;
       // Explicit deletes in one transaction: foreign-key enforcement is per connection and
       // not something every Hrana server turns on.
-      await db.batch([
+      const deletes = [
         db.delete(conversions).where(eq(conversions.siteId, id)),
         db.delete(vitals).where(eq(vitals.siteId, id)),
         db.delete(events).where(eq(events.siteId, id)),
@@ -131,7 +136,11 @@ export const siteRoutes = [
         db.delete(deployments).where(eq(deployments.siteId, id)),
         db.delete(goals).where(eq(goals.siteId, id)),
         db.delete(sites).where(eq(sites.id, id)),
-      ]);
+      ].map((query) => {
+        const { sql: text, params: args } = query.toSQL();
+        return { sql: text, args: args as InValue[] };
+      });
+      await db.$client.batch([...deleteSiteRollupsStatements(id), ...deletes], "write");
       return new Response(null, { status: 204 });
     },
   }),
