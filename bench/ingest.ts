@@ -121,7 +121,7 @@ const config :Workerd.Config = (
     (name = "no-network", network = (allow = [])),
   ],
   sockets = [
-    (name = "http", address = "127.0.0.1:8787", http = (), service = "api"),
+    (name = "http", address = "127.0.0.1:8787", http = (), service = (name = "collector", entrypoint = "http")),
     (name = "noop", address = "127.0.0.1:8788", http = (), service = "noop"),
     (name = "direct", address = "127.0.0.1:8789", http = (), service = "collector"),
   ],

@@ -48,7 +48,7 @@ const config :Workerd.Config = (
     (name = "dashboard", disk = (path = "dashboard/dist")),
     (name = "no-network", network = (allow = [])),
   ],
-  sockets = [(name = "http", address = "127.0.0.1:8787", http = (), service = "api")],
+  sockets = [(name = "http", address = "127.0.0.1:8787", http = (), service = (name = "collector", entrypoint = "http"))],
 );
 `,
   );

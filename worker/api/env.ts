@@ -11,8 +11,6 @@ export interface CollectorService extends Fetcher {
 export interface ApiEnv extends DatabaseBindings {
   WREN_SECRET: string;
   COLLECTOR: CollectorService;
-  /** The collector's plain HTTP entrypoint, for forwarding its paths (cheaper per request). */
-  COLLECTOR_HTTP: Fetcher;
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   /** Default per-key limit, "REQUESTS/SECONDS" (600/60 when unset). */
   WREN_RATE_LIMIT?: string | null;

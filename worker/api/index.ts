@@ -1,11 +1,11 @@
 /**
- * The api worker, Wren's front door: the public API under /api/v1, the dashboard, /healthz,
- * and the collector's paths, which it hands to the collector worker over the service binding.
+ * The api worker: the public API under /api/v1, the dashboard and /healthz. It is reached
+ * through the collector (the front door, see config.capnp), which hands it every path that
+ * is not a collector path.
  */
 import type { ApiEnv } from "./env";
 import { healthz } from "../lib/health";
 import { createRouter } from "../lib/router";
-import { COLLECTOR_PATHS } from "../lib/routes";
 import { serveDashboard } from "./dashboard";
 import { openApiDocument } from "./openapi";
 import { runRoute } from "./pipeline";
@@ -15,15 +15,11 @@ import { apiRoutes } from "./routes/index";
 export { RateLimiter } from "./ratelimit";
 export { RollupScheduler } from "../reports/scheduler";
 
-const collectorPaths = new Set<string>(COLLECTOR_PATHS);
 let openApi: unknown;
 
 const router = createRouter<ApiEnv>();
 
 router
-  .all("*", (request, env) => {
-    if (collectorPaths.has(new URL(request.url).pathname)) return env.COLLECTOR_HTTP.fetch(request);
-  })
   .get("/healthz", (_request, env) => healthz(env))
   .get("/api/v1/openapi.json", () => json((openApi ??= openApiDocument(apiRoutes))))
   .get("/", () => new Response(null, { status: 302, headers: { location: "/dashboard/" } }))

@@ -1,8 +1,8 @@
 /**
- * The collector worker: the tracker script, browser beacons and server-to-server
- * conversions. The api worker forwards `/t.js`, `/e` and `/s2s` here over its service
- * binding, and calls `ingestForSite` for `POST /api/v1/events`, so both s2s ways in share
- * one code path. Its Durable Object, CollectorState, keeps the session salts and known
+ * The collector worker, Wren's front door: the tracker script, browser beacons and
+ * server-to-server conversions, answered here without a hop; every other path goes to the
+ * api worker over the API binding. The api worker calls `ingestForSite` for
+ * `POST /api/v1/events`, so both s2s ways in share one code path. Its Durable Object, CollectorState, keeps the session salts and known
  * token versions; writes are group-committed in the isolate (writer.ts).
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
@@ -31,7 +31,8 @@ router
   .options("/e", (request, env) => beaconPreflight(request, env))
   .all("/e", notAllowed("POST, OPTIONS"))
   .post("/s2s", (request, env, ctx) => handleS2s(request, env, ctx))
-  .all("/s2s", notAllowed("POST"));
+  .all("/s2s", notAllowed("POST"))
+  .all("*", (request, env) => env.API?.fetch(request));
 
 /**
  * The same HTTP paths as a plain handler, for a service binding with `entrypoint = "http"`:

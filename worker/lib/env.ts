@@ -8,6 +8,8 @@ export interface DatabaseBindings {
 }
 
 export interface CollectorEnv extends DatabaseBindings {
+  /** The api worker, which answers every path the collector does not own (absent in some tests). */
+  API?: Fetcher;
   /** Hex server secret, made at onboarding, for s2s token MACs and session hashing. */
   WREN_SECRET: string;
 }

@@ -22,7 +22,8 @@ export function libsqlClient(env: DatabaseBindings): Client {
     client = createClient({
       url,
       authToken: env.LIBSQL_AUTH_TOKEN ?? undefined,
-      concurrency: 0,
+      // Not 0: @libsql/core reads `concurrency || 20`, so 0 would quietly mean 20.
+      concurrency: Number.MAX_SAFE_INTEGER,
       fetch: binding ? (input: Request | string | URL, init?: RequestInit) => binding.fetch(input, init) : undefined,
     });
     clients.set(key, client);
