@@ -30,6 +30,7 @@ import { insertSite } from "../worker/domain/sites";
 import { importHmacKey, randomToken } from "../worker/lib/crypto";
 import type { Database } from "../worker/lib/db";
 import { siteToken } from "../worker/lib/tokens";
+import { freePort } from "../test/helpers/ports";
 
 /** How long each load runs, and the most requests it may send. */
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
@@ -65,18 +66,6 @@ type Autocannon = (options: {
 
 // autocannon ships no types; this is the part of its API used here.
 const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
-
-async function freePort(): Promise<number> {
-  const { createServer } = await import("node:net");
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolvePort(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
 
 async function waitFor(url: string, child: ChildProcess, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -6,7 +6,7 @@
  */
 import { libsqlClient } from "../lib/libsql";
 import { HttpProblem } from "../lib/problem";
-import { hasMediaType, parseJson, readBoundedText } from "./body";
+import { hasMediaType, parseJson, readBoundedText } from "../lib/body";
 import { isCrawler } from "./crawlers";
 import type { CollectorWorkerEnv } from "./env";
 import { countsOncePerSession, goalCompleted } from "./goals";

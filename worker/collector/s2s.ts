@@ -11,7 +11,7 @@
  */
 import { randomToken } from "../lib/crypto";
 import { HttpProblem } from "../lib/problem";
-import { hasMediaType, parseJson, readBoundedText } from "./body";
+import { hasMediaType, parseJson, readBoundedText } from "../lib/body";
 import type { CollectorWorkerEnv } from "./env";
 import { originAllowed, requestOrigin } from "./origin";
 import { emptyRequest, type ConversionRow } from "./rows";

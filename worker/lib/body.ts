@@ -3,7 +3,7 @@
  * the HTTP layer enforces it); a body without one is counted as it streams in, so an
  * oversized body is refused without being held in memory.
  */
-import { HttpProblem } from "../lib/problem";
+import { HttpProblem } from "./problem";
 
 export async function readBoundedText(request: Request, maxBytes: number): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "NaN");
