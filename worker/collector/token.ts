@@ -31,9 +31,11 @@ function serverKey(env: CollectorWorkerEnv): Promise<CryptoKey> {
 async function knownVersion(env: CollectorWorkerEnv, siteId: string): Promise<number> {
   const local = knownVersions.get(siteId);
   if (local !== undefined) return local;
-  const durable = (await sessionKeys(env)).tokenVersions[siteId] ?? 1;
-  knownVersions.set(siteId, durable);
-  return durable;
+  const durable = (await sessionKeys(env)).tokenVersions[siteId];
+  // Only versions the durable state knows are cached: a token for a made-up site id must not
+  // grow this map (it is refused after the lookahead, with no database read either way).
+  if (durable !== undefined) knownVersions.set(siteId, durable);
+  return durable ?? 1;
 }
 
 async function matches(key: CryptoKey, siteId: string, version: number, presented: string): Promise<boolean> {
