@@ -11,14 +11,16 @@
 set -euo pipefail
 : "${WREN_URL:?set WREN_URL}" "${WREN_KEY:?set WREN_KEY}" "${SITE_ID:?set SITE_ID}" "${GOAL_ID:?set GOAL_ID}" "${DEPLOY_ID:?set DEPLOY_ID}"
 
-status=$(curl --silent --show-error --output /dev/stderr --write-out '%{http_code}' \
+# The body and, on the last line, the status: a refusal's problem details are printed.
+response=$(curl --silent --show-error --write-out '\n%{http_code}' \
   -X POST "$WREN_URL/api/v1/events" \
   -H "Authorization: Bearer $WREN_KEY" \
   -H "Content-Type: application/json" \
   -d "$(jq -n --arg site "$SITE_ID" --arg goal "$GOAL_ID" --arg id "smoke-$DEPLOY_ID" '{site: $site, goal_id: $goal, id: $id}')")
-echo
+status=${response##*$'\n'}
+body=${response%$'\n'*}
 if [ "$status" != "202" ]; then
-  echo "smoke-test conversion refused: HTTP $status" >&2
+  echo "smoke-test conversion refused: HTTP $status $body" >&2
   exit 1
 fi
-echo "smoke-test conversion recorded for deployment $DEPLOY_ID"
+echo "smoke-test conversion recorded for deployment $DEPLOY_ID: $body"
