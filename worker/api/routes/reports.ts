@@ -7,7 +7,7 @@
 import type { z } from "zod";
 import { HttpProblem } from "../../lib/problem";
 import { conversionsReport } from "../../reports/conversions";
-import { figureValue, paginate, type Cursor } from "../../reports/list";
+import { figureValue, paginate, type Cursor, type Page, type SortValue } from "../../reports/list";
 import { negotiate, reportResponse, type Format } from "../../reports/format";
 import { funnelReport } from "../../reports/funnels";
 import { pagesReport } from "../../reports/pages";
@@ -82,6 +82,46 @@ function pageLimit(format: Format, limit: number | undefined): number | undefine
   return limit ?? (format === "json" ? DEFAULT_JSON_LIMIT : undefined);
 }
 
+interface PageQuery {
+  order?: "asc" | "desc" | undefined;
+  limit?: number | undefined;
+  cursor?: unknown;
+}
+
+/** One page of rows in the query's order; names sort ascending by default, figures descending. */
+function sortedPage<R>(
+  rows: R[],
+  p: Prepared,
+  query: PageQuery,
+  sortsByName: boolean,
+  sortValue: (row: R) => SortValue,
+  rowKey: (row: R) => string,
+): Page<R> {
+  const order = query.order ?? (sortsByName ? "asc" : "desc");
+  return paginate(rows, sortValue, rowKey, order, pageLimit(p.format, query.limit), query.cursor as Cursor | undefined);
+}
+
+/**
+ * Answers in the negotiated format. Every CSV and NDJSON line starts with the report's head
+ * columns; a paginated report passes its next cursor for the `Link: rel="next"` header.
+ */
+function respond(
+  request: Request,
+  p: Prepared,
+  body: unknown,
+  lines: object[],
+  columns: string[],
+  nextCursor?: string | null,
+): Response {
+  return reportResponse(
+    p.format,
+    body,
+    lines.map((line) => ({ ...lineHead(p), ...line })),
+    [...HEAD_COLUMNS, ...columns],
+    nextCursor === undefined ? undefined : { url: request.url, cursor: nextCursor },
+  );
+}
+
 /** What a report answers with besides JSON, chosen by `Accept`. */
 const REPORT_FORMATS = ["text/csv", "application/x-ndjson"];
 
@@ -105,14 +145,13 @@ export const reportRoutes = [
       const { db, query } = context;
       const p = await prepare(context, query.site, query);
       const report = await pagesReport(db.$client, p.scope, query.page);
-      const order = query.order ?? (query.sort === "path" ? "asc" : "desc");
-      const page = paginate(
+      const page = sortedPage(
         report.rows,
+        p,
+        query,
+        query.sort === "path",
         (r) => (query.sort === "path" ? r.path : figureValue(r[query.sort])),
         (r) => r.path,
-        order,
-        pageLimit(p.format, query.limit),
-        query.cursor as Cursor | undefined,
       );
       const body: z.infer<typeof pagesResponse> = {
         ...p.head,
@@ -120,13 +159,7 @@ export const reportRoutes = [
         totals: report.totals,
         next_cursor: page.next_cursor,
       };
-      return reportResponse(
-        p.format,
-        body,
-        page.rows.map((r) => ({ ...lineHead(p), ...r })),
-        [...HEAD_COLUMNS, "path", ...figureColumns("visitors", "pageviews")],
-        { url: context.request.url, cursor: page.next_cursor },
-      );
+      return respond(context.request, p, body, page.rows, ["path", ...figureColumns("visitors", "pageviews")], page.next_cursor);
     },
   }),
   route({
@@ -147,17 +180,16 @@ export const reportRoutes = [
     async handle(context) {
       const { db, query } = context;
       const p = await prepare(context, query.site, query);
-      const order = query.order ?? (query.sort === "path" ? "asc" : "desc");
       const sortValue = (r: VitalsSums) =>
         query.sort === "path" ? `${r.path}\u0000${r.metric}` : query.sort === "samples" ? figureValue(r.samples) : null;
       const paged = <R extends VitalsSums>(rows: R[]) =>
-        paginate(
+        sortedPage(
           rows,
+          p,
+          query,
+          query.sort === "path",
           (r) => (query.sort === "p75" ? figureValue((r as unknown as VitalsRow).p75) : sortValue(r)),
           (r) => `${r.path}\u0000${r.metric}`,
-          order,
-          pageLimit(p.format, query.limit),
-          query.cursor as Cursor | undefined,
         );
       // Sorting by p75 needs every p75; otherwise only the page's rows get one.
       let next: string | null = null;
@@ -169,12 +201,13 @@ export const reportRoutes = [
       });
       const page = query.sort === "p75" ? paged(rows) : { rows, next_cursor: next };
       const body: z.infer<typeof vitalsResponse> = { ...p.head, rows: page.rows, next_cursor: page.next_cursor };
-      return reportResponse(
-        p.format,
+      return respond(
+        context.request,
+        p,
         body,
-        page.rows.map((r) => ({ ...lineHead(p), ...r })),
-        [...HEAD_COLUMNS, "path", "metric", "unit", ...figureColumns("p75", "good", "needs_improvement", "poor", "samples")],
-        { url: context.request.url, cursor: page.next_cursor },
+        page.rows,
+        ["path", "metric", "unit", ...figureColumns("p75", "good", "needs_improvement", "poor", "samples")],
+        page.next_cursor,
       );
     },
   }),
@@ -197,14 +230,13 @@ export const reportRoutes = [
       const { db, query } = context;
       const p = await prepare(context, query.site, query);
       const report = await conversionsReport(db.$client, p.scope);
-      const order = query.order ?? (query.sort === "name" ? "asc" : "desc");
-      const page = paginate(
+      const page = sortedPage(
         report.rows,
+        p,
+        query,
+        query.sort === "name",
         (r) => (query.sort === "name" ? r.goal.name : figureValue(r[query.sort])),
         (r) => r.goal.id,
-        order,
-        pageLimit(p.format, query.limit),
-        query.cursor as Cursor | undefined,
       );
       const body: z.infer<typeof conversionsResponse> = {
         ...p.head,
@@ -212,18 +244,13 @@ export const reportRoutes = [
         totals: report.totals,
         next_cursor: page.next_cursor,
       };
-      return reportResponse(
-        p.format,
+      return respond(
+        context.request,
+        p,
         body,
-        page.rows.map((r) => ({ ...lineHead(p), ...r })),
-        [
-          ...HEAD_COLUMNS,
-          "goal_id",
-          "goal_name",
-          "goal_kind",
-          ...figureColumns("conversions", "converting_sessions", "sessions", "rate"),
-        ],
-        { url: context.request.url, cursor: page.next_cursor },
+        page.rows,
+        ["goal_id", "goal_name", "goal_kind", ...figureColumns("conversions", "converting_sessions", "sessions", "rate")],
+        page.next_cursor,
       );
     },
   }),
@@ -250,12 +277,13 @@ export const reportRoutes = [
       const p = await prepare(context, query.site, query);
       const steps = await funnelReport(db.$client, p.scope, query.goals);
       const body: z.infer<typeof funnelsResponse> = { ...p.head, steps };
-      return reportResponse(
-        p.format,
-        body,
-        steps.map((s) => ({ ...lineHead(p), ...s })),
-        [...HEAD_COLUMNS, "step", "goal_id", "goal_name", "goal_kind", ...figureColumns("sessions", "dropoff", "rate")],
-      );
+      return respond(context.request, p, body, steps, [
+        "step",
+        "goal_id",
+        "goal_name",
+        "goal_kind",
+        ...figureColumns("sessions", "dropoff", "rate"),
+      ]);
     },
   }),
   route({
@@ -295,11 +323,12 @@ export const reportRoutes = [
         points: report.points,
         totals: report.totals,
       };
-      return reportResponse(
-        p.format,
+      return respond(
+        context.request,
+        p,
         body,
-        report.points.map((pt) => ({ ...lineHead(p), interval: query.interval, ...pt })),
-        [...HEAD_COLUMNS, "interval", "start", "local", ...figureColumns("visitors", "pageviews", "conversions")],
+        report.points.map((pt) => ({ interval: query.interval, ...pt })),
+        ["interval", "start", "local", ...figureColumns("visitors", "pageviews", "conversions")],
       );
     },
   }),
