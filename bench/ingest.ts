@@ -217,15 +217,16 @@ export async function run(): Promise<void> {
     // The libSQL server in its own process, as `wren start` runs it, so it does not share
     // a thread with autocannon.
     const dbPort = await freePort();
+    const dbToken = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
     database = spawn(process.execPath, [join(ROOT, "bin/wren.js"), "db", "--listen", `127.0.0.1:${dbPort}`, "--file", join(dir, "wren.db")], {
       cwd: ROOT,
       stdio: ["ignore", "ignore", "inherit"],
-      env: { ...process.env, LIBSQL_AUTH_TOKEN: "" },
+      env: { ...process.env, WREN_DATA: dir, LIBSQL_AUTH_TOKEN: dbToken },
     });
     const dbUrl = `http://127.0.0.1:${dbPort}`;
     await waitFor(`${dbUrl}/health`, database);
     const secret = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex");
-    db = await openDatabase({ ...loadSettings({ WREN_DATA: dir }), libsqlUrl: dbUrl }, dbUrl);
+    db = await openDatabase(loadSettings({ WREN_DATA: dir }), { url: dbUrl, authToken: dbToken });
     const fixture = await seed(db, secret);
 
     const [httpPort, noopPort, directPort] = [await freePort(), await freePort(), await freePort()];
@@ -243,7 +244,7 @@ export async function run(): Promise<void> {
         `--external-addr=libsql=127.0.0.1:${dbPort}`,
         ...(process.env.BENCH_INSPECT ? [`--inspector-addr=127.0.0.1:${process.env.BENCH_INSPECT}`] : []),
       ],
-      { cwd: ROOT, stdio: ["ignore", process.env.BENCH_VERBOSE ? "inherit" : "ignore", "inherit"], env: { PATH: process.env.PATH, LIBSQL_URL: dbUrl, LIBSQL_AUTH_TOKEN: "", WREN_SECRET: secret } },
+      { cwd: ROOT, stdio: ["ignore", process.env.BENCH_VERBOSE ? "inherit" : "ignore", "inherit"], env: { PATH: process.env.PATH, LIBSQL_URL: dbUrl, LIBSQL_AUTH_TOKEN: dbToken, WREN_SECRET: secret } },
     );
     const wren = `http://127.0.0.1:${httpPort}`;
     const noop = `http://127.0.0.1:${noopPort}`;

@@ -14,7 +14,7 @@
 import { createClient } from "@libsql/client";
 import Database from "libsql";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { applyMigrations, openDatabase } from "../cli/database";
@@ -292,7 +292,7 @@ async function scale(events: number): Promise<void> {
       env: { WREN_DB_PORT: String(dbPort), WREN_RATE_LIMIT: "1000000/60" },
       timeoutMs: 120_000,
     });
-    const raw = createClient({ url: `http://127.0.0.1:${dbPort}` });
+    const raw = createClient({ url: `http://127.0.0.1:${dbPort}`, authToken: readFileSync(join(dir, "libsql.token"), "utf8").trim() });
     try {
       const key = stack.adminKey;
       if (!key) throw new Error(`no admin key in the start output:\n${stack.output()}`);

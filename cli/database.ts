@@ -7,21 +7,28 @@
 import { createClient, type Client } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
 import { migrate } from "drizzle-orm/libsql/migrator";
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Database } from "../worker/lib/db";
 import * as schema from "../worker/lib/schema";
+import { secureDataFolder } from "./data-folder";
 import { ROOT } from "./paths";
 import { databaseFile, type Settings } from "./settings";
 
 export const MIGRATIONS_FOLDER = join(ROOT, "migrations");
 
-export async function openDatabase(settings: Settings, url = settings.libsqlUrl): Promise<Database> {
+/** A Hrana server to talk to instead of LIBSQL_URL (`wren start`'s embedded one). */
+export interface DatabaseServer {
+  url: string;
+  authToken: string | undefined;
+}
+
+export async function openDatabase(settings: Settings, server?: DatabaseServer): Promise<Database> {
   let client: Client;
+  const url = server?.url ?? settings.libsqlUrl;
   if (url) {
-    client = createClient({ url, authToken: settings.libsqlAuthToken });
+    client = createClient({ url, authToken: server ? server.authToken : settings.libsqlAuthToken });
   } else {
-    mkdirSync(settings.dataDir, { recursive: true, mode: 0o700 });
+    secureDataFolder(settings.dataDir);
     client = createClient({ url: `file:${databaseFile(settings)}` });
     // Wait for a running server's writer instead of failing with SQLITE_BUSY.
     await client.execute("PRAGMA busy_timeout = 10000");

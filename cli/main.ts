@@ -6,7 +6,8 @@ const USAGE = `wren — self-hosted web analytics
 
 Usage:
   wren start                                   run the whole service (database, migrations, workerd)
-  wren db --listen HOST:PORT --file PATH       run only the embedded libSQL server
+  wren db --listen HOST:PORT --file PATH [--allow-host NAME]
+                                               run only the embedded libSQL server (token: data/libsql.token)
   wren migrate                                 apply database migrations
   wren keys create --scopes A,B [--sites S1,S2] [--name N] [--rate-requests N --rate-per-seconds S] [--json]
   wren keys list [--json]

@@ -1,11 +1,14 @@
 /**
  * First start: make the server secret and, when the database has no key yet, issue a first
- * admin key and print it once. Later starts change nothing.
+ * admin key. Later starts change nothing. The key is shown once: on the terminal when there is
+ * one; under a service manager (no TTY, output going to a journal that others may read) it is
+ * written to a 0600 file in the data folder instead, and only the file's path is printed.
  */
+import { writeFileSync } from "node:fs";
 import { countKeys, issueKey } from "../worker/domain/apikeys";
 import type { Database } from "../worker/lib/db";
 import { ensureSecret } from "./secret";
-import type { Settings } from "./settings";
+import { firstAdminKeyFile, type Settings } from "./settings";
 
 export interface OnboardingResult {
   secretCreated: boolean;
@@ -19,16 +22,21 @@ export async function onboard(settings: Settings, db: Database): Promise<Onboard
   return { secretCreated, adminKey: { id: row.id, key } };
 }
 
-export function onboardingMessage(result: OnboardingResult): string {
+const MORE_KEYS = ["  Make more keys, each with only the scopes it needs:", "    npx wren keys create --scopes read:reports --sites SITE_ID", ""];
+
+/** What to print after onboarding ("" when nothing happened); writes the key file when not on a terminal. */
+export function announceOnboarding(result: OnboardingResult, settings: Settings, terminal = process.stdout.isTTY === true): string {
   if (!result.adminKey) return "";
+  if (terminal) {
+    return ["", "  Welcome to Wren. Your first admin key (shown once, store it now):", "", `    ${result.adminKey.key}`, "", ...MORE_KEYS].join("\n");
+  }
+  const file = firstAdminKeyFile(settings);
+  writeFileSync(file, `${result.adminKey.key}\n`, { mode: 0o600 });
   return [
     "",
-    "  Welcome to Wren. Your first admin key (shown once, store it now):",
+    `  Welcome to Wren. Your first admin key is in ${file} (mode 0600; no terminal to show it on).`,
+    "  Store it elsewhere, then delete the file.",
     "",
-    `    ${result.adminKey.key}`,
-    "",
-    "  Make more keys, each with only the scopes it needs:",
-    "    npx wren keys create --scopes read:reports --sites SITE_ID",
-    "",
+    ...MORE_KEYS,
   ].join("\n");
 }

@@ -26,6 +26,21 @@ function port(name: string, value: string | undefined, fallback: number): number
   return n;
 }
 
+/** WREN_PUBLIC_URL (an http or https URL), else the listening address; no trailing slash. */
+function publicUrl(value: string | undefined, fallback: string): string {
+  if (value === undefined || value === "") return fallback;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || url.search || url.hash || url.username) {
+    throw new Error(`WREN_PUBLIC_URL must be an http:// or https:// URL without query or credentials, got "${value}"`);
+  }
+  return url.href.replace(/\/+$/, "");
+}
+
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const host = env.HOST || "127.0.0.1";
   const listenPort = port("PORT", env.PORT, 8787);
@@ -37,9 +52,11 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     libsqlUrl: env.LIBSQL_URL || undefined,
     libsqlAuthToken: env.LIBSQL_AUTH_TOKEN || undefined,
     dbPort: port("WREN_DB_PORT", env.WREN_DB_PORT, 0),
-    publicUrl: (env.WREN_PUBLIC_URL || `http://${urlHost === "0.0.0.0" ? "127.0.0.1" : urlHost}:${listenPort}`).replace(/\/+$/, ""),
+    publicUrl: publicUrl(env.WREN_PUBLIC_URL, `http://${urlHost === "0.0.0.0" || urlHost === "[::]" ? "127.0.0.1" : urlHost}:${listenPort}`),
   };
 }
 
 export const databaseFile = (settings: Settings) => resolve(settings.dataDir, "wren.db");
 export const secretFile = (settings: Settings) => resolve(settings.dataDir, "secret.key");
+export const databaseTokenFile = (settings: Settings) => resolve(settings.dataDir, "libsql.token");
+export const firstAdminKeyFile = (settings: Settings) => resolve(settings.dataDir, "first-admin-key.txt");

@@ -13,8 +13,9 @@ import type { Settings } from "./settings";
 
 export interface WorkerdOptions {
   settings: Settings;
-  /** The Hrana URL the workers use. */
+  /** The Hrana URL the workers use, and its bearer token. */
   databaseUrl: string;
+  databaseToken: string | undefined;
   secret: string;
 }
 
@@ -64,7 +65,7 @@ export function kAnonymitySetting(value: string | undefined): string | undefined
   return value.trim();
 }
 
-export function spawnWorkerd({ settings, databaseUrl, secret }: WorkerdOptions): ChildProcess {
+export function spawnWorkerd({ settings, databaseUrl, databaseToken, secret }: WorkerdOptions): ChildProcess {
   const k = kAnonymitySetting(process.env.WREN_K_ANONYMITY);
   // Turso hands out libsql:// URLs; over HTTP they mean https://.
   const url = new URL(databaseUrl.replace(/^libsql:/, "https:"));
@@ -86,10 +87,11 @@ export function spawnWorkerd({ settings, databaseUrl, secret }: WorkerdOptions):
     env: {
       PATH: process.env.PATH,
       LIBSQL_URL: url.toString(),
-      LIBSQL_AUTH_TOKEN: settings.libsqlAuthToken ?? "",
+      LIBSQL_AUTH_TOKEN: databaseToken ?? "",
       WREN_SECRET: secret,
       ...(process.env.WREN_RATE_LIMIT ? { WREN_RATE_LIMIT: process.env.WREN_RATE_LIMIT } : {}),
-      ...(process.env.WREN_PUBLIC_URL ? { WREN_PUBLIC_URL: process.env.WREN_PUBLIC_URL } : {}),
+      // Always set: snippets take the public URL from here, never from a request's Host.
+      WREN_PUBLIC_URL: settings.publicUrl,
       ...(k ? { WREN_K_ANONYMITY: k } : {}),
     },
   });

@@ -2,26 +2,36 @@ import { parseArgs } from "node:util";
 import { resolve } from "node:path";
 import { startHranaServer } from "../../server/hrana/index";
 import { CliError } from "../output";
-import { databaseFile, type Settings } from "../settings";
+import { secureDataFolder } from "../data-folder";
+import { ensureDatabaseToken } from "../database-token";
+import { databaseFile, databaseTokenFile, type Settings } from "../settings";
 import { untilSignal } from "../signals";
 
-/** `wren db --listen HOST:PORT --file PATH`: the embedded libSQL (Hrana over HTTP) server alone. */
+/**
+ * `wren db --listen HOST:PORT --file PATH [--allow-host NAME]`: the embedded libSQL (Hrana over
+ * HTTP) server alone. It requires a bearer token like under `wren start`: LIBSQL_AUTH_TOKEN, or
+ * the data folder's `libsql.token`. `--allow-host` names a host name clients may reach it by
+ * besides its address (repeatable); any other Host header is refused.
+ */
 export async function dbCommand(settings: Settings, args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
-    options: { listen: { type: "string" }, file: { type: "string" } },
+    options: { listen: { type: "string" }, file: { type: "string" }, "allow-host": { type: "string", multiple: true } },
   });
   const listen = values.listen ?? `127.0.0.1:${settings.dbPort || 8080}`;
   const match = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(listen);
   if (!match) throw new CliError("--listen: expected HOST:PORT, e.g. 127.0.0.1:8080", 2);
   const host = match[1]!.replace(/^\[|\]$/g, "");
+  secureDataFolder(settings.dataDir);
   const server = await startHranaServer({
     file: resolve(values.file ?? databaseFile(settings)),
     host,
     port: Number(match[2]),
-    authToken: settings.libsqlAuthToken,
+    authToken: ensureDatabaseToken(settings),
+    allowedHosts: values["allow-host"] ?? [],
   });
   console.log(`libSQL server (Hrana over HTTP) listening on ${server.url}`);
+  if (!settings.libsqlAuthToken) console.log(`Clients authenticate with the token in ${databaseTokenFile(settings)} (LIBSQL_AUTH_TOKEN).`);
   await untilSignal();
   await server.close();
   console.log("libSQL server stopped; WAL checkpointed.");

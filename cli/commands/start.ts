@@ -5,11 +5,12 @@
  * everything in order; a child that dies on its own is reported and stops the rest.
  */
 import { once } from "node:events";
-import { mkdirSync } from "node:fs";
 import { startHranaServer } from "../../server/hrana/index";
 import { buildIfStale } from "../../scripts/build";
+import { secureDataFolder } from "../data-folder";
 import { applyMigrations, openDatabase } from "../database";
-import { onboard, onboardingMessage } from "../onboarding";
+import { ensureDatabaseToken } from "../database-token";
+import { announceOnboarding, onboard } from "../onboarding";
 import { CliError } from "../output";
 import { requireSecret } from "../secret";
 import { databaseFile, type Settings } from "../settings";
@@ -31,16 +32,18 @@ async function waitForHealth(url: string, exited: Promise<unknown>): Promise<voi
 }
 
 export async function startCommand(settings: Settings): Promise<void> {
-  mkdirSync(settings.dataDir, { recursive: true, mode: 0o700 });
+  secureDataFolder(settings.dataDir);
   const log = (line: string) => console.log(`wren: ${line}`);
 
+  // The embedded server always requires a token: LIBSQL_AUTH_TOKEN, else the data folder's.
+  const databaseToken = settings.libsqlUrl ? settings.libsqlAuthToken : ensureDatabaseToken(settings);
   const hrana = settings.libsqlUrl
     ? undefined
     : await startHranaServer({
         file: databaseFile(settings),
         host: "127.0.0.1",
         port: settings.dbPort,
-        authToken: settings.libsqlAuthToken,
+        authToken: databaseToken,
       });
   const databaseUrl = settings.libsqlUrl ?? hrana!.url;
   log(hrana ? `libSQL server on ${hrana.url} (file ${databaseFile(settings)})` : `using the libSQL server at ${new URL(databaseUrl).host}`);
@@ -50,18 +53,18 @@ export async function startCommand(settings: Settings): Promise<void> {
   };
   let workerdProcess: ReturnType<typeof spawnWorkerd> | undefined;
   try {
-    const db = await openDatabase(settings, databaseUrl);
+    const db = await openDatabase(settings, { url: databaseUrl, authToken: databaseToken });
     await applyMigrations(db);
     const onboarding = await onboard(settings, db);
     db.$client.close();
     if (onboarding.secretCreated) log("made the server secret (mode 0600) in the data folder");
-    const message = onboardingMessage(onboarding);
+    const message = announceOnboarding(onboarding, settings);
     if (message) console.log(message);
 
     const built = await buildIfStale();
     if (built.length > 0) log(`built ${built.join(" and ")}`);
 
-    workerdProcess = spawnWorkerd({ settings, databaseUrl, secret: requireSecret(settings) });
+    workerdProcess = spawnWorkerd({ settings, databaseUrl, databaseToken, secret: requireSecret(settings) });
     const exited = once(workerdProcess, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
     const localUrl = `http://${hostForProbe(settings)}:${settings.port}`;
     await waitForHealth(localUrl, exited);

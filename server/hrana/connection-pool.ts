@@ -132,6 +132,20 @@ export class ConnectionPool {
     this.#idle.push(first);
   }
 
+  /** Every function and virtual-table module the engine offers (for the SQL policy). */
+  inventory(): { functions: string[]; modules: string[] } {
+    const conn = this.acquire();
+    try {
+      const names = (sql: string) => (conn.prepare(sql).stmt.all([]) as unknown as [string][]).map((row) => String(row[0]));
+      return {
+        functions: names("SELECT DISTINCT name FROM pragma_function_list"),
+        modules: names("SELECT DISTINCT name FROM pragma_module_list"),
+      };
+    } finally {
+      this.release(conn);
+    }
+  }
+
   get openCount(): number {
     return this.#open;
   }

@@ -8,11 +8,13 @@ import type { BearerAuth } from "./auth.js";
 import { BatonError, HttpError, ProtocolError, StreamExpiredError } from "./errors.js";
 import { type ProtocolLimits, decodePipelineRequest } from "./protocol.js";
 import type { RequestExecutor } from "./request-executor.js";
+import type { RequestGuard } from "./request-guard.js";
 import { ResponseBudget } from "./statement-runner.js";
 import type { StreamManager } from "./streams.js";
 
 export interface HttpLayerOptions {
   auth: BearerAuth | undefined;
+  guard: RequestGuard;
   maxRequestBytes: number;
   maxResponseBytes: number;
   protocolLimits: ProtocolLimits;
@@ -130,10 +132,13 @@ async function handlePipeline(req: IncomingMessage, res: ServerResponse, deps: H
 function route(req: IncomingMessage, res: ServerResponse, deps: HttpLayerDeps): Promise<void> | void {
   const path = (req.url ?? "/").split("?", 1)[0];
   const method = req.method ?? "GET";
-  deps.options.auth?.check(req.headers.authorization);
+  deps.options.guard.checkSender(req);
+  // As on sqld, /health answers without a token (it says nothing but "up").
+  if (path !== "/health") deps.options.auth?.check(req.headers.authorization);
   switch (path) {
     case "/v2/pipeline":
       if (method !== "POST") throw new HttpError(405, { error: "Method not allowed" }, { allow: "POST" });
+      deps.options.guard.checkJsonBody(req);
       return handlePipeline(req, res, deps);
     case "/v2":
       if (method !== "GET" && method !== "HEAD") throw new HttpError(405, { error: "Method not allowed" }, { allow: "GET" });

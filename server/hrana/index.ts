@@ -33,8 +33,12 @@ export interface HranaServerOptions {
   host?: string;
   /** TCP port; 0 picks a free one. Default 0. */
   port?: number;
-  /** Bearer token required on every request; default: LIBSQL_AUTH_TOKEN if set, else none. */
+  /** Bearer token required on every request; default: LIBSQL_AUTH_TOKEN if set, else none.
+   * `wren start` and `wren db` always pass one (docs/libsql-server.md). */
   authToken?: string;
+  /** Host names clients may use besides the address they connect to; any other `Host` is
+   * refused (DNS rebinding). Default none. */
+  allowedHosts?: string[];
   /** Idle time after which a stream expires and its transaction rolls back (sqld: 10 s). */
   streamIdleMs?: number;
   /** How long a writer waits for the write lock before failing with TRANSACTION_BUSY. */
@@ -66,6 +70,7 @@ export async function startHranaServer(opts: HranaServerOptions): Promise<HranaS
   const options: ServiceOptions = {
     file: resolve(opts.file),
     authToken: opts.authToken ?? process.env["LIBSQL_AUTH_TOKEN"],
+    allowedHosts: opts.allowedHosts ?? [],
     streamIdleMs: opts.streamIdleMs ?? DEFAULT_STREAM_IDLE_MS,
     lockTimeoutMs: opts.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
   };

@@ -5,6 +5,7 @@
 import { ProtocolError, StmtError, argsBothError } from "./errors.js";
 import type { BatchCond, BatchStep, Stmt, StreamRequest } from "./protocol.js";
 import { type AnalyzedStatement, analyzeSequence, analyzeSingle } from "./sql-analysis.js";
+import type { SqlPolicy } from "./sql-policy.js";
 import { type ResponseBudget, type StatementRunner, bindArguments, prepareFailure } from "./statement-runner.js";
 import type { Stream } from "./streams.js";
 
@@ -33,12 +34,14 @@ interface PreparedStep {
 export class RequestExecutor {
   readonly #runner: StatementRunner;
   readonly #limits: ExecutorLimits;
+  readonly #policy: SqlPolicy;
   /** Analysis is pure, so it is shared across streams, keyed by SQL text. */
   readonly #analysisCache = new Map<string, AnalyzedStatement>();
 
-  constructor(runner: StatementRunner, limits: ExecutorLimits) {
+  constructor(runner: StatementRunner, limits: ExecutorLimits, policy: SqlPolicy) {
     this.#runner = runner;
     this.#limits = limits;
+    this.#policy = policy;
   }
 
   /** Returns the StreamResult JSON. Throws ProtocolError/BatonError for requests sqld refuses
@@ -94,6 +97,8 @@ export class RequestExecutor {
     const cached = this.#analysisCache.get(sql);
     if (cached !== undefined) return cached;
     const statement = analyzeSingle(sql);
+    // Only statements the policy allows are cached, so a cache hit needs no second check.
+    this.#policy.check(statement);
     this.#analysisCache.set(sql, statement);
     if (this.#analysisCache.size > ANALYSIS_CACHE_SIZE) {
       const oldest = this.#analysisCache.keys().next().value;
@@ -164,6 +169,8 @@ export class RequestExecutor {
   /** Runs statements in order without arguments, stopping at the first error (sqld). */
   async #sequence(stream: Stream, sql: string, budget: ResponseBudget): Promise<void> {
     const statements = analyzeSequence(sql, this.#limits.maxSequenceStatements);
+    // Every statement passes the policy before the first one runs.
+    for (const statement of statements) this.#policy.check(statement);
     for (const statement of statements) {
       const values = bindArguments(statement, [], []);
       const pending = this.#runner.run(stream, statement, values, false, budget);

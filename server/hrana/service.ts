@@ -7,6 +7,9 @@ import { BearerAuth } from "./auth.js";
 import { ConnectionPool } from "./connection-pool.js";
 import { createRequestHandler } from "./http-layer.js";
 import { RequestExecutor } from "./request-executor.js";
+import { RequestGuard } from "./request-guard.js";
+import { READABLE_PRAGMAS } from "./sql-analysis.js";
+import { SqlPolicy } from "./sql-policy.js";
 import { StatementRunner } from "./statement-runner.js";
 import { StreamManager } from "./streams.js";
 import { WriteLock } from "./write-lock.js";
@@ -32,6 +35,8 @@ const SHUTDOWN_GRACE_MS = 5_000;
 export interface ServiceOptions {
   file: string;
   authToken: string | undefined;
+  /** Host names clients may use besides the address they connect to (DNS-rebinding guard). */
+  allowedHosts: string[];
   streamIdleMs: number;
   lockTimeoutMs: number;
 }
@@ -50,7 +55,7 @@ export function createHranaService(options: ServiceOptions): HranaService {
     lockTimeoutMs: options.lockTimeoutMs,
     maxStatementResultBytes: LIMITS.maxStatementResultBytes,
   });
-  const executor = new RequestExecutor(runner, LIMITS);
+  const executor = new RequestExecutor(runner, LIMITS, new SqlPolicy(pool.inventory(), READABLE_PRAGMAS));
   const inFlight = { count: 0, idle: [] as Array<() => void> };
   const http = createServer(
     createRequestHandler({
@@ -59,6 +64,7 @@ export function createHranaService(options: ServiceOptions): HranaService {
       inFlight,
       options: {
         auth: options.authToken !== undefined && options.authToken !== "" ? new BearerAuth(options.authToken) : undefined,
+        guard: new RequestGuard(options.allowedHosts),
         maxRequestBytes: LIMITS.maxRequestBytes,
         maxResponseBytes: LIMITS.maxResponseBytes,
         protocolLimits: LIMITS,

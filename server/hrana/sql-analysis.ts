@@ -197,6 +197,14 @@ const PRAGMAS_QUERY_ONLY = new Set([
   "WAL_AUTOCHECKPOINT",
 ]);
 
+/** Every pragma a client may read (as a statement, or as a `pragma_<name>` table). */
+export const READABLE_PRAGMAS: ReadonlySet<string> = new Set([
+  ...READ_PRAGMAS,
+  ...READ_PRAGMAS_WITHOUT_VALUE,
+  ...PRAGMAS_WITH_OPTIONAL_VALUE,
+  ...PRAGMAS_QUERY_ONLY,
+]);
+
 function unquotedUpper(token: Token | undefined): string | undefined {
   if (token === undefined) return undefined;
   if (token.kind === "word") return token.text;

@@ -3,7 +3,7 @@
  * a clean stop, a restart that keeps the data, and failures that are reported, not hidden.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startHranaServer } from "../../server/hrana/index";
@@ -29,11 +29,16 @@ describe("wren start", () => {
     for (const s of stacks) await s.stop("SIGKILL").catch(() => undefined);
   });
 
-  it("onboards on first start: secret 0600, admin key printed once, healthy, dashboard served", async () => {
+  it("onboards on first start: secret 0600, admin key in a 0600 file (no terminal), healthy, dashboard served", async () => {
     stack = await startStack();
     stacks.push(stack);
     expect(stack.adminKey).toMatch(/^wren_[A-Za-z0-9_-]{43}$/);
-    expect(stack.output()).toContain("Your first admin key (shown once");
+    // Not on a terminal (as under a service manager): the key goes to a private file, never to the log.
+    const keyFile = join(stack.dataDir, "first-admin-key.txt");
+    expect(stack.output()).toContain(`Your first admin key is in ${keyFile} (mode 0600`);
+    expect(stack.output()).not.toContain(stack.adminKey);
+    expect(readFileSync(keyFile, "utf8")).toBe(`${stack.adminKey}\n`);
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
     expect(statSync(join(stack.dataDir, "secret.key")).mode & 0o777).toBe(0o600);
 
     const health = await fetch(`${stack.url}/healthz`);
@@ -94,7 +99,7 @@ describe("wren start", () => {
     const again = await startStack({ dataDir: stack.dataDir });
     stacks.push(again);
     expect(again.adminKey).toBeUndefined();
-    expect(again.output()).not.toContain("Your first admin key");
+    expect(again.output()).not.toContain("first admin key");
     const sites = await client(again.url, stack.adminKey)("GET", "/api/v1/sites");
     expect(sites.status).toBe(200);
     expect(sites.body.sites.map((s: { domain: string }) => s.domain)).toEqual(["shop.example"]);
@@ -119,8 +124,8 @@ describe("with LIBSQL_URL pointing at another libSQL server", () => {
     const { mkdtempSync } = await import("node:fs");
     const { tmpdir } = await import("node:os");
     const dir = mkdtempSync(join(tmpdir(), "wren-ext-"));
-    const db = await startHranaServer({ file: join(dir, "external.db"), port: 0 });
-    const stack = await startStack({ env: { LIBSQL_URL: db.url } });
+    const db = await startHranaServer({ file: join(dir, "external.db"), port: 0, authToken: "external-token" });
+    const stack = await startStack({ env: { LIBSQL_URL: db.url, LIBSQL_AUTH_TOKEN: "external-token" } });
     try {
       expect(stack.output()).toContain(`using the libSQL server at ${new URL(db.url).host}`);
       expect(existsSync(join(stack.dataDir, "wren.db"))).toBe(false);

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { freePort } from "./ports";
@@ -51,6 +51,14 @@ export function runWren(args: string[], env: NodeJS.ProcessEnv, input?: string):
   });
 }
 
+/** The first admin key: printed on a terminal, else (as here, on pipes) written to the file the output names. */
+function firstAdminKey(output: string): string | undefined {
+  const printed = /(wren_[A-Za-z0-9_-]{43})/.exec(output)?.[1];
+  if (printed) return printed;
+  const file = /first admin key is in (\S+) \(mode 0600/.exec(output)?.[1];
+  return file && existsSync(file) ? readFileSync(file, "utf8").trim() : undefined;
+}
+
 export async function startStack(options: StartOptions = {}): Promise<Stack> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "wren-e2e-"));
   const port = await freePort();
@@ -86,7 +94,7 @@ export async function startStack(options: StartOptions = {}): Promise<Stack> {
     port,
     dataDir,
     env,
-    adminKey: /(wren_[A-Za-z0-9_-]{43})/.exec(output)?.[1],
+    adminKey: firstAdminKey(output),
     process: child,
     output: () => output,
     async stop(signal = "SIGTERM") {

@@ -18,6 +18,13 @@ describe("loadSettings", () => {
     const s = loadSettings({ HOST: "::1", PORT: "9000", WREN_DATA: "/srv/wren", LIBSQL_URL: "http://db:8080", WREN_PUBLIC_URL: "https://stats.example/" });
     expect(s).toMatchObject({ host: "::1", port: 9000, dataDir: "/srv/wren", libsqlUrl: "http://db:8080", publicUrl: "https://stats.example" });
   });
+  it("takes the public URL from configuration only, and refuses one that is not an http(s) URL", () => {
+    expect(loadSettings({ HOST: "0.0.0.0", PORT: "80" }).publicUrl).toBe("http://127.0.0.1:80");
+    expect(loadSettings({ WREN_PUBLIC_URL: "https://stats.example/wren/" }).publicUrl).toBe("https://stats.example/wren");
+    for (const bad of ["stats.example", "javascript:alert(1)", "https://u:p@stats.example", "https://stats.example/?a=1"]) {
+      expect(() => loadSettings({ WREN_PUBLIC_URL: bad }), bad).toThrow(`WREN_PUBLIC_URL must be an http:// or https:// URL without query or credentials, got "${bad}"`);
+    }
+  });
   it("refuses a bad port", () => {
     expect(() => loadSettings({ PORT: "http" })).toThrow('PORT must be a port number, got "http"');
     expect(() => loadSettings({ WREN_DB_PORT: "70000" })).toThrow(/WREN_DB_PORT/);

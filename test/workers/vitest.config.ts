@@ -9,7 +9,7 @@ const root = resolve(import.meta.dirname, "../..");
 export default defineConfig({
   plugins: [
     cloudflareTest(({ inject }) => {
-      const bindings = { LIBSQL_URL: inject("libsqlUrl"), WREN_SECRET: inject("secret") };
+      const bindings = { LIBSQL_URL: inject("libsqlUrl"), LIBSQL_AUTH_TOKEN: inject("libsqlToken"), WREN_SECRET: inject("secret") };
       return {
         wrangler: { configPath: resolve(root, "wrangler.toml") },
         miniflare: {

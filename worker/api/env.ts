@@ -14,7 +14,7 @@ export interface ApiEnv extends DatabaseBindings {
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   /** Default per-key limit, "REQUESTS/SECONDS" (600/60 when unset). */
   WREN_RATE_LIMIT?: string | null;
-  /** The URL browsers reach Wren at, for snippets; the request's origin when unset. */
+  /** The URL browsers reach Wren at, for snippets (lib/public-url.ts); never the request's Host. */
   WREN_PUBLIC_URL?: string | null;
   /** k of the reports' k-anonymity filter (default 5; values below 2 are raised to 2). */
   WREN_K_ANONYMITY?: string | null;

@@ -9,6 +9,7 @@ import { database } from "../lib/db";
 import type { ApiEnv } from "./env";
 import { errorResponse } from "../lib/errors";
 import { HttpProblem, problem } from "../lib/problem";
+import { publicUrl } from "../lib/public-url";
 import { authenticate, requireScope, requireSite, type Caller } from "./auth";
 import { DEFAULT_BODY_LIMIT, readJson, validate } from "./body";
 import { parseDefaultLimit, rateLimitHeaders, type RateDecision } from "./ratelimit";
@@ -54,7 +55,7 @@ export function runRoute(spec: RouteSpec) {
           const siteId = (source as Record<string, unknown> | undefined)?.[spec.site.name];
           if (typeof siteId === "string") requireSite(caller, siteId, spec.site.name);
         }
-        const baseUrl = (env.WREN_PUBLIC_URL || new URL(request.url).origin).replace(/\/+$/, "");
+        const baseUrl = publicUrl(env);
         response = await spec.handle({ request, env, execution, db, caller, params, query, body, baseUrl });
       }
     } catch (error) {
