@@ -4,8 +4,11 @@
 #   WREN_URL=https://stats.example.com WREN_KEY=wren_… PR=42 \
 #   PREVIEW_DOMAIN=pr-42.preview.example.com ./ci-preview-site.sh
 #
-# WREN_KEY needs only write:sites (a CI key: `wren keys create --scopes write:sites,write:events`).
-# Re-running for the same PR returns the same site (HTTP 200 instead of 201), so retries are safe.
+# WREN_KEY is a CI key: `wren keys create --scopes write:sites,write:events`. It acts only on
+# the sites it creates, and gets a site's s2s token because it holds write:events (a key with
+# write:sites alone registers sites but gets no token).
+# Re-running for the same PR returns the same site (HTTP 200 instead of 201), so retries are safe;
+# a domain some other key registered is a 409.
 # Prints SITE_ID, SNIPPET and S2S_TOKEN lines; in GitHub Actions they also go to $GITHUB_OUTPUT.
 set -euo pipefail
 : "${WREN_URL:?set WREN_URL}" "${WREN_KEY:?set WREN_KEY}" "${PR:?set PR}" "${PREVIEW_DOMAIN:?set PREVIEW_DOMAIN}"
@@ -21,7 +24,7 @@ fi
 
 site_id=$(jq -r .id <<<"$response")
 snippet=$(jq -r .snippet <<<"$response")
-token=$(jq -r .s2s_token <<<"$response")
+token=$(jq -r '.s2s_token // empty' <<<"$response")
 echo "SITE_ID=$site_id"
 echo "SNIPPET=$snippet"
 echo "S2S_TOKEN=$token"

@@ -1,11 +1,24 @@
 import { parseArgs } from "node:util";
 import { issueKey, listKeys, revokeKey } from "../../worker/domain/apikeys";
 import { firstIssue, keyCreateBody } from "../../worker/domain/schemas";
+import { EVERY_SITE } from "../../worker/lib/keys";
 import { openDatabase } from "../database";
 import { CliError, print, table } from "../output";
 import type { Settings } from "../settings";
 
 const list = (value: string | undefined) => value?.split(",").map((s) => s.trim()).filter(Boolean);
+
+/** How far a key reaches, in words (the rules are in worker/api/auth.ts). */
+function describeSites(scopes: string[], sites: string[] | null): string {
+  if (scopes.includes("admin")) return "every site (admin)";
+  if (sites?.includes(EVERY_SITE)) return "every site";
+  if (!sites || sites.length === 0) return "only the sites it creates";
+  return `${sites.join(", ")} and the sites it creates`;
+}
+
+function reachesNoSite(scopes: string[], sites: string[] | null): boolean {
+  return !scopes.includes("admin") && !scopes.includes("write:sites") && (sites ?? []).length === 0;
+}
 
 export async function keysCommand(settings: Settings, args: string[]): Promise<void> {
   const [action, ...rest] = args;
@@ -47,8 +60,9 @@ export async function keysCommand(settings: Settings, args: string[]): Promise<v
     });
     print(json, { id: row.id, key, prefix: row.prefix, name: row.name, scopes: row.scopes, sites: row.sites }, () =>
       [
-        `Created key ${row.id} (${row.scopes.join(", ")}; sites: ${row.sites?.join(", ") ?? "all"}).`,
+        `Created key ${row.id} (${row.scopes.join(", ")}; sites: ${describeSites(row.scopes, row.sites)}).`,
         `Key (shown once, store it now): ${key}`,
+        ...(reachesNoSite(row.scopes, row.sites) ? ["Note: it can act on no site yet (it cannot create one): give it --sites SITE_ID,… or --sites '*'."] : []),
       ].join("\n"),
     );
     return;

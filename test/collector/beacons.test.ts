@@ -122,14 +122,17 @@ describe("origin allowlist", () => {
     expect(response.status).toBe(202);
   });
 
-  it("answers a CORS preflight only for an allowlisted origin", async () => {
+  it("answers every CORS preflight alike (no domain enumeration); only the beacon itself checks the origin", async () => {
     const ok = await fetch(`${stack.url}/e`, { method: "OPTIONS", headers: { origin: "https://shop.test", "access-control-request-method": "POST" } });
     expect(ok.status).toBe(204);
     expect(ok.headers.get("access-control-allow-origin")).toBe("https://shop.test");
     expect(ok.headers.get("access-control-allow-methods")).toBe("POST");
     const evil = await fetch(`${stack.url}/e`, { method: "OPTIONS", headers: { origin: "https://evil.test", "access-control-request-method": "POST" } });
-    expect(evil.status).toBe(403);
-    expect(evil.headers.get("access-control-allow-origin")).toBeNull();
+    expect(evil.status).toBe(204);
+    expect(evil.headers.get("access-control-allow-origin")).toBe("https://evil.test");
+    const refused = await send(beaconOf(newSession(), { type: "pageview", path: "/" }), { origin: "https://evil.test" });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get("access-control-allow-origin")).toBeNull();
   });
 });
 

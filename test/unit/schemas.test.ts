@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { firstIssue, goalCreateBody, keyCreateBody, siteCreateBody } from "../../worker/domain/schemas";
+import { MAX_PATTERN_LENGTH, MAX_PATTERN_STARS } from "../../worker/lib/glob";
+import { pagesQuery, vitalsQuery } from "../../worker/reports/schemas";
 
 function issue(result: { success: boolean; error?: unknown }) {
   if (result.success) throw new Error("expected a failure");
@@ -44,6 +46,16 @@ describe("goalCreateBody", () => {
   ])("refuses %j on %s", (body, field) => {
     expect(issue(goalCreateBody.safeParse(body)).field).toBe(field);
   });
+  it("bounds a pattern's length and stars", () => {
+    expect(goalCreateBody.parse({ kind: "page", match: `/${"a".repeat(MAX_PATTERN_LENGTH - 1)}` }).match).toHaveLength(MAX_PATTERN_LENGTH);
+    expect(issue(goalCreateBody.safeParse({ kind: "page", match: `/${"a".repeat(MAX_PATTERN_LENGTH)}` })).field).toBe("match");
+    const stars = (n: number) => `/${"*a".repeat(n)}`;
+    expect(goalCreateBody.parse({ kind: "time", match: stars(MAX_PATTERN_STARS), threshold: 5 }).match).toBe(stars(MAX_PATTERN_STARS));
+    expect(issue(goalCreateBody.safeParse({ kind: "scroll", match: stars(MAX_PATTERN_STARS + 1), threshold: 5 }))).toEqual({
+      field: "match",
+      message: `may have at most ${MAX_PATTERN_STARS} * wildcards`,
+    });
+  });
 });
 
 describe("keyCreateBody", () => {
@@ -56,5 +68,18 @@ describe("keyCreateBody", () => {
     expect(issue(keyCreateBody.safeParse({ scopes: ["root"] })).field).toBe("scopes.0");
     expect(issue(keyCreateBody.safeParse({ scopes: [] })).field).toBe("scopes");
     expect(issue(keyCreateBody.safeParse({ scopes: ["admin"], sites: ["nope"] })).field).toBe("sites.0");
+  });
+});
+
+describe("page filters", () => {
+  const query = (page: string) => ({ site: "site_a", page });
+  it.each([pagesQuery, vitalsQuery])("bound the pattern's length and stars", (schema) => {
+    expect(schema.safeParse(query(`/${"*a".repeat(MAX_PATTERN_STARS)}`)).success).toBe(true);
+    expect(issue(schema.safeParse(query(`/${"*a".repeat(MAX_PATTERN_STARS + 1)}`)))).toEqual({
+      field: "page",
+      message: `may have at most ${MAX_PATTERN_STARS} * wildcards`,
+    });
+    expect(schema.safeParse(query(`/${"a".repeat(MAX_PATTERN_LENGTH - 1)}`)).success).toBe(true);
+    expect(issue(schema.safeParse(query(`/${"a".repeat(MAX_PATTERN_LENGTH)}`))).field).toBe("page");
   });
 });

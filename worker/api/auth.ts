@@ -1,18 +1,24 @@
 /**
  * Who is calling: the Bearer key is hashed and looked up; scopes and the key's site allowlist
- * are checked here, before a handler runs. `admin` holds every scope and every site.
+ * are checked here, before a handler runs. `admin` holds every scope and every site. Any other
+ * key reaches only the sites its allowlist names — the ones an admin listed and the ones it
+ * created — or every site when an admin granted "*"; an allowlist that is missing (a row from
+ * before keys were least-privilege) names none.
  */
 import { findActiveKey, type ApiKeyRow } from "../domain/apikeys";
 import type { Database } from "../lib/db";
-import { KEY_PREFIX, type Scope } from "../lib/keys";
+import { EVERY_SITE, KEY_PREFIX, type Scope } from "../lib/keys";
 import { HttpProblem } from "../lib/problem";
 
 export interface Caller {
   key: ApiKeyRow;
+  isAdmin: boolean;
   hasScope(scope: Scope): boolean;
   /** Site ids the key may act on, or null for all. */
   allowedSites(): string[] | null;
   mayActOn(siteId: string): boolean;
+  /** True when the key's own allowlist names this site (not merely through admin or "*"). */
+  listsSite(siteId: string): boolean;
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -38,12 +44,15 @@ export async function authenticate(request: Request, db: Database): Promise<Call
 
 export function callerFor(key: ApiKeyRow): Caller {
   const admin = key.scopes.includes("admin");
-  const sites = admin ? null : key.sites;
+  const listed = key.sites ?? [];
+  const sites = admin || listed.includes(EVERY_SITE) ? null : listed;
   return {
     key,
+    isAdmin: admin,
     hasScope: (scope) => admin || key.scopes.includes(scope),
     allowedSites: () => sites,
     mayActOn: (siteId) => sites === null || sites.includes(siteId),
+    listsSite: (siteId) => listed.includes(siteId),
   };
 }
 

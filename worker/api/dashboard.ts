@@ -1,7 +1,7 @@
 /**
  * Serves the built dashboard from the `DASHBOARD` disk service. The disk service sets no
  * content types, so they are added here; unknown paths fall back to index.html (the
- * dashboard is a single-page app).
+ * dashboard is a single-page app). Every file goes out with `securityHeaders`.
  */
 const CONTENT_TYPES: Record<string, string> = {
   html: "text/html; charset=utf-8",
@@ -11,6 +11,29 @@ const CONTENT_TYPES: Record<string, string> = {
   json: "application/json",
   png: "image/png",
   ico: "image/x-icon",
+};
+
+/**
+ * The page holds an API key in sessionStorage, so nothing but its own files may run or load:
+ * one module script and one stylesheet from this origin, fetches to this origin's API. An
+ * injected inline script or foreign request is refused, and no site may frame the page
+ * (X-Frame-Options for browsers that predate frame-ancestors).
+ */
+export const securityHeaders: Readonly<Record<string, string>> = {
+  "content-security-policy": [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "font-src 'self'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; "),
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "x-frame-options": "DENY",
 };
 
 export async function serveDashboard(request: Request, files: Fetcher | undefined): Promise<Response | undefined> {
@@ -29,6 +52,6 @@ export async function serveDashboard(request: Request, files: Fetcher | undefine
   const headers = new Headers(response.headers);
   headers.set("content-type", CONTENT_TYPES[extension] ?? "application/octet-stream");
   headers.set("cache-control", served === "index.html" ? "no-cache" : "public, max-age=300");
-  headers.set("x-content-type-options", "nosniff");
+  for (const [name, value] of Object.entries(securityHeaders)) headers.set(name, value);
   return new Response(response.body, { status: 200, headers });
 }

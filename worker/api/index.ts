@@ -22,7 +22,7 @@ const router = createRouter<ApiEnv>();
 router
   .get("/healthz", (_request, env) => healthz(env))
   .get("/api/v1/openapi.json", () => json((openApi ??= openApiDocument(apiRoutes))))
-  .get("/", () => new Response(null, { status: 302, headers: { location: "/dashboard/" } }))
+  .get("/", () => new Response(null, { status: 302, headers: { location: "/dashboard/", "cache-control": "no-store" } }))
   .all("/dashboard", (request, env) => serveDashboard(request, env.DASHBOARD))
   .all("/dashboard/*", (request, env) => serveDashboard(request, env.DASHBOARD));
 

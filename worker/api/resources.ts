@@ -73,7 +73,10 @@ export const keyResource = z
     name: z.string(),
     prefix: z.string().meta({ description: "The key's first characters, to recognise it; the secret is never shown again." }),
     scopes: z.array(z.enum(SCOPES)),
-    sites: z.array(z.string()).nullable().meta({ description: "Site ids the key may act on; null for all." }),
+    sites: z.array(z.string()).nullable().meta({
+      description:
+        'Site ids the key may act on (the sites an admin listed and the sites the key created); ["*"] for every site, as an admin granted; null on admin keys, which reach every site.',
+    }),
     rate_limit: rateLimit.nullable().meta({ description: "Per-key limit; null uses the server default." }),
     created_at: timestamp,
     last_used_at: timestamp.nullable(),
@@ -90,7 +93,7 @@ export function toKey(key: ApiKeyRow): z.infer<typeof keyResource> {
     name: key.name,
     prefix: key.prefix,
     scopes: key.scopes as z.infer<typeof keyResource>["scopes"],
-    sites: key.sites ?? null,
+    sites: key.sites ?? (key.scopes.includes("admin") ? null : []),
     rate_limit: key.rateRequests && key.ratePerSeconds ? { requests: key.rateRequests, per_seconds: key.ratePerSeconds } : null,
     created_at: iso(key.createdAt),
     last_used_at: key.lastUsedAt ? iso(key.lastUsedAt) : null,

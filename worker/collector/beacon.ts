@@ -4,7 +4,6 @@
  * site's allowlist. Then the session id is hashed, goals are matched, and the rows are
  * stored; 202 is sent only after they are committed.
  */
-import { libsqlClient } from "../lib/libsql";
 import { HttpProblem } from "../lib/problem";
 import { hasMediaType, parseJson, readBoundedText } from "../lib/body";
 import { isCrawler } from "./crawlers";
@@ -122,27 +121,20 @@ function beaconWorthRecording(siteId: string, origin: string, now: number): bool
   return true;
 }
 
-/** `OPTIONS /e`: a preflight is answered only for an origin some site allows. */
-export async function beaconPreflight(request: Request, env: CollectorWorkerEnv): Promise<Response> {
+/**
+ * `OPTIONS /e`: the same answer for every origin. A preflight that said yes only to registered
+ * origins would tell anyone, without a key, which domains this Wren serves. Letting the
+ * browser send the beacon gives nothing away: the beacon itself is refused (403, without CORS
+ * headers, so the page cannot even read why) unless its origin is on its site's allowlist.
+ */
+export function beaconPreflight(request: Request): Response {
   const origin = requestOrigin(request.headers);
-  if (!origin || origin.source !== "origin" || !(await originRegistered(env, origin.hostname))) {
-    throw new HttpProblem(403, "This origin is not on any site's allowlist.", { field: "origin", headers: { vary: "Origin" } });
-  }
-  return new Response(null, {
-    status: 204,
-    headers: {
-      ...corsHeaders(origin, true),
-      "access-control-allow-methods": "POST",
-      "access-control-allow-headers": "content-type",
-      "access-control-max-age": "86400",
-    },
-  });
-}
-
-async function originRegistered(env: CollectorWorkerEnv, hostname: string): Promise<boolean> {
-  const rs = await libsqlClient(env).execute({
-    sql: "SELECT 1 AS ok FROM sites WHERE domain = ? OR EXISTS (SELECT 1 FROM json_each(sites.allowlist) WHERE value = ?) LIMIT 1",
-    args: [hostname, hostname],
-  });
-  return rs.rows.length > 0;
+  const headers: Record<string, string> = {
+    vary: "Origin",
+    "access-control-allow-methods": "POST",
+    "access-control-allow-headers": "content-type",
+    "access-control-max-age": "86400",
+  };
+  if (origin?.source === "origin") headers["access-control-allow-origin"] = origin.origin;
+  return new Response(null, { status: 204, headers });
 }

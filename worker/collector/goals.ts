@@ -8,8 +8,10 @@
  *
  * Page, time and scroll goals count at most once per session (the writer keys them by goal
  * and session); an event goal counts every time the event is sent, with its value.
- * Patterns are exact paths in which `*` stands for any run of characters, `/` included.
+ * Patterns are exact paths in which `*` stands for any run of characters, `/` included,
+ * matched by `lib/glob.ts` in linear time (a backtracking regex let one beacon freeze the service).
  */
+import { cachedGlob } from "../lib/glob";
 import type { GoalKind } from "../lib/schema";
 
 export interface GoalRule {
@@ -27,17 +29,9 @@ export interface BeaconFacts {
   scroll?: number;
 }
 
-const compiled = new Map<string, RegExp>();
-
+/** Whether `path` matches a goal pattern; linear time whatever the pattern (see `lib/glob.ts`). */
 export function pathMatches(pattern: string, path: string): boolean {
-  let regex = compiled.get(pattern);
-  if (!regex) {
-    const body = pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*");
-    regex = new RegExp(`^${body}$`);
-    if (compiled.size > 5_000) compiled.clear();
-    compiled.set(pattern, regex);
-  }
-  return regex.test(path);
+  return cachedGlob(pattern).matches(path);
 }
 
 export function goalCompleted(goal: GoalRule, fact: BeaconFacts): boolean {

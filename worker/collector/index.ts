@@ -28,7 +28,7 @@ router
   .head("/t.js", (request) => serveTracker(request))
   .all("/t.js", notAllowed("GET, HEAD"))
   .post("/e", (request, env, ctx) => handleBeacon(request, env, ctx))
-  .options("/e", (request, env) => beaconPreflight(request, env))
+  .options("/e", (request) => beaconPreflight(request))
   .all("/e", notAllowed("POST, OPTIONS"))
   .post("/s2s", (request, env, ctx) => handleS2s(request, env, ctx))
   .all("/s2s", notAllowed("POST"))

@@ -13,7 +13,9 @@ export const S2S_MAX_EVENTS = 500;
 const siteId = z.string().regex(/^site_[A-Za-z0-9_-]{1,40}$/, "must be a site id (site_…)");
 /** The tracker's id: 16 random bytes in base64url (22 characters); other lengths tolerated. */
 export const trackerSessionId = z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, "must be a session id from wren.session() (16–64 characters of A–Z a–z 0–9 _ -)");
-const path = z.string().min(1).max(1024).regex(/^\/[^\s?#]*$/, "must be a URL path starting with / (no query or fragment)");
+/** Paths are bounded so that matching them against goal patterns stays cheap (lib/glob.ts). */
+export const MAX_PATH_LENGTH = 1024;
+const path = z.string().min(1).max(MAX_PATH_LENGTH).regex(/^\/[^\s?#]*$/, "must be a URL path starting with / (no query or fragment)");
 export const eventName = z.string().regex(/^[\p{L}\p{N} _.:/-]{1,100}$/u, "must be an event name (1–100 letters, digits, space, _ . : / -)");
 const amount = z.number().min(-1e12).max(1e12);
 

@@ -1,5 +1,5 @@
 /** API key records: issue (secret shown once, hash stored), list, revoke, look up by secret. */
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "../lib/db";
 import { generateKey, hashKey, type Scope } from "../lib/keys";
 import { apiKeys } from "../lib/schema";
@@ -9,6 +9,8 @@ export type ApiKeyRow = typeof apiKeys.$inferSelect;
 export interface IssueKeyInput {
   name: string;
   scopes: Scope[];
+  /** Site ids, or ["*"] for every site. null: only the sites the key will create (an admin
+   * key reaches every site whatever this says). */
   sites: string[] | null;
   rateLimit?: { requests: number; perSeconds: number } | null;
 }
@@ -23,7 +25,8 @@ export async function issueKey(db: Database, input: IssueKeyInput): Promise<{ ro
       prefix: material.prefix,
       secretHash: material.secretHash,
       scopes: input.scopes,
-      sites: input.sites,
+      // A limited key starts with an empty allowlist; sites it creates join it.
+      sites: input.scopes.includes("admin") ? input.sites : (input.sites ?? []),
       rateRequests: input.rateLimit?.requests ?? null,
       ratePerSeconds: input.rateLimit?.perSeconds ?? null,
       createdAt: Date.now(),
@@ -48,6 +51,27 @@ export async function revokeKey(db: Database, id: string): Promise<boolean> {
 export async function findActiveKey(db: Database, presented: string): Promise<ApiKeyRow | undefined> {
   const secretHash = await hashKey(presented);
   return db.query.apiKeys.findFirst({ where: and(eq(apiKeys.secretHash, secretHash), isNull(apiKeys.revokedAt)) });
+}
+
+/** The key that registered something, as far as an ownership decision needs it. */
+export interface Registrant {
+  id: string;
+  name: string;
+  admin: boolean;
+  revoked: boolean;
+}
+
+export async function findRegistrant(db: Database, keyId: string): Promise<Registrant | undefined> {
+  const row = await db.query.apiKeys.findFirst({ where: eq(apiKeys.id, keyId) });
+  return row && { id: row.id, name: row.name, admin: row.scopes.includes("admin"), revoked: row.revokedAt !== null };
+}
+
+/** Adds a site to a limited key's allowlist (a site a key creates is the key's). */
+export async function addSiteToKey(db: Database, keyId: string, siteId: string): Promise<void> {
+  await db
+    .update(apiKeys)
+    .set({ sites: sql`json_insert(coalesce(${apiKeys.sites}, '[]'), '$[#]', ${siteId})` })
+    .where(eq(apiKeys.id, keyId));
 }
 
 export async function countKeys(db: Database): Promise<number> {

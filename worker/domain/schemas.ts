@@ -5,7 +5,8 @@
  */
 import { z } from "zod";
 import { GOAL_KINDS } from "../lib/schema";
-import { SCOPES } from "../lib/keys";
+import { MAX_PATTERN_LENGTH, MAX_PATTERN_STARS, starCount } from "../lib/glob";
+import { EVERY_SITE, SCOPES } from "../lib/keys";
 import { canonicalTimeZone } from "../reports/timezone";
 import { normalizeHostname } from "./hostname";
 
@@ -45,7 +46,12 @@ const siteId = z.string().regex(/^site_[A-Za-z0-9_-]{1,40}$/, "must be a site id
 export const keyCreateBody = z.strictObject({
   name: name.default("api key"),
   scopes: z.array(z.enum(SCOPES)).min(1).max(SCOPES.length),
-  sites: z.array(siteId).max(1000).nullable().optional(),
+  // Omitted or null: the key acts only on the sites it creates. "*" (or ["*"]): every site.
+  sites: z
+    .union([z.literal(EVERY_SITE).transform(() => [EVERY_SITE]), z.array(z.union([siteId, z.literal(EVERY_SITE)])).max(1000)])
+    .nullable()
+    .optional()
+    .refine((sites) => !sites || sites.length <= 1 || !sites.includes(EVERY_SITE), '"*" (every site) stands alone, without site ids'),
   rate_limit: z
     .strictObject({
       requests: z.number().int().min(1).max(1_000_000),
@@ -54,17 +60,18 @@ export const keyCreateBody = z.strictObject({
     .optional(),
 });
 
+// Matching is linear whatever the pattern (lib/glob.ts); the bounds keep each match cheap too.
 const pathPattern = z
   .string()
   .min(1)
-  .max(500)
+  .max(MAX_PATTERN_LENGTH)
   .regex(/^\/[^\s?#]*$/, "must be a path pattern starting with / (use * as a wildcard)");
 
 export const goalCreateBody = z
   .strictObject({
     name: name.optional(),
     kind: z.enum(GOAL_KINDS),
-    match: z.string().min(1).max(500),
+    match: z.string().min(1).max(MAX_PATTERN_LENGTH),
     threshold: z.number().int().min(0).max(86_400).optional(),
     purpose: z.string().trim().min(1).max(100).optional(),
   })
@@ -75,6 +82,8 @@ export const goalCreateBody = z
       }
     } else if (!pathPattern.safeParse(goal.match).success) {
       ctx.addIssue({ code: "custom", path: ["match"], message: "must be a path pattern starting with / (use * as a wildcard)" });
+    } else if (starCount(goal.match) > MAX_PATTERN_STARS) {
+      ctx.addIssue({ code: "custom", path: ["match"], message: `may have at most ${MAX_PATTERN_STARS} * wildcards` });
     }
     if (goal.kind === "time" && !(goal.threshold && goal.threshold >= 1)) {
       ctx.addIssue({ code: "custom", path: ["threshold"], message: "a time goal needs threshold: seconds on the page (1–86400)" });

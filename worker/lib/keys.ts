@@ -19,6 +19,9 @@ export type Scope = (typeof SCOPES)[number];
 
 export const KEY_PREFIX = "wren_";
 
+/** A key's site allowlist entry meaning every site; only an admin grants it, and only alone. */
+export const EVERY_SITE = "*";
+
 export interface NewKeyMaterial {
   id: string;
   key: string;

@@ -1,6 +1,6 @@
 /**
  * RFC 9457 problem details: every error Wren answers is `application/problem+json` with
- * `type`, `title`, `status`, `detail` and, where one field is at fault, `field`.
+ * `type`, `title`, `status`, `detail` and, where one field is at fault, `field`; never cached.
  */
 /** Anything `new Headers()` takes (spelled out: Node has no global HeadersInit type). */
 type HeaderInput = ConstructorParameters<typeof Headers>[0];
@@ -38,6 +38,8 @@ export function problem(
   const body: Problem = { type: "about:blank", title: TITLES[status] ?? "Error", status, detail, ...rest };
   const responseHeaders = new Headers(headers);
   responseHeaders.set("content-type", "application/problem+json");
+  // An error answers one caller's request: no shared cache may keep it for another.
+  responseHeaders.set("cache-control", "no-store");
   return new Response(JSON.stringify(body), { status, headers: responseHeaders });
 }
 

@@ -2,7 +2,8 @@
  * Output formats of the reports: JSON (the default), CSV (`Accept: text/csv`) and
  * newline-delimited JSON (`Accept: application/x-ndjson`), for warehouse pulls. CSV and
  * NDJSON carry one line per row, every line naming the site and period; a figure keeps its
- * qualifier in every format (CSV: a `<name>_qualifier` column beside `<name>`).
+ * qualifier in every format (CSV: a `<name>_qualifier` column beside `<name>`). CSV text that
+ * a spreadsheet would read as a formula is escaped (`csvCell`).
  */
 import type { Figure } from "./figures";
 
@@ -55,9 +56,17 @@ export function flatten(row: Record<string, unknown>, prefix = ""): Record<strin
   return out;
 }
 
-function csvCell(value: string | number | null): string {
+/** How a spreadsheet recognises a formula (OWASP, "CSV Injection"): =, +, -, @, tab, CR. */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * One RFC 4180 field. Text cells carry names anyone with `write:goals` chose, and whoever opens
+ * the export in a spreadsheet must not run them as formulas (`=HYPERLINK(…)`), so text that
+ * starts like one gets a leading `'` (shown as text). Numbers are figures: `-3` stays `-3`.
+ */
+export function csvCell(value: string | number | null): string {
   if (value === null) return "";
-  const text = String(value);
+  const text = typeof value === "string" && FORMULA_START.test(value) ? `'${value}` : String(value);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

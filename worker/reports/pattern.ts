@@ -1,13 +1,12 @@
 /**
  * Page filters: a path, or a pattern in which `*` stands for any run of characters (`/`
- * included) — the same language as goal patterns.
+ * included) — the same language and the same linear-time matcher as goal patterns
+ * (`lib/glob.ts`), so a crafted `page=` cannot stall the reports.
  */
+import { compileGlob } from "../lib/glob";
+
+/** A predicate for one report: the pattern is compiled once and tried on every row. */
 export function pathFilter(pattern: string): (path: string) => boolean {
-  if (!pattern.includes("*")) return (path) => path === pattern;
-  const body = pattern
-    .split("*")
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
-    .join(".*");
-  const regex = new RegExp(`^${body}$`, "s");
-  return (path) => regex.test(path);
+  const glob = compileGlob(pattern);
+  return (path) => glob.matches(path);
 }

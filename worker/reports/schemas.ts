@@ -4,6 +4,7 @@
  * is a 400 naming it; objects are strict, so an unknown parameter is one too.
  */
 import { z } from "zod";
+import { MAX_PATTERN_LENGTH, MAX_PATTERN_STARS, starCount } from "../lib/glob";
 import { VITAL_METRICS } from "../lib/schema";
 import { QUALIFIERS } from "./figures";
 import { MAX_FUNNEL_STEPS } from "./funnels";
@@ -48,10 +49,12 @@ const periodParams = {
     }),
 };
 
+// Matching is linear whatever the pattern (lib/glob.ts); the bounds keep each match cheap too.
 const pagePattern = z
   .string()
-  .max(500)
-  .regex(/^\/[^\s?#]*$/, "must be a path or a pattern starting with / (* is a wildcard)");
+  .max(MAX_PATTERN_LENGTH)
+  .regex(/^\/[^\s?#]*$/, "must be a path or a pattern starting with / (* is a wildcard)")
+  .refine((pattern) => starCount(pattern) <= MAX_PATTERN_STARS, `may have at most ${MAX_PATTERN_STARS} * wildcards`);
 
 const order = z
   .enum(["asc", "desc"])

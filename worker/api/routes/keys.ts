@@ -3,6 +3,7 @@ import { and, desc, eq, gte, inArray } from "drizzle-orm";
 import { z } from "zod";
 import { issueKey, listKeys, revokeKey } from "../../domain/apikeys";
 import { keyCreateBody } from "../../domain/schemas";
+import { EVERY_SITE } from "../../lib/keys";
 import { HttpProblem } from "../../lib/problem";
 import { apiKeys, keyUsage, sites } from "../../lib/schema";
 import { keyParams } from "../params";
@@ -20,11 +21,12 @@ export const keyRoutes = [
     body: keyCreateBody,
     responses: { 201: { description: "The new key, with its secret.", schema: newKeyResource } },
     async handle({ db, body }) {
-      if (body.sites && body.sites.length > 0) {
-        const found = await db.select({ id: sites.id }).from(sites).where(inArray(sites.id, body.sites));
+      const listed = body.sites?.filter((id) => id !== EVERY_SITE) ?? [];
+      if (listed.length > 0) {
+        const found = await db.select({ id: sites.id }).from(sites).where(inArray(sites.id, listed));
         const known = new Set(found.map((s) => s.id));
-        const missing = body.sites.findIndex((id) => !known.has(id));
-        if (missing >= 0) throw new HttpProblem(422, `sites.${missing}: no site ${body.sites[missing]}`, { field: `sites.${missing}` });
+        const missing = body.sites!.findIndex((id) => id !== EVERY_SITE && !known.has(id));
+        if (missing >= 0) throw new HttpProblem(422, `sites.${missing}: no site ${body.sites![missing]}`, { field: `sites.${missing}` });
       }
       const { row, key } = await issueKey(db, {
         name: body.name,

@@ -1,13 +1,14 @@
 /** Sites and the registry: register (idempotent per domain), list, read, rename, delete, rotate the s2s token, verify the snippet. */
 import type { InValue } from "@libsql/client/web";
-import { desc, eq, sql } from "drizzle-orm";
+import { desc, eq } from "drizzle-orm";
 import { z } from "zod";
 import { siteCreateBody, sitePatchBody } from "../../domain/schemas";
 import { findSiteByDomain, getSite, insertSite, listSites, rotateSiteToken, type SiteRow } from "../../domain/sites";
 import { importHmacKey } from "../../lib/crypto";
 import type { Database } from "../../lib/db";
 import { HttpProblem } from "../../lib/problem";
-import { alertRules, apiKeys, conversions, deployments, events, goals, sessions, siteBeacons, sites, vitals } from "../../lib/schema";
+import { addSiteToKey, findRegistrant, type Registrant } from "../../domain/apikeys";
+import { alertRules, conversions, deployments, events, goals, sessions, siteBeacons, sites, vitals } from "../../lib/schema";
 import { siteToken } from "../../lib/tokens";
 import { deleteSiteRollupsStatements, rebuildSiteRollups } from "../../reports/rollup";
 import type { Caller } from "../auth";
@@ -25,6 +26,11 @@ async function tokenFor(secret: string, site: SiteRow): Promise<string> {
   return siteToken(await serverKey(secret), site.id, site.tokenVersion);
 }
 
+/** The s2s token goes only to a key that may itself write events: whoever holds the token can. */
+async function tokenForCaller(caller: Caller, secret: string, site: SiteRow): Promise<string | undefined> {
+  return caller.hasScope("write:events") ? tokenFor(secret, site) : undefined;
+}
+
 async function existingSite(db: Database, id: string): Promise<SiteRow> {
   const site = await getSite(db, id);
   if (!site) throw new HttpProblem(404, `No site ${id}.`, { field: "id" });
@@ -34,10 +40,34 @@ async function existingSite(db: Database, id: string): Promise<SiteRow> {
 /** A site made by a key limited to some sites joins that key's allowlist. */
 async function grantSite(db: Database, caller: Caller, siteId: string): Promise<void> {
   if (caller.allowedSites() === null) return;
-  await db
-    .update(apiKeys)
-    .set({ sites: sql`json_insert(coalesce(${apiKeys.sites}, '[]'), '$[#]', ${siteId})` })
-    .where(eq(apiKeys.id, caller.key.id));
+  await addSiteToKey(db, caller.key.id, siteId);
+}
+
+/**
+ * Whether re-posting a registered domain hands this caller the existing site. Only when the
+ * site is plainly the caller's: it registered it, or an admin listed it on the key, or the key
+ * reaches every site and the site was registered by the operator (the CLI or an admin key).
+ * A site a limited key registered first is never handed over silently — else whoever posts a
+ * domain first could squat it and keep reading what its real owner later records there.
+ */
+function mayTakeExisting(caller: Caller, site: SiteRow, registrant: Registrant | undefined): boolean {
+  if (site.createdByKey === caller.key.id || caller.listsSite(site.id)) return true;
+  const byOperator = site.createdByKey === null || registrant?.admin === true;
+  return byOperator && caller.mayActOn(site.id);
+}
+
+function domainTaken(caller: Caller, site: SiteRow, registrant: Registrant | undefined): HttpProblem {
+  if (!caller.isAdmin) {
+    return new HttpProblem(409, `The domain ${site.domain} is already registered to another site.`, { field: "domain" });
+  }
+  // An admin is told who holds it, to take it over deliberately (delete that site, re-post).
+  const by = registrant ? `key ${registrant.id} ("${registrant.name}"${registrant.revoked ? ", revoked" : ""})` : "an unknown key";
+  return new HttpProblem(
+    409,
+    `The domain ${site.domain} is registered to site ${site.id} by ${by}, a key limited to its own sites. ` +
+      `To take the domain over, delete that site (DELETE /api/v1/sites/${site.id}) and register it again.`,
+    { field: "domain", site: site.id, registered_by: registrant ? { id: registrant.id, name: registrant.name, revoked: registrant.revoked } : null },
+  );
 }
 
 export const siteRoutes = [
@@ -51,21 +81,23 @@ export const siteRoutes = [
     responses: {
       201: { description: "Registered.", schema: siteResource },
       200: { description: "This key already registered the domain: the same site (safe to re-run from CI).", schema: siteResource },
-      409: { description: "The domain belongs to a site outside this key's allowlist." },
+      409: {
+        description:
+          "The domain belongs to another site: one outside this key's allowlist, or one a limited key registered first. An admin is told which site and key; anyone else learns no id or token.",
+      },
     },
     async handle({ db, env, caller, body, baseUrl }) {
       const reuse = async (site: SiteRow) => {
-        if (!caller.mayActOn(site.id)) {
-          throw new HttpProblem(409, `The domain ${site.domain} is already registered to another site.`, { field: "domain" });
-        }
-        return json(toSite(site, baseUrl, await tokenFor(env.WREN_SECRET, site)), 200);
+        const registrant = site.createdByKey === null ? undefined : await findRegistrant(db, site.createdByKey);
+        if (!mayTakeExisting(caller, site, registrant)) throw domainTaken(caller, site, registrant);
+        return json(toSite(site, baseUrl, await tokenForCaller(caller, env.WREN_SECRET, site)), 200);
       };
       const existing = await findSiteByDomain(db, body.domain);
       if (existing) return reuse(existing);
       const { site, created } = await insertSite(db, { ...body, createdByKey: caller.key.id });
       if (!created) return reuse(site);
       await grantSite(db, caller, site.id);
-      return json(toSite(site, baseUrl, await tokenFor(env.WREN_SECRET, site)), 201);
+      return json(toSite(site, baseUrl, await tokenForCaller(caller, env.WREN_SECRET, site)), 201);
     },
   }),
   route({
@@ -147,19 +179,20 @@ export const siteRoutes = [
   route({
     method: "POST",
     path: "/api/v1/sites/:id/token",
-    summary: "Rotate the site's s2s token; the old one stops working at once",
+    summary: "Rotate the site's s2s token; the old one stops working at once (the new one is returned to keys with write:events)",
     tag: "Sites",
     scope: "write:sites",
     params: siteParams,
     site: { from: "params", name: "id" },
     responses: {
-      200: { description: "The new token.", schema: z.object({ id: z.string(), s2s_token: z.string() }) },
+      200: { description: "Rotated; the new token when the key also holds write:events.", schema: z.object({ id: z.string(), s2s_token: z.string().optional() }) },
       404: { description: "No such site." },
     },
-    async handle({ db, env, params }) {
+    async handle({ db, env, caller, params }) {
       const site = await rotateSiteToken(db, params.id);
       if (!site) throw new HttpProblem(404, `No site ${params.id}.`, { field: "id" });
-      return json({ id: site.id, s2s_token: await tokenFor(env.WREN_SECRET, site) });
+      const token = await tokenForCaller(caller, env.WREN_SECRET, site);
+      return json({ id: site.id, ...(token ? { s2s_token: token } : {}) });
     },
   }),
   route({

@@ -1,0 +1,130 @@
+/**
+ * The running service as an attacker on the same machine meets it: another local user or
+ * process (the database port, the data folder's files), and a client that lies in its Host
+ * header. Each attack is refused and changes nothing.
+ */
+import { createClient } from "@libsql/client";
+import { request as httpRequest } from "node:http";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { client } from "../helpers/http";
+import { startStack, type Stack } from "../helpers/stack";
+
+let stack: Stack;
+let databaseUrl: string;
+
+beforeAll(async () => {
+  // A data folder left world-readable by an earlier version (or a restore): every start closes it.
+  const dataDir = mkdtempSync(join(tmpdir(), "wren-sec-"));
+  chmodSync(dataDir, 0o755);
+  mkdirSync(join(dataDir, "do", "old-object"), { recursive: true, mode: 0o755 });
+  chmodSync(join(dataDir, "do"), 0o755);
+  chmodSync(join(dataDir, "do", "old-object"), 0o755);
+  writeFileSync(join(dataDir, "do", "old-object", "state.sqlite"), "", { mode: 0o644 });
+  stack = await startStack({ dataDir });
+  databaseUrl = /libSQL server on (http:\/\/127\.0\.0\.1:\d+)/.exec(stack.output())![1]!;
+});
+afterAll(async () => {
+  await stack.stop();
+});
+
+/** Every folder and file under the data folder with its permission bits. */
+function modes(dir: string, prefix = ""): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    out[prefix + entry.name] = statSync(path).mode & 0o777;
+    if (entry.isDirectory()) Object.assign(out, modes(path, `${prefix}${entry.name}/`));
+  }
+  return out;
+}
+
+describe("the data folder", () => {
+  it("is 0700 with every folder 0700 and every file 0600, including what was there before", () => {
+    expect(statSync(stack.dataDir).mode & 0o777).toBe(0o700);
+    const all = modes(stack.dataDir);
+    expect(Object.keys(all)).toEqual(expect.arrayContaining(["wren.db", "secret.key", "libsql.token", "first-admin-key.txt", "do", "do/old-object", "do/old-object/state.sqlite"]));
+    // Folders workerd made while running (one per Durable Object class) are private from the start.
+    expect(Object.keys(all).filter((p) => p.startsWith("do/wren-")).length).toBeGreaterThan(0);
+    for (const [path, mode] of Object.entries(all)) {
+      const isDir = statSync(join(stack.dataDir, path)).isDirectory();
+      expect({ path, mode: mode.toString(8) }).toEqual({ path, mode: isDir ? "700" : "600" });
+    }
+  });
+});
+
+describe("the embedded database, from another local process", () => {
+  const token = () => readFileSync(join(stack.dataDir, "libsql.token"), "utf8").trim();
+
+  it("needs the random token from the data folder", async () => {
+    expect(token()).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const anonymous = createClient({ url: databaseUrl });
+    await expect(anonymous.execute("INSERT INTO api_keys (id, name, prefix, secret_hash, scopes, created_at) VALUES ('key_x', 'x', 'x', 'x', '[\"admin\"]', 0)")).rejects.toThrow(/401|Unauthorized/);
+    anonymous.close();
+    const keys = await client(stack.url, stack.adminKey)("GET", "/api/v1/keys");
+    expect(keys.body.keys.map((k: { id: string }) => k.id)).not.toContain("key_x");
+  });
+
+  it("even with the token, reads no file: the server secret stays secret", async () => {
+    const db = createClient({ url: databaseUrl, authToken: token() });
+    try {
+      await expect(db.execute(`SELECT CAST(readfile('${join(stack.dataDir, "secret.key")}') AS TEXT)`)).rejects.toThrow(/not authorized to use function: readfile/);
+      await expect(db.execute(`SELECT writefile('${join(stack.dataDir, "planted")}', 'x')`)).rejects.toThrow(/not authorized/);
+      expect(readdirSync(stack.dataDir)).not.toContain("planted");
+    } finally {
+      db.close();
+    }
+  });
+
+  it("refuses what a web page in the operator's browser could send, with the token or not", async () => {
+    const insert = JSON.stringify({
+      requests: [{ type: "execute", stmt: { sql: "INSERT INTO api_keys (id, name, prefix, secret_hash, scopes, created_at) VALUES ('key_web', 'w', 'w', 'w', '[\"admin\"]', 0)" } }],
+    });
+    const post = (headers: Record<string, string>) =>
+      fetch(`${databaseUrl}/v2/pipeline`, { method: "POST", headers: { authorization: `Bearer ${token()}`, ...headers }, body: insert });
+    expect((await post({ "content-type": "text/plain", origin: "https://evil.example" })).status).toBe(403);
+    expect((await post({ "content-type": "text/plain" })).status).toBe(415);
+    const keys = await client(stack.url, stack.adminKey)("GET", "/api/v1/keys");
+    expect(keys.body.keys.map((k: { id: string }) => k.id)).not.toContain("key_web");
+  });
+});
+
+/** A request with a Host header of our choosing (fetch may not set one). */
+function withHost(path: string, host: string, method = "GET", body?: string, headers: Record<string, string> = {}): Promise<{ status: number; type: string | undefined; body: string }> {
+  const url = new URL(stack.url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: url.hostname, port: url.port, path, method, headers: { host, ...headers }, setHost: false }, (res) => {
+      let text = "";
+      res.on("data", (chunk) => (text += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, type: res.headers["content-type"], body: text }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+describe("the Host header", () => {
+  it("does not change the snippet: the public URL comes from configuration", async () => {
+    const res = await withHost("/api/v1/sites", "evil.example:1", "POST", JSON.stringify({ name: "Host", domain: "host-test.example" }), {
+      authorization: `Bearer ${stack.adminKey}`,
+      "content-type": "application/json",
+    });
+    expect(res.status).toBe(201);
+    const site = JSON.parse(res.body);
+    expect(site.snippet).toBe(`<script defer src="${stack.url}/t.js" data-site="${site.id}"></script>`);
+    const listed = await withHost("/api/v1/sites", "evil.example:1", "GET", undefined, { authorization: `Bearer ${stack.adminKey}` });
+    expect(listed.body).not.toContain("evil.example");
+  });
+
+  it("that is not a host name is a 400 problem naming it, not a 500, on every path", async () => {
+    for (const host of ["a b", "%", "[::1", "x:99999"]) {
+      for (const [method, path] of [["GET", "/t.js"], ["POST", "/e"], ["POST", "/api/v1/sites"], ["GET", "/dashboard/"], ["GET", "/healthz"]] as const) {
+        const res = await withHost(path, host, method, method === "POST" ? "{}" : undefined);
+        expect({ host, path, status: res.status, type: res.type }).toEqual({ host, path, status: 400, type: "application/problem+json" });
+        expect(JSON.parse(res.body)).toMatchObject({ status: 400, field: "host" });
+      }
+    }
+  });
+});
