@@ -103,7 +103,8 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
   const server: Server = createServer((req, res) => {
     if (req.method === "POST" && /\/pipeline$/.test(req.url ?? "")) requests++;
     const forward = httpRequest(
-      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+      // Like nginx's default (`Host $proxy_host`): the upstream sees its own address as Host.
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
