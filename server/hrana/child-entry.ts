@@ -61,3 +61,9 @@ process.on("message", (message: ParentMessage, handle?: Socket) => {
 
 // The supervisor went away without asking us to stop: close cleanly (checkpoint) and exit.
 process.on("disconnect", () => void shutdown());
+
+// Ctrl-C on a terminal (and systemd's stop) signals the whole process group, this process too.
+// Stopping is the supervisor's call: it sends "close" once it has stopped taking connections,
+// and this process then checkpoints and exits. Dying on the signal instead would skip the
+// checkpoint and make the supervisor restart the engine in the middle of its own shutdown.
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => {});

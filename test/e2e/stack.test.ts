@@ -106,6 +106,20 @@ describe("wren start", () => {
     expect((await again.stop("SIGINT")).code).toBe(0);
   });
 
+  it("stops cleanly on Ctrl-C, which a terminal sends to the whole process group", async () => {
+    const group = await startStack({ processGroup: true });
+    stacks.push(group);
+    process.kill(-group.process.pid!, "SIGINT");
+    const { code } = await group.stop("SIGCONT");
+    expect(code).toBe(0);
+    expect(group.output()).toContain("wren: stopped");
+    // The engine process waited for its supervisor: no restart mid-shutdown, WAL checkpointed.
+    expect(group.output()).not.toContain("engine process died");
+    const wal = join(group.dataDir, "wren.db-wal");
+    expect(existsSync(wal) ? statSync(wal).size : 0).toBe(0);
+    expect(workerdProcessesFor(group.dataDir)).toEqual([]);
+  });
+
   it("reports a crashed workerd and stops the rest with a non-zero exit", async () => {
     const crashing = await startStack();
     stacks.push(crashing);

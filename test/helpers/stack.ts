@@ -36,6 +36,8 @@ export interface StartOptions {
   dataDir?: string;
   env?: NodeJS.ProcessEnv;
   timeoutMs?: number;
+  /** Start in a process group of its own, so a test can signal the group as a terminal does. */
+  processGroup?: boolean;
 }
 
 export function runWren(args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<CliResult> {
@@ -70,7 +72,7 @@ export async function startStack(options: StartOptions = {}): Promise<Stack> {
     WREN_DB_PORT: "",
     ...options.env,
   };
-  const child = spawn(process.execPath, [WREN, "start"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [WREN, "start"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: options.processGroup ?? false });
   let output = "";
   child.stdout!.on("data", (c) => (output += c));
   child.stderr!.on("data", (c) => (output += c));
