@@ -6,7 +6,8 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { launchChromium } from "../helpers/browser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client } from "../helpers/http";
 import { startStack, type Stack } from "../helpers/stack";
@@ -42,17 +43,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
   otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

@@ -9,7 +9,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
+import { launchChromium } from "../helpers/browser";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startHranaServer, type HranaServer } from "../../server/hrana/index";
 
@@ -36,10 +37,7 @@ beforeAll(async () => {
   evil = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end("<!doctype html><title>a page</title>"));
   await new Promise<void>((resolve) => evil.listen(0, "127.0.0.1", resolve));
   evilUrl = `http://127.0.0.1:${(evil.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

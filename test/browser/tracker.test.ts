@@ -7,7 +7,8 @@
 import type { Client } from "@libsql/client";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { launchChromium } from "../helpers/browser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStack, type Stack } from "../helpers/stack";
 import { BROWSER_UA, collectorCounts, count, createGoal, createSite, ensureTrackerBuilt, openDb, rows, sleep, type TestSite } from "../collector/helpers";
@@ -118,22 +119,13 @@ beforeAll(async () => {
   pages = createServer(servePage);
   await new Promise<void>((resolve) => pages.listen(0, "127.0.0.1", resolve));
   pagePort = (pages.address() as AddressInfo).port;
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: [
-      "--host-resolver-rules=MAP shop.test 127.0.0.1, MAP evil.test 127.0.0.1",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-      // Headless Chromium says "HeadlessChrome", which the collector drops as automation. A
-      // context's userAgent does not reach beacons sent while a page unloads (the browser
-      // process sends those), so the whole browser presents itself as desktop Chrome.
-      `--user-agent=${BROWSER_UA}`,
-    ],
-  });
+  browser = await launchChromium([
+    "--host-resolver-rules=MAP shop.test 127.0.0.1, MAP evil.test 127.0.0.1",
+    // Headless Chromium says "HeadlessChrome", which the collector drops as automation. A
+    // context's userAgent does not reach beacons sent while a page unloads (the browser
+    // process sends those), so the whole browser presents itself as desktop Chrome.
+    `--user-agent=${BROWSER_UA}`,
+  ]);
 });
 
 afterAll(async () => {
