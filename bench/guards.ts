@@ -13,7 +13,7 @@ import Database from "libsql";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { analyzeSingle, READABLE_PRAGMAS } from "../server/hrana/sql-analysis";
+import { analyzeSingle } from "../server/hrana/sql-analysis";
 import { SqlPolicy } from "../server/hrana/sql-policy";
 import { compileGlob } from "../worker/lib/glob";
 
@@ -78,10 +78,10 @@ function sqlPolicy(): void {
   try {
     const db = new Database(join(dir, "inventory.db"));
     const names = (sql: string) => (db.prepare(sql).raw(true).all() as [string][]).map((row) => String(row[0]));
-    const policy = new SqlPolicy(
-      { functions: names("SELECT DISTINCT name FROM pragma_function_list"), modules: names("SELECT DISTINCT name FROM pragma_module_list") },
-      READABLE_PRAGMAS,
-    );
+    const policy = new SqlPolicy({
+      functions: names("SELECT DISTINCT name FROM pragma_function_list"),
+      modules: names("SELECT DISTINCT name FROM pragma_module_list"),
+    });
     db.close();
     console.log(`\nSQL policy of the embedded server (${policy.deniedFunctions.size} engine functions refused; median per statement):`);
     for (const sql of WREN_STATEMENTS) {

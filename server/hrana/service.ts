@@ -8,7 +8,6 @@ import { ConnectionPool } from "./connection-pool.js";
 import { createRequestHandler } from "./http-layer.js";
 import { RequestExecutor } from "./request-executor.js";
 import { RequestGuard } from "./request-guard.js";
-import { READABLE_PRAGMAS } from "./sql-analysis.js";
 import { SqlPolicy } from "./sql-policy.js";
 import { StatementRunner } from "./statement-runner.js";
 import { StreamManager } from "./streams.js";
@@ -55,7 +54,7 @@ export function createHranaService(options: ServiceOptions): HranaService {
     lockTimeoutMs: options.lockTimeoutMs,
     maxStatementResultBytes: LIMITS.maxStatementResultBytes,
   });
-  const executor = new RequestExecutor(runner, LIMITS, new SqlPolicy(pool.inventory(), READABLE_PRAGMAS));
+  const executor = new RequestExecutor(runner, LIMITS, new SqlPolicy(pool.inventory()));
   const inFlight = { count: 0, idle: [] as Array<() => void> };
   const http = createServer(
     createRequestHandler({

@@ -13,7 +13,7 @@
 // refused. Names are matched the way SQLite resolves them: case-insensitively, quoted or not.
 
 import { StmtError } from "./errors.js";
-import type { AnalyzedStatement } from "./sql-analysis.js";
+import { type AnalyzedStatement, READABLE_PRAGMAS } from "./sql-analysis.js";
 import type { Token } from "./sql-lexer.js";
 
 /** sqld's function set: SQLite's core, date, aggregate, window and math functions, JSON,
@@ -97,7 +97,7 @@ export class SqlPolicy {
 
   /** @param inventory every function and module the engine has (pragma_function_list and
    * pragma_module_list); whatever is not allowed above is refused. */
-  constructor(inventory: EngineInventory, readablePragmas: Iterable<string>) {
+  constructor(inventory: EngineInventory) {
     const deniedFunctions = new Set(ALWAYS_DENIED_FUNCTIONS);
     for (const name of inventory.functions) if (!ALLOWED_FUNCTIONS.has(name.toUpperCase())) deniedFunctions.add(name.toUpperCase());
     const deniedModules = new Set(ALWAYS_DENIED_MODULES);
@@ -107,7 +107,7 @@ export class SqlPolicy {
     }
     this.#deniedFunctions = deniedFunctions;
     this.#deniedModules = deniedModules;
-    this.#allowedPragmaTables = new Set([...readablePragmas].map((name) => `PRAGMA_${name.toUpperCase()}`));
+    this.#allowedPragmaTables = new Set([...READABLE_PRAGMAS].map((name) => `PRAGMA_${name}`));
   }
 
   /** Names of the functions this policy refuses (for tests and docs). */

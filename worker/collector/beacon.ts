@@ -128,13 +128,14 @@ function beaconWorthRecording(siteId: string, origin: string, now: number): bool
  * headers, so the page cannot even read why) unless its origin is on its site's allowlist.
  */
 export function beaconPreflight(request: Request): Response {
-  const origin = requestOrigin(request.headers);
-  const headers: Record<string, string> = {
-    vary: "Origin",
-    "access-control-allow-methods": "POST",
-    "access-control-allow-headers": "content-type",
-    "access-control-max-age": "86400",
-  };
-  if (origin?.source === "origin") headers["access-control-allow-origin"] = origin.origin;
-  return new Response(null, { status: 204, headers });
+  return new Response(null, {
+    status: 204,
+    headers: {
+      // Allowed for every origin: the preflight grants nothing the beacon's own check does not.
+      ...corsHeaders(requestOrigin(request.headers), true),
+      "access-control-allow-methods": "POST",
+      "access-control-allow-headers": "content-type",
+      "access-control-max-age": "86400",
+    },
+  });
 }

@@ -21,12 +21,13 @@ export const keyRoutes = [
     body: keyCreateBody,
     responses: { 201: { description: "The new key, with its secret.", schema: newKeyResource } },
     async handle({ db, body }) {
-      const listed = body.sites?.filter((id) => id !== EVERY_SITE) ?? [];
+      // "*" stands alone (the schema says so); otherwise every listed site must exist.
+      const listed = body.sites?.includes(EVERY_SITE) ? [] : (body.sites ?? []);
       if (listed.length > 0) {
         const found = await db.select({ id: sites.id }).from(sites).where(inArray(sites.id, listed));
         const known = new Set(found.map((s) => s.id));
-        const missing = body.sites!.findIndex((id) => id !== EVERY_SITE && !known.has(id));
-        if (missing >= 0) throw new HttpProblem(422, `sites.${missing}: no site ${body.sites![missing]}`, { field: `sites.${missing}` });
+        const missing = listed.findIndex((id) => !known.has(id));
+        if (missing >= 0) throw new HttpProblem(422, `sites.${missing}: no site ${listed[missing]}`, { field: `sites.${missing}` });
       }
       const { row, key } = await issueKey(db, {
         name: body.name,
