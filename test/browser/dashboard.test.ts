@@ -4,12 +4,10 @@
  * reported, while an injected inline script, a request to another origin and a page on
  * another origin that frames it are all refused.
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "playwright-core";
 import { launchChromium } from "../helpers/browser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { client } from "../helpers/http";
+import { client, serveOnLoopback, type LoopbackServer } from "../helpers/http";
 import { startStack, type Stack } from "../helpers/stack";
 
 // The callbacks passed to page.evaluate run in the page; these are the page globals they use.
@@ -24,7 +22,7 @@ declare const document: {
 let stack: Stack;
 let browser: Browser;
 /** Another origin: it frames the dashboard, and counts what reaches it. */
-let other: Server;
+let other: LoopbackServer;
 let otherUrl: string;
 const otherHits: string[] = [];
 
@@ -35,20 +33,19 @@ beforeAll(async () => {
     domain: "csp.example",
   });
   if (created.status !== 201) throw new Error(`site create: ${created.status} ${created.text}`);
-  other = createServer((req, res) => {
+  other = await serveOnLoopback((req, res) => {
     otherHits.push(req.url ?? "");
     res
       .writeHead(200, { "content-type": "text/html; charset=utf-8" })
       .end(`<!doctype html><title>framer</title><iframe id="victim" src="${stack.url}/dashboard/"></iframe>`);
   });
-  await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
-  otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+  otherUrl = other.url;
   browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise<void>((resolve) => (other ? other.close(() => resolve()) : resolve()));
+  await other?.close();
   await stack?.stop();
 });
 

@@ -5,19 +5,17 @@
  * with `wren start` the token would stop it too.
  */
 import { mkdtempSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { launchChromium } from "../helpers/browser";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startHranaServer, type HranaServer } from "../../server/hrana/index";
+import { serveOnLoopback, type LoopbackServer } from "../helpers/http";
 
 let database: HranaServer;
 let browser: Browser;
-let evil: Server;
-let evilUrl: string;
+let evil: LoopbackServer;
 
 const insert = (value: number) => JSON.stringify({ requests: [{ type: "execute", stmt: { sql: `INSERT INTO t VALUES (${value})` } }] });
 
@@ -34,21 +32,19 @@ async function rows(): Promise<unknown[]> {
 beforeAll(async () => {
   database = await startHranaServer({ file: join(mkdtempSync(join(tmpdir(), "wren-browser-db-")), "wren.db"), authToken: "" });
   await fetch(`${database.url}/v2/pipeline`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ requests: [{ type: "execute", stmt: { sql: "CREATE TABLE t (a)" } }] }) });
-  evil = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end("<!doctype html><title>a page</title>"));
-  await new Promise<void>((resolve) => evil.listen(0, "127.0.0.1", resolve));
-  evilUrl = `http://127.0.0.1:${(evil.address() as AddressInfo).port}`;
+  evil = await serveOnLoopback((_req, res) => res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end("<!doctype html><title>a page</title>"));
   browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise<void>((resolve) => (evil ? evil.close(() => resolve()) : resolve()));
+  await evil?.close();
   await database?.close();
 });
 
 it("a page cannot write to the database: not blind (no-cors text/plain), not by form, not with CORS", async () => {
   const page = await (await browser.newContext()).newPage();
-  await page.goto(`${evilUrl}/`);
+  await page.goto(`${evil.url}/`);
   const pipeline = `${database.url}/v2/pipeline`;
   // What a page can do without any permission: a "simple" request that needs no preflight.
   const blind = await page.evaluate(

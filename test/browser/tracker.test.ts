@@ -5,10 +5,10 @@
  * on another one. Everything is checked in the database, with exact counts.
  */
 import type { Client } from "@libsql/client";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { launchChromium } from "../helpers/browser";
+import { serveOnLoopback, type LoopbackServer } from "../helpers/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStack, type Stack } from "../helpers/stack";
 import { BROWSER_UA, collectorCounts, count, createGoal, createSite, ensureTrackerBuilt, openDb, rows, sleep, type TestSite } from "../collector/helpers";
@@ -21,7 +21,7 @@ let stack: Stack;
 let db: Client;
 let shop: TestSite;
 let browser: Browser;
-let pages: Server;
+let pages: LoopbackServer;
 let pagePort: number;
 let goals: { article: string; signup: string; read: string; scrolled: string; purchase: string; spaStep: string };
 
@@ -116,9 +116,8 @@ beforeAll(async () => {
     spaStep: await createGoal(stack, shop.id, "page", "/spa/step-3"),
   };
   db = openDb(stack);
-  pages = createServer(servePage);
-  await new Promise<void>((resolve) => pages.listen(0, "127.0.0.1", resolve));
-  pagePort = (pages.address() as AddressInfo).port;
+  pages = await serveOnLoopback(servePage);
+  pagePort = pages.port;
   browser = await launchChromium([
     "--host-resolver-rules=MAP shop.test 127.0.0.1, MAP evil.test 127.0.0.1",
     // Headless Chromium says "HeadlessChrome", which the collector drops as automation. A
@@ -130,7 +129,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise<void>((resolve) => (pages ? pages.close(() => resolve()) : resolve()));
+  await pages?.close();
   db?.close();
   await stack?.stop();
 });

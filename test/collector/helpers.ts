@@ -4,10 +4,10 @@
  * server that shows exactly how many Hrana requests a call caused.
  */
 import { createClient, type Client } from "@libsql/client";
-import { createServer, request as httpRequest, type Server } from "node:http";
+import { request as httpRequest } from "node:http";
 import { join } from "node:path";
-import type { AddressInfo } from "node:net";
 import { buildTracker } from "../../tracker/build";
+import { serveOnLoopback } from "../helpers/http";
 import type { Stack } from "../helpers/stack";
 
 /** A desktop Chrome User-Agent: the collector drops crawlers and HTTP libraries. */
@@ -100,7 +100,7 @@ export interface CountingProxy {
 export async function startCountingProxy(target: string): Promise<CountingProxy> {
   const upstream = new URL(target);
   let requests = 0;
-  const server: Server = createServer((req, res) => {
+  const server = await serveOnLoopback((req, res) => {
     if (req.method === "POST" && /\/pipeline$/.test(req.url ?? "")) requests++;
     const forward = httpRequest(
       // Like nginx's default (`Host $proxy_host`): the upstream sees its own address as Host.
@@ -115,13 +115,7 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
     });
     req.pipe(forward);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests: () => requests,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+  return { url: server.url, requests: () => requests, close: server.close };
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -4,12 +4,11 @@
  * header. Each attack is refused and changes nothing.
  */
 import { createClient } from "@libsql/client";
-import { request as httpRequest } from "node:http";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { client } from "../helpers/http";
+import { client, rawRequest } from "../helpers/http";
 import { startStack, type Stack } from "../helpers/stack";
 
 let stack: Stack;
@@ -92,17 +91,9 @@ describe("the embedded database, from another local process", () => {
 });
 
 /** A request with a Host header of our choosing (fetch may not set one). */
-function withHost(path: string, host: string, method = "GET", body?: string, headers: Record<string, string> = {}): Promise<{ status: number; type: string | undefined; body: string }> {
-  const url = new URL(stack.url);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: url.hostname, port: url.port, path, method, headers: { host, ...headers }, setHost: false }, (res) => {
-      let text = "";
-      res.on("data", (chunk) => (text += chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, type: res.headers["content-type"], body: text }));
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
+async function withHost(path: string, host: string, method = "GET", body?: string, headers: Record<string, string> = {}): Promise<{ status: number; type: string | undefined; body: string }> {
+  const answer = await rawRequest(stack.url, { method, path, headers: { host, ...headers }, body });
+  return { status: answer.status, type: answer.headers["content-type"], body: answer.body };
 }
 
 describe("the Host header", () => {

@@ -2,12 +2,12 @@
 // and requests that a web page in the operator's browser could make. Each attack is refused
 // and leaves nothing behind.
 
-import { request as httpRequest } from "node:http";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ALLOWED_FUNCTIONS } from "../../server/hrana/sql-policy.js";
+import { rawRequest } from "../helpers/http.js";
 import { pipeline, postPipeline, rowsOf, sql, startTestServer, text, type TestServer } from "./helpers.js";
 
 let server: TestServer;
@@ -129,23 +129,10 @@ describe("SQL that touches files or loads code is refused before it runs", () =>
   });
 });
 
-interface RawAnswer {
-  status: number;
-  body: string;
-}
-
-/** A request with headers a fetch() client may not set (Host), over plain node:http. */
-function raw(path: string, headers: Record<string, string>, body?: string, method = "POST"): Promise<RawAnswer> {
-  const url = new URL(server.url);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: url.hostname, port: url.port, path, method, headers, setHost: !("host" in headers) }, (res) => {
-      let text = "";
-      res.on("data", (chunk) => (text += chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
+/** A POST with headers a fetch() client may not set (Host); status and body. */
+async function raw(path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string }> {
+  const { status, body: text } = await rawRequest(server.url, { method: "POST", path, headers, body });
+  return { status, body: text };
 }
 
 const insert = (value: number) => JSON.stringify({ requests: [sql(`INSERT INTO t VALUES (${value})`)] });
@@ -192,18 +179,15 @@ describe("requests a browser could send are refused, and write nothing", () => {
     const named = await startTestServer({ allowedHosts: ["db.internal"] });
     try {
       const port = new URL(named.url).port;
-      const ask = (host: string) =>
-        new Promise<number>((resolve, reject) => {
-          const req = httpRequest(
-            { host: "127.0.0.1", port, path: "/v2/pipeline", method: "POST", headers: { host, "content-type": "application/json" }, setHost: false },
-            (res) => {
-              res.resume();
-              resolve(res.statusCode ?? 0);
-            },
-          );
-          req.on("error", reject);
-          req.end(JSON.stringify({ requests: [sql("SELECT 1")] }));
-        });
+      const ask = async (host: string) =>
+        (
+          await rawRequest(named.url, {
+            method: "POST",
+            path: "/v2/pipeline",
+            headers: { host, "content-type": "application/json" },
+            body: JSON.stringify({ requests: [sql("SELECT 1")] }),
+          })
+        ).status;
       expect(await ask(`db.internal:${port}`)).toBe(200);
       expect(await ask(`evil.example:${port}`)).toBe(403);
     } finally {
