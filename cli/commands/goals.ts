@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { insertGoal, listGoals } from "../../worker/domain/goals";
-import { firstIssue, goalCreateBody } from "../../worker/domain/schemas";
+import { goalCreateBody } from "../../worker/domain/schemas";
+import { describeIssue } from "../../worker/lib/issues";
 import { getSite } from "../../worker/domain/sites";
 import { openDatabase } from "../database";
 import { CliError, print, table } from "../output";
@@ -32,15 +33,16 @@ export async function goalsCommand(settings: Settings, args: string[]): Promise<
   if (!site) throw new CliError(`no site ${values.site}`);
 
   if (action === "create") {
-    const parsed = goalCreateBody.safeParse({
+    const input = {
       name: values.name,
       kind: values.kind,
       match: values.match,
       threshold: values.threshold === undefined ? undefined : Number(values.threshold),
       purpose: values.purpose,
-    });
+    };
+    const parsed = goalCreateBody.safeParse(input);
     if (!parsed.success) {
-      const { field, message } = firstIssue(parsed.error);
+      const { field, message } = describeIssue(parsed.error, input);
       throw new CliError(`--${field}: ${message}`, 2);
     }
     const { goal, created } = await insertGoal(db, { siteId: site.id, ...parsed.data });

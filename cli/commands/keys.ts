@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { issueKey, listKeys, revokeKey } from "../../worker/domain/apikeys";
-import { firstIssue, keyCreateBody } from "../../worker/domain/schemas";
+import { keyCreateBody } from "../../worker/domain/schemas";
+import { describeIssue } from "../../worker/lib/issues";
 import { EVERY_SITE } from "../../worker/lib/keys";
 import { openDatabase } from "../database";
 import { CliError, print, table } from "../output";
@@ -8,7 +9,7 @@ import type { Settings } from "../settings";
 
 const list = (value: string | undefined) => value?.split(",").map((s) => s.trim()).filter(Boolean);
 
-/** How far a key reaches, in words (the rules are in worker/api/auth.ts). */
+/** How far a key reaches, in words (the rules are in worker/domain/access.ts). */
 function describeSites(scopes: string[], sites: string[] | null): string {
   if (scopes.includes("admin")) return "every site (admin)";
   if (sites?.includes(EVERY_SITE)) return "every site";
@@ -39,16 +40,17 @@ export async function keysCommand(settings: Settings, args: string[]): Promise<v
 
   if (action === "create") {
     const rateRequests = values["rate-requests"];
-    const parsed = keyCreateBody.safeParse({
+    const input = {
       name: values.name,
       scopes: list(values.scopes) ?? [],
       sites: list(values.sites) ?? null,
       rate_limit: rateRequests
         ? { requests: Number(rateRequests), per_seconds: Number(values["rate-per-seconds"] ?? 60) }
         : undefined,
-    });
+    };
+    const parsed = keyCreateBody.safeParse(input);
     if (!parsed.success) {
-      const { field, message } = firstIssue(parsed.error);
+      const { field, message } = describeIssue(parsed.error, input);
       throw new CliError(`--${field.split(".")[0]}: ${message}`, 2);
     }
     const body = parsed.data;
@@ -84,7 +86,7 @@ export async function keysCommand(settings: Settings, args: string[]): Promise<v
   if (action === "revoke") {
     const id = positionals[0];
     if (!id) throw new CliError("usage: wren keys revoke KEY_ID", 2);
-    if (!(await revokeKey(db, id))) throw new CliError(`no active key ${id}`);
+    await revokeKey(db, id);
     print(json, { id, revoked: true }, () => `Revoked ${id}.`);
     return;
   }

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
-import { firstIssue, siteCreateBody } from "../../worker/domain/schemas";
+import { siteCreateBody } from "../../worker/domain/schemas";
+import { describeIssue } from "../../worker/lib/issues";
 import { insertSite, listSites } from "../../worker/domain/sites";
 import { snippetFor } from "../../worker/domain/snippet";
 import { importHmacKey } from "../../worker/lib/crypto";
@@ -18,9 +19,10 @@ export async function sitesCommand(settings: Settings, args: string[]): Promise<
   const db = await openDatabase(settings);
 
   if (action === "create") {
-    const parsed = siteCreateBody.safeParse({ name: values.name, domain: values.domain, timezone: values.timezone });
+    const input = { name: values.name, domain: values.domain, timezone: values.timezone };
+    const parsed = siteCreateBody.safeParse(input);
     if (!parsed.success) {
-      const { field, message } = firstIssue(parsed.error);
+      const { field, message } = describeIssue(parsed.error, input);
       throw new CliError(`--${field}: ${message}`, 2);
     }
     const key = await importHmacKey(requireSecret(settings));

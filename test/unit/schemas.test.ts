@@ -1,11 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { firstIssue, goalCreateBody, keyCreateBody, siteCreateBody } from "../../worker/domain/schemas";
+import type { z } from "zod";
+import { goalCreateBody, keyCreateBody, siteCreateBody } from "../../worker/domain/schemas";
+import { describeIssue } from "../../worker/lib/issues";
 import { MAX_PATTERN_LENGTH, MAX_PATTERN_STARS } from "../../worker/lib/glob";
 import { pagesQuery, vitalsQuery } from "../../worker/reports/schemas";
 
-function issue(result: { success: boolean; error?: unknown }) {
+function issue(schema: z.ZodType, input: unknown) {
+  const result = schema.safeParse(input);
   if (result.success) throw new Error("expected a failure");
-  return firstIssue(result.error as never);
+  return describeIssue(result.error, input);
 }
 
 describe("siteCreateBody", () => {
@@ -13,16 +16,16 @@ describe("siteCreateBody", () => {
     expect(siteCreateBody.parse({ name: " Shop ", domain: "Shop.Example" })).toEqual({ name: "Shop", domain: "shop.example" });
   });
   it("names the field at fault", () => {
-    expect(issue(siteCreateBody.safeParse({ name: "x", domain: "http://a.b" }))).toEqual({
+    expect(issue(siteCreateBody, { name: "x", domain: "http://a.b" })).toEqual({
       field: "domain",
       message: "domain must be a hostname, without a scheme",
     });
-    expect(issue(siteCreateBody.safeParse({ name: "x", domain: "a.b", extra: 1 }))).toEqual({
+    expect(issue(siteCreateBody, { name: "x", domain: "a.b", extra: 1 })).toEqual({
       field: "extra",
       message: 'unknown field "extra"',
     });
-    expect(issue(siteCreateBody.safeParse({ name: 5, domain: "a.b" })).field).toBe("name");
-    expect(issue(siteCreateBody.safeParse({ name: "x".repeat(101), domain: "a.b" })).field).toBe("name");
+    expect(issue(siteCreateBody, { name: 5, domain: "a.b" }).field).toBe("name");
+    expect(issue(siteCreateBody, { name: "x".repeat(101), domain: "a.b" }).field).toBe("name");
   });
 });
 
@@ -44,14 +47,14 @@ describe("goalCreateBody", () => {
     [{ kind: "page", match: "/x", threshold: 5 }, "threshold"],
     [{ kind: "funnel", match: "/x" }, "kind"],
   ])("refuses %j on %s", (body, field) => {
-    expect(issue(goalCreateBody.safeParse(body)).field).toBe(field);
+    expect(issue(goalCreateBody, body).field).toBe(field);
   });
   it("bounds a pattern's length and stars", () => {
     expect(goalCreateBody.parse({ kind: "page", match: `/${"a".repeat(MAX_PATTERN_LENGTH - 1)}` }).match).toHaveLength(MAX_PATTERN_LENGTH);
-    expect(issue(goalCreateBody.safeParse({ kind: "page", match: `/${"a".repeat(MAX_PATTERN_LENGTH)}` })).field).toBe("match");
+    expect(issue(goalCreateBody, { kind: "page", match: `/${"a".repeat(MAX_PATTERN_LENGTH)}` }).field).toBe("match");
     const stars = (n: number) => `/${"*a".repeat(n)}`;
     expect(goalCreateBody.parse({ kind: "time", match: stars(MAX_PATTERN_STARS), threshold: 5 }).match).toBe(stars(MAX_PATTERN_STARS));
-    expect(issue(goalCreateBody.safeParse({ kind: "scroll", match: stars(MAX_PATTERN_STARS + 1), threshold: 5 }))).toEqual({
+    expect(issue(goalCreateBody, { kind: "scroll", match: stars(MAX_PATTERN_STARS + 1), threshold: 5 })).toEqual({
       field: "match",
       message: `may have at most ${MAX_PATTERN_STARS} * wildcards`,
     });
@@ -65,9 +68,9 @@ describe("keyCreateBody", () => {
     ).toEqual({ name: "api key", scopes: ["read:reports"], sites: ["site_a", "site_b"], rate_limit: { requests: 10, per_seconds: 60 } });
   });
   it("refuses unknown scopes and empty scope lists", () => {
-    expect(issue(keyCreateBody.safeParse({ scopes: ["root"] })).field).toBe("scopes.0");
-    expect(issue(keyCreateBody.safeParse({ scopes: [] })).field).toBe("scopes");
-    expect(issue(keyCreateBody.safeParse({ scopes: ["admin"], sites: ["nope"] })).field).toBe("sites.0");
+    expect(issue(keyCreateBody, { scopes: ["root"] }).field).toBe("scopes.0");
+    expect(issue(keyCreateBody, { scopes: [] }).field).toBe("scopes");
+    expect(issue(keyCreateBody, { scopes: ["admin"], sites: ["nope"] }).field).toBe("sites.0");
   });
 });
 
@@ -75,11 +78,11 @@ describe("page filters", () => {
   const query = (page: string) => ({ site: "site_a", page });
   it.each([pagesQuery, vitalsQuery])("bound the pattern's length and stars", (schema) => {
     expect(schema.safeParse(query(`/${"*a".repeat(MAX_PATTERN_STARS)}`)).success).toBe(true);
-    expect(issue(schema.safeParse(query(`/${"*a".repeat(MAX_PATTERN_STARS + 1)}`)))).toEqual({
+    expect(issue(schema, query(`/${"*a".repeat(MAX_PATTERN_STARS + 1)}`))).toEqual({
       field: "page",
       message: `may have at most ${MAX_PATTERN_STARS} * wildcards`,
     });
     expect(schema.safeParse(query(`/${"a".repeat(MAX_PATTERN_LENGTH - 1)}`)).success).toBe(true);
-    expect(issue(schema.safeParse(query(`/${"a".repeat(MAX_PATTERN_LENGTH)}`))).field).toBe("page");
+    expect(issue(schema, query(`/${"a".repeat(MAX_PATTERN_LENGTH)}`)).field).toBe("page");
   });
 });

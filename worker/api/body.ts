@@ -4,8 +4,8 @@
  * 415 wrong content type, 413 too large, 400 not JSON, 422 a field is invalid.
  */
 import type { z } from "zod";
-import { firstIssue } from "../domain/schemas";
 import { parseJson, readBoundedText } from "../lib/body";
+import { describeIssue } from "../lib/issues";
 import { HttpProblem } from "../lib/problem";
 
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
@@ -21,7 +21,7 @@ export async function readJson(request: Request, maxBytes = DEFAULT_BODY_LIMIT):
 export function validate<S extends z.ZodType>(schema: S, value: unknown, where: "body" | "query" | "path"): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const { field, message } = firstIssue(result.error);
+  const { field, message } = describeIssue(result.error, value);
   const named = field === "body" ? where : field;
   const status = where === "body" ? 422 : 400;
   throw new HttpProblem(status, `${named}: ${message}`, { field: named });

@@ -9,19 +9,24 @@ import { createRouter } from "../lib/router";
 import { serveDashboard } from "./dashboard";
 import { openApiDocument } from "./openapi";
 import { runRoute } from "./pipeline";
-import { json } from "./registry";
 import { apiRoutes } from "./routes/index";
 
 export { RateLimiter } from "./ratelimit";
 export { RollupScheduler } from "../reports/scheduler";
 
-let openApi: unknown;
+let openApi: string | undefined;
+
+/** The document is built once per isolate; it changes only with the code. */
+function serveOpenApi(): Response {
+  openApi ??= JSON.stringify(openApiDocument(apiRoutes));
+  return new Response(openApi, { headers: { "content-type": "application/json", "cache-control": "no-store" } });
+}
 
 const router = createRouter<ApiEnv>();
 
 router
   .get("/healthz", (_request, env) => healthz(env))
-  .get("/api/v1/openapi.json", () => json((openApi ??= openApiDocument(apiRoutes))))
+  .get("/api/v1/openapi.json", serveOpenApi)
   .get("/", () => new Response(null, { status: 302, headers: { location: "/dashboard/", "cache-control": "no-store" } }))
   .all("/dashboard", (request, env) => serveDashboard(request, env.DASHBOARD))
   .all("/dashboard/*", (request, env) => serveDashboard(request, env.DASHBOARD));

@@ -1,8 +1,12 @@
-/** The OpenAPI 3.1 document, generated from the route table's zod schemas. */
+/**
+ * The OpenAPI 3.1 document, generated from the route table: each route's hand-named operation
+ * id, its schemas, its auth kind's security scheme, and the problem responses every route
+ * can give. The dashboard's typed client is generated from this document.
+ */
 import { createDocument } from "zod-openapi";
 import type { z } from "zod";
 import { problemResource } from "./resources";
-import type { RouteSpec } from "./registry";
+import type { AuthKind, Route } from "./registry";
 
 const ERROR_RESPONSES: Record<number, string> = {
   400: "Malformed request (not JSON, bad path or query parameter).",
@@ -17,7 +21,20 @@ const ERROR_RESPONSES: Record<number, string> = {
 
 const toOpenApiPath = (path: string) => path.replace(/:(\w+)/g, "{$1}");
 
-export function openApiDocument(routes: RouteSpec[]): ReturnType<typeof createDocument> {
+/** The security requirement of each auth kind; the schemes are declared in the document's components. */
+const SECURITY: Record<AuthKind, Record<string, string[]>[]> = {
+  key: [{ apiKey: [] }],
+  "site-token": [{ siteToken: [] }],
+  // The signature covers the raw body with a per-site secret: headers, not a bearer scheme.
+  "webhook-signature": [],
+};
+
+const SECURITY_SCHEMES: Record<string, { type: "http"; scheme: "bearer"; description: string }> = {
+  apiKey: { type: "http", scheme: "bearer", description: "An API key: `Authorization: Bearer wren_…`" },
+  siteToken: { type: "http", scheme: "bearer", description: "A site's s2s token: `Authorization: Bearer site_….…`" },
+};
+
+export function openApiDocument(routes: Route[]): ReturnType<typeof createDocument> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const spec of routes) {
     const responses: Record<string, unknown> = {};
@@ -41,9 +58,9 @@ export function openApiDocument(routes: RouteSpec[]): ReturnType<typeof createDo
     const operation: Record<string, unknown> = {
       summary: spec.summary,
       tags: [spec.tag],
-      operationId: `${spec.method.toLowerCase()}${toOpenApiPath(spec.path).replace(/[^A-Za-z]+(\w)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ""))}`,
+      operationId: spec.operationId,
       description: `Requires scope \`${spec.scope}\`${spec.site ? `; the site must be on the key's allowlist` : ""}.`,
-      security: [{ apiKey: [] }],
+      security: SECURITY[spec.auth],
       requestParams: {
         ...(spec.params ? { path: spec.params as z.ZodObject } : {}),
         ...(spec.query ? { query: spec.query as z.ZodObject } : {}),
@@ -64,7 +81,11 @@ export function openApiDocument(routes: RouteSpec[]): ReturnType<typeof createDo
         "Wren's public API. Every report figure is {value, qualifier} with qualifier exact, estimated or suppressed. Errors are application/problem+json (RFC 9457).",
     },
     components: {
-      securitySchemes: { apiKey: { type: "http", scheme: "bearer", description: "An API key: `Authorization: Bearer wren_…`" } },
+      securitySchemes: Object.fromEntries(
+        Object.entries(SECURITY_SCHEMES).filter(([name]) =>
+          routes.some((spec) => SECURITY[spec.auth].some((requirement) => name in requirement)),
+        ),
+      ),
     },
     paths: paths as never,
   });

@@ -1,20 +1,31 @@
 /**
  * What every API route goes through, in order, before its handler may write:
- * authenticate the key → take a rate-limit token → check the scope → validate path, query
- * and body → check the site against the key's allowlist. The call is counted for the key
- * whatever the outcome once the key is known, and rate-limit headers go on every answer.
+ * authenticate (by the route's auth kind) → take a rate-limit token → check the scope →
+ * validate path, query and body → check the site against the key's allowlist → run the
+ * handler → render its reply. The call is counted for the key whatever the outcome once the
+ * key is known, and rate-limit headers go on every answer.
  */
 import type { IRequest } from "itty-router";
-import { database } from "../lib/db";
-import type { ApiEnv } from "./env";
+import type { Caller } from "../domain/access";
+import { recordCall } from "../domain/usage";
+import { database, type Database } from "../lib/db";
 import { errorResponse } from "../lib/errors";
 import { HttpProblem, problem } from "../lib/problem";
 import { publicUrl } from "../lib/public-url";
-import { authenticate, requireScope, requireSite, type Caller } from "./auth";
+import { authenticateKey, requireScope, requireSiteAccess } from "./auth";
 import { DEFAULT_BODY_LIMIT, readJson, validate } from "./body";
+import type { ApiEnv } from "./env";
 import { parseDefaultLimit, rateLimitHeaders, type RateDecision } from "./ratelimit";
-import type { RouteSpec } from "./registry";
-import { recordCall } from "./usage";
+import type { AuthKind, Route } from "./registry";
+import { renderReply, replier } from "./reply";
+
+type Authenticator = (request: Request, db: Database) => Promise<Caller>;
+
+/**
+ * One authenticator per auth kind. Signed webhooks and site tokens get theirs with the first
+ * route that takes them (the deployment hook); until then such a route cannot be mounted.
+ */
+const AUTHENTICATORS: Partial<Record<AuthKind, Authenticator>> = { key: authenticateKey };
 
 async function takeRateToken(env: ApiEnv, caller: Caller): Promise<RateDecision> {
   const { key } = caller;
@@ -26,7 +37,9 @@ async function takeRateToken(env: ApiEnv, caller: Caller): Promise<RateDecision>
   return stub.take(limit);
 }
 
-export function runRoute(spec: RouteSpec) {
+export function runRoute(spec: Route) {
+  const authenticate = AUTHENTICATORS[spec.auth];
+  if (!authenticate) throw new Error(`${spec.operationId}: no authenticator for auth kind "${spec.auth}"`);
   const routeName = `${spec.method} ${spec.path}`;
   return async (request: IRequest, env: ApiEnv, execution: ExecutionContext): Promise<Response> => {
     const db = database(env);
@@ -49,14 +62,18 @@ export function runRoute(spec: RouteSpec) {
         requireScope(caller, spec.scope);
         const params = spec.params ? validate(spec.params, request.params ?? {}, "path") : {};
         const query = spec.query ? validate(spec.query, Object.fromEntries(new URL(request.url).searchParams), "query") : {};
-        const body = spec.body ? validate(spec.body, await readJson(request, spec.bodyLimit ?? DEFAULT_BODY_LIMIT), "body") : undefined;
+        const body = spec.body
+          ? validate(spec.body, await readJson(request, spec.bodyLimit ?? DEFAULT_BODY_LIMIT), "body")
+          : undefined;
         if (spec.site) {
           const source = spec.site.from === "params" ? params : spec.site.from === "query" ? query : body;
           const siteId = (source as Record<string, unknown> | undefined)?.[spec.site.name];
-          if (typeof siteId === "string") requireSite(caller, siteId, spec.site.name);
+          if (typeof siteId === "string") requireSiteAccess(caller, siteId, spec.site.name);
         }
         const baseUrl = publicUrl(env);
-        response = await spec.handle({ request, env, execution, db, caller, params, query, body, baseUrl });
+        response = renderReply(
+          await spec.handle({ request, env, execution, db, caller, params, query, body, baseUrl, ...replier }),
+        );
       }
     } catch (error) {
       response = error instanceof HttpProblem ? error.toResponse() : errorResponse(error);

@@ -1,17 +1,25 @@
 /**
- * The API's route table. Each route declares its method, path, scope, where its site id
- * comes from, and its request and response schemas; the router and the OpenAPI document are
- * both built from this one declaration.
+ * The API's route table. Each route declares its operation id, method, path, how it is
+ * authenticated, its scope, where its site id comes from, and its request and response
+ * schemas; the router, the pipeline and the OpenAPI document are all built from this one
+ * declaration, and a handler's reply is typechecked against the responses it declares.
  */
 import type { z } from "zod";
-import type { Database } from "../lib/db";
-import type { ApiEnv } from "./env";
 import type { Scope } from "../lib/keys";
-import type { Caller } from "./auth";
+import type { Database } from "../lib/db";
+import type { Caller } from "../domain/access";
+import type { ApiEnv } from "./env";
+import type { Replier, Reply, Responses } from "./reply";
 
 export type Method = "GET" | "POST" | "PATCH" | "DELETE";
 
-export interface RouteContext<P, Q, B> {
+/**
+ * How a route's caller proves who it is: an API key (`Authorization: Bearer wren_…`), a
+ * signed webhook delivery (a per-site secret over the raw body), or a site's s2s token.
+ */
+export type AuthKind = "key" | "webhook-signature" | "site-token";
+
+export interface RouteContext<P, Q, B, R extends Responses> extends Replier<R> {
   request: Request;
   env: ApiEnv;
   execution: ExecutionContext;
@@ -24,24 +32,15 @@ export interface RouteContext<P, Q, B> {
   baseUrl: string;
 }
 
-export interface ResponseSpec {
-  description: string;
-  schema?: z.ZodType;
-  /** Other media types the route answers with on `Accept` (e.g. text/csv); bodies are text. */
-  alsoAs?: string[];
-  headers?: Record<string, string>;
-}
-
-export interface RouteSpec<
-  P extends z.ZodType = z.ZodType,
-  Q extends z.ZodType = z.ZodType,
-  B extends z.ZodType = z.ZodType,
-> {
+export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends Responses> {
+  /** Hand-named and stable: generated clients call the route by it (`listSites`). */
+  operationId: string;
   method: Method;
   /** itty-router pattern, e.g. /api/v1/sites/:id */
   path: string;
   summary: string;
   tag: string;
+  auth: AuthKind;
   scope: Scope;
   params?: P;
   query?: Q;
@@ -51,17 +50,35 @@ export interface RouteSpec<
   documentedBody?: z.ZodType;
   /** Which request value names the site the key must be allowed on. */
   site?: { from: "params" | "query" | "body"; name: string };
-  responses: Record<number, ResponseSpec>;
-  handle(context: RouteContext<z.output<P>, z.output<Q>, z.output<B>>): Promise<Response>;
+  responses: R;
+  handle(context: RouteContext<z.output<P>, z.output<Q>, z.output<B>, R>): Promise<Reply>;
 }
 
-/** Declares a route with its types inferred from its schemas. */
-export function route<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(spec: RouteSpec<P, Q, B>): RouteSpec {
-  return spec as unknown as RouteSpec;
+/** A route as the router and the OpenAPI generator hold it, its schema types set aside. */
+export interface Route {
+  operationId: string;
+  method: Method;
+  path: string;
+  summary: string;
+  tag: string;
+  auth: AuthKind;
+  scope: Scope;
+  params?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  bodyLimit?: number;
+  documentedBody?: z.ZodType;
+  site?: { from: "params" | "query" | "body"; name: string };
+  responses: Responses;
+  handle(context: RouteContext<unknown, unknown, unknown, Responses>): Promise<Reply>;
 }
 
-export function json(value: unknown, status = 200, headers?: HeadersInit): Response {
-  const response = Response.json(value, { status, headers });
-  response.headers.set("cache-control", "no-store");
-  return response;
+/**
+ * Declares a route, inferring the handler's parameter and reply types from its schemas. The
+ * pipeline validates path, query and body with these same schemas before the handler runs.
+ */
+export function route<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, const R extends Responses>(
+  spec: RouteSpec<P, Q, B, R>,
+): Route {
+  return spec;
 }

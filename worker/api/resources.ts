@@ -5,7 +5,8 @@
 import { z } from "zod";
 import type { ApiKeyRow } from "../domain/apikeys";
 import type { GoalRow } from "../domain/goals";
-import type { SiteRow } from "../domain/sites";
+import type { SessionRow } from "../domain/sessions";
+import type { SiteRow, SiteVerification } from "../domain/sites";
 import { snippetFor } from "../domain/snippet";
 import { GOAL_KINDS } from "../lib/schema";
 import { SCOPES } from "../lib/keys";
@@ -21,7 +22,10 @@ export const siteResource = z
     allowlist: z.array(z.string()).meta({ description: "Hostnames whose pages may send beacons." }),
     snippet: z.string().meta({ description: "The embeddable tag; works only on the allowlisted hostnames." }),
     timezone: z.string().meta({ description: "IANA time zone of the site's report days and hours." }),
-    s2s_token: z.string().optional().meta({ description: "The per-site token for POST /s2s. Returned on create, re-post and rotation only." }),
+    s2s_token: z
+      .string()
+      .optional()
+      .meta({ description: "The per-site token for POST /s2s. Returned on create, re-post and rotation only." }),
     created_at: timestamp,
   })
   .meta({ id: "Site" });
@@ -103,7 +107,13 @@ export function toKey(key: ApiKeyRow): z.infer<typeof keyResource> {
 export const usageResource = z
   .object({
     key_id: z.string(),
-    usage: z.array(z.object({ day: z.string().meta({ example: "2026-11-21" }), route: z.string().meta({ example: "GET /api/v1/pages" }), calls: z.number().int() })),
+    usage: z.array(
+      z.object({
+        day: z.string().meta({ example: "2026-11-21" }),
+        route: z.string().meta({ example: "GET /api/v1/pages" }),
+        calls: z.number().int(),
+      }),
+    ),
   })
   .meta({ id: "KeyUsage" });
 
@@ -118,6 +128,17 @@ export const verificationResource = z
   })
   .meta({ id: "SiteVerification" });
 
+export function toVerification(siteId: string, state: SiteVerification): z.infer<typeof verificationResource> {
+  return {
+    site: siteId,
+    verified: state.verified,
+    first_seen: state.firstSeen === null ? null : iso(state.firstSeen),
+    last_seen: state.lastSeen === null ? null : iso(state.lastSeen),
+    origin: state.origin,
+    page: state.page,
+  };
+}
+
 export const sessionResource = z
   .object({
     id: z.string().meta({ description: "Keyed hash of the session; links to nothing after the 24-hour window." }),
@@ -127,6 +148,16 @@ export const sessionResource = z
     pageviews: z.number().int(),
   })
   .meta({ id: "Session" });
+
+export function toSession(session: SessionRow): z.infer<typeof sessionResource> {
+  return {
+    id: session.id,
+    first_seen: iso(session.firstSeen),
+    last_seen: iso(session.lastSeen),
+    entry_path: session.entryPath,
+    pageviews: session.pageviews,
+  };
+}
 
 export const problemResource = z
   .object({

@@ -3,6 +3,7 @@
  * field is a 422 naming it rather than a silently dropped value.
  */
 import { z } from "zod";
+import { siteId } from "../lib/ids";
 import { VITAL_METRICS } from "../lib/schema";
 
 export const BEACON_BODY_LIMIT = 16 * 1024;
@@ -10,7 +11,6 @@ export const BEACON_MAX_EVENTS = 30;
 export const S2S_BODY_LIMIT = 256 * 1024;
 export const S2S_MAX_EVENTS = 500;
 
-const siteId = z.string().regex(/^site_[A-Za-z0-9_-]{1,40}$/, "must be a site id (site_…)");
 /** The tracker's id: 16 random bytes in base64url (22 characters); other lengths tolerated. */
 export const trackerSessionId = z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, "must be a session id from wren.session() (16–64 characters of A–Z a–z 0–9 _ -)");
 /** Paths are bounded so that matching them against goal patterns stays cheap (lib/glob.ts). */
@@ -54,32 +54,3 @@ export const conversion = z.strictObject({
 export type Conversion = z.infer<typeof conversion>;
 
 export const conversionBatch = z.strictObject({ events: z.array(conversion).min(1).max(S2S_MAX_EVENTS) });
-
-function valueAt(input: unknown, path: PropertyKey[]): unknown {
-  let value = input;
-  for (const key of path) {
-    if (value === null || typeof value !== "object") return undefined;
-    value = (value as Record<PropertyKey, unknown>)[key];
-  }
-  return value;
-}
-
-/** The first issue of a failed parse of `input` as the field at fault (dotted path) and a message. */
-export function describeIssue(error: z.ZodError, input: unknown): { field: string; message: string } {
-  const issue = error.issues[0];
-  if (!issue) return { field: "body", message: "is invalid" };
-  const at = issue.path.map(String).join(".");
-  if (issue.code === "unrecognized_keys") {
-    const key = issue.keys[0] ?? "";
-    return { field: at ? `${at}.${key}` : key, message: `unknown field "${key}"` };
-  }
-  if (issue.code === "invalid_union" && "discriminator" in issue) {
-    return { field: at, message: "must be one of pageview, event, engagement, vital" };
-  }
-  if (issue.code === "invalid_type") {
-    if (issue.path.length === 0) return { field: "body", message: "must be a JSON object" };
-    if (valueAt(input, issue.path) === undefined) return { field: at, message: "is required" };
-    if (issue.expected === "number") return { field: at, message: "must be a finite number" };
-  }
-  return { field: at || "body", message: issue.message };
-}

@@ -12,7 +12,7 @@
  * current one is checked inside the write transaction itself (writer.ts), so rotation takes
  * effect at once and atomically.
  */
-import { constantTimeEqual, importHmacKey } from "../lib/crypto";
+import { constantTimeEqual, serverHmacKey } from "../lib/crypto";
 import { parseSiteToken, siteToken } from "../lib/tokens";
 import type { CollectorWorkerEnv } from "./env";
 import { collectorState, sessionKeys } from "./sessions";
@@ -21,13 +21,6 @@ import { collectorState, sessionKeys } from "./sessions";
 export const TOKEN_VERSION_LOOKAHEAD = 32;
 
 const knownVersions = new Map<string, number>();
-let secretKey: { secret: string; key: Promise<CryptoKey> } | null = null;
-
-function serverKey(env: CollectorWorkerEnv): Promise<CryptoKey> {
-  if (secretKey?.secret !== env.WREN_SECRET) secretKey = { secret: env.WREN_SECRET, key: importHmacKey(env.WREN_SECRET) };
-  return secretKey.key;
-}
-
 async function knownVersion(env: CollectorWorkerEnv, siteId: string): Promise<number> {
   const local = knownVersions.get(siteId);
   if (local !== undefined) return local;
@@ -53,7 +46,7 @@ export async function verifyServiceToken(env: CollectorWorkerEnv, presented: str
   const parsed = parseSiteToken(presented.trim());
   if (!parsed) return null;
   const { siteId } = parsed;
-  const key = await serverKey(env);
+  const key = await serverHmacKey(env.WREN_SECRET);
   const known = await knownVersion(env, siteId);
   if (await matches(key, siteId, known, presented.trim())) return { siteId, version: known };
   const later = Array.from({ length: TOKEN_VERSION_LOOKAHEAD }, (_, i) => known + 1 + i);

@@ -1,8 +1,12 @@
-/** API key records: issue (secret shown once, hash stored), list, revoke, look up by secret. */
-import { and, eq, isNull, sql } from "drizzle-orm";
+/**
+ * API key records: issue (secret shown once, hash stored; every listed site must exist),
+ * list, revoke, look up by secret, and grow a limited key's allowlist.
+ */
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Database } from "../lib/db";
-import { generateKey, hashKey, type Scope } from "../lib/keys";
-import { apiKeys } from "../lib/schema";
+import { EVERY_SITE, generateKey, hashKey, type Scope } from "../lib/keys";
+import { HttpProblem } from "../lib/problem";
+import { apiKeys, sites } from "../lib/schema";
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
@@ -15,7 +19,19 @@ export interface IssueKeyInput {
   rateLimit?: { requests: number; perSeconds: number } | null;
 }
 
+/** Refuses an allowlist naming a site that does not exist (422 naming its position). */
+async function requireListedSites(db: Database, listed: string[] | null): Promise<void> {
+  // "*" stands alone (the body schema says so); otherwise every listed site must exist.
+  const ids = listed?.includes(EVERY_SITE) ? [] : (listed ?? []);
+  if (ids.length === 0) return;
+  const found = await db.select({ id: sites.id }).from(sites).where(inArray(sites.id, ids));
+  const known = new Set(found.map((s) => s.id));
+  const missing = ids.findIndex((id) => !known.has(id));
+  if (missing >= 0) throw new HttpProblem(422, `sites.${missing}: no site ${ids[missing]}`, { field: `sites.${missing}` });
+}
+
 export async function issueKey(db: Database, input: IssueKeyInput): Promise<{ row: ApiKeyRow; key: string }> {
+  await requireListedSites(db, input.sites);
   const material = await generateKey();
   const [row] = await db
     .insert(apiKeys)
@@ -39,13 +55,14 @@ export async function listKeys(db: Database): Promise<ApiKeyRow[]> {
   return db.select().from(apiKeys).where(isNull(apiKeys.revokedAt)).orderBy(apiKeys.createdAt, apiKeys.id);
 }
 
-export async function revokeKey(db: Database, id: string): Promise<boolean> {
+/** Revokes an active key; it stops working at once (404 when no active key has the id). */
+export async function revokeKey(db: Database, id: string): Promise<void> {
   const rows = await db
     .update(apiKeys)
     .set({ revokedAt: Date.now() })
     .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
     .returning({ id: apiKeys.id });
-  return rows.length > 0;
+  if (rows.length === 0) throw new HttpProblem(404, `No active key ${id}.`, { field: "id" });
 }
 
 export async function findActiveKey(db: Database, presented: string): Promise<ApiKeyRow | undefined> {

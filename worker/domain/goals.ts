@@ -1,13 +1,17 @@
-/** Goals: what counts as a conversion. Creating an existing goal returns it. */
-import { and, eq } from "drizzle-orm";
-import { newId } from "../lib/crypto";
+/**
+ * Goals: what counts as a conversion. Creating an existing goal returns it; a goal is looked
+ * up within its site only (`requireGoal`), so one site's goal id never reaches another's data.
+ */
+import { and, eq, inArray } from "drizzle-orm";
 import type { Database } from "../lib/db";
-import { goals, type GoalKind } from "../lib/schema";
+import { newId } from "../lib/ids";
+import { HttpProblem } from "../lib/problem";
+import { alertRules, conversions, goals, type GoalKind } from "../lib/schema";
+import { requireSite } from "./sites";
 
 export type GoalRow = typeof goals.$inferSelect;
 
 export interface GoalInput {
-  siteId: string;
   name: string;
   kind: GoalKind;
   match: string;
@@ -15,7 +19,11 @@ export interface GoalInput {
   purpose: string | null;
 }
 
-export async function insertGoal(db: Database, input: GoalInput): Promise<{ goal: GoalRow; created: boolean }> {
+/** Inserts a goal; the same kind, match and threshold again returns the existing goal. */
+export async function insertGoal(
+  db: Database,
+  input: GoalInput & { siteId: string },
+): Promise<{ goal: GoalRow; created: boolean }> {
   const inserted = await db
     .insert(goals)
     .values({ id: newId("goal"), createdAt: Date.now(), ...input })
@@ -34,6 +42,50 @@ export async function insertGoal(db: Database, input: GoalInput): Promise<{ goal
   return { goal: existing, created: false };
 }
 
+/** Creates a goal on an existing site (404 when there is none). */
+export async function createGoal(db: Database, siteId: string, input: GoalInput): Promise<{ goal: GoalRow; created: boolean }> {
+  await requireSite(db, siteId);
+  return insertGoal(db, { siteId, ...input });
+}
+
 export async function listGoals(db: Database, siteId: string): Promise<GoalRow[]> {
   return db.select().from(goals).where(eq(goals.siteId, siteId)).orderBy(goals.createdAt, goals.id);
+}
+
+/** The goals of an existing site (404 when there is none). */
+export async function goalsOfSite(db: Database, siteId: string): Promise<GoalRow[]> {
+  await requireSite(db, siteId);
+  return listGoals(db, siteId);
+}
+
+/** The site's goal, or a 404 naming the request field that carried its id. */
+export async function requireGoal(db: Database, siteId: string, goalId: string, field = "goal"): Promise<GoalRow> {
+  const goal = await db.query.goals.findFirst({ where: and(eq(goals.id, goalId), eq(goals.siteId, siteId)) });
+  if (!goal) throw new HttpProblem(404, `No goal ${goalId} on site ${siteId}.`, { field });
+  return goal;
+}
+
+/**
+ * Checks goal ids a query refers to (a funnel's steps, a timeseries' goal): each must be a
+ * goal of the site, else a 422 naming the query field and the first stranger.
+ */
+export async function requireGoalsOfSite(db: Database, siteId: string, goalIds: string[], field: string): Promise<void> {
+  if (goalIds.length === 0) return;
+  const found = await db
+    .select({ id: goals.id })
+    .from(goals)
+    .where(and(eq(goals.siteId, siteId), inArray(goals.id, goalIds)));
+  const known = new Set(found.map((g) => g.id));
+  const missing = goalIds.find((id) => !known.has(id));
+  if (missing) throw new HttpProblem(422, `${field}: ${missing} is not a goal of this site.`, { field });
+}
+
+/** Deletes a site's goal with its conversions and alert rules, in one transaction. */
+export async function deleteGoal(db: Database, siteId: string, goalId: string): Promise<void> {
+  await requireGoal(db, siteId, goalId);
+  await db.batch([
+    db.delete(conversions).where(eq(conversions.goalId, goalId)),
+    db.delete(alertRules).where(eq(alertRules.goalId, goalId)),
+    db.delete(goals).where(and(eq(goals.id, goalId), eq(goals.siteId, siteId))),
+  ]);
 }

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { GOAL_KINDS } from "../lib/schema";
+import { siteId } from "../lib/ids";
 import { MAX_PATTERN_LENGTH, MAX_PATTERN_STARS, starCount } from "../lib/glob";
 import { EVERY_SITE, SCOPES } from "../lib/keys";
 import { canonicalTimeZone } from "../reports/timezone";
@@ -41,8 +42,6 @@ export const timezoneField = z
 export const siteCreateBody = z.strictObject({ name, domain: domainField, timezone: timezoneField.optional() });
 export const sitePatchBody = z.strictObject({ name: name.optional(), timezone: timezoneField.optional() });
 
-const siteId = z.string().regex(/^site_[A-Za-z0-9_-]{1,40}$/, "must be a site id (site_…)");
-
 export const keyCreateBody = z.strictObject({
   name: name.default("api key"),
   scopes: z.array(z.enum(SCOPES)).min(1).max(SCOPES.length),
@@ -51,7 +50,10 @@ export const keyCreateBody = z.strictObject({
     .union([z.literal(EVERY_SITE).transform(() => [EVERY_SITE]), z.array(z.union([siteId, z.literal(EVERY_SITE)])).max(1000)])
     .nullable()
     .optional()
-    .refine((sites) => !sites || sites.length <= 1 || !sites.includes(EVERY_SITE), '"*" (every site) stands alone, without site ids'),
+    .refine(
+      (sites) => !sites || sites.length <= 1 || !sites.includes(EVERY_SITE),
+      '"*" (every site) stands alone, without site ids',
+    ),
   rate_limit: z
     .strictObject({
       requests: z.number().int().min(1).max(1_000_000),
@@ -86,7 +88,11 @@ export const goalCreateBody = z
       ctx.addIssue({ code: "custom", path: ["match"], message: `may have at most ${MAX_PATTERN_STARS} * wildcards` });
     }
     if (goal.kind === "time" && !(goal.threshold && goal.threshold >= 1)) {
-      ctx.addIssue({ code: "custom", path: ["threshold"], message: "a time goal needs threshold: seconds on the page (1–86400)" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["threshold"],
+        message: "a time goal needs threshold: seconds on the page (1–86400)",
+      });
     }
     if (goal.kind === "scroll" && !(goal.threshold && goal.threshold >= 1 && goal.threshold <= 100)) {
       ctx.addIssue({ code: "custom", path: ["threshold"], message: "a scroll goal needs threshold: depth percent (1–100)" });
@@ -105,14 +111,3 @@ export const goalCreateBody = z
 export type SiteCreateBody = z.infer<typeof siteCreateBody>;
 export type KeyCreateBody = z.infer<typeof keyCreateBody>;
 export type GoalCreateBody = z.infer<typeof goalCreateBody>;
-
-/** The first issue of a failed parse as a field path and message, for problem details. */
-export function firstIssue(error: z.ZodError): { field: string; message: string } {
-  const issue = error.issues[0];
-  const field = issue && issue.path.length > 0 ? issue.path.join(".") : "body";
-  if (issue?.code === "unrecognized_keys") {
-    const key = issue.keys[0] ?? "";
-    return { field: field === "body" ? key : `${field}.${key}`, message: `unknown field "${key}"` };
-  }
-  return { field, message: issue?.message ?? "is invalid" };
-}

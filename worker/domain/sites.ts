@@ -1,8 +1,15 @@
-/** Sites: creation (idempotent per domain for the creating key) and listing. */
-import { eq, inArray, sql } from "drizzle-orm";
-import { newId } from "../lib/crypto";
+/**
+ * Sites: the one lookup every route goes through (`requireSite`), creation (idempotent per
+ * domain), listing, renaming and re-zoning, token rotation, the snippet's verification state,
+ * and deletion with everything recorded for the site.
+ */
+import type { InStatement, InValue } from "@libsql/client/web";
+import { desc, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../lib/db";
-import { sites } from "../lib/schema";
+import { newId } from "../lib/ids";
+import { HttpProblem } from "../lib/problem";
+import { alertRules, conversions, deployments, events, goals, sessions, siteBeacons, sites, vitals } from "../lib/schema";
+import { deleteSiteRollupsStatements, rebuildSiteRollups } from "../reports/rollup";
 
 export type SiteRow = typeof sites.$inferSelect;
 
@@ -17,6 +24,17 @@ export async function findSiteByDomain(db: Database, domain: string): Promise<Si
 
 export async function getSite(db: Database, id: string): Promise<SiteRow | undefined> {
   return db.query.sites.findFirst({ where: eq(sites.id, id) });
+}
+
+/** The site, or a 404 naming the request field that carried its id. */
+export async function requireSite(db: Database, id: string, field = "id"): Promise<SiteRow> {
+  const site = await getSite(db, id);
+  if (!site) throw siteNotFound(id, field);
+  return site;
+}
+
+function siteNotFound(id: string, field: string): HttpProblem {
+  return new HttpProblem(404, `No site ${id}.`, { field });
 }
 
 export async function listSites(db: Database, allowed: string[] | null): Promise<SiteRow[]> {
@@ -53,11 +71,79 @@ export async function insertSite(
   return { site: existing, created: false };
 }
 
-export async function rotateSiteToken(db: Database, id: string): Promise<SiteRow | undefined> {
+export interface SitePatch {
+  name?: string | undefined;
+  timezone?: string | undefined;
+}
+
+/**
+ * Renames a site or changes its time zone. Report days are cut in the zone in force when rows
+ * are folded, so a new zone refolds the site's rollups.
+ */
+export async function updateSite(db: Database, id: string, patch: SitePatch): Promise<SiteRow> {
+  const before = await requireSite(db, id);
+  const changes = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
+  if (Object.keys(changes).length === 0) return before;
+  const [site] = await db.update(sites).set(changes).where(eq(sites.id, id)).returning();
+  if (!site) throw siteNotFound(id, "id");
+  if (site.timezone !== before.timezone) await rebuildSiteRollups(db.$client, site.id);
+  return site;
+}
+
+/** Bumps the site's token version: every s2s token issued before stops matching at once. */
+export async function rotateSiteToken(db: Database, id: string): Promise<SiteRow> {
   const [row] = await db
     .update(sites)
     .set({ tokenVersion: sql`${sites.tokenVersion} + 1` })
     .where(eq(sites.id, id))
     .returning();
+  if (!row) throw siteNotFound(id, "id");
   return row;
+}
+
+/**
+ * Deletes a site and everything recorded for it, rollups included, in one transaction.
+ * Explicit deletes rather than ON DELETE CASCADE: foreign-key enforcement is per connection
+ * and not something every Hrana server turns on.
+ */
+export async function deleteSite(db: Database, id: string): Promise<void> {
+  await requireSite(db, id);
+  const deletes: InStatement[] = [
+    db.delete(conversions).where(eq(conversions.siteId, id)),
+    db.delete(vitals).where(eq(vitals.siteId, id)),
+    db.delete(events).where(eq(events.siteId, id)),
+    db.delete(sessions).where(eq(sessions.siteId, id)),
+    db.delete(siteBeacons).where(eq(siteBeacons.siteId, id)),
+    db.delete(alertRules).where(eq(alertRules.siteId, id)),
+    db.delete(deployments).where(eq(deployments.siteId, id)),
+    db.delete(goals).where(eq(goals.siteId, id)),
+    db.delete(sites).where(eq(sites.id, id)),
+  ].map((query) => {
+    const { sql: text, params } = query.toSQL();
+    return { sql: text, args: params as InValue[] };
+  });
+  await db.$client.batch([...deleteSiteRollupsStatements(id), ...deletes], "write");
+}
+
+export interface SiteVerification {
+  verified: boolean;
+  firstSeen: number | null;
+  lastSeen: number | null;
+  /** Origin and page of the latest beacon from an allowlisted origin. */
+  origin: string | null;
+  page: string | null;
+}
+
+/** Whether the snippet works: the first and latest beacons from the site's allowlisted origins. */
+export async function siteVerification(db: Database, id: string): Promise<SiteVerification> {
+  await requireSite(db, id);
+  const rows = await db.select().from(siteBeacons).where(eq(siteBeacons.siteId, id)).orderBy(desc(siteBeacons.lastSeen));
+  const latest = rows[0];
+  return {
+    verified: rows.length > 0,
+    firstSeen: rows.length > 0 ? Math.min(...rows.map((r) => r.firstSeen)) : null,
+    lastSeen: latest?.lastSeen ?? null,
+    origin: latest?.origin ?? null,
+    page: latest?.lastPage ?? null,
+  };
 }

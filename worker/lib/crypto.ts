@@ -21,11 +21,6 @@ export function randomToken(byteLength: number): string {
   return toBase64Url(crypto.getRandomValues(new Uint8Array(byteLength)));
 }
 
-/** A short random identifier with a readable prefix, e.g. `site_3k9x…`. */
-export function newId(prefix: string): string {
-  return `${prefix}_${randomToken(12)}`;
-}
-
 export async function sha256Hex(text: string): Promise<string> {
   return toHex(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
 }
@@ -34,6 +29,14 @@ export async function importHmacKey(secretHex: string): Promise<CryptoKey> {
   if (!/^[0-9a-f]{64,}$/i.test(secretHex)) throw new Error("server secret must be ≥ 32 bytes of hex");
   const raw = new Uint8Array(secretHex.match(/../g)!.map((h) => parseInt(h, 16)));
   return crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+}
+
+let cachedHmacKey: { secret: string; key: Promise<CryptoKey> } | undefined;
+
+/** The server secret's HMAC key, imported once per isolate (and again only if the secret changes). */
+export function serverHmacKey(secretHex: string): Promise<CryptoKey> {
+  if (cachedHmacKey?.secret !== secretHex) cachedHmacKey = { secret: secretHex, key: importHmacKey(secretHex) };
+  return cachedHmacKey.key;
 }
 
 export async function hmacSha256(key: CryptoKey, message: string): Promise<Uint8Array> {

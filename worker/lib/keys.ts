@@ -2,7 +2,8 @@
  * API keys: `wren_<32 random bytes, base64url>`. Shown once at creation; only the SHA-256 of
  * the whole key is stored, and the first characters after `wren_` are kept as a visible prefix.
  */
-import { newId, randomToken, sha256Hex } from "./crypto";
+import { randomToken, sha256Hex } from "./crypto";
+import { newId } from "./ids";
 
 export const SCOPES = [
   "write:sites",

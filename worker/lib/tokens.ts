@@ -5,6 +5,7 @@
  * the version, so the old MAC stops matching at once.
  */
 import { constantTimeEqual, hmacSha256, toBase64Url } from "./crypto";
+import { isSiteId } from "./ids";
 
 export async function siteToken(key: CryptoKey, siteId: string, version: number): Promise<string> {
   const mac = await hmacSha256(key, `${siteId}:${version}`);
@@ -16,15 +17,11 @@ export function parseSiteToken(token: string): { siteId: string; mac: string } |
   const dot = token.lastIndexOf(".");
   if (dot <= 0 || dot === token.length - 1 || token.length > 200) return null;
   const siteId = token.slice(0, dot);
-  if (!/^site_[A-Za-z0-9_-]+$/.test(siteId)) return null;
+  if (!isSiteId(siteId)) return null;
   return { siteId, mac: token.slice(dot + 1) };
 }
 
-export async function verifySiteToken(
-  key: CryptoKey,
-  token: string,
-  version: number,
-): Promise<string | null> {
+export async function verifySiteToken(key: CryptoKey, token: string, version: number): Promise<string | null> {
   const parsed = parseSiteToken(token);
   if (!parsed) return null;
   const expected = await siteToken(key, parsed.siteId, version);

@@ -83,29 +83,18 @@ export function toNdjson(rows: Record<string, unknown>[]): string {
   return rows.map((row) => JSON.stringify(row) + "\n").join("");
 }
 
-/**
- * Builds the response in the negotiated format; `lines` are the rows of CSV and NDJSON. When
- * there is a next page, a `Link: <…>; rel="next"` header names it in every format (CSV and
- * NDJSON have no body field for it).
- */
-export function reportResponse(
-  format: Format,
-  body: unknown,
-  lines: Record<string, unknown>[],
+/** CSV or NDJSON of `rows`, with the reply's other headers (never cached). */
+export function renderAlternate(
+  format: Exclude<Format, "json">,
+  rows: Record<string, unknown>[],
   columns: string[],
-  next?: { url: string; cursor: string | null },
+  headers: Record<string, string>,
 ): Response {
-  const headers: Record<string, string> = { "cache-control": "no-store", vary: "Accept" };
-  if (next?.cursor) {
-    const url = new URL(next.url);
-    url.searchParams.set("cursor", next.cursor);
-    headers.link = `<${url.pathname}${url.search}>; rel="next"`;
-  }
-  if (format === "csv")
-    return new Response(toCsv(lines, columns), {
-      headers: { ...headers, "content-type": "text/csv; charset=utf-8; header=present" },
+  const common = { ...headers, "cache-control": "no-store" };
+  if (format === "csv") {
+    return new Response(toCsv(rows, columns), {
+      headers: { ...common, "content-type": "text/csv; charset=utf-8; header=present" },
     });
-  if (format === "ndjson")
-    return new Response(toNdjson(lines), { headers: { ...headers, "content-type": "application/x-ndjson" } });
-  return new Response(JSON.stringify(body), { headers: { ...headers, "content-type": "application/json" } });
+  }
+  return new Response(toNdjson(rows), { headers: { ...common, "content-type": "application/x-ndjson" } });
 }

@@ -2,7 +2,7 @@
  * Keeps the rollups caught up between report requests: a Durable Object whose alarm runs the
  * catch-up every minute, so the first report after a quiet night does not fold a day of raw
  * rows itself. Reports catch up on read anyway; this only shortens the backlog. The api worker
- * starts it (once per isolate) when it serves a report, if the ROLLUP_SCHEDULER binding exists.
+ * starts it (start-scheduler.ts) when it serves a report, if the ROLLUP_SCHEDULER binding exists.
  */
 import { DurableObject } from "cloudflare:workers";
 import { database } from "../lib/db";
@@ -26,23 +26,4 @@ export class RollupScheduler extends DurableObject<DatabaseBindings> {
     }
     await this.ctx.storage.setAlarm(Date.now() + ROLLUP_INTERVAL_MS);
   }
-}
-
-let started = false;
-
-/** Starts the scheduler once per isolate, in the background of a request. */
-export function startRollupScheduler(
-  namespace: DurableObjectNamespace<RollupScheduler> | undefined,
-  execution: ExecutionContext,
-): void {
-  if (!namespace || started) return;
-  started = true;
-  execution.waitUntil(
-    namespace
-      .get(namespace.idFromName("rollup"))
-      .start()
-      .catch(() => {
-        started = false;
-      }),
-  );
 }

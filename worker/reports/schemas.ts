@@ -4,6 +4,7 @@
  * is a 400 naming it; objects are strict, so an unknown parameter is one too.
  */
 import { z } from "zod";
+import { goalId, siteId } from "../lib/ids";
 import { MAX_PATTERN_LENGTH, MAX_PATTERN_STARS, starCount } from "../lib/glob";
 import { VITAL_METRICS } from "../lib/schema";
 import { QUALIFIERS } from "./figures";
@@ -12,9 +13,6 @@ import { decodeCursor } from "./list";
 import { PERIODS } from "./period";
 import { INTERVALS } from "./timeseries";
 import { canonicalTimeZone } from "./timezone";
-
-const siteId = z.string().regex(/^site_[A-Za-z0-9_-]{1,40}$/, "must be a site id (site_…)");
-const goalId = z.string().regex(/^goal_[A-Za-z0-9_-]{1,40}$/, "must be a goal id (goal_…)");
 
 const date = z
   .string()

@@ -4,10 +4,10 @@
  * so validation, the 24-hour window and idempotency are the same code as `/s2s`.
  */
 import { z } from "zod";
-import { readJson } from "../body";
+import { siteId } from "../../lib/ids";
 import { HttpProblem } from "../../lib/problem";
-import { requireSite } from "../auth";
-import { siteIdParam } from "../params";
+import { requireSiteAccess } from "../auth";
+import { readJson } from "../body";
 import { route } from "../registry";
 import { acceptedEventsResource } from "../resources";
 
@@ -23,16 +23,18 @@ const conversion = z.object({
 
 /** Documents the body; the collector validates it in full. */
 const eventsBody = z.union([
-  conversion.extend({ site: siteIdParam }),
-  z.object({ site: siteIdParam, events: z.array(conversion).min(1).max(500) }),
+  conversion.extend({ site: siteId }),
+  z.object({ site: siteId, events: z.array(conversion).min(1).max(500) }),
 ]);
 
 export const eventRoutes = [
   route({
+    operationId: "recordEvents",
     method: "POST",
     path: "/api/v1/events",
     summary: "Record server-side conversions (one, or {events: [...]} up to 500)",
     tag: "Events",
+    auth: "key",
     scope: "write:events",
     documentedBody: eventsBody,
     responses: {
@@ -41,17 +43,22 @@ export const eventRoutes = [
       415: { description: "The body is not application/json." },
       422: { description: "A field is invalid (unknown goal, outside the 24-hour window, …); `field` names it." },
     },
-    async handle({ request, env, caller }) {
+    async handle({ request, env, caller, forward }) {
       const parsed = await readJson(request, EVENTS_BODY_LIMIT);
       const site = (parsed as { site?: unknown } | null)?.site;
-      if (typeof site !== "string" || !siteIdParam.safeParse(site).success) {
+      if (typeof site !== "string" || !siteId.safeParse(site).success) {
         throw new HttpProblem(422, "site: must be a site id (site_…)", { field: "site" });
       }
-      requireSite(caller, site);
+      requireSiteAccess(caller, site);
       const headers = new Headers({ "content-type": "application/json" });
       const origin = request.headers.get("origin");
       if (origin) headers.set("origin", origin);
-      return env.COLLECTOR.ingestForSite(site, new Request(request.url, { method: "POST", headers, body: JSON.stringify(parsed) }));
+      return forward(
+        await env.COLLECTOR.ingestForSite(
+          site,
+          new Request(request.url, { method: "POST", headers, body: JSON.stringify(parsed) }),
+        ),
+      );
     },
   }),
 ];

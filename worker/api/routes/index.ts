@@ -1,4 +1,4 @@
-import type { RouteSpec } from "../registry";
+import type { Route } from "../registry";
 import { eventRoutes } from "./events";
 import { goalRoutes } from "./goals";
 import { keyRoutes } from "./keys";
@@ -7,4 +7,4 @@ import { sessionRoutes } from "./sessions";
 import { siteRoutes } from "./sites";
 
 /** Every /api/v1 route, in the order they are matched. */
-export const apiRoutes: RouteSpec[] = [...keyRoutes, ...siteRoutes, ...goalRoutes, ...sessionRoutes, ...eventRoutes, ...reportRoutes];
+export const apiRoutes: Route[] = [...keyRoutes, ...siteRoutes, ...goalRoutes, ...sessionRoutes, ...eventRoutes, ...reportRoutes];

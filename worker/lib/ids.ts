@@ -1,0 +1,27 @@
+/**
+ * Wren's record ids: a readable prefix and base64url randomness (`site_3k9xQ…`). Every schema,
+ * parser and generator takes its pattern from here, so a site id means the same to the API,
+ * the collector, the reports, the s2s token and the CLI.
+ */
+import { z } from "zod";
+import { randomToken } from "./crypto";
+
+export type IdPrefix = "site" | "goal" | "key";
+
+/** Generated ids carry 12 random bytes (16 characters); up to 40 are accepted. */
+const idPattern = (prefix: IdPrefix) => new RegExp(`^${prefix}_[A-Za-z0-9_-]{1,40}$`);
+
+export const SITE_ID = idPattern("site");
+export const GOAL_ID = idPattern("goal");
+export const KEY_ID = idPattern("key");
+
+export const siteId = z.string().regex(SITE_ID, "must be a site id (site_…)");
+export const goalId = z.string().regex(GOAL_ID, "must be a goal id (goal_…)");
+export const keyId = z.string().regex(KEY_ID, "must be a key id (key_…)");
+
+export const isSiteId = (value: string): boolean => SITE_ID.test(value);
+
+/** A new random id with its readable prefix, e.g. `site_3k9xQ…`. */
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}_${randomToken(12)}`;
+}

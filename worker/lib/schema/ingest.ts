@@ -1,0 +1,105 @@
+/** What the collector stores: anonymised sessions, raw events, conversions, vitals, and the latest beacon per origin. */
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { goals, sites } from "./core";
+
+/**
+ * An anonymised session. `id` is a keyed hash under a salt that is destroyed after the
+ * 24-hour window, so nothing here links back to a browser once the window closes.
+ */
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    id: text("id").primaryKey(),
+    siteId: text("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
+    firstSeen: integer("first_seen").notNull(),
+    lastSeen: integer("last_seen").notNull(),
+    entryPath: text("entry_path"),
+    pageviews: integer("pageviews").notNull().default(0),
+  },
+  (t) => [index("sessions_site_last_seen").on(t.siteId, t.lastSeen)],
+);
+
+export const EVENT_KINDS = ["pageview", "event", "engagement"] as const;
+
+/** Raw events from the tracker: pageviews, custom events and engagement (time, scroll). */
+export const events = sqliteTable(
+  "events",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    siteId: text("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
+    sessionId: text("session_id"),
+    kind: text("kind", { enum: EVENT_KINDS }).notNull(),
+    name: text("name"),
+    path: text("path").notNull(),
+    referrer: text("referrer"),
+    value: real("value"),
+    /** Engagement: seconds visible and deepest scroll percent on the page. */
+    seconds: integer("seconds"),
+    scrollDepth: integer("scroll_depth"),
+    ts: integer("ts").notNull(),
+  },
+  (t) => [index("events_site_ts").on(t.siteId, t.ts), index("events_site_path_ts").on(t.siteId, t.path, t.ts)],
+);
+
+/** A counted conversion on a goal, from a beacon or from the s2s path. */
+export const conversions = sqliteTable(
+  "conversions",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    siteId: text("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
+    goalId: text("goal_id")
+      .notNull()
+      .references(() => goals.id, { onDelete: "cascade" }),
+    /** Null when the session was not seen in the window: the conversion still counts. */
+    sessionId: text("session_id"),
+    value: real("value"),
+    source: text("source", { enum: ["beacon", "s2s"] }).notNull(),
+    /** Client-supplied idempotency id: the same id is counted once per site. */
+    eventKey: text("event_key"),
+    ts: integer("ts").notNull(),
+  },
+  (t) => [
+    index("conversions_site_goal_ts").on(t.siteId, t.goalId, t.ts),
+    uniqueIndex("conversions_site_event_key").on(t.siteId, t.eventKey),
+  ],
+);
+
+export const VITAL_METRICS = ["LCP", "INP", "CLS", "FCP", "TTFB"] as const;
+
+/** One Core Web Vitals measurement of one page view. */
+export const vitals = sqliteTable(
+  "vitals",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    siteId: text("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
+    sessionId: text("session_id"),
+    path: text("path").notNull(),
+    metric: text("metric", { enum: VITAL_METRICS }).notNull(),
+    value: real("value").notNull(),
+    ts: integer("ts").notNull(),
+  },
+  (t) => [index("vitals_site_path_ts").on(t.siteId, t.path, t.ts)],
+);
+
+/** What the site wizard's verification reads: first and last beacon per site and origin. */
+export const siteBeacons = sqliteTable(
+  "site_beacons",
+  {
+    siteId: text("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
+    origin: text("origin").notNull(),
+    firstSeen: integer("first_seen").notNull(),
+    lastSeen: integer("last_seen").notNull(),
+    lastPage: text("last_page").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.siteId, t.origin] })],
+);

@@ -1,0 +1,205 @@
+/**
+ * Report rollups (worker/reports, docs/reports.md). Raw rows are folded in by id above a
+ * watermark, in one write transaction per catch-up, so reports read only these tables.
+ * `day` is the local date (YYYY-MM-DD) in the site's time zone; `hour` is the UTC instant
+ * (ms) at which the local hour starts. A "unit" is a session id, or, for a row without a
+ * session, a key of its own ("e:", "c:" or "v:" and the row id): what k-anonymity counts.
+ * The *_units tables record which units each cell has seen, so distinct counts grow
+ * incrementally; their `id` rises with every insert, which tells a catch-up which units it
+ * added.
+ */
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+/** Per source table, the highest raw row id folded in; `mark:` rows are scratch marks of a catch-up. */
+export const rollupWatermarks = sqliteTable("rollup_watermarks", {
+  source: text("source").primaryKey(),
+  lastId: integer("last_id").notNull().default(0),
+});
+
+/** Site-day atoms: units with any beacon event that day, and pageviews. */
+export const rollupSiteDay = sqliteTable(
+  "rollup_site_day",
+  {
+    siteId: text("site_id").notNull(),
+    day: text("day").notNull(),
+    visitors: integer("visitors").notNull().default(0),
+    pageviews: integer("pageviews").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.siteId, t.day] })],
+);
+
+export const rollupSiteDayUnits = sqliteTable(
+  "rollup_site_day_units",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    siteId: text("site_id").notNull(),
+    day: text("day").notNull(),
+    unit: text("unit").notNull(),
+  },
+  (t) => [uniqueIndex("rollup_site_day_units_key").on(t.siteId, t.day, t.unit)],
+);
+
+/** Site-hour cells inside the site-day atoms. */
+export const rollupSiteHour = sqliteTable(
+  "rollup_site_hour",
+  {
+    siteId: text("site_id").notNull(),
+    hour: integer("hour").notNull(),
+    day: text("day").notNull(),
+    visitors: integer("visitors").notNull().default(0),
+    pageviews: integer("pageviews").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.siteId, t.hour] }), index("rollup_site_hour_day").on(t.siteId, t.day)],
+);
+
+export const rollupSiteHourUnits = sqliteTable(
+  "rollup_site_hour_units",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    siteId: text("site_id").notNull(),
+    hour: integer("hour").notNull(),
+    unit: text("unit").notNull(),
+  },
+  (t) => [uniqueIndex("rollup_site_hour_units_key").on(t.siteId, t.hour, t.unit)],
+);
+
+/** Page-day atoms: units that viewed the path that day, and its pageviews. */
+export const rollupPageDay = sqliteTable(
+  "rollup_page_day",
+  {
+    siteId: text("site_id").notNull(),
+    day: text("day").notNull(),
+    path: text("path").notNull(),
+    visitors: integer("visitors").notNull().default(0),
+    pageviews: integer("pageviews").notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ columns: [t.siteId, t.day, t.path] }),
+    // Covers the pages report: a day's atoms in size order (its smallest, its complements) and its scans.
+    index("rollup_page_day_by_size").on(t.siteId, t.day, t.visitors, t.pageviews, t.path),
+  ],
+);
+
+export const rollupPageDayUnits = sqliteTable(
+  "rollup_page_day_units",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    siteId: text("site_id").notNull(),
+    day: text("day").notNull(),
+    path: text("path").notNull(),
+    unit: text("unit").notNull(),
+  },
+  (t) => [uniqueIndex("rollup_page_day_units_key").on(t.siteId, t.day, t.path, t.unit)],
+);
+
+/** Goal-day atoms: converting units and conversions. */
+export const rollupGoalDay = sqliteTable(
+  "rollup_goal_day",
+  {
+    siteId: text("site_id").notNull(),
+    goalId: text("goal_id").notNull(),
+    day: text("day").notNull(),
+    units: integer("units").notNull().default(0),
+    conversions: integer("conversions").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.siteId, t.day, t.goalId] })],
+);
+
+export const rollupGoalDayUnits = sqliteTable(
+  "rollup_goal_day_units",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    siteId: text("site_id").notNull(),
+    goalId: text("goal_id").notNull(),
+    day: text("day").notNull(),
+    unit: text("unit").notNull(),
+  },
+  (t) => [uniqueIndex("rollup_goal_day_units_key").on(t.siteId, t.goalId, t.day, t.unit)],
+);
+
+/** Goal-hour cells inside the goal-day atoms. */
+export const rollupGoalHour = sqliteTable(
+  "rollup_goal_hour",
+  {
+    siteId: text("site_id").notNull(),
+    goalId: text("goal_id").notNull(),
+    hour: integer("hour").notNull(),
+    day: text("day").notNull(),
+    units: integer("units").notNull().default(0),
+    conversions: integer("conversions").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.siteId, t.goalId, t.hour] }), index("rollup_goal_hour_day").on(t.siteId, t.day)],
+);
+
+export const rollupGoalHourUnits = sqliteTable(
+  "rollup_goal_hour_units",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    siteId: text("site_id").notNull(),
+    goalId: text("goal_id").notNull(),
+    hour: integer("hour").notNull(),
+    unit: text("unit").notNull(),
+  },
+  (t) => [uniqueIndex("rollup_goal_hour_units_key").on(t.siteId, t.goalId, t.hour, t.unit)],
+);
+
+/** When each session first completed each goal: what funnels order steps by. */
+export const rollupSessionGoals = sqliteTable(
+  "rollup_session_goals",
+  {
+    siteId: text("site_id").notNull(),
+    sessionId: text("session_id").notNull(),
+    goalId: text("goal_id").notNull(),
+    firstTs: integer("first_ts").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.siteId, t.sessionId, t.goalId] }),
+    // Funnels look up each unit's firsts: answered from the index alone.
+    index("rollup_session_goals_firsts").on(t.siteId, t.sessionId, t.goalId, t.firstTs),
+  ],
+);
+
+/** Vitals atoms per page, metric and day: units, samples and the good / NI / poor counts. */
+export const rollupVitalDay = sqliteTable(
+  "rollup_vital_day",
+  {
+    siteId: text("site_id").notNull(),
+    day: text("day").notNull(),
+    path: text("path").notNull(),
+    metric: text("metric").notNull(),
+    units: integer("units").notNull().default(0),
+    samples: integer("samples").notNull().default(0),
+    good: integer("good").notNull().default(0),
+    needsImprovement: integer("needs_improvement").notNull().default(0),
+    poor: integer("poor").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.siteId, t.day, t.path, t.metric] })],
+);
+
+export const rollupVitalDayUnits = sqliteTable(
+  "rollup_vital_day_units",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    siteId: text("site_id").notNull(),
+    day: text("day").notNull(),
+    path: text("path").notNull(),
+    metric: text("metric").notNull(),
+    unit: text("unit").notNull(),
+  },
+  (t) => [uniqueIndex("rollup_vital_day_units_key").on(t.siteId, t.day, t.path, t.metric, t.unit)],
+);
+
+/** Vitals histograms: samples per fixed log-spaced bucket (worker/reports/histogram.ts). */
+export const rollupVitalHistogram = sqliteTable(
+  "rollup_vital_histogram",
+  {
+    siteId: text("site_id").notNull(),
+    day: text("day").notNull(),
+    path: text("path").notNull(),
+    metric: text("metric").notNull(),
+    bucket: integer("bucket").notNull(),
+    samples: integer("samples").notNull().default(0),
+  },
+  // Keyed by page and metric first: p75 is computed for the rows a page of the report shows.
+  (t) => [primaryKey({ columns: [t.siteId, t.path, t.metric, t.day, t.bucket] })],
+);
