@@ -10,6 +10,9 @@ export default defineConfig({
           include: ["test/{unit,domain,hrana,e2e,api,collector,browser,reports}/**/*.test.ts"],
           environment: "node",
           globalSetup: ["test/global-setup.ts"],
+          // Most files wait on child processes (workerd, the libSQL engine, Chromium) rather
+          // than compute, so two run at once even on two cores (vitest's default is cores − 1).
+          maxWorkers: 2,
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },

@@ -1,3 +1,4 @@
+/** Where the code lives on disk, for the commands that start workerd or apply migrations. */
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 

@@ -1,3 +1,9 @@
+/**
+ * `wren db --listen HOST:PORT --file PATH [--allow-host NAME]`: the embedded libSQL (Hrana over
+ * HTTP) server alone. It requires a bearer token like under `wren start`: LIBSQL_AUTH_TOKEN, or
+ * the data folder's `libsql.token`. `--allow-host` names a host name clients may reach it by
+ * besides its address (repeatable); any other Host header is refused.
+ */
 import { parseArgs } from "node:util";
 import { resolve } from "node:path";
 import { startHranaServer } from "../../server/hrana/index";
@@ -7,12 +13,6 @@ import { ensureDatabaseToken } from "../database-token";
 import { databaseFile, databaseTokenFile, type Settings } from "../settings";
 import { untilSignal } from "../signals";
 
-/**
- * `wren db --listen HOST:PORT --file PATH [--allow-host NAME]`: the embedded libSQL (Hrana over
- * HTTP) server alone. It requires a bearer token like under `wren start`: LIBSQL_AUTH_TOKEN, or
- * the data folder's `libsql.token`. `--allow-host` names a host name clients may reach it by
- * besides its address (repeatable); any other Host header is refused.
- */
 export async function dbCommand(settings: Settings, args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,

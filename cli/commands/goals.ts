@@ -1,3 +1,4 @@
+/** `wren goals create|list --site SITE`: a site's goals, validated with the API's own body schema. */
 import { parseArgs } from "node:util";
 import { insertGoal, listGoals } from "../../worker/domain/goals";
 import { goalCreateBody } from "../../worker/domain/schemas";

@@ -1,3 +1,4 @@
+/** `wren keys create|list|revoke`: API keys from the operator's shell; the secret is printed once. */
 import { parseArgs } from "node:util";
 import { issueKey, listKeys, revokeKey } from "../../worker/domain/apikeys";
 import { keyCreateBody } from "../../worker/domain/schemas";

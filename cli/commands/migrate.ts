@@ -1,9 +1,9 @@
+/** `wren migrate`: applies pending migrations to LIBSQL_URL, or to the data folder's file. */
 import { parseArgs } from "node:util";
 import { applyMigrations, openDatabase } from "../database";
 import { print } from "../output";
 import type { Settings } from "../settings";
 
-/** `wren migrate`: applies pending migrations to LIBSQL_URL, or to the data folder's file. */
 export async function migrateCommand(settings: Settings, args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { json: { type: "boolean", default: false } } });
   const db = await openDatabase(settings);

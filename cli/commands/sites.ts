@@ -1,3 +1,4 @@
+/** `wren sites create|list`: registers sites as the operator (no key), with the snippet and s2s token. */
 import { parseArgs } from "node:util";
 import { siteCreateBody } from "../../worker/domain/schemas";
 import { describeIssue } from "../../worker/lib/issues";

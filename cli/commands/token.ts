@@ -1,3 +1,4 @@
+/** `wren token SITE`: prints the site's current s2s token (for X-Service-Token). */
 import { parseArgs } from "node:util";
 import { getSite } from "../../worker/domain/sites";
 import { importHmacKey } from "../../worker/lib/crypto";
@@ -7,7 +8,6 @@ import { CliError, print } from "../output";
 import { requireSecret } from "../secret";
 import type { Settings } from "../settings";
 
-/** `wren token SITE`: prints the site's current s2s token (for X-Service-Token). */
 export async function tokenCommand(settings: Settings, args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: "boolean", default: false } } });
   const siteId = positionals[0];

@@ -1,6 +1,8 @@
-// Optional static bearer token. Both sides are hashed with SHA-256 first so timingSafeEqual
-// compares equal-length buffers and the comparison time says nothing about the token.
-// Refusals use sqld's 401 body shape: {"error": "Unauthorized: `<reason>`"}.
+/**
+ * Optional static bearer token. Both sides are hashed with SHA-256 first so timingSafeEqual
+ * compares equal-length buffers and the comparison time says nothing about the token.
+ * Refusals use sqld's 401 body shape: {"error": "Unauthorized: `<reason>`"}.
+ */
 
 import { createHash, timingSafeEqual } from "node:crypto";
 import { HttpError } from "./errors.js";

@@ -1,6 +1,8 @@
-// Batons in sqld's format: base64 (no padding) of stream id (u64 BE) + sequence number
-// (u64 BE) + HMAC-SHA256 of those 16 bytes under a key drawn at server start. A baton from an
-// earlier server run (or a forged one) fails the MAC check and is "invalid", as in sqld.
+/**
+ * Batons in sqld's format: base64 (no padding) of stream id (u64 BE) + sequence number
+ * (u64 BE) + HMAC-SHA256 of those 16 bytes under a key drawn at server start. A baton from an
+ * earlier server run (or a forged one) fails the MAC check and is "invalid", as in sqld.
+ */
 
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 

@@ -1,6 +1,8 @@
-// The engine process. The supervisor (supervisor.ts) forks this file, sends the options, and
-// hands it every accepted TCP connection; if the `libsql` binding aborts the process (it panics
-// on TEXT that is not valid UTF-8), the supervisor starts a new one on the same port.
+/**
+ * The engine process. The supervisor (supervisor.ts) forks this file, sends the options, and
+ * hands it every accepted TCP connection; if the `libsql` binding aborts the process (it panics
+ * on TEXT that is not valid UTF-8), the supervisor starts a new one on the same port.
+ */
 
 import type { Socket } from "node:net";
 import { type HranaService, type ServiceOptions, createHranaService } from "./service.js";

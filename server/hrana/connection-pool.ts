@@ -1,7 +1,9 @@
-// Engine connections (the `libsql` binding, better-sqlite3 API) and their pool. A stream
-// borrows one connection for its lifetime; it goes back to the pool only when it is in
-// autocommit state and no PRAGMA changed its settings, so streams never see each other's
-// transactions or connection state (sqld opens a fresh connection per stream).
+/**
+ * Engine connections (the `libsql` binding, better-sqlite3 API) and their pool. A stream
+ * borrows one connection for its lifetime; it goes back to the pool only when it is in
+ * autocommit state and no PRAGMA changed its settings, so streams never see each other's
+ * transactions or connection state (sqld opens a fresh connection per stream).
+ */
 
 import Database from "libsql";
 

@@ -1,5 +1,7 @@
-// Error types of the Hrana server, named and worded as sqld (libsql-server) does, so that a
-// client sees the same failures here and on sqld/Turso.
+/**
+ * Error types of the Hrana server, named and worded as sqld (libsql-server) does, so that a
+ * client sees the same failures here and on sqld/Turso.
+ */
 
 /** An error reported inside a successful pipeline response (`{"type":"error","error":...}`):
  * sqld's StmtError/BatchError/StreamResponseError. The stream stays usable. */

@@ -1,6 +1,8 @@
-// The HTTP side: routing, authentication, bounded body reading, strict JSON decoding and the
-// mapping of every failure to the status and body sqld would send. Only JSON Hrana over HTTP v2
-// is served: /v3 and /v3-protobuf answer 404 so version-probing clients settle on v2.
+/**
+ * The HTTP side: routing, authentication, bounded body reading, strict JSON decoding and the
+ * mapping of every failure to the status and body sqld would send. Only JSON Hrana over HTTP v2
+ * is served: /v3 and /v3-protobuf answer 404 so version-probing clients settle on v2.
+ */
 
 import { isUtf8 } from "node:buffer";
 import type { IncomingMessage, ServerResponse } from "node:http";

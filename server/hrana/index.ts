@@ -1,23 +1,25 @@
-// Wren's embedded libSQL server: Hrana over HTTP v2 (the JSON protocol of sqld and Turso) on
-// top of the `libsql` engine, so workers that cannot load native modules reach the database
-// with @libsql/client/web, and an operator can swap in a real sqld/Turso by changing LIBSQL_URL.
-//
-// There is no npm library that implements the server side of Hrana (the published packages are
-// clients: @libsql/client, @libsql/hrana-client), so the protocol is written here by hand,
-// following docs/HTTP_V2_SPEC.md and sqld's source in tursodatabase/libsql.
-//
-//   supervisor.ts        keeps the engine in a child process (child-entry.ts), restarts it
-//   service.ts           assembles the parts below; graceful shutdown
-//   http-layer.ts        routing, auth, body limits, HTTP error mapping
-//   protocol.ts          strict decoding of pipeline requests
-//   values.ts            Hrana values <-> engine values
-//   streams.ts, baton.ts streams, batons, idle expiry
-//   write-lock.ts        the single-writer FIFO queue
-//   connection-pool.ts   engine connections and their pool
-//   request-executor.ts  execute/batch/sequence/describe/store_sql/close_sql/close/get_autocommit
-//   statement-runner.ts  binding, locking and running one statement
-//   sql-lexer.ts, sql-analysis.ts  statement splitting, parameters, classification
-//   errors.ts            sqld's error codes and messages
+/**
+ * Wren's embedded libSQL server: Hrana over HTTP v2 (the JSON protocol of sqld and Turso) on
+ * top of the `libsql` engine, so workers that cannot load native modules reach the database
+ * with @libsql/client/web, and an operator can swap in a real sqld/Turso by changing LIBSQL_URL.
+ *
+ * There is no npm library that implements the server side of Hrana (the published packages are
+ * clients: @libsql/client, @libsql/hrana-client), so the protocol is written here by hand,
+ * following docs/HTTP_V2_SPEC.md and sqld's source in tursodatabase/libsql.
+ *
+ *   supervisor.ts        keeps the engine in a child process (child-entry.ts), restarts it
+ *   service.ts           assembles the parts below; graceful shutdown
+ *   http-layer.ts        routing, auth, body limits, HTTP error mapping
+ *   protocol.ts          strict decoding of pipeline requests
+ *   values.ts            Hrana values <-> engine values
+ *   streams.ts, baton.ts streams, batons, idle expiry
+ *   write-lock.ts        the single-writer FIFO queue
+ *   connection-pool.ts   engine connections and their pool
+ *   request-executor.ts  execute/batch/sequence/describe/store_sql/close_sql/close/get_autocommit
+ *   statement-runner.ts  binding, locking and running one statement
+ *   sql-lexer.ts, sql-analysis.ts  statement splitting, parameters, classification
+ *   errors.ts            sqld's error codes and messages
+ */
 
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";

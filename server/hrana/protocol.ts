@@ -1,7 +1,9 @@
-// Strict decoding of a Hrana-over-HTTP v2 pipeline request body (docs/HTTP_V2_SPEC.md in
-// tursodatabase/libsql) into typed requests. Field names, optionality and the rejection of
-// wrong types follow sqld's serde definitions (libsql-hrana/src/proto.rs); like serde, unknown
-// fields are ignored. Everything the engine binding cannot take is stopped here.
+/**
+ * Strict decoding of a Hrana-over-HTTP v2 pipeline request body (docs/HTTP_V2_SPEC.md in
+ * tursodatabase/libsql) into typed requests. Field names, optionality and the rejection of
+ * wrong types follow sqld's serde definitions (libsql-hrana/src/proto.rs); like serde, unknown
+ * fields are ignored. Everything the engine binding cannot take is stopped here.
+ */
 
 import { ProtocolError } from "./errors.js";
 import { type SqlValue, decodeValue, hasLoneSurrogate } from "./values.js";

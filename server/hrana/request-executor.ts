@@ -1,6 +1,8 @@
-// Executes the stream requests of a pipeline (execute, batch, sequence, describe, store_sql,
-// close_sql, close, get_autocommit) with sqld's semantics (libsql-server/src/hrana/http/
-// request.rs, batch.rs, stmt.rs) and renders each StreamResult as JSON text.
+/**
+ * Executes the stream requests of a pipeline (execute, batch, sequence, describe, store_sql,
+ * close_sql, close, get_autocommit) with sqld's semantics (libsql-server/src/hrana/http/
+ * request.rs, batch.rs, stmt.rs) and renders each StreamResult as JSON text.
+ */
 
 import { ProtocolError, StmtError, argsBothError } from "./errors.js";
 import type { BatchCond, BatchStep, Stmt, StreamRequest } from "./protocol.js";

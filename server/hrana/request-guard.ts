@@ -1,13 +1,15 @@
-// Refuses requests that did not come from a database client: a web page the operator visits
-// can make the browser POST to 127.0.0.1 (blind, as a "simple" text/plain request) or, after
-// DNS rebinding, read the answers under its own host name. Database clients send none of what
-// browsers do, so the server refuses:
-//   - any request with an `Origin` or `Sec-Fetch-Site` header (only browsers send them);
-//   - any request whose `Host` is not the address the connection arrived on (`localhost` too
-//     when that is a loopback address), or one of the operator's extra names; a rebound
-//     domain name never matches;
-//   - a pipeline whose body is not declared `application/json` (what @libsql/client and every
-//     Hrana client send; a form or text/plain body is a browser's).
+/**
+ * Refuses requests that did not come from a database client: a web page the operator visits
+ * can make the browser POST to 127.0.0.1 (blind, as a "simple" text/plain request) or, after
+ * DNS rebinding, read the answers under its own host name. Database clients send none of what
+ * browsers do, so the server refuses:
+ *   - any request with an `Origin` or `Sec-Fetch-Site` header (only browsers send them);
+ *   - any request whose `Host` is not the address the connection arrived on (`localhost` too
+ *     when that is a loopback address), or one of the operator's extra names; a rebound
+ *     domain name never matches;
+ *   - a pipeline whose body is not declared `application/json` (what @libsql/client and every
+ *     Hrana client send; a form or text/plain body is a browser's).
+ */
 
 import type { IncomingMessage } from "node:http";
 import { isIP } from "node:net";

@@ -1,6 +1,8 @@
-// Assembles the server's parts around one database file: pool, write lock, streams, executor
-// and the HTTP request handler, plus graceful shutdown. Listening is left to the caller (the
-// supervisor hands it accepted sockets; the in-process mode calls listen()).
+/**
+ * Assembles the server's parts around one database file: pool, write lock, streams, executor
+ * and the HTTP request handler, plus graceful shutdown. Listening is left to the caller (the
+ * supervisor hands it accepted sockets; the in-process mode calls listen()).
+ */
 
 import { type Server, createServer } from "node:http";
 import { BearerAuth } from "./auth.js";

@@ -1,6 +1,8 @@
-// Splits SQL text into statements and classifies each one the way sqld's query analysis does
-// (which statements exist, which are transaction control, which write, which are INSERT/UPDATE/
-// DELETE for affected_row_count), and numbers host parameters exactly as SQLite's parser does.
+/**
+ * Splits SQL text into statements and classifies each one the way sqld's query analysis does
+ * (which statements exist, which are transaction control, which write, which are INSERT/UPDATE/
+ * DELETE for affected_row_count), and numbers host parameters exactly as SQLite's parser does.
+ */
 
 import { type Token, tokenize } from "./sql-lexer.js";
 import { StmtError, manyStatementsError, noStatementError, sqlParseError } from "./errors.js";

@@ -1,7 +1,9 @@
-// A tokenizer that follows SQLite's own tokenizer rules (tokenize.c) closely enough to split
-// statements, find host parameters and classify statements. The `libsql` binding exposes none
-// of sqlite3_bind_parameter_name/count, sqlite3_stmt_readonly or the prepare tail, so the
-// server has to read the SQL text itself.
+/**
+ * A tokenizer that follows SQLite's own tokenizer rules (tokenize.c) closely enough to split
+ * statements, find host parameters and classify statements. The `libsql` binding exposes none
+ * of sqlite3_bind_parameter_name/count, sqlite3_stmt_readonly or the prepare tail, so the
+ * server has to read the SQL text itself.
+ */
 
 export type TokenKind =
   | "word" // identifier or keyword (unquoted)

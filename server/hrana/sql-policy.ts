@@ -1,16 +1,18 @@
-// What SQL may call on this server: the functions and virtual-table modules sqld offers, and
-// nothing else. The `libsql` npm engine is built with extras that sqld does not have, some of
-// them dangerous for a network server: the SQLite shell's fileio (readfile, writefile, fsdir,
-// lsmode — read, write and list any file the process can reach), load_extension (native code),
-// sha3_query (runs SQL text of its own, past this check), the SQLite3 Multiple Ciphers
-// configuration functions and sqlite_dbpage (raw page writes).
-//
-// The engine has no usable authorizer for this (libsql 0.5's `authorizer()` takes a table
-// allowlist and denies every function with it), so statements are checked here, on the tokens
-// the analysis already has, before they reach the engine. The rule is deny by default: every
-// function or module the engine knows (read from the engine itself at start) that is not on
-// the allowlist below is refused, so an engine upgrade that brings a new function brings it
-// refused. Names are matched the way SQLite resolves them: case-insensitively, quoted or not.
+/**
+ * What SQL may call on this server: the functions and virtual-table modules sqld offers, and
+ * nothing else. The `libsql` npm engine is built with extras that sqld does not have, some of
+ * them dangerous for a network server: the SQLite shell's fileio (readfile, writefile, fsdir,
+ * lsmode — read, write and list any file the process can reach), load_extension (native code),
+ * sha3_query (runs SQL text of its own, past this check), the SQLite3 Multiple Ciphers
+ * configuration functions and sqlite_dbpage (raw page writes).
+ *
+ * The engine has no usable authorizer for this (libsql 0.5's `authorizer()` takes a table
+ * allowlist and denies every function with it), so statements are checked here, on the tokens
+ * the analysis already has, before they reach the engine. The rule is deny by default: every
+ * function or module the engine knows (read from the engine itself at start) that is not on
+ * the allowlist below is refused, so an engine upgrade that brings a new function brings it
+ * refused. Names are matched the way SQLite resolves them: case-insensitively, quoted or not.
+ */
 
 import { StmtError } from "./errors.js";
 import { type AnalyzedStatement, READABLE_PRAGMAS } from "./sql-analysis.js";

@@ -1,6 +1,8 @@
-// Runs one analyzed statement on a stream's connection: binds arguments with sqld's rules,
-// takes the write lock when the statement is about to write, executes on the engine and
-// renders the Hrana StmtResult as JSON text (with a size budget).
+/**
+ * Runs one analyzed statement on a stream's connection: binds arguments with sqld's rules,
+ * takes the write lock when the statement is about to write, executes on the engine and
+ * renders the Hrana StmtResult as JSON text (with a size budget).
+ */
 
 import type { EngineConnection, PreparedStatement } from "./connection-pool.js";
 import {

@@ -1,8 +1,10 @@
-// Hrana streams and their batons. A stream owns one engine connection (borrowed lazily from the
-// pool) and its stored SQL texts; each HTTP request acquires the stream with the baton it got
-// last time and releases it with a fresh one (batons are single-use). A stream left idle for
-// `idleMs` expires: its open transaction rolls back and its baton then answers STREAM_EXPIRED,
-// mirroring sqld's libsql-server/src/hrana/http/stream.rs.
+/**
+ * Hrana streams and their batons. A stream owns one engine connection (borrowed lazily from the
+ * pool) and its stored SQL texts; each HTTP request acquires the stream with the baton it got
+ * last time and releases it with a fresh one (batons are single-use). A stream left idle for
+ * `idleMs` expires: its open transaction rolls back and its baton then answers STREAM_EXPIRED,
+ * mirroring sqld's libsql-server/src/hrana/http/stream.rs.
+ */
 
 import { BatonCodec, randomU64 } from "./baton.js";
 import type { ConnectionPool, EngineConnection } from "./connection-pool.js";

@@ -1,10 +1,12 @@
-// Keeps the engine in a child process so that no request can take the service down: the
-// `libsql` binding aborts the whole process on some results (TEXT that is not valid UTF-8,
-// e.g. `SELECT CAST(x'ff' AS TEXT)`), which no try/catch can stop. This process owns the
-// listening socket and passes each accepted connection to the child (paused, so no byte is
-// read here); if the child dies it is restarted on the same socket and connections that
-// arrive meanwhile wait. A restart loses open streams (their batons become invalid, as after
-// an sqld restart); committed data is safe (WAL, synchronous=FULL).
+/**
+ * Keeps the engine in a child process so that no request can take the service down: the
+ * `libsql` binding aborts the whole process on some results (TEXT that is not valid UTF-8,
+ * e.g. `SELECT CAST(x'ff' AS TEXT)`), which no try/catch can stop. This process owns the
+ * listening socket and passes each accepted connection to the child (paused, so no byte is
+ * read here); if the child dies it is restarted on the same socket and connections that
+ * arrive meanwhile wait. A restart loses open streams (their batons become invalid, as after
+ * an sqld restart); committed data is safe (WAL, synchronous=FULL).
+ */
 
 import { type ChildProcess, fork } from "node:child_process";
 import { createRequire } from "node:module";

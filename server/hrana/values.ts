@@ -1,6 +1,8 @@
-// Hrana values <-> engine values, without loss: integers travel as decimal strings and map to
-// BigInt (the engine runs in safe-integer mode), floats stay JS numbers (which the engine always
-// binds as REAL), blobs are base64 without padding as sqld writes them.
+/**
+ * Hrana values <-> engine values, without loss: integers travel as decimal strings and map to
+ * BigInt (the engine runs in safe-integer mode), floats stay JS numbers (which the engine always
+ * binds as REAL), blobs are base64 without padding as sqld writes them.
+ */
 
 import { ProtocolError } from "./errors.js";
 

@@ -1,7 +1,9 @@
-// The single-writer queue. SQLite (WAL) allows one writer at a time; instead of letting a
-// second writer fail with SQLITE_BUSY (busy_timeout is 0, and a busy wait would block the
-// event loop), a stream about to write awaits this FIFO mutex and holds it until its
-// connection is back in autocommit mode. Readers never touch it.
+/**
+ * The single-writer queue. SQLite (WAL) allows one writer at a time; instead of letting a
+ * second writer fail with SQLITE_BUSY (busy_timeout is 0, and a busy wait would block the
+ * event loop), a stream about to write awaits this FIFO mutex and holds it until its
+ * connection is back in autocommit mode. Readers never touch it.
+ */
 
 export class LockTimeoutError extends Error {
   constructor(readonly waitedMs: number) {

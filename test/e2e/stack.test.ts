@@ -7,6 +7,8 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startHranaServer } from "../../server/hrana/index";
+import { openApiDocument } from "../../worker/api/openapi";
+import { apiRoutes } from "../../worker/api/routes/index";
 import { client } from "../helpers/http";
 import { startStack, type Stack } from "../helpers/stack";
 
@@ -51,6 +53,11 @@ describe("wren start", () => {
     expect(await dashboard.text()).toContain("<title>Wren</title>");
     const script = await fetch(`${stack.url}/dashboard/app.js`);
     expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+
+    // The document the service serves is the one the route table builds (test/unit/openapi.test.ts).
+    const served = await fetch(`${stack.url}/api/v1/openapi.json`);
+    expect(served.headers.get("content-type")).toBe("application/json");
+    expect(await served.json()).toEqual(JSON.parse(JSON.stringify(openApiDocument(apiRoutes))));
 
     const admin = client(stack.url, stack.adminKey);
     const keys = await admin("GET", "/api/v1/keys");

@@ -1,7 +1,9 @@
 /** The api worker inside workerd, with its Durable Object, against a real libSQL server. */
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
+import { runRoute } from "../../worker/api/pipeline";
 import type { RateLimiter } from "../../worker/api/ratelimit";
+import { apiRoutes } from "../../worker/api/routes/index";
 
 const call = (path: string, init?: RequestInit) => exports.default.fetch(new Request(`http://wren.test${path}`, init));
 
@@ -27,6 +29,15 @@ describe("api worker in workerd", () => {
     expect(body.keys.map((k) => k.name)).toContain("workers test admin");
     expect(response.headers.get("ratelimit-limit")).toBe("600");
     expect((await call("/api/v1/keys", { headers: { authorization: "Bearer wren_nope" } })).status).toBe(401);
+  });
+});
+
+describe("the pipeline", () => {
+  it("authenticates by the route's auth kind, and will not mount a route whose kind has no authenticator", () => {
+    const [route] = apiRoutes;
+    expect(route!.auth).toBe("key");
+    expect(typeof runRoute(route!)).toBe("function");
+    expect(() => runRoute({ ...route!, auth: "webhook-signature" })).toThrow('createKey: no authenticator for auth kind "webhook-signature"');
   });
 });
 

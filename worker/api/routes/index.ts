@@ -1,3 +1,4 @@
+/** Every /api/v1 route, in the order they are matched; the router and the OpenAPI document take them from here. */
 import type { Route } from "../registry";
 import { eventRoutes } from "./events";
 import { goalRoutes } from "./goals";
@@ -6,5 +7,4 @@ import { reportRoutes } from "./reports";
 import { sessionRoutes } from "./sessions";
 import { siteRoutes } from "./sites";
 
-/** Every /api/v1 route, in the order they are matched. */
 export const apiRoutes: Route[] = [...keyRoutes, ...siteRoutes, ...goalRoutes, ...sessionRoutes, ...eventRoutes, ...reportRoutes];

@@ -1,0 +1,117 @@
+/** Goals in the domain layer: idempotent creation on an existing site, lookups within a site, references a query makes, and deletion with what hangs on a goal. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createGoal, deleteGoal, goalsOfSite, requireGoal, requireGoalsOfSite } from "../../worker/domain/goals";
+import { insertSite } from "../../worker/domain/sites";
+import { addConversions, at } from "../reports/helpers";
+import { openDomainDb, problemOf, type DomainDb } from "./helpers";
+
+let d: DomainDb;
+let shop: string;
+let blog: string;
+beforeAll(async () => {
+  d = await openDomainDb();
+  shop = (await insertSite(d.db, { name: "Shop", domain: "shop.example", createdByKey: null })).site.id;
+  blog = (await insertSite(d.db, { name: "Blog", domain: "blog.example", createdByKey: null })).site.id;
+}, 60_000);
+afterAll(() => d?.close());
+
+const signup = { name: "Signup", kind: "event", match: "signup", threshold: 0, purpose: null } as const;
+
+describe("createGoal", () => {
+  it("creates once; the same kind, match and threshold again returns the same goal", async () => {
+    const first = await createGoal(d.db, shop, signup);
+    expect(first.created).toBe(true);
+    expect(first.goal).toMatchObject({ siteId: shop, name: "Signup", kind: "event", match: "signup", threshold: 0, purpose: null });
+    expect(first.goal.id).toMatch(/^goal_[A-Za-z0-9_-]{16}$/);
+    expect(await createGoal(d.db, shop, { ...signup, name: "Other name" })).toEqual({ goal: first.goal, created: false });
+    // Another threshold is another goal; the same match on another site too.
+    const deeper = await createGoal(d.db, shop, { name: "Read", kind: "scroll", match: "/blog/*", threshold: 75, purpose: null });
+    const shallower = await createGoal(d.db, shop, { name: "Skim", kind: "scroll", match: "/blog/*", threshold: 25, purpose: null });
+    expect(deeper.goal.id).not.toBe(shallower.goal.id);
+    expect((await createGoal(d.db, blog, signup)).goal.id).not.toBe(first.goal.id);
+  });
+
+  it("refuses a missing site with the one 404, writing nothing", async () => {
+    const before = await d.count("goals");
+    expect(await problemOf(createGoal(d.db, "site_nope", signup))).toEqual({ status: 404, detail: "No site site_nope.", field: "id" });
+    expect(await problemOf(goalsOfSite(d.db, "site_nope"))).toEqual({ status: 404, detail: "No site site_nope.", field: "id" });
+    expect(await d.count("goals")).toBe(before);
+  });
+
+  it("lists a site's goals in creation order", async () => {
+    const names = (await goalsOfSite(d.db, shop)).map((g) => g.name);
+    expect(names).toEqual(["Signup", "Read", "Skim"]);
+  });
+});
+
+describe("lookups within a site", () => {
+  it("requireGoal finds a goal only on its own site", async () => {
+    const { goal } = await createGoal(d.db, blog, { ...signup, match: "subscribe" });
+    expect(await requireGoal(d.db, blog, goal.id)).toEqual(goal);
+    expect(await problemOf(requireGoal(d.db, shop, goal.id))).toEqual({
+      status: 404,
+      detail: `No goal ${goal.id} on site ${shop}.`,
+      field: "goal",
+    });
+  });
+
+  it("requireGoalsOfSite names the query field and the first goal that is not the site's (422)", async () => {
+    const [a, b] = await goalsOfSite(d.db, shop);
+    const foreign = (await goalsOfSite(d.db, blog))[0]!;
+    await expect(requireGoalsOfSite(d.db, shop, [a!.id, b!.id], "goals")).resolves.toBeUndefined();
+    expect(await problemOf(requireGoalsOfSite(d.db, shop, [a!.id, foreign.id, "goal_unknown"], "goals"))).toEqual({
+      status: 422,
+      detail: `goals: ${foreign.id} is not a goal of this site.`,
+      field: "goals",
+    });
+    expect((await problemOf(requireGoalsOfSite(d.db, shop, ["goal_unknown"], "goal"))).field).toBe("goal");
+  });
+});
+
+// Once on the embedded server, once where nothing cascades by itself: every delete is explicit.
+describe.each([
+  ["on the embedded server", {}],
+  ["without foreign-key enforcement", { foreignKeys: false }],
+] as const)("deleteGoal %s", (_name, options) => {
+  let d: DomainDb;
+  let shop: string;
+  let blog: string;
+  beforeAll(async () => {
+    d = await openDomainDb(options);
+    shop = (await insertSite(d.db, { name: "Shop", domain: "shop.example", createdByKey: null })).site.id;
+    blog = (await insertSite(d.db, { name: "Blog", domain: "blog.example", createdByKey: null })).site.id;
+  }, 60_000);
+  afterAll(() => d?.close());
+
+  it("deletes the goal with its conversions and alert rules, and nothing of any other goal", async () => {
+    const { goal: doomed } = await createGoal(d.db, shop, { ...signup, match: "doomed" });
+    const { goal: kept } = await createGoal(d.db, shop, { ...signup, match: "kept" });
+    const ts = at("2026-11-02");
+    await addConversions(d.client, [
+      { site: shop, goal: doomed.id, session: null, ts },
+      { site: shop, goal: kept.id, session: null, ts },
+    ]);
+    await d.client.batch(
+      [
+        { sql: "INSERT INTO alert_rules (id, site_id, goal_id) VALUES ('alert_doomed', ?, ?)", args: [shop, doomed.id] },
+        { sql: "INSERT INTO alert_rules (id, site_id, goal_id) VALUES ('alert_kept', ?, ?)", args: [shop, kept.id] },
+      ],
+      "write",
+    );
+
+    await deleteGoal(d.db, shop, doomed.id);
+
+    expect(await d.count("goals", { column: "id", value: doomed.id })).toBe(0);
+    expect(await d.count("conversions", { column: "goal_id", value: doomed.id })).toBe(0);
+    expect(await d.count("alert_rules", { column: "goal_id", value: doomed.id })).toBe(0);
+    expect(await d.count("goals", { column: "id", value: kept.id })).toBe(1);
+    expect(await d.count("conversions", { column: "goal_id", value: kept.id })).toBe(1);
+    expect(await d.count("alert_rules", { column: "goal_id", value: kept.id })).toBe(1);
+  });
+
+  it("refuses another site's goal: 404, and the goal stays", async () => {
+    const { goal } = await createGoal(d.db, blog, { ...signup, match: "stays" });
+    expect((await problemOf(deleteGoal(d.db, shop, goal.id))).status).toBe(404);
+    expect(await d.count("goals", { column: "id", value: goal.id })).toBe(1);
+  });
+});
