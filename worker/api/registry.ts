@@ -32,7 +32,8 @@ export interface RouteContext<P, Q, B, R extends Responses> extends Replier<R> {
   baseUrl: string;
 }
 
-export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends Responses> {
+/** What every route declares besides its schemas and handler. */
+interface RouteDeclaration {
   /** Hand-named and stable: generated clients call the route by it (`listSites`). */
   operationId: string;
   method: Method;
@@ -42,33 +43,31 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   tag: string;
   auth: AuthKind;
   scope: Scope;
-  params?: P;
-  query?: Q;
-  body?: B;
   bodyLimit?: number;
   /** A body the handler reads itself (e.g. to forward it); documented, not validated here. */
   documentedBody?: z.ZodType;
   /** Which request value names the site the key must be allowed on. */
   site?: { from: "params" | "query" | "body"; name: string };
+}
+
+export interface RouteSpec<
+  P extends z.ZodType,
+  Q extends z.ZodType,
+  B extends z.ZodType,
+  R extends Responses,
+> extends RouteDeclaration {
+  params?: P;
+  query?: Q;
+  body?: B;
   responses: R;
   handle(context: RouteContext<z.output<P>, z.output<Q>, z.output<B>, R>): Promise<Reply>;
 }
 
 /** A route as the router and the OpenAPI generator hold it, its schema types set aside. */
-export interface Route {
-  operationId: string;
-  method: Method;
-  path: string;
-  summary: string;
-  tag: string;
-  auth: AuthKind;
-  scope: Scope;
+export interface Route extends RouteDeclaration {
   params?: z.ZodType;
   query?: z.ZodType;
   body?: z.ZodType;
-  bodyLimit?: number;
-  documentedBody?: z.ZodType;
-  site?: { from: "params" | "query" | "body"; name: string };
   responses: Responses;
   handle(context: RouteContext<unknown, unknown, unknown, Responses>): Promise<Reply>;
 }

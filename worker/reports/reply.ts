@@ -47,6 +47,11 @@ export function sortedPage<R>(
   return paginate(rows, sortValue, rowKey, order, pageLimit(report.format, query.limit), query.cursor);
 }
 
+/** The JSON body of a paginated report with totals: its head, this page's rows, the totals and the next cursor. */
+export function pagedBody<R, T>(report: PreparedReport, page: Page<R>, totals: T) {
+  return { ...report.head, rows: page.rows, totals, next_cursor: page.next_cursor };
+}
+
 /** How the reply goes out beside its JSON body: headers, and the CSV or NDJSON rendering. */
 export interface ReportFormatting {
   headers: Record<string, string>;

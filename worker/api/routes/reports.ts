@@ -10,7 +10,7 @@ import { conversionsReport } from "../../reports/conversions";
 import { funnelReport } from "../../reports/funnels";
 import { figureValue } from "../../reports/list";
 import { pagesReport } from "../../reports/pages";
-import { figureColumns, FORMATS_NOTE, inFormat, REPORT_FORMATS, sortedPage } from "../../reports/reply";
+import { figureColumns, FORMATS_NOTE, inFormat, pagedBody, REPORT_FORMATS, sortedPage } from "../../reports/reply";
 import { prepareReport } from "../../reports/request";
 import {
   conversionsQuery,
@@ -60,12 +60,7 @@ export const reportRoutes = [
       );
       return context.reply(
         200,
-        {
-          ...p.head,
-          rows: page.rows,
-          totals: report.totals,
-          next_cursor: page.next_cursor,
-        },
+        pagedBody(p, page, report.totals),
         inFormat(context.request, p, page.rows, ["path", ...figureColumns("visitors", "pageviews")], page.next_cursor),
       );
     },
@@ -154,12 +149,7 @@ export const reportRoutes = [
       );
       return context.reply(
         200,
-        {
-          ...p.head,
-          rows: page.rows,
-          totals: report.totals,
-          next_cursor: page.next_cursor,
-        },
+        pagedBody(p, page, report.totals),
         inFormat(
           context.request,
           p,

@@ -26,6 +26,12 @@ export const sites = sqliteTable(
   (t) => [uniqueIndex("sites_domain_unique").on(t.domain)],
 );
 
+/** The `site_id` column of a table whose rows belong to a site (and go when it is deleted). */
+export const siteIdColumn = () =>
+  text("site_id")
+    .notNull()
+    .references(() => sites.id, { onDelete: "cascade" });
+
 export const GOAL_KINDS = ["page", "event", "time", "scroll"] as const;
 export type GoalKind = (typeof GOAL_KINDS)[number];
 
@@ -34,9 +40,7 @@ export const goals = sqliteTable(
   "goals",
   {
     id: text("id").primaryKey(),
-    siteId: text("site_id")
-      .notNull()
-      .references(() => sites.id, { onDelete: "cascade" }),
+    siteId: siteIdColumn(),
     name: text("name").notNull(),
     kind: text("kind", { enum: GOAL_KINDS }).notNull(),
     /** Path pattern (page, time, scroll) or event name (event). */

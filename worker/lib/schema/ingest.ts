@@ -1,6 +1,6 @@
 /** What the collector stores: anonymised sessions, raw events, conversions, vitals, and the latest beacon per origin. */
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { goals, sites } from "./core";
+import { goals, siteIdColumn } from "./core";
 
 /**
  * An anonymised session. `id` is a keyed hash under a salt that is destroyed after the
@@ -10,9 +10,7 @@ export const sessions = sqliteTable(
   "sessions",
   {
     id: text("id").primaryKey(),
-    siteId: text("site_id")
-      .notNull()
-      .references(() => sites.id, { onDelete: "cascade" }),
+    siteId: siteIdColumn(),
     firstSeen: integer("first_seen").notNull(),
     lastSeen: integer("last_seen").notNull(),
     entryPath: text("entry_path"),
@@ -28,9 +26,7 @@ export const events = sqliteTable(
   "events",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    siteId: text("site_id")
-      .notNull()
-      .references(() => sites.id, { onDelete: "cascade" }),
+    siteId: siteIdColumn(),
     sessionId: text("session_id"),
     kind: text("kind", { enum: EVENT_KINDS }).notNull(),
     name: text("name"),
@@ -50,9 +46,7 @@ export const conversions = sqliteTable(
   "conversions",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    siteId: text("site_id")
-      .notNull()
-      .references(() => sites.id, { onDelete: "cascade" }),
+    siteId: siteIdColumn(),
     goalId: text("goal_id")
       .notNull()
       .references(() => goals.id, { onDelete: "cascade" }),
@@ -77,9 +71,7 @@ export const vitals = sqliteTable(
   "vitals",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    siteId: text("site_id")
-      .notNull()
-      .references(() => sites.id, { onDelete: "cascade" }),
+    siteId: siteIdColumn(),
     sessionId: text("session_id"),
     path: text("path").notNull(),
     metric: text("metric", { enum: VITAL_METRICS }).notNull(),
@@ -93,9 +85,7 @@ export const vitals = sqliteTable(
 export const siteBeacons = sqliteTable(
   "site_beacons",
   {
-    siteId: text("site_id")
-      .notNull()
-      .references(() => sites.id, { onDelete: "cascade" }),
+    siteId: siteIdColumn(),
     origin: text("origin").notNull(),
     firstSeen: integer("first_seen").notNull(),
     lastSeen: integer("last_seen").notNull(),

@@ -1,16 +1,14 @@
 /** The operator's own records: deployment markers and alert rules. */
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { createdAt } from "./columns";
-import { goals, sites } from "./core";
+import { goals, siteIdColumn } from "./core";
 
 /** A deployment marker, created by the inbound deployment webhook. */
 export const deployments = sqliteTable(
   "deployments",
   {
     id: text("id").primaryKey(),
-    siteId: text("site_id")
-      .notNull()
-      .references(() => sites.id, { onDelete: "cascade" }),
+    siteId: siteIdColumn(),
     version: text("version").notNull(),
     description: text("description"),
     url: text("url"),
@@ -24,9 +22,7 @@ export const alertRules = sqliteTable(
   "alert_rules",
   {
     id: text("id").primaryKey(),
-    siteId: text("site_id")
-      .notNull()
-      .references(() => sites.id, { onDelete: "cascade" }),
+    siteId: siteIdColumn(),
     goalId: text("goal_id")
       .notNull()
       .references(() => goals.id, { onDelete: "cascade" }),
