@@ -3,6 +3,9 @@ import { defineConfig } from "vitest/config";
 // Each project is one kind of test; `npm test` runs them all.
 export default defineConfig({
   test: {
+    // Most files wait on child processes (workerd, the libSQL engine, Chromium) rather than
+    // compute, so two run at once even on two cores (vitest's default is cores − 1).
+    maxWorkers: 2,
     projects: [
       {
         test: {
@@ -10,9 +13,6 @@ export default defineConfig({
           include: ["test/{unit,domain,hrana,e2e,api,collector,browser,reports}/**/*.test.ts"],
           environment: "node",
           globalSetup: ["test/global-setup.ts"],
-          // Most files wait on child processes (workerd, the libSQL engine, Chromium) rather
-          // than compute, so two run at once even on two cores (vitest's default is cores − 1).
-          maxWorkers: 2,
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },

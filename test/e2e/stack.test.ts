@@ -90,6 +90,12 @@ describe("wren start", () => {
 
     const listed = await client(stack.url, stack.adminKey)("GET", `/api/v1/sites/${site.id}/goals`);
     expect(listed.body.goals.map((g: { id: string }) => g.id)).toEqual([goal.id]);
+
+    // The CLI runs the API's domain rules: a missing field, an unknown site, an unknown key.
+    expect(await stack.cli(["sites", "create", "--domain", "blog.example"])).toMatchObject({ code: 2, stderr: "wren: --name: is required\n" });
+    const unknownSite = await stack.cli(["keys", "create", "--scopes", "read:reports", "--sites", `${site.id},site_nope`]);
+    expect(unknownSite).toMatchObject({ code: 1, stderr: "wren: sites.1: no site site_nope\n" });
+    expect(await stack.cli(["keys", "revoke", "key_nope"])).toMatchObject({ code: 1, stderr: "wren: No active key key_nope.\n" });
   });
 
   it("stops cleanly on SIGTERM: exit 0, no workerd left, port closed, WAL checkpointed", async () => {

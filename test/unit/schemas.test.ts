@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { goalCreateBody, keyCreateBody, siteCreateBody } from "../../worker/domain/schemas";
+import { beaconBody } from "../../worker/collector/schemas";
 import { describeIssue } from "../../worker/lib/issues";
 import { MAX_PATTERN_LENGTH, MAX_PATTERN_STARS } from "../../worker/lib/glob";
 import { pagesQuery, vitalsQuery } from "../../worker/reports/schemas";
@@ -26,6 +27,19 @@ describe("siteCreateBody", () => {
     });
     expect(issue(siteCreateBody, { name: 5, domain: "a.b" }).field).toBe("name");
     expect(issue(siteCreateBody, { name: "x".repeat(101), domain: "a.b" }).field).toBe("name");
+  });
+});
+
+describe("describeIssue", () => {
+  it("says a missing field is required, and lists a discriminator's values", () => {
+    expect(issue(siteCreateBody, { domain: "a.b" })).toEqual({ field: "name", message: "is required" });
+    expect(issue(siteCreateBody, [])).toEqual({ field: "body", message: "must be a JSON object" });
+    const beacon = { site: "site_a", session: "a".repeat(22), events: [{ type: "click", path: "/" }] };
+    expect(issue(beaconBody, beacon)).toEqual({ field: "events.0.type", message: "must be one of pageview, event, engagement, vital" });
+    expect(issue(beaconBody, { ...beacon, events: [{ type: "vital", path: "/", metric: "LCP", value: Infinity }] })).toEqual({
+      field: "events.0.value",
+      message: "must be a finite number",
+    });
   });
 });
 
