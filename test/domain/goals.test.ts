@@ -21,19 +21,36 @@ describe("createGoal", () => {
   it("creates once; the same kind, match and threshold again returns the same goal", async () => {
     const first = await createGoal(d.db, shop, signup);
     expect(first.created).toBe(true);
-    expect(first.goal).toMatchObject({ siteId: shop, name: "Signup", kind: "event", match: "signup", threshold: 0, purpose: null });
+    expect(first.goal).toMatchObject({
+      siteId: shop,
+      name: "Signup",
+      kind: "event",
+      match: "signup",
+      threshold: 0,
+      purpose: null,
+    });
     expect(first.goal.id).toMatch(/^goal_[A-Za-z0-9_-]{16}$/);
     expect(await createGoal(d.db, shop, { ...signup, name: "Other name" })).toEqual({ goal: first.goal, created: false });
     // Another threshold is another goal; the same match on another site too.
     const deeper = await createGoal(d.db, shop, { name: "Read", kind: "scroll", match: "/blog/*", threshold: 75, purpose: null });
-    const shallower = await createGoal(d.db, shop, { name: "Skim", kind: "scroll", match: "/blog/*", threshold: 25, purpose: null });
+    const shallower = await createGoal(d.db, shop, {
+      name: "Skim",
+      kind: "scroll",
+      match: "/blog/*",
+      threshold: 25,
+      purpose: null,
+    });
     expect(deeper.goal.id).not.toBe(shallower.goal.id);
     expect((await createGoal(d.db, blog, signup)).goal.id).not.toBe(first.goal.id);
   });
 
   it("refuses a missing site with the one 404, writing nothing", async () => {
     const before = await d.count("goals");
-    expect(await problemOf(createGoal(d.db, "site_nope", signup))).toEqual({ status: 404, detail: "No site site_nope.", field: "id" });
+    expect(await problemOf(createGoal(d.db, "site_nope", signup))).toEqual({
+      status: 404,
+      detail: "No site site_nope.",
+      field: "id",
+    });
     expect(await problemOf(goalsOfSite(d.db, "site_nope"))).toEqual({ status: 404, detail: "No site site_nope.", field: "id" });
     expect(await d.count("goals")).toBe(before);
   });

@@ -40,7 +40,9 @@ export async function openDomainDb(options: DomainDbOptions = {}): Promise<Domai
   const server = await startTestServer();
   // One connection, so that the pragma below holds for every statement.
   const client =
-    options.foreignKeys === false ? createClient({ url: `file:${join(server.dir, "no-fk.db")}`, concurrency: 1 }) : createClient({ url: server.url });
+    options.foreignKeys === false
+      ? createClient({ url: `file:${join(server.dir, "no-fk.db")}`, concurrency: 1 })
+      : createClient({ url: server.url });
   await migrate(drizzle(client), { migrationsFolder: MIGRATIONS_FOLDER });
   // After migrating: a migration that rebuilds a table turns enforcement back on at its end.
   if (options.foreignKeys === false) await client.execute("PRAGMA foreign_keys = OFF");
@@ -51,7 +53,9 @@ export async function openDomainDb(options: DomainDbOptions = {}): Promise<Domai
     server,
     async count(table, where) {
       const rs = await client.execute(
-        where ? { sql: `SELECT count(*) AS n FROM ${table} WHERE ${where.column} = ?`, args: [where.value] } : `SELECT count(*) AS n FROM ${table}`,
+        where
+          ? { sql: `SELECT count(*) AS n FROM ${table} WHERE ${where.column} = ?`, args: [where.value] }
+          : `SELECT count(*) AS n FROM ${table}`,
       );
       return Number(rs.rows[0]?.n);
     },
@@ -67,7 +71,9 @@ export async function openDomainDb(options: DomainDbOptions = {}): Promise<Domai
 }
 
 /** Runs `call` expecting it to throw an HttpProblem; returns its status, detail and extras. */
-export async function problemOf(call: Promise<unknown>): Promise<{ status: number; detail: string; field?: string; [k: string]: unknown }> {
+export async function problemOf(
+  call: Promise<unknown>,
+): Promise<{ status: number; detail: string; field?: string; [k: string]: unknown }> {
   try {
     await call;
   } catch (error) {

@@ -49,14 +49,19 @@ describe("issueKey", () => {
 describe("callerFor", () => {
   it("reaches every site as admin or with *, else only the sites listed", async () => {
     const admin = callerFor((await issueKey(d.db, { name: "a", scopes: ["admin"], sites: null })).row);
-    expect([admin.isAdmin, admin.hasScope("write:alerts"), admin.allowedSites(), admin.mayActOn("site_any")]).toEqual([true, true, null, true]);
-    const everywhere = callerFor((await issueKey(d.db, { name: "e", scopes: ["read:sites"], sites: ["*"] })).row);
-    expect([everywhere.hasScope("read:sites"), everywhere.hasScope("write:sites"), everywhere.allowedSites(), everywhere.listsSite(site)]).toEqual([
+    expect([admin.isAdmin, admin.hasScope("write:alerts"), admin.allowedSites(), admin.mayActOn("site_any")]).toEqual([
       true,
-      false,
+      true,
       null,
-      false,
+      true,
     ]);
+    const everywhere = callerFor((await issueKey(d.db, { name: "e", scopes: ["read:sites"], sites: ["*"] })).row);
+    expect([
+      everywhere.hasScope("read:sites"),
+      everywhere.hasScope("write:sites"),
+      everywhere.allowedSites(),
+      everywhere.listsSite(site),
+    ]).toEqual([true, false, null, false]);
     const limited = callerFor((await issueKey(d.db, { name: "l", scopes: ["read:reports"], sites: [site] })).row);
     expect([limited.allowedSites(), limited.mayActOn(site), limited.mayActOn("site_other"), limited.listsSite(site)]).toEqual([
       [site],
@@ -108,6 +113,10 @@ describe("call counters", () => {
   });
 
   it("answers 404 for an unknown key", async () => {
-    expect(await problemOf(keyUsageSince(d.db, "key_nope", 30, now))).toEqual({ status: 404, detail: "No key key_nope.", field: "id" });
+    expect(await problemOf(keyUsageSince(d.db, "key_nope", 30, now))).toEqual({
+      status: 404,
+      detail: "No key key_nope.",
+      field: "id",
+    });
   });
 });

@@ -21,7 +21,13 @@ describe("registerSite", () => {
     const admin = await d.caller(["admin"]);
     const first = await registerSite(d.db, admin, { name: "Shop", domain: "shop.example" });
     expect(first.created).toBe(true);
-    expect(first.site).toMatchObject({ name: "Shop", domain: "shop.example", allowlist: ["shop.example"], timezone: "UTC", tokenVersion: 1 });
+    expect(first.site).toMatchObject({
+      name: "Shop",
+      domain: "shop.example",
+      allowlist: ["shop.example"],
+      timezone: "UTC",
+      tokenVersion: 1,
+    });
     const again = await registerSite(d.db, admin, { name: "Shop again", domain: "shop.example" });
     expect(again).toEqual({ site: first.site, created: false });
     expect(await d.count("sites", { column: "domain", value: "shop.example" })).toBe(1);
@@ -44,14 +50,23 @@ describe("registerSite", () => {
     const { site } = await registerSite(d.db, owner, { name: "Mine", domain: "mine.example" });
     const squatter = await d.caller(["write:sites"], ["*"]);
     const refused = await problemOf(registerSite(d.db, squatter, { name: "Theirs", domain: "mine.example" }));
-    expect(refused).toEqual({ status: 409, detail: "The domain mine.example is already registered to another site.", field: "domain" });
+    expect(refused).toEqual({
+      status: 409,
+      detail: "The domain mine.example is already registered to another site.",
+      field: "domain",
+    });
     expect(await allowlistOf(squatter.key.id)).toEqual(["*"]);
     expect(await d.count("sites", { column: "domain", value: "mine.example" })).toBe(1);
 
     // An admin learns which site and key hold it, to take it over deliberately.
     const admin = await d.caller(["admin"]);
     const told = await problemOf(registerSite(d.db, admin, { name: "Mine", domain: "mine.example" }));
-    expect(told).toMatchObject({ status: 409, field: "domain", site: site.id, registered_by: { id: owner.key.id, revoked: false } });
+    expect(told).toMatchObject({
+      status: 409,
+      field: "domain",
+      site: site.id,
+      registered_by: { id: owner.key.id, revoked: false },
+    });
   });
 
   it("hands an operator's site to a key that reaches every site, and to one whose allowlist names it", async () => {
@@ -68,7 +83,11 @@ describe("registerSite", () => {
 describe("requireSite, updateSite, rotateSiteToken", () => {
   it("answers one 404 text for a missing site, naming the field that carried the id", async () => {
     expect(await problemOf(requireSite(d.db, "site_nope"))).toEqual({ status: 404, detail: "No site site_nope.", field: "id" });
-    expect(await problemOf(requireSite(d.db, "site_nope", "site"))).toEqual({ status: 404, detail: "No site site_nope.", field: "site" });
+    expect(await problemOf(requireSite(d.db, "site_nope", "site"))).toEqual({
+      status: 404,
+      detail: "No site site_nope.",
+      field: "site",
+    });
     expect((await problemOf(updateSite(d.db, "site_nope", { name: "x" }))).detail).toBe("No site site_nope.");
     expect((await problemOf(rotateSiteToken(d.db, "site_nope"))).detail).toBe("No site site_nope.");
     expect((await problemOf(deleteSite(d.db, "site_nope"))).detail).toBe("No site site_nope.");
@@ -88,7 +107,9 @@ describe("requireSite, updateSite, rotateSiteToken", () => {
     await addEvents(d.client, [{ site: "site_zone", session: "s1", path: "/", ts: at("2026-11-02", 23, 30) }]);
     await catchUp(d.client);
     const days = async () =>
-      (await d.client.execute({ sql: "SELECT day FROM rollup_site_day WHERE site_id = 'site_zone'", args: [] })).rows.map((r) => r.day);
+      (await d.client.execute({ sql: "SELECT day FROM rollup_site_day WHERE site_id = 'site_zone'", args: [] })).rows.map(
+        (r) => r.day,
+      );
     expect(await days()).toEqual(["2026-11-02"]);
     const site = await updateSite(d.db, "site_zone", { timezone: "Europe/Berlin" });
     expect(site.timezone).toBe("Europe/Berlin");
@@ -105,7 +126,13 @@ describe("requireSite, updateSite, rotateSiteToken", () => {
 describe("siteVerification", () => {
   it("is unverified until a beacon arrives, then names the first and the latest", async () => {
     const { site } = await insertSite(d.db, { name: "Ver", domain: "verify.example", createdByKey: null });
-    expect(await siteVerification(d.db, site.id)).toEqual({ verified: false, firstSeen: null, lastSeen: null, origin: null, page: null });
+    expect(await siteVerification(d.db, site.id)).toEqual({
+      verified: false,
+      firstSeen: null,
+      lastSeen: null,
+      origin: null,
+      page: null,
+    });
     await d.client.batch(
       [
         { sql: "INSERT INTO site_beacons VALUES (?, 'https://verify.example', 1000, 5000, '/a')", args: [site.id] },
@@ -145,9 +172,15 @@ describe.each([
     await addVitals(d.client, [{ site: siteId, session: `${siteId}-s`, path: "/", metric: "LCP", value: 1200, ts }]);
     await d.client.batch(
       [
-        { sql: "INSERT INTO sessions (id, site_id, first_seen, last_seen) VALUES (?, ?, ?, ?)", args: [`${siteId}-s`, siteId, ts, ts] },
+        {
+          sql: "INSERT INTO sessions (id, site_id, first_seen, last_seen) VALUES (?, ?, ?, ?)",
+          args: [`${siteId}-s`, siteId, ts, ts],
+        },
         { sql: "INSERT INTO site_beacons VALUES (?, 'https://x.example', ?, ?, '/')", args: [siteId, ts, ts] },
-        { sql: "INSERT INTO alert_rules (id, site_id, goal_id) VALUES (?, ?, ?)", args: [`alert_${siteId}`, siteId, `goal_${siteId}`] },
+        {
+          sql: "INSERT INTO alert_rules (id, site_id, goal_id) VALUES (?, ?, ?)",
+          args: [`alert_${siteId}`, siteId, `goal_${siteId}`],
+        },
         { sql: "INSERT INTO deployments (id, site_id, version, ts) VALUES (?, ?, 'v1', ?)", args: [`dep_${siteId}`, siteId, ts] },
       ],
       "write",
@@ -162,7 +195,9 @@ describe.each([
       expect(await d.count(table, { column: "site_id", value: "site_gone" }), table).toBeGreaterThan(0);
     }
     const kept = Object.fromEntries(
-      await Promise.all([...RAW_TABLES, ...ROLLUP_TABLES].map(async (t) => [t, await d.count(t, { column: "site_id", value: "site_kept" })])),
+      await Promise.all(
+        [...RAW_TABLES, ...ROLLUP_TABLES].map(async (t) => [t, await d.count(t, { column: "site_id", value: "site_kept" })]),
+      ),
     );
 
     await deleteSite(d.db, "site_gone");

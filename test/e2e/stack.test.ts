@@ -7,8 +7,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startHranaServer } from "../../server/hrana/index";
-import { openApiDocument } from "../../worker/api/openapi";
-import { apiRoutes } from "../../worker/api/routes/index";
+import { OPERATION_IDS } from "../contract/operation-ids";
 import { client } from "../helpers/http";
 import { startStack, type Stack } from "../helpers/stack";
 
@@ -54,10 +53,14 @@ describe("wren start", () => {
     const script = await fetch(`${stack.url}/dashboard/app.js`);
     expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
 
-    // The document the service serves is the one the route table builds (test/unit/openapi.test.ts).
+    // The service serves the route table's document, with its stable ids (test/contract/openapi.test.ts).
     const served = await fetch(`${stack.url}/api/v1/openapi.json`);
     expect(served.headers.get("content-type")).toBe("application/json");
-    expect(await served.json()).toEqual(JSON.parse(JSON.stringify(openApiDocument(apiRoutes))));
+    const { paths } = (await served.json()) as { paths: Record<string, Record<string, { operationId: string }>> };
+    const ids = Object.entries(paths).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op.operationId]),
+    );
+    expect(Object.fromEntries(ids)).toEqual(OPERATION_IDS);
 
     const admin = client(stack.url, stack.adminKey);
     const keys = await admin("GET", "/api/v1/keys");
@@ -78,11 +81,27 @@ describe("wren start", () => {
   });
 
   it("the CLI registers sites and goals the API then serves", async () => {
-    const site = JSON.parse((await stack.cli(["sites", "create", "--name", "Shop", "--domain", "shop.example", "--json"])).stdout);
+    const site = JSON.parse(
+      (await stack.cli(["sites", "create", "--name", "Shop", "--domain", "shop.example", "--json"])).stdout,
+    );
     expect(site.domain).toBe("shop.example");
     expect(site.snippet).toBe(`<script defer src="${stack.url}/t.js" data-site="${site.id}"></script>`);
     const goal = JSON.parse(
-      (await stack.cli(["goals", "create", "--site", site.id, "--kind", "scroll", "--match", "/blog/*", "--threshold", "75", "--json"])).stdout,
+      (
+        await stack.cli([
+          "goals",
+          "create",
+          "--site",
+          site.id,
+          "--kind",
+          "scroll",
+          "--match",
+          "/blog/*",
+          "--threshold",
+          "75",
+          "--json",
+        ])
+      ).stdout,
     );
     expect(goal).toMatchObject({ kind: "scroll", match: "/blog/*", threshold: 75, created: true });
     const token = (await stack.cli(["token", site.id])).stdout.trim();
@@ -92,7 +111,10 @@ describe("wren start", () => {
     expect(listed.body.goals.map((g: { id: string }) => g.id)).toEqual([goal.id]);
 
     // The CLI runs the API's domain rules: a missing field, an unknown site, an unknown key.
-    expect(await stack.cli(["sites", "create", "--domain", "blog.example"])).toMatchObject({ code: 2, stderr: "wren: --name: is required\n" });
+    expect(await stack.cli(["sites", "create", "--domain", "blog.example"])).toMatchObject({
+      code: 2,
+      stderr: "wren: --name: is required\n",
+    });
     const unknownSite = await stack.cli(["keys", "create", "--scopes", "read:reports", "--sites", `${site.id},site_nope`]);
     expect(unknownSite).toMatchObject({ code: 1, stderr: "wren: sites.1: no site site_nope\n" });
     expect(await stack.cli(["keys", "revoke", "key_nope"])).toMatchObject({ code: 1, stderr: "wren: No active key key_nope.\n" });

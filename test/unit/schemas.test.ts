@@ -35,7 +35,10 @@ describe("describeIssue", () => {
     expect(issue(siteCreateBody, { domain: "a.b" })).toEqual({ field: "name", message: "is required" });
     expect(issue(siteCreateBody, [])).toEqual({ field: "body", message: "must be a JSON object" });
     const beacon = { site: "site_a", session: "a".repeat(22), events: [{ type: "click", path: "/" }] };
-    expect(issue(beaconBody, beacon)).toEqual({ field: "events.0.type", message: "must be one of pageview, event, engagement, vital" });
+    expect(issue(beaconBody, beacon)).toEqual({
+      field: "events.0.type",
+      message: "must be one of pageview, event, engagement, vital",
+    });
     expect(issue(beaconBody, { ...beacon, events: [{ type: "vital", path: "/", metric: "LCP", value: Infinity }] })).toEqual({
       field: "events.0.value",
       message: "must be a finite number",
@@ -64,10 +67,14 @@ describe("goalCreateBody", () => {
     expect(issue(goalCreateBody, body).field).toBe(field);
   });
   it("bounds a pattern's length and stars", () => {
-    expect(goalCreateBody.parse({ kind: "page", match: `/${"a".repeat(MAX_PATTERN_LENGTH - 1)}` }).match).toHaveLength(MAX_PATTERN_LENGTH);
+    expect(goalCreateBody.parse({ kind: "page", match: `/${"a".repeat(MAX_PATTERN_LENGTH - 1)}` }).match).toHaveLength(
+      MAX_PATTERN_LENGTH,
+    );
     expect(issue(goalCreateBody, { kind: "page", match: `/${"a".repeat(MAX_PATTERN_LENGTH)}` }).field).toBe("match");
     const stars = (n: number) => `/${"*a".repeat(n)}`;
-    expect(goalCreateBody.parse({ kind: "time", match: stars(MAX_PATTERN_STARS), threshold: 5 }).match).toBe(stars(MAX_PATTERN_STARS));
+    expect(goalCreateBody.parse({ kind: "time", match: stars(MAX_PATTERN_STARS), threshold: 5 }).match).toBe(
+      stars(MAX_PATTERN_STARS),
+    );
     expect(issue(goalCreateBody, { kind: "scroll", match: stars(MAX_PATTERN_STARS + 1), threshold: 5 })).toEqual({
       field: "match",
       message: `may have at most ${MAX_PATTERN_STARS} * wildcards`,
@@ -78,8 +85,17 @@ describe("goalCreateBody", () => {
 describe("keyCreateBody", () => {
   it("takes scopes, sites and a rate limit", () => {
     expect(
-      keyCreateBody.parse({ scopes: ["read:reports"], sites: ["site_a", "site_b"], rate_limit: { requests: 10, per_seconds: 60 } }),
-    ).toEqual({ name: "api key", scopes: ["read:reports"], sites: ["site_a", "site_b"], rate_limit: { requests: 10, per_seconds: 60 } });
+      keyCreateBody.parse({
+        scopes: ["read:reports"],
+        sites: ["site_a", "site_b"],
+        rate_limit: { requests: 10, per_seconds: 60 },
+      }),
+    ).toEqual({
+      name: "api key",
+      scopes: ["read:reports"],
+      sites: ["site_a", "site_b"],
+      rate_limit: { requests: 10, per_seconds: 60 },
+    });
   });
   it("refuses unknown scopes and empty scope lists", () => {
     expect(issue(keyCreateBody, { scopes: ["root"] }).field).toBe("scopes.0");

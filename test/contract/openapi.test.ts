@@ -2,38 +2,15 @@
  * The OpenAPI document, built from the route table in Node (no stack needed): its shape, and
  * operation ids that are unique, hand-named and stable — generated clients call routes by
  * them, so renaming one is a breaking change this test makes deliberate. The e2e stack test
- * checks that the running service serves this same document.
+ * checks that the running service serves the same ids. Typechecked with the workers' types
+ * (test/contract/tsconfig.json), since it loads the api worker's route table.
  */
 import { describe, expect, it } from "vitest";
 import { openApiDocument } from "../../worker/api/openapi";
 import { apiRoutes } from "../../worker/api/routes/index";
+import { OPERATION_IDS } from "./operation-ids";
 
 const doc = openApiDocument(apiRoutes) as any;
-
-/** Every route's operation id; change only with a note in the changelog of the API. */
-const OPERATION_IDS = {
-  "POST /api/v1/keys": "createKey",
-  "GET /api/v1/keys": "listKeys",
-  "DELETE /api/v1/keys/{id}": "revokeKey",
-  "GET /api/v1/keys/{id}/usage": "getKeyUsage",
-  "POST /api/v1/sites": "createSite",
-  "GET /api/v1/sites": "listSites",
-  "GET /api/v1/sites/{id}": "getSite",
-  "PATCH /api/v1/sites/{id}": "updateSite",
-  "DELETE /api/v1/sites/{id}": "deleteSite",
-  "POST /api/v1/sites/{id}/token": "rotateSiteToken",
-  "GET /api/v1/sites/{id}/verification": "getSiteVerification",
-  "POST /api/v1/sites/{id}/goals": "createGoal",
-  "GET /api/v1/sites/{id}/goals": "listGoals",
-  "DELETE /api/v1/sites/{id}/goals/{goal}": "deleteGoal",
-  "GET /api/v1/sessions": "listSessions",
-  "POST /api/v1/events": "recordEvents",
-  "GET /api/v1/pages": "getPagesReport",
-  "GET /api/v1/vitals": "getVitalsReport",
-  "GET /api/v1/conversions": "getConversionsReport",
-  "GET /api/v1/funnels": "getFunnelReport",
-  "GET /api/v1/timeseries": "getTimeseries",
-};
 
 function operations(): [string, any][] {
   return Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) =>
@@ -44,7 +21,9 @@ function operations(): [string, any][] {
 describe("the OpenAPI document", () => {
   it("is OpenAPI 3.1 with the shared schemas and the API-key scheme", () => {
     expect(doc.openapi).toBe("3.1.0");
-    expect(doc.components.securitySchemes).toEqual({ apiKey: { type: "http", scheme: "bearer", description: expect.any(String) } });
+    expect(doc.components.securitySchemes).toEqual({
+      apiKey: { type: "http", scheme: "bearer", description: expect.any(String) },
+    });
     expect(Object.keys(doc.components.schemas).sort()).toEqual(
       expect.arrayContaining(["ApiKey", "Goal", "KeyUsage", "NewApiKey", "Problem", "Session", "Site", "SiteVerification"]),
     );
@@ -55,7 +34,12 @@ describe("the OpenAPI document", () => {
     expect(create.responses["422"].content["application/problem+json"].schema).toEqual({ $ref: "#/components/schemas/Problem" });
     const goals = doc.paths["/api/v1/sites/{id}/goals"].post;
     expect(goals.parameters).toEqual([expect.objectContaining({ in: "path", name: "id", required: true })]);
-    expect(goals.requestBody.content["application/json"].schema.properties.kind.enum).toEqual(["page", "event", "time", "scroll"]);
+    expect(goals.requestBody.content["application/json"].schema.properties.kind.enum).toEqual([
+      "page",
+      "event",
+      "time",
+      "scroll",
+    ]);
     const pages = doc.paths["/api/v1/pages"].get.responses["200"].content;
     expect(Object.keys(pages)).toEqual(["application/json", "text/csv", "application/x-ndjson"]);
   });
@@ -71,7 +55,8 @@ describe("the OpenAPI document", () => {
     const ids = Object.fromEntries(operations().map(([name, op]) => [name, op.operationId]));
     expect(ids).toEqual(OPERATION_IDS);
     expect(new Set(Object.values(ids)).size).toBe(Object.keys(ids).length);
-    for (const id of Object.values(ids)) expect(id).toMatch(/^(create|list|get|update|delete|revoke|rotate|record)[A-Z][A-Za-z]+$/);
+    for (const id of Object.values(ids))
+      expect(id).toMatch(/^(create|list|get|update|delete|revoke|rotate|record)[A-Z][A-Za-z]+$/);
   });
 
   it("declares each route once, with its operation id in the route table", () => {
