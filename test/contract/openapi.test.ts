@@ -8,15 +8,9 @@
 import { describe, expect, it } from "vitest";
 import { openApiDocument } from "../../worker/api/openapi";
 import { apiRoutes } from "../../worker/api/routes/index";
-import { OPERATION_IDS } from "./operation-ids";
+import { OPERATION_IDS, operationIdsOf, operationsOf } from "./operation-ids";
 
 const doc = openApiDocument(apiRoutes) as any;
-
-function operations(): [string, any][] {
-  return Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) =>
-    Object.entries(ops).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op] as [string, any]),
-  );
-}
 
 describe("the OpenAPI document", () => {
   it("is OpenAPI 3.1 with the shared schemas and the API-key scheme", () => {
@@ -45,14 +39,14 @@ describe("the OpenAPI document", () => {
   });
 
   it("secures every route with an API key and documents the 401", () => {
-    for (const [name, op] of operations()) {
+    for (const [name, op] of operationsOf(doc)) {
       expect(op.security, name).toEqual([{ apiKey: [] }]);
       expect(op.responses["401"], name).toBeDefined();
     }
   });
 
   it("names every operation by hand: unique, stable ids", () => {
-    const ids = Object.fromEntries(operations().map(([name, op]) => [name, op.operationId]));
+    const ids = operationIdsOf(doc);
     expect(ids).toEqual(OPERATION_IDS);
     expect(new Set(Object.values(ids)).size).toBe(Object.keys(ids).length);
     for (const id of Object.values(ids))

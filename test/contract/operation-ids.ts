@@ -1,4 +1,4 @@
-/** Every route's operation id, by method and OpenAPI path; change one only as a breaking change of the API. */
+/** Every route's operation id, by method and OpenAPI path (change one only as a breaking change of the API), and how to read them off a document. */
 export const OPERATION_IDS = {
   "POST /api/v1/keys": "createKey",
   "GET /api/v1/keys": "listKeys",
@@ -22,3 +22,15 @@ export const OPERATION_IDS = {
   "GET /api/v1/funnels": "getFunnelReport",
   "GET /api/v1/timeseries": "getTimeseries",
 };
+
+/** A document's operations as ["METHOD /path", operation] pairs, in document order. */
+export function operationsOf(doc: { paths: Record<string, Record<string, any>> }): [string, any][] {
+  return Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op] as [string, any]),
+  );
+}
+
+/** A document's operation ids by "METHOD /path", to compare with OPERATION_IDS. */
+export function operationIdsOf(doc: { paths: Record<string, Record<string, any>> }): Record<string, string> {
+  return Object.fromEntries(operationsOf(doc).map(([name, op]) => [name, op.operationId]));
+}
