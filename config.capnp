@@ -51,12 +51,14 @@ const apiWorker :Workerd.Worker = (
     (name = "WREN_PUBLIC_URL", fromEnvironment = "WREN_PUBLIC_URL"),
     (name = "WREN_K_ANONYMITY", fromEnvironment = "WREN_K_ANONYMITY"),
     (name = "RATE_LIMITER", durableObjectNamespace = "RateLimiter"),
-    (name = "ROLLUP_SCHEDULER", durableObjectNamespace = "RollupScheduler"),
+    (name = "WREN_PUBLISH_INTERVAL", fromEnvironment = "WREN_PUBLISH_INTERVAL"),
+    (name = "PUBLISHER", durableObjectNamespace = "Publisher"),
   ],
   durableObjectNamespaces = [
     (className = "RateLimiter", uniqueKey = "wren-rate-limiter-v1"),
-    # Folds new raw rows into the report rollups every minute (alarm), between report reads.
-    (className = "RollupScheduler", uniqueKey = "wren-rollup-scheduler-v1"),
+    # The one writer of the report rollups: folds new raw rows and publishes the hours and
+    # days that have ended, on an alarm every WREN_PUBLISH_INTERVAL seconds (default 10).
+    (className = "Publisher", uniqueKey = "wren-publisher-v1"),
   ],
   durableObjectStorage = (localDisk = "do-storage"),
   globalOutbound = "no-network",

@@ -65,8 +65,19 @@ export function kAnonymitySetting(value: string | undefined): string | undefined
   return value.trim();
 }
 
+/** WREN_PUBLISH_INTERVAL as given, refused unless 1–60 seconds (how often reports are refreshed). */
+export function publishIntervalSetting(value: string | undefined): string | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  const seconds = Number(value);
+  if (!/^\s*\d+(\.\d+)?\s*$/.test(value) || seconds < 1 || seconds > 60) {
+    throw new CliError(`WREN_PUBLISH_INTERVAL must be a number of seconds from 1 to 60, got "${value}"`);
+  }
+  return value.trim();
+}
+
 export function spawnWorkerd({ settings, databaseUrl, databaseToken, secret }: WorkerdOptions): ChildProcess {
   const k = kAnonymitySetting(process.env.WREN_K_ANONYMITY);
+  const publishInterval = publishIntervalSetting(process.env.WREN_PUBLISH_INTERVAL);
   // Turso hands out libsql:// URLs; over HTTP they mean https://.
   const url = new URL(databaseUrl.replace(/^libsql:/, "https:"));
   const configFile = url.protocol === "https:" ? tlsOverlayConfig(settings, url) : join(ROOT, "config.capnp");
@@ -93,6 +104,7 @@ export function spawnWorkerd({ settings, databaseUrl, databaseToken, secret }: W
       // Always set: snippets take the public URL from here, never from a request's Host.
       WREN_PUBLIC_URL: settings.publicUrl,
       ...(k ? { WREN_K_ANONYMITY: k } : {}),
+      ...(publishInterval ? { WREN_PUBLISH_INTERVAL: publishInterval } : {}),
     },
   });
 }

@@ -54,6 +54,8 @@ export interface HranaServer {
   url: string;
   port: number;
   close(): Promise<void>;
+  /** Write transactions so far; only in-process (`isolate: false`), where tests count them. */
+  writeTransactions?: () => number;
 }
 
 const DEFAULT_STREAM_IDLE_MS = 10_000;
@@ -96,5 +98,5 @@ export async function startHranaServer(opts: HranaServerOptions): Promise<HranaS
     throw err;
   }
   const port = (service.http.address() as AddressInfo).port;
-  return { url: formatUrl(host, port), port, close: service.close };
+  return { url: formatUrl(host, port), port, close: service.close, writeTransactions: service.writeTransactions };
 }

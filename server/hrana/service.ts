@@ -45,6 +45,8 @@ export interface ServiceOptions {
 export interface HranaService {
   /** The HTTP server; not listening yet. */
   http: Server;
+  /** Write transactions so far (grants of the write lock). */
+  writeTransactions(): number;
   close(): Promise<void>;
 }
 
@@ -104,5 +106,5 @@ export function createHranaService(options: ServiceOptions): HranaService {
     return closing;
   };
 
-  return { http, close };
+  return { http, close, writeTransactions: () => lock.granted };
 }

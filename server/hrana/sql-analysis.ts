@@ -17,7 +17,8 @@ export type StatementKind =
   | "release"
   | "rollback_to";
 
-export type BeginMode = "deferred" | "immediate" | "exclusive";
+/** `readonly` is libSQL's `BEGIN [TRANSACTION] READONLY` (what @libsql/client sends for "read" batches). */
+export type BeginMode = "deferred" | "immediate" | "exclusive" | "readonly";
 
 /** SQLite's host-parameter table: names[i] is the name of parameter i (1-based), null for `?`. */
 export interface ParamTable {
@@ -283,6 +284,9 @@ function classify(tokens: readonly Token[]): Classification | undefined {
       const mode = tokens[1]?.text;
       if (mode === "IMMEDIATE") return { kind: "begin", beginMode: "immediate" };
       if (mode === "EXCLUSIVE") return { kind: "begin", beginMode: "exclusive" };
+      if (mode === "READONLY" || (mode === "TRANSACTION" && tokens[2]?.text === "READONLY")) {
+        return { kind: "begin", beginMode: "readonly" };
+      }
       return { kind: "begin", beginMode: "deferred" };
     }
     case "COMMIT":

@@ -68,8 +68,12 @@ export function bindArguments(
  * statements never do (COMMIT of a writing transaction already holds it). */
 function needsWriteLock(statement: AnalyzedStatement): boolean {
   if (statement.kind === "write") return true;
-  if (statement.kind === "begin") return statement.beginMode !== "deferred";
+  if (statement.kind === "begin") return statement.beginMode === "immediate" || statement.beginMode === "exclusive";
   return false;
+}
+
+function readOnlyTransactionError(): StmtError {
+  return new StmtError("SQLITE_READONLY", "SQLite error: cannot write in a read-only transaction (BEGIN TRANSACTION READONLY)", 8);
 }
 
 /** SQLITE_BUSY and SQLITE_BUSY_RECOVERY clear up by waiting; SQLITE_BUSY_SNAPSHOT (a read
@@ -142,6 +146,11 @@ export class StatementRunner {
     budget: ResponseBudget,
   ): string | Promise<string> {
     const conn = stream.connection();
+    if (stream.readOnlyTransaction) {
+      // The engine parses READONLY but does not enforce it; sqld refuses writes there, so do we.
+      if (stream.isAutocommit) stream.readOnlyTransaction = false;
+      else if (needsWriteLock(statement)) throw readOnlyTransactionError();
+    }
     if (needsWriteLock(statement) && !stream.holdsWriteLock) {
       return this.#takeWriteLock(stream).then(() => this.#runWithRetries(stream, conn, statement, values, wantRows, budget));
     }
@@ -149,6 +158,7 @@ export class StatementRunner {
     let result: string;
     try {
       result = this.#execute(conn, statement, values, wantRows, budget);
+      if (statement.kind === "begin") stream.readOnlyTransaction = statement.beginMode === "readonly";
     } catch (err) {
       if (err instanceof StmtError && isTransientBusy(err.rawCode)) {
         return this.#runWithRetries(stream, conn, statement, values, wantRows, budget, err);

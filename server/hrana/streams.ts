@@ -24,6 +24,8 @@ export class Stream {
   closed = false;
   acquired = false;
   holdsWriteLock = false;
+  /** Inside a `BEGIN TRANSACTION READONLY` transaction: writes are refused until it ends. */
+  readOnlyTransaction = false;
   expiryTimer: NodeJS.Timeout | undefined;
   readonly #pool: ConnectionPool;
   readonly #lock: WriteLock;

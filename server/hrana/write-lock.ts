@@ -28,6 +28,7 @@ interface Waiter {
 export class WriteLock {
   #held = false;
   #closed = false;
+  #granted = 0;
   readonly #waiters: Waiter[] = [];
 
   get held(): boolean {
@@ -38,11 +39,17 @@ export class WriteLock {
     return this.#waiters.length;
   }
 
+  /** How many times the lock was granted: the write transactions so far. */
+  get granted(): number {
+    return this.#granted;
+  }
+
   /** Resolves once the caller owns the lock; rejects after `timeoutMs` in the queue. */
   acquire(timeoutMs: number): Promise<void> {
     if (this.#closed) return Promise.reject(new LockClosedError());
     if (!this.#held) {
       this.#held = true;
+      this.#granted++;
       return Promise.resolve();
     }
     return new Promise<void>((resolve, reject) => {
@@ -68,6 +75,7 @@ export class WriteLock {
       return;
     }
     clearTimeout(next.timer);
+    this.#granted++;
     next.resolve();
   }
 

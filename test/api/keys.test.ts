@@ -68,6 +68,32 @@ describe("keys, limits and counters", () => {
     expect(Date.parse(keyRow.last_used_at)).toBeGreaterThan(Date.now() - 60_000);
   });
 
+  it("writes no counter per request: last_used_at follows on the limiter's alarm, usage is exact at once", async () => {
+    const job = await f.makeKey(["read:sites"]);
+    const lastUsed = async (): Promise<string | null> =>
+      (await f.admin("GET", "/api/v1/keys")).body.keys.find((k: { id: string }) => k.id === job.id).last_used_at;
+    const started = Date.now();
+    for (let i = 0; i < 3; i++) expect((await job.call("GET", "/api/v1/sites")).status).toBe(200);
+    // The calls wait in the key's RateLimiter; the list does not ask it to write them.
+    expect(await lastUsed()).toBeNull();
+    const deadline = Date.now() + 30_000;
+    while ((await lastUsed()) === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    expect(Date.parse((await lastUsed())!)).toBeGreaterThanOrEqual(started - 1000);
+
+    // Two more calls are not written yet; the usage route has them written first, once each.
+    await job.call("GET", "/api/v1/sites");
+    expect((await job.call("GET", "/api/v1/sites/site_nope")).status).toBe(403); // refused, still a call
+    const today = new Date().toISOString().slice(0, 10);
+    const exact = [
+      { day: today, route: "GET /api/v1/sites", calls: 4 },
+      { day: today, route: "GET /api/v1/sites/:id", calls: 1 },
+    ];
+    expect((await f.admin("GET", `/api/v1/keys/${job.id}/usage`)).body.usage).toEqual(exact);
+    // Asking again writes nothing twice.
+    expect((await f.admin("GET", `/api/v1/keys/${job.id}/usage`)).body.usage).toEqual(exact);
+    expect((await f.admin("GET", "/api/v1/keys/key_nope/usage")).status).toBe(404);
+  }, 45_000);
+
   it("enforces a per-key limit with 429, Retry-After and RateLimit headers on every answer", async () => {
     const limited = await f.makeKey(["read:sites"], null, { rate_limit: { requests: 3, per_seconds: 60 } });
     const remaining: string[] = [];

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callerFor } from "../../worker/domain/access";
 import { addSiteToKey, findActiveKey, issueKey, listKeys, revokeKey } from "../../worker/domain/apikeys";
 import { insertSite } from "../../worker/domain/sites";
-import { keyUsageSince, recordCall } from "../../worker/domain/usage";
+import { addCalls, keyUsageSince } from "../../worker/domain/usage";
 import { hashKey } from "../../worker/lib/keys";
 import { apiKeys } from "../../worker/lib/schema";
 import { openDomainDb, problemOf, type DomainDb } from "./helpers";
@@ -95,21 +95,42 @@ describe("call counters", () => {
   const DAY = 86_400_000;
   const now = Date.parse("2026-11-23T10:00:00Z");
 
-  it("counts calls per UTC day and route, newest day first, within the asked days", async () => {
+  it("adds counted calls per UTC day and route, newest day first, within the asked days", async () => {
     const { row } = await issueKey(d.db, { name: "job", scopes: ["read:reports"], sites: [] });
-    await recordCall(d.db, row.id, "GET /api/v1/pages", now - 2 * DAY);
-    await recordCall(d.db, row.id, "GET /api/v1/pages", now - DAY);
-    await recordCall(d.db, row.id, "GET /api/v1/pages", now);
-    await recordCall(d.db, row.id, "GET /api/v1/conversions", now);
-    await recordCall(d.db, row.id, "GET /api/v1/pages", now + 1000);
+    const lastUsed = async () => (await d.db.query.apiKeys.findFirst({ where: eq(apiKeys.id, row.id) }))?.lastUsedAt;
+    await addCalls(d.db, row.id, [{ day: "2026-11-21", route: "GET /api/v1/pages", calls: 1 }], now - 2 * DAY);
+    await addCalls(
+      d.db,
+      row.id,
+      [
+        { day: "2026-11-22", route: "GET /api/v1/pages", calls: 1 },
+        { day: "2026-11-23", route: "GET /api/v1/pages", calls: 1 },
+        { day: "2026-11-23", route: "GET /api/v1/conversions", calls: 1 },
+      ],
+      now,
+    );
+    // A later batch adds to the same counter.
+    await addCalls(d.db, row.id, [{ day: "2026-11-23", route: "GET /api/v1/pages", calls: 2 }], now + 1000);
 
     expect(await keyUsageSince(d.db, row.id, 2, now)).toEqual([
       { day: "2026-11-23", route: "GET /api/v1/conversions", calls: 1 },
-      { day: "2026-11-23", route: "GET /api/v1/pages", calls: 2 },
+      { day: "2026-11-23", route: "GET /api/v1/pages", calls: 3 },
       { day: "2026-11-22", route: "GET /api/v1/pages", calls: 1 },
     ]);
     expect(await keyUsageSince(d.db, row.id, 1, now)).toHaveLength(2);
-    expect((await d.db.query.apiKeys.findFirst({ where: eq(apiKeys.id, row.id) }))?.lastUsedAt).toBe(now + 1000);
+    expect(await keyUsageSince(d.db, row.id, 3, now)).toHaveLength(4);
+    expect(await lastUsed()).toBe(now + 1000);
+    // An older batch (written late) never moves the last use back; no rows, no write.
+    await addCalls(d.db, row.id, [{ day: "2026-11-23", route: "GET /api/v1/sites", calls: 1 }], now);
+    expect(await lastUsed()).toBe(now + 1000);
+    await addCalls(d.db, row.id, [], now + 5000);
+    expect(await lastUsed()).toBe(now + 1000);
+  });
+
+  it("drops calls of a key that does not exist instead of failing", async () => {
+    const before = await d.count("key_usage");
+    await addCalls(d.db, "key_gone", [{ day: "2026-11-23", route: "GET /api/v1/pages", calls: 4 }], now);
+    expect(await d.count("key_usage")).toBe(before);
   });
 
   it("answers 404 for an unknown key", async () => {

@@ -8,6 +8,7 @@ import { once } from "node:events";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { PUBLISH_GRACE_MS } from "../../worker/reports/publisher";
 import { freePort } from "./ports";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
@@ -70,6 +71,8 @@ export async function startStack(options: StartOptions = {}): Promise<Stack> {
     PORT: String(port),
     WREN_DATA: dataDir,
     WREN_DB_PORT: "",
+    // Reports read what the publisher published: a short interval keeps tests short.
+    WREN_PUBLISH_INTERVAL: "1",
     ...options.env,
   };
   const child = spawn(process.execPath, [WREN, "start"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: options.processGroup ?? false });
@@ -91,6 +94,7 @@ export async function startStack(options: StartOptions = {}): Promise<Stack> {
     await new Promise((r) => setTimeout(r, 100));
   }
 
+  await waitForPublication(url);
   return {
     url,
     port,
@@ -106,4 +110,24 @@ export async function startStack(options: StartOptions = {}): Promise<Stack> {
     },
     cli: (args) => runWren(args, env),
   };
+}
+
+/**
+ * Waits until the publisher has run to completion after `since` (default now): every row
+ * stored before then is folded, and every day that ended by then (less the grace) is
+ * published. Reads /healthz, as an operator would: a run that cut at `since` or later
+ * published through cut − grace.
+ */
+export async function waitForPublication(url: string, since = Date.now(), timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const health = await fetch(`${url}/healthz`).then(
+      (r) => (r.ok ? (r.json() as Promise<{ publisher?: { published_through: string | null } }>) : null),
+      () => null,
+    );
+    const through = health?.publisher?.published_through;
+    if (through && Date.parse(through) + PUBLISH_GRACE_MS >= since) return;
+    if (Date.now() > deadline) throw new Error(`the publisher did not publish past ${new Date(since).toISOString()} in ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }

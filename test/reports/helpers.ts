@@ -10,9 +10,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MIGRATIONS_FOLDER } from "../../cli/database";
+import { readOnly, type ReadOnlyDatabase } from "../../worker/lib/read-only";
 
 export interface TestDb {
   client: Client;
+  /** The same database as reports get it: read-only. */
+  reader: ReadOnlyDatabase;
   dir: string;
   close(): void;
 }
@@ -24,6 +27,7 @@ export async function openTestDb(): Promise<TestDb> {
   await migrate(drizzle(client), { migrationsFolder: MIGRATIONS_FOLDER });
   return {
     client,
+    reader: readOnly(client as never),
     dir,
     close() {
       client.close();

@@ -28,6 +28,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { conversionsReport, type ConversionsReport } from "../../worker/reports/conversions";
 import type { Figure } from "../../worker/reports/figures";
+import { readOnly } from "../../worker/lib/read-only";
 import { funnelReport, type FunnelStep } from "../../worker/reports/funnels";
 import { pagesReport, type PagesReport } from "../../worker/reports/pages";
 import { catchUp } from "../../worker/reports/rollup";
@@ -279,7 +280,7 @@ interface Published {
 
 async function publish(client: Client, data: Dataset): Promise<Map<string, Published>> {
   const out = new Map<string, Published>();
-  const c = client as never;
+  const c = readOnly(client as never);
   for (const [a, b] of PERIODS) {
     const scope = { siteId: SITE, from: DATES[a]!, to: DATES[b]!, timeZone: data.zone, k: data.k };
     const single = a === b || (a === 0 && b === DATES.length - 1);

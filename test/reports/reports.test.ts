@@ -103,7 +103,7 @@ afterAll(() => db?.close());
 
 describe("pages", () => {
   it("hides a page whose complement in the day is a small group, and small pages", async () => {
-    expect(await pagesReport(db.client as never, scope("2026-11-02"))).toEqual({
+    expect(await pagesReport(db.reader, scope("2026-11-02"))).toEqual({
       rows: expect.arrayContaining([
         { path: "/", visitors: hidden, pageviews: hidden },
         { path: "/pricing", visitors: x(8), pageviews: x(9) },
@@ -115,7 +115,7 @@ describe("pages", () => {
   });
 
   it("hides the smallest visible page too when the hidden pages hold fewer than k sessions", async () => {
-    const report = await pagesReport(db.client as never, scope("2026-11-03"));
+    const report = await pagesReport(db.reader, scope("2026-11-03"));
     expect(report.rows).toHaveLength(3);
     expect(report.rows).toEqual(
       expect.arrayContaining([
@@ -127,7 +127,7 @@ describe("pages", () => {
   });
 
   it("adds up visible days only: estimated when a day was hidden or visitors span days", async () => {
-    const report = await pagesReport(db.client as never, scope("2026-11-02", "2026-11-05"));
+    const report = await pagesReport(db.reader, scope("2026-11-02", "2026-11-05"));
     const byPath = Object.fromEntries(report.rows.map((r) => [r.path, r]));
     // "/": hidden on the 2nd, 12 on the 3rd, 5 on the 4th, 14 on the 5th.
     expect(byPath["/"]).toEqual({ path: "/", visitors: est(31), pageviews: est(31) });
@@ -137,16 +137,16 @@ describe("pages", () => {
   });
 
   it("filters by path or pattern after the privacy filter has seen every page of the day", async () => {
-    const blog = await pagesReport(db.client as never, scope("2026-11-02"), "/blog/*");
+    const blog = await pagesReport(db.reader, scope("2026-11-02"), "/blog/*");
     expect(blog.rows.map((r) => r.path).sort()).toEqual(["/blog/a", "/blog/b"]);
     expect(blog.totals).toEqual({ pageviews: hidden });
-    const pricing = await pagesReport(db.client as never, scope("2026-11-02"), "/pricing");
+    const pricing = await pagesReport(db.reader, scope("2026-11-02"), "/pricing");
     expect(pricing).toEqual({ rows: [{ path: "/pricing", visitors: x(8), pageviews: x(9) }], totals: { pageviews: x(9) } });
   });
 
   it("shows more at a smaller k", async () => {
     // At k = 2, every page of 2026-11-02 holds 2 or more sessions and no complement is 1.
-    const report = await pagesReport(db.client as never, scope("2026-11-02", "2026-11-02", 2));
+    const report = await pagesReport(db.reader, scope("2026-11-02", "2026-11-02", 2));
     expect(report.rows.sort((a, b) => a.path.localeCompare(b.path))).toEqual([
       { path: "/", visitors: x(16), pageviews: x(16) },
       { path: "/blog/a", visitors: x(3), pageviews: x(3) },
@@ -159,7 +159,7 @@ describe("pages", () => {
 
 describe("timeseries", () => {
   it("per day: the site-day atoms, and conversions from the visible goal atoms", async () => {
-    const report = await timeseriesReport(db.client as never, scope("2026-11-02", "2026-11-03"), "day");
+    const report = await timeseriesReport(db.reader, scope("2026-11-02", "2026-11-03"), "day");
     expect(report.points).toEqual([
       { start: "2026-11-02T00:00:00.000Z", local: "2026-11-02", visitors: x(20), pageviews: x(30), conversions: x(11) },
       { start: "2026-11-03T00:00:00.000Z", local: "2026-11-03", visitors: x(12), pageviews: x(20), conversions: x(0) },
@@ -168,7 +168,7 @@ describe("timeseries", () => {
   });
 
   it("per hour: hours inside the day, with the small remainder covered by the smallest hour", async () => {
-    const report = await timeseriesReport(db.client as never, scope("2026-11-05"), "hour");
+    const report = await timeseriesReport(db.reader, scope("2026-11-05"), "hour");
     expect(report.points).toHaveLength(24);
     const shown = report.points.filter((p) => p.visitors.value !== 0);
     expect(shown).toEqual([
@@ -180,12 +180,12 @@ describe("timeseries", () => {
   });
 
   it("per hour, conversions of one goal: cells inside the goal-day", async () => {
-    const report = await timeseriesReport(db.client as never, scope("2026-11-02"), "hour", "goal_signup");
+    const report = await timeseriesReport(db.reader, scope("2026-11-02"), "hour", "goal_signup");
     expect(report.points.filter((p) => p.conversions.value !== 0).map((p) => [p.local, p.conversions])).toEqual([
       ["2026-11-02T12:00", x(6)],
     ]);
     // goal_buy: 4 at 12:00 and 1 at 15:00 (the sessionless one): both hidden inside a visible day.
-    const buy = await timeseriesReport(db.client as never, scope("2026-11-02"), "hour", "goal_buy");
+    const buy = await timeseriesReport(db.reader, scope("2026-11-02"), "hour", "goal_buy");
     expect(buy.points.filter((p) => p.conversions.value !== 0).map((p) => [p.local, p.conversions])).toEqual([
       ["2026-11-02T12:00", hidden],
       ["2026-11-02T15:00", hidden],
@@ -195,7 +195,7 @@ describe("timeseries", () => {
 
 describe("conversions", () => {
   it("per goal, with the visible session denominator and the rate", async () => {
-    const report = await conversionsReport(db.client as never, scope("2026-11-02"));
+    const report = await conversionsReport(db.reader, scope("2026-11-02"));
     const byGoal = Object.fromEntries(report.rows.map((r) => [r.goal.id, r]));
     expect([byGoal.goal_signup, byGoal.goal_buy]).toEqual([
       {
@@ -219,13 +219,13 @@ describe("conversions", () => {
 
   it("hides a goal whose non-converting sessions would be a small group", async () => {
     // 2026-11-04: 5 sessions, all converted on goal_a (0 apart: shown at k = 2); goal_b by 2 (3 apart).
-    const report = await conversionsReport(db.client as never, scope("2026-11-04", "2026-11-04", 2));
+    const report = await conversionsReport(db.reader, scope("2026-11-04", "2026-11-04", 2));
     const byGoal = Object.fromEntries(report.rows.map((r) => [r.goal.id, r]));
     expect(byGoal.goal_a!.converting_sessions).toEqual(x(5));
     expect(byGoal.goal_a!.rate).toEqual(x(1));
     expect(byGoal.goal_b!.converting_sessions).toEqual(x(2));
     // At k = 5, goal_c (3 sessions) is too small, and goal_a is hidden by nothing: 5 − 5 = 0.
-    const strict = await conversionsReport(db.client as never, scope("2026-11-04"));
+    const strict = await conversionsReport(db.reader, scope("2026-11-04"));
     expect(Object.fromEntries(strict.rows.map((r) => [r.goal.id, r.converting_sessions]))).toMatchObject({
       goal_a: x(5),
       goal_b: hidden,
@@ -237,21 +237,21 @@ describe("conversions", () => {
 describe("funnels", () => {
   it("counts steps in order and hides a step that differs from a coarser funnel by a small group", async () => {
     // S(a) = 5, S(a→b) = 2, S(a→c) = 3, S(a→b→c) = 2. At k = 2, a→b→c differs from a→c by 1.
-    const abc = await funnelReport(db.client as never, scope("2026-11-04", "2026-11-04", 2), ["goal_a", "goal_b", "goal_c"]);
+    const abc = await funnelReport(db.reader, scope("2026-11-04", "2026-11-04", 2), ["goal_a", "goal_b", "goal_c"]);
     expect(abc.map((s) => [s.goal.id, s.sessions, s.dropoff, s.rate])).toEqual([
       ["goal_a", x(5), x(0), x(1)],
       ["goal_b", x(2), x(3), x(0.4)],
       ["goal_c", hidden, hidden, hidden],
     ]);
-    const ac = await funnelReport(db.client as never, scope("2026-11-04", "2026-11-04", 2), ["goal_a", "goal_c"]);
+    const ac = await funnelReport(db.reader, scope("2026-11-04", "2026-11-04", 2), ["goal_a", "goal_c"]);
     expect(ac.map((s) => s.sessions)).toEqual([x(5), x(3)]);
     // Order matters: nobody did c before a.
-    const ca = await funnelReport(db.client as never, scope("2026-11-04", "2026-11-04", 2), ["goal_c", "goal_a"]);
+    const ca = await funnelReport(db.reader, scope("2026-11-04", "2026-11-04", 2), ["goal_c", "goal_a"]);
     expect(ca.map((s) => s.sessions)).toEqual([x(3), x(0)]);
   });
 
   it("matches the conversions report on step 1, and hides a step 1 drop-off below k", async () => {
-    const steps = await funnelReport(db.client as never, scope("2026-11-02"), ["goal_signup", "goal_buy"]);
+    const steps = await funnelReport(db.reader, scope("2026-11-02"), ["goal_signup", "goal_buy"]);
     // 6 signed up, 4 of them bought after: 4 < k.
     expect(steps.map((s) => s.sessions)).toEqual([x(6), hidden]);
   });
@@ -259,7 +259,7 @@ describe("funnels", () => {
 
 describe("vitals", () => {
   it("p75 from the histogram, shares on the thresholds and the sample count", async () => {
-    const rows = await vitalsReport(db.client as never, scope("2026-11-03"));
+    const rows = await vitalsReport(db.reader, scope("2026-11-03"));
     const lcp = rows.find((r) => r.metric === "LCP" && r.path === "/")!;
     // Sorted samples 1000 … 6500 ms; rank 0.75 · 12 = 9 → 5000 ms; the histogram estimates it within 6 %.
     expect(lcp.p75.qualifier).toBe("estimated");
@@ -288,7 +288,7 @@ describe("vitals", () => {
   });
 
   it("filters by metric and page", async () => {
-    expect(await vitalsReport(db.client as never, scope("2026-11-03"), { metric: "CLS", page: "/" })).toEqual([]);
-    expect((await vitalsReport(db.client as never, scope("2026-11-03"), { page: "/x*" })).map((r) => r.path)).toEqual(["/x"]);
+    expect(await vitalsReport(db.reader, scope("2026-11-03"), { metric: "CLS", page: "/" })).toEqual([]);
+    expect((await vitalsReport(db.reader, scope("2026-11-03"), { page: "/x*" })).map((r) => r.path)).toEqual(["/x"]);
   });
 });

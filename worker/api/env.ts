@@ -1,14 +1,15 @@
 /** The bindings config.capnp (and wrangler.toml) give the api worker. */
 import type { DatabaseBindings } from "../lib/env";
 import type { RateLimiter } from "./ratelimit";
-import type { RollupScheduler } from "../reports/scheduler";
+import type { PublisherEnv } from "../reports/publisher";
+import type { Publisher } from "../reports/publisher-object";
 
 /** The collector as the api worker sees it: HTTP paths plus the s2s entry for API-key callers. */
 export interface CollectorService extends Fetcher {
   ingestForSite(siteId: string, request: Request): Promise<Response>;
 }
 
-export interface ApiEnv extends DatabaseBindings {
+export interface ApiEnv extends DatabaseBindings, PublisherEnv {
   WREN_SECRET: string;
   COLLECTOR: CollectorService;
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
@@ -18,8 +19,8 @@ export interface ApiEnv extends DatabaseBindings {
   WREN_PUBLIC_URL?: string | null;
   /** k of the reports' k-anonymity filter (default 5; values below 2 are raised to 2). */
   WREN_K_ANONYMITY?: string | null;
-  /** Catches the report rollups up on an alarm (worker/reports/scheduler.ts); optional. */
-  ROLLUP_SCHEDULER?: DurableObjectNamespace<RollupScheduler>;
+  /** Folds and publishes the report rollups on an alarm (worker/reports/publisher-object.ts); optional. */
+  PUBLISHER?: DurableObjectNamespace<Publisher>;
   /** The built dashboard (a `disk` service); absent when the dashboard is served elsewhere. */
   DASHBOARD?: Fetcher;
 }

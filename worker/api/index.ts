@@ -1,18 +1,20 @@
 /**
  * The api worker: the public API under /api/v1, the dashboard and /healthz. It is reached
  * through the collector (the front door, see config.capnp), which hands it every path that
- * is not a collector path.
+ * is not a collector path. Its first request starts the publisher, which folds and publishes
+ * the report rollups in the background from then on.
  */
 import type { ApiEnv } from "./env";
-import { healthz } from "../lib/health";
+import { healthz } from "./health";
 import { createRouter } from "../lib/router";
 import { serveDashboard } from "./dashboard";
 import { openApiDocument } from "./openapi";
 import { runRoute } from "./pipeline";
+import { startPublisher } from "../reports/start-publisher";
 import { apiRoutes } from "./routes/index";
 
 export { RateLimiter } from "./ratelimit";
-export { RollupScheduler } from "../reports/scheduler";
+export { Publisher } from "../reports/publisher-object";
 
 let openApi: string | undefined;
 
@@ -39,4 +41,9 @@ for (const spec of apiRoutes) {
   else router.delete(spec.path, handler);
 }
 
-export default { fetch: router.fetch } satisfies ExportedHandler<ApiEnv>;
+export default {
+  fetch(request, env, execution) {
+    startPublisher(env.PUBLISHER, execution);
+    return router.fetch(request, env, execution);
+  },
+} satisfies ExportedHandler<ApiEnv>;

@@ -3,11 +3,11 @@
  * authenticate (by the route's auth kind) → take a rate-limit token → check the scope →
  * validate path, query and body → check the site against the key's allowlist → run the
  * handler → render its reply. The call is counted for the key whatever the outcome once the
- * key is known, and rate-limit headers go on every answer.
+ * key is known — by the key's RateLimiter, in the same step as the token, so a request writes
+ * nothing to the database for it — and rate-limit headers go on every answer.
  */
 import type { IRequest } from "itty-router";
 import type { Caller } from "../domain/access";
-import { recordCall } from "../domain/usage";
 import { database, type Database } from "../lib/db";
 import { errorResponse } from "../lib/errors";
 import { HttpProblem, problem } from "../lib/problem";
@@ -27,14 +27,15 @@ type Authenticator = (request: Request, db: Database) => Promise<Caller>;
  */
 const AUTHENTICATORS: Partial<Record<AuthKind, Authenticator>> = { key: authenticateKey };
 
-async function takeRateToken(env: ApiEnv, caller: Caller): Promise<RateDecision> {
+/** Takes a token from the key's bucket; the same call counts it for `route`. */
+async function takeRateToken(env: ApiEnv, caller: Caller, route: string): Promise<RateDecision> {
   const { key } = caller;
   const limit =
     key.rateRequests && key.ratePerSeconds
       ? { requests: key.rateRequests, perSeconds: key.ratePerSeconds }
       : parseDefaultLimit(env.WREN_RATE_LIMIT);
   const stub = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(key.id));
-  return stub.take(limit);
+  return stub.take(limit, { keyId: key.id, route });
 }
 
 export function runRoute(spec: Route) {
@@ -53,7 +54,7 @@ export function runRoute(spec: Route) {
     let decision: RateDecision | undefined;
     let response: Response;
     try {
-      decision = await takeRateToken(env, caller);
+      decision = await takeRateToken(env, caller, routeName);
       if (!decision.allowed) {
         response = problem(429, `This key's limit of ${decision.limit} requests per ${decision.windowSeconds} s is used up.`, {
           field: "authorization",
@@ -79,12 +80,6 @@ export function runRoute(spec: Route) {
       response = error instanceof HttpProblem ? error.toResponse() : errorResponse(error);
     }
 
-    try {
-      await recordCall(db, caller.key.id, routeName);
-    } catch {
-      // Counting must never turn an answered request into an error; a lost count is logged.
-      console.error("could not record a call for key", caller.key.id);
-    }
     const headers = new Headers(response.headers);
     if (decision) for (const [name, value] of Object.entries(rateLimitHeaders(decision))) headers.set(name, value);
     return new Response(response.body, { status: response.status, statusText: response.statusText, headers });

@@ -1,13 +1,34 @@
 /**
- * Per-key request limits: a token bucket per key in a Durable Object, so every request of a
+ * Per-key request limits and call counters: one Durable Object per key, so every request of a
  * key on this workerd meets the same bucket. The bucket is persisted in the object's storage
  * (workerd keeps it on local disk), so eviction or a restart does not refill it early.
+ *
+ * The same object counts the key's calls (per UTC day and route, and the latest use), so a
+ * request writes nothing to the database: the counters go to storage in the same put as the
+ * bucket, and the object adds them to the database in one batch from its alarm, at most every
+ * FLUSH_INTERVAL_MS, or at once when asked (`flush()`, before GET /keys/:id/usage reads them).
+ * A restart loses no count. One that stops between a database write and the storage put after
+ * it would write that batch twice — counters are at least once, never lost.
  */
 import { DurableObject } from "cloudflare:workers";
+import { addCalls } from "../domain/usage";
+import { database } from "../lib/db";
+import type { DatabaseBindings } from "../lib/env";
+import { countCall, drainFlushed, hasPendingCalls, NO_PENDING_CALLS, usageRows, type PendingCalls } from "./pending-calls";
+
+/** How long counted calls may wait before they are written; `last_used_at` lags by as much. */
+export const FLUSH_INTERVAL_MS = 10_000;
 
 export interface RateLimit {
   requests: number;
   perSeconds: number;
+}
+
+/** The call a token is taken for: the key it counts for and the route pattern it called. */
+export interface CountedCall {
+  keyId: string;
+  /** e.g. "GET /api/v1/pages" */
+  route: string;
 }
 
 export interface RateDecision {
@@ -26,18 +47,34 @@ interface Bucket {
   updatedMs: number;
 }
 
-export class RateLimiter extends DurableObject {
+export class RateLimiter extends DurableObject<DatabaseBindings> {
   private bucket: Bucket | undefined;
+  private pending: PendingCalls = NO_PENDING_CALLS;
+  private keyId: string | undefined;
+  private loading: Promise<void> | undefined;
+  /** Whether a flush alarm is set, kept here so that take() need not ask storage each time. */
+  private alarmSet = false;
+  private flushing: Promise<boolean> | undefined;
 
-  async take(limit: RateLimit, nowMs = Date.now()): Promise<RateDecision> {
-    this.bucket ??= (await this.ctx.storage.get<Bucket>("bucket")) ?? { tokens: limit.requests, updatedMs: nowMs };
+  /** Takes a token for `call` and counts the call — refused or not, a call is a call. */
+  async take(limit: RateLimit, call: CountedCall, nowMs = Date.now()): Promise<RateDecision> {
+    await this.load();
+    const bucket = this.bucket ?? { tokens: limit.requests, updatedMs: nowMs };
     const rate = limit.requests / limit.perSeconds;
-    const elapsed = Math.max(0, nowMs - this.bucket.updatedMs) / 1000;
-    let tokens = Math.min(limit.requests, this.bucket.tokens + elapsed * rate);
+    const elapsed = Math.max(0, nowMs - bucket.updatedMs) / 1000;
+    let tokens = Math.min(limit.requests, bucket.tokens + elapsed * rate);
     const allowed = tokens >= 1;
     if (allowed) tokens -= 1;
     this.bucket = { tokens, updatedMs: nowMs };
-    await this.ctx.storage.put("bucket", this.bucket);
+    this.pending = countCall(this.pending, call.route, nowMs);
+    // One put for bucket and counters: a single write per request, and a restart loses neither.
+    const entries: Record<string, unknown> = { bucket: this.bucket, pending: this.pending };
+    if (this.keyId !== call.keyId) {
+      this.keyId = call.keyId;
+      entries.keyId = call.keyId;
+    }
+    await this.ctx.storage.put(entries);
+    if (!this.alarmSet) await this.scheduleFlush();
     return {
       allowed,
       limit: limit.requests,
@@ -46,6 +83,66 @@ export class RateLimiter extends DurableObject {
       retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / rate)),
       windowSeconds: limit.perSeconds,
     };
+  }
+
+  /**
+   * Writes the calls counted so far to the database now. False when the database failed: they
+   * stay pending for the next alarm.
+   */
+  async flush(): Promise<boolean> {
+    // One write at a time: two flushes of the same counters would add them twice.
+    while (this.flushing) await this.flushing.catch(() => false);
+    this.flushing = this.writePending();
+    try {
+      return await this.flushing;
+    } finally {
+      this.flushing = undefined;
+    }
+  }
+
+  override async alarm(): Promise<void> {
+    await this.flush();
+    // Calls counted during the write, or a failed write, wait for the next alarm.
+    if (hasPendingCalls(this.pending)) await this.scheduleFlush();
+    else this.alarmSet = false;
+  }
+
+  private async writePending(): Promise<boolean> {
+    await this.load();
+    const flushed = this.pending;
+    if (!hasPendingCalls(flushed) || this.keyId === undefined) return true;
+    try {
+      await addCalls(database(this.env), this.keyId, usageRows(flushed), flushed.lastUsedMs ?? Date.now());
+    } catch (error) {
+      console.error("could not write call counters for key", this.keyId, error instanceof Error ? error.message : String(error));
+      return false;
+    }
+    // Take away exactly what was written; calls counted meanwhile stay.
+    this.pending = drainFlushed(this.pending, flushed);
+    await this.ctx.storage.put("pending", this.pending);
+    return true;
+  }
+
+  private async scheduleFlush(): Promise<void> {
+    this.alarmSet = true;
+    await this.ctx.storage.setAlarm(Date.now() + FLUSH_INTERVAL_MS);
+  }
+
+  /** Reads bucket, counters and alarm from storage once per object lifetime. */
+  private load(): Promise<void> {
+    this.loading ??= (async () => {
+      const stored = await this.ctx.storage.get(["bucket", "pending", "keyId"]);
+      this.bucket = stored.get("bucket") as Bucket | undefined;
+      this.pending = (stored.get("pending") as PendingCalls | undefined) ?? NO_PENDING_CALLS;
+      this.keyId = stored.get("keyId") as string | undefined;
+      this.alarmSet = (await this.ctx.storage.getAlarm()) !== null;
+      // Counters left without an alarm (one stopped before it was set) get one now.
+      if (hasPendingCalls(this.pending) && !this.alarmSet) await this.scheduleFlush();
+    })().catch((error: unknown) => {
+      this.loading = undefined;
+      throw error;
+    });
+    return this.loading;
   }
 }
 

@@ -83,7 +83,10 @@ export const keyResource = z
     }),
     rate_limit: rateLimit.nullable().meta({ description: "Per-key limit; null uses the server default." }),
     created_at: timestamp,
-    last_used_at: timestamp.nullable(),
+    last_used_at: timestamp.nullable().meta({
+      description:
+        "The key's latest call. Calls are written in batches, so this may lag by up to 10 s; GET /api/v1/keys/{id}/usage writes them first and counts exactly.",
+    }),
   })
   .meta({ id: "ApiKey" });
 

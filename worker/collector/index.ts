@@ -1,13 +1,12 @@
 /**
  * The collector worker, Wren's front door: the tracker script, browser beacons and
- * server-to-server conversions, answered here without a hop; every other path goes to the
- * api worker over the API binding. The api worker calls `ingestForSite` for
+ * server-to-server conversions, answered here without a hop; every other path (/healthz too)
+ * goes to the api worker over the API binding. The api worker calls `ingestForSite` for
  * `POST /api/v1/events`, so both s2s ways in share one code path. Its Durable Object, CollectorState, keeps the session salts and known
  * token versions; writes are group-committed in the isolate (writer.ts).
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { errorResponse } from "../lib/errors";
-import { healthz } from "../lib/health";
 import { problem } from "../lib/problem";
 import { createRouter } from "../lib/router";
 import { beaconPreflight, handleBeacon } from "./beacon";
@@ -23,7 +22,6 @@ const notAllowed = (allow: string) => () =>
 const router = createRouter<CollectorWorkerEnv>();
 
 router
-  .get("/healthz", (_request, env) => healthz(env))
   .get("/t.js", (request) => serveTracker(request))
   .head("/t.js", (request) => serveTracker(request))
   .all("/t.js", notAllowed("GET, HEAD"))

@@ -19,13 +19,3 @@ export function database(env: DatabaseBindings): Database {
   }
   return db;
 }
-
-/** True when the database answers a trivial query. */
-export async function databaseAnswers(env: DatabaseBindings): Promise<boolean> {
-  try {
-    const rs = await libsqlClient(env).execute("SELECT 1 AS ok");
-    return Number(rs.rows[0]?.ok) === 1;
-  } catch {
-    return false;
-  }
-}

@@ -3,7 +3,7 @@
  * (units, pageviews) and goal-day (units, conversions), with their visibility decided once
  * by the privacy rules, so every report shows the same atoms the same way.
  */
-import type { Client } from "@libsql/client/web";
+import type { ReadOnlyDatabase } from "../lib/read-only";
 import { goalDayVisible, siteDayVisible } from "./privacy";
 import type { ReportScope } from "./scope";
 
@@ -32,9 +32,9 @@ export interface DayAtoms {
   goals: GoalInfo[];
 }
 
-export async function loadDayAtoms(client: Client, scope: ReportScope): Promise<DayAtoms> {
+export async function loadDayAtoms(db: ReadOnlyDatabase, scope: ReportScope): Promise<DayAtoms> {
   const range = [scope.siteId, scope.from, scope.to];
-  const [siteRows, goalRows, goalList] = await client.batch(
+  const [siteRows, goalRows, goalList] = await db.queryAll(
     [
       { sql: "SELECT day, visitors, pageviews FROM rollup_site_day WHERE site_id = ? AND day >= ? AND day <= ?", args: range },
       {
@@ -43,7 +43,6 @@ export async function loadDayAtoms(client: Client, scope: ReportScope): Promise<
       },
       { sql: "SELECT id, name, kind FROM goals WHERE site_id = ? ORDER BY created_at, id", args: [scope.siteId] },
     ],
-    "read",
   );
   const siteDays = new Map<string, SiteDayAtom>();
   for (const r of siteRows!.rows) {

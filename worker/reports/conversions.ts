@@ -4,7 +4,7 @@
  * timeseries' visitors) and the rate. A conversion not attached to a session counts as a
  * session of its own, since nothing tells two of them apart.
  */
-import type { Client } from "@libsql/client/web";
+import type { ReadOnlyDatabase } from "../lib/read-only";
 import { ratio, type Figure } from "./figures";
 import { loadDayAtoms } from "./atoms";
 import { additiveFigure, addToTally, distinctFigure, EMPTY_TALLY, type AtomTally } from "./privacy";
@@ -23,8 +23,8 @@ export interface ConversionsReport {
   totals: { conversions: Figure; sessions: Figure };
 }
 
-export async function conversionsReport(client: Client, scope: ReportScope): Promise<ConversionsReport> {
-  const { siteDays, goalDays, goals } = await loadDayAtoms(client, scope);
+export async function conversionsReport(db: ReadOnlyDatabase, scope: ReportScope): Promise<ConversionsReport> {
+  const { siteDays, goalDays, goals } = await loadDayAtoms(db, scope);
   let sessionTally: AtomTally = EMPTY_TALLY;
   for (const atom of siteDays.values()) sessionTally = addToTally(sessionTally, atom.units, atom.visible, atom.units > 0);
   const sessions = distinctFigure(sessionTally);

@@ -5,7 +5,7 @@
  * each goal. Per day, the privacy filter checks each step against every coarser funnel with
  * the same first goal (funnelStepsVisible); the period sums the visible days.
  */
-import type { Client } from "@libsql/client/web";
+import type { ReadOnlyDatabase } from "../lib/read-only";
 import { difference, ratio, type Figure } from "./figures";
 import { loadDayAtoms } from "./atoms";
 import { addToTally, distinctFigure, EMPTY_TALLY, funnelStepsVisible, type AtomTally } from "./privacy";
@@ -55,9 +55,9 @@ export function funnelCountsSql(steps: number): string {
   );
 }
 
-export async function funnelReport(client: Client, scope: ReportScope, goalIds: string[]): Promise<FunnelStep[]> {
-  const { goalDays, goals } = await loadDayAtoms(client, scope);
-  const rs = await client.execute({
+export async function funnelReport(db: ReadOnlyDatabase, scope: ReportScope, goalIds: string[]): Promise<FunnelStep[]> {
+  const { goalDays, goals } = await loadDayAtoms(db, scope);
+  const rs = await db.query({
     sql: funnelCountsSql(goalIds.length),
     args: [scope.siteId, scope.from, scope.to, ...goalIds],
   });

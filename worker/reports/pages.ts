@@ -3,7 +3,7 @@
  * that the privacy filter leaves visible (evaluated in SQL, over every page of each day, before
  * the page filter picks rows), with the total of the visible rows.
  */
-import type { Client } from "@libsql/client/web";
+import type { ReadOnlyDatabase } from "../lib/read-only";
 import type { Figure } from "./figures";
 import { pathFilter } from "./pattern";
 import { additiveFigure, distinctFigure, PAGE_ATOMS_SQL, type AtomTally } from "./privacy";
@@ -28,8 +28,8 @@ const PAGES_SQL = `WITH ${PAGE_ATOMS_SQL}
     count(*) - sum(visible) AS hidden_days
   FROM page_atoms GROUP BY path`;
 
-export async function pagesReport(client: Client, scope: ReportScope, page?: string): Promise<PagesReport> {
-  const rs = await client.execute({ sql: PAGES_SQL, args: [scope.k, scope.siteId, scope.from, scope.to] });
+export async function pagesReport(db: ReadOnlyDatabase, scope: ReportScope, page?: string): Promise<PagesReport> {
+  const rs = await db.query({ sql: PAGES_SQL, args: [scope.k, scope.siteId, scope.from, scope.to] });
   const keep = page === undefined ? () => true : pathFilter(page);
   const rows: PageRow[] = [];
   const total: AtomTally = { sum: 0, visible: 0, hidden: 0 };

@@ -1,7 +1,8 @@
 /**
  * The period of a report: whole days in the site's time zone, ending no later than the last
- * day that has ended there. Today is never reported: a figure that is still growing could be
- * differenced against itself a minute later, singling out the sessions that came in between.
+ * day the publisher has published (a day publishes shortly after it ends there). Today is
+ * never reported: a figure that is still growing could be differenced against itself a
+ * minute later, singling out the sessions that came in between.
  */
 import { HttpProblem } from "../lib/problem";
 import { addDays, canonicalTimeZone, daysBetween, localDate } from "./timezone";
@@ -35,10 +36,11 @@ export function lastCompleteDay(timeZone: string, now: number): string {
 }
 
 /**
- * Resolves the query against the site's zone. Shape errors (400) are the schema's; what
- * this refuses is well-formed but not acceptable for this site: 422 naming the field.
+ * Resolves the query against the site's zone and the publication (`publishedThroughMs`: every
+ * day that ended by then is published). Shape errors (400) are the schema's; what this
+ * refuses is well-formed but not acceptable for this site: 422 naming the field.
  */
-export function resolvePeriod(query: PeriodQuery, siteZone: string, now = Date.now()): Period {
+export function resolvePeriod(query: PeriodQuery, siteZone: string, publishedThroughMs: number): Period {
   if (query.tz !== undefined) {
     const asked = canonicalTimeZone(query.tz);
     if (asked !== siteZone) {
@@ -49,7 +51,7 @@ export function resolvePeriod(query: PeriodQuery, siteZone: string, now = Date.n
       );
     }
   }
-  const latest = lastCompleteDay(siteZone, now);
+  const latest = lastCompleteDay(siteZone, publishedThroughMs);
   let from: string;
   let to: string;
   if (query.from !== undefined || query.to !== undefined) {
@@ -66,14 +68,14 @@ export function resolvePeriod(query: PeriodQuery, siteZone: string, now = Date.n
     if (daysBetween(from, to) > MAX_DAYS)
       throw new HttpProblem(400, `from: a period spans at most ${MAX_DAYS} days.`, { field: "from" });
     if (to > latest) {
-      throw new HttpProblem(422, `to: reports cover whole days that have ended in ${siteZone}; the latest is ${latest}.`, {
+      throw new HttpProblem(422, `to: reports cover published days (whole days that have ended in ${siteZone}); the latest is ${latest}.`, {
         field: "to",
       });
     }
   } else {
     to = query.date ?? latest;
     if (to > latest) {
-      throw new HttpProblem(422, `date: reports cover whole days that have ended in ${siteZone}; the latest is ${latest}.`, {
+      throw new HttpProblem(422, `date: reports cover published days (whole days that have ended in ${siteZone}); the latest is ${latest}.`, {
         field: "date",
       });
     }

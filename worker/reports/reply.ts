@@ -1,9 +1,9 @@
 /**
  * How a report answers: one sorted page of rows, and the reply in the negotiated format.
  * JSON is the typed body the route declares (the route's `reply` checks it); CSV and NDJSON
- * carry one line per row, each
- * starting with the head columns (site, from, to, timezone), and a paginated report names
- * its next page in a `Link: rel="next"` header in every format.
+ * carry one line per row, each starting with the head columns (site, from, to, timezone). In
+ * every format a paginated report names its next page in a `Link: rel="next"` header, and
+ * `Wren-Published-Through` names the last published day.
  */
 import type { Format } from "./format";
 import { renderAlternate } from "./format";
@@ -69,7 +69,7 @@ export function inFormat(
   columns: string[],
   nextCursor?: string | null,
 ): ReportFormatting {
-  const headers: Record<string, string> = { vary: "Accept" };
+  const headers: Record<string, string> = { vary: "Accept", "wren-published-through": report.head.published_through };
   if (nextCursor) {
     const url = new URL(request.url);
     url.searchParams.set("cursor", nextCursor);

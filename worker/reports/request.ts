@@ -1,63 +1,100 @@
 /**
- * What every report request does before computing: look the site up, resolve the period in
- * the site's time zone, bring the rollups up to date (catch-up), and negotiate the format.
- * The result names the report's scope (site, days, k) and the head every answer starts with.
+ * What every report request does before computing: look the site up, read the publication,
+ * resolve the period in the site's time zone against the last published day, and negotiate
+ * the format. It writes nothing and folds nothing: the publisher (publisher.ts) does that in
+ * the background. The result names the report's scope (site, days, k), a read-only handle,
+ * and the head every answer starts with.
  */
-import type { Client } from "@libsql/client/web";
 import { requireSite } from "../domain/sites";
 import type { Database } from "../lib/db";
+import { HttpProblem } from "../lib/problem";
+import { readOnly, type ReadOnlyDatabase } from "../lib/read-only";
+import { ReportCache } from "./cache";
 import { negotiate, type Format } from "./format";
-import { resolvePeriod, type Period, type PeriodQuery } from "./period";
+import { lastCompleteDay, resolvePeriod, type Period, type PeriodQuery } from "./period";
 import { kAnonymity } from "./privacy";
-import { catchUp, effectiveZone } from "./rollup";
-import type { RollupScheduler } from "./scheduler";
+import { PUBLICATION_SQL, publicationOf } from "./publication";
+import { effectiveZone } from "./rollup";
 import type { ReportScope } from "./scope";
-import { startRollupScheduler } from "./start-scheduler";
 
 /** The bindings a report reads. */
 export interface ReportEnv {
   WREN_K_ANONYMITY?: string | null;
-  ROLLUP_SCHEDULER?: DurableObjectNamespace<RollupScheduler>;
 }
 
 export interface ReportRequest {
   db: Database;
   env: ReportEnv;
   request: Request;
-  execution: ExecutionContext;
 }
 
 export interface PreparedReport {
-  /** The connection the report's queries read through. */
-  client: Client;
+  /** The only database handle a report gets: it cannot write. */
+  db: ReadOnlyDatabase;
   scope: ReportScope;
   period: Period;
   format: Format;
   /** The JSON body's head; CSV and NDJSON lines start with the same values (reply.ts). */
-  head: { site: string; period: { from: string; to: string; days: number; timezone: string }; k: number };
+  head: {
+    site: string;
+    period: { from: string; to: string; days: number; timezone: string };
+    k: number;
+    /** The last local day that is published: the freshest a report of this site can be. */
+    published_through: string;
+  };
+  /**
+   * Computes the report once per publication: `name` and `params` name the report and its
+   * own parameters (the scope and the site's goals are added to the key).
+   */
+  cached<T>(name: string, params: unknown[], compute: () => Promise<T>): Promise<T>;
 }
+
+const cache = new ReportCache();
+
+/** How long a reader is asked to wait when nothing is published yet (the publisher's first run). */
+const FIRST_PUBLICATION_RETRY_S = 10;
 
 /**
  * Prepares a report of `siteId` for the query's period. `check` may refuse a period the
- * report cannot cover (e.g. hourly points over too many days) before any catch-up runs.
+ * report cannot cover (e.g. hourly points over too many days) before anything is computed.
  */
 export async function prepareReport(
-  { db, env, request, execution }: ReportRequest,
+  { db, env, request }: ReportRequest,
   siteId: string,
   query: PeriodQuery,
   check?: (period: Period) => void,
 ): Promise<PreparedReport> {
-  startRollupScheduler(env.ROLLUP_SCHEDULER, execution);
   const site = await requireSite(db, siteId, "site");
-  const period = resolvePeriod(query, effectiveZone(site.timezone));
+  const reader = readOnly(db.$client);
+  const [publicationRows, goalRows] = await reader.queryAll([
+    PUBLICATION_SQL,
+    { sql: "SELECT coalesce(group_concat(id), '') AS ids FROM (SELECT id FROM goals WHERE site_id = ? ORDER BY id)", args: [siteId] },
+  ]);
+  const publication = publicationOf(publicationRows!);
+  if (!publication) {
+    throw new HttpProblem(503, "No figures are published yet: the publisher's first run comes within seconds of start-up.", {
+      headers: { "retry-after": String(FIRST_PUBLICATION_RETRY_S) },
+    });
+  }
+  const zone = effectiveZone(site.timezone);
+  const period = resolvePeriod(query, zone, publication.throughMs);
   check?.(period);
   const k = kAnonymity(env.WREN_K_ANONYMITY);
-  await catchUp(db.$client);
+  const scope: ReportScope = { siteId, from: period.from, to: period.to, timeZone: period.timeZone, k };
+  const publishedThrough = lastCompleteDay(zone, publication.throughMs);
+  const goals = String(goalRows!.rows[0]?.ids ?? "");
   return {
-    client: db.$client,
-    scope: { siteId, from: period.from, to: period.to, timeZone: period.timeZone, k },
+    db: reader,
+    scope,
     period,
     format: negotiate(request.headers.get("accept")),
-    head: { site: siteId, period: { from: period.from, to: period.to, days: period.days, timezone: period.timeZone }, k },
+    head: {
+      site: siteId,
+      period: { from: period.from, to: period.to, days: period.days, timezone: period.timeZone },
+      k,
+      published_through: publishedThrough,
+    },
+    cached: (name, params, compute) =>
+      cache.remember(JSON.stringify([name, scope, publication.version, publishedThrough, goals, params]), compute),
   };
 }

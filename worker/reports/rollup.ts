@@ -1,30 +1,37 @@
 /**
- * Rollups maintained by catch-up: raw rows (events, conversions, vitals) above each source's
- * watermark are folded into the rollup tables, and the watermark moves past them, in one
- * write transaction (one Hrana batch). Reports call catchUp() first and then read rollups
- * only; an alarm may call it too, to keep the backlog short.
+ * Folding raw rows (events, conversions, vitals) into the rollup tables. Raw rows above each
+ * source's watermark are folded, and the watermark moves past them, in one write transaction
+ * (one Hrana batch) per chunk. Only the publisher (publisher.ts) calls this on a running
+ * service; reports never do: they read published cells only.
  *
  * Double counting is impossible by construction: every statement selects raw rows by
  * `id > (the watermark as stored)` and `id <= hi`, and the watermark moves to `hi` in the
  * same transaction. Writers are serialised (the write lock is taken at BEGIN IMMEDIATE), so a
- * second, concurrent catch-up sees the moved watermark and folds nothing twice.
+ * second, concurrent fold sees the moved watermark and folds nothing twice.
  *
- * Distinct units per cell grow through insert-or-ignore "units" tables: a catch-up notes the
+ * Distinct units per cell grow through insert-or-ignore "units" tables: a fold notes the
  * highest units id first ("mark:" rows in rollup_watermarks), inserts, and adds the number of
  * rows above the mark to the cell's count.
  *
  * Local days and hours: each site's raw `ts` is shifted by its zone's offset, given to SQL as
  * a CASE over the constant-offset segments of the span of instants being folded.
+ *
+ * Every transaction that changes rollups also raises the publication's version
+ * (publication.ts), so a reader that caches by it never serves a figure from before.
  */
 import type { Client, InStatement } from "@libsql/client/web";
 import { bandSql, bucketSql } from "./histogram";
+import { BUMP_VERSION } from "./publication";
 import { canonicalTimeZone, offsetSegments, offsetSql } from "./timezone";
 
-/** Raw rows per source per transaction: bounds how long one catch-up holds the write lock. */
+/** Raw rows per source per transaction: bounds how long one fold holds the write lock. */
 export const CHUNK_ROWS = 100_000;
 
-const SOURCES = ["events", "conversions", "vitals"] as const;
-type Source = (typeof SOURCES)[number];
+export const SOURCES = ["events", "conversions", "vitals"] as const;
+export type Source = (typeof SOURCES)[number];
+
+/** The highest raw row id of each source: how far a fold has to go. */
+export type Head = Record<Source, number>;
 
 /** Which raw rows a fold reads: ids in (lo, hi], optionally of one site. */
 interface Range {
@@ -256,20 +263,45 @@ async function instantSpan(
 const INIT_WATERMARKS: InStatement =
   "INSERT OR IGNORE INTO rollup_watermarks (source, last_id) VALUES ('events', 0), ('conversions', 0), ('vitals', 0)";
 
+/** The highest id of each raw table now. */
+export async function readHead(client: Client): Promise<Head> {
+  return Object.fromEntries((await readState(client)).sources.map((s) => [s.source, s.newest])) as Head;
+}
+
+export interface FoldOptions {
+  /** Raw rows per source per transaction (default CHUNK_ROWS). */
+  chunkRows?: number;
+  /** Fold no row above these ids (default: whatever is there, chasing new rows too). */
+  upTo?: Head;
+  /** Stop after about this many rows, so one call stays bounded (default: no bound). */
+  maxRows?: number;
+}
+
+export interface FoldResult {
+  /** Raw rows folded by this call. */
+  folded: number;
+  /** True when nothing is left below `upTo` (or, without it, nothing at all). */
+  done: boolean;
+}
+
 /**
- * Folds every raw row above the watermarks into the rollups, in transactions of at most
- * CHUNK_ROWS rows per source. Returns how many raw rows it folded. Safe to call concurrently.
+ * Folds raw rows above the watermarks into the rollups, in transactions of at most
+ * `chunkRows` rows per source. Safe to call concurrently (see the file comment).
  */
-export async function catchUp(client: Client, chunkRows = CHUNK_ROWS): Promise<number> {
-  let total = 0;
+export async function fold(client: Client, options: FoldOptions = {}): Promise<FoldResult> {
+  const chunkRows = options.chunkRows ?? CHUNK_ROWS;
+  let folded = 0;
   let conflicts = 0;
   for (;;) {
     const { sources, zones } = await readState(client);
-    const pending = sources.filter((s) => s.newest > s.folded);
-    if (pending.length === 0) return total;
-    const statements: InStatement[] = [INIT_WATERMARKS, zonesUnchanged(zones)];
+    const target = (s: SourceState) => Math.min(s.newest, options.upTo?.[s.source] ?? Number.MAX_SAFE_INTEGER);
+    const pending = sources.filter((s) => target(s) > s.folded);
+    if (pending.length === 0) return { folded, done: true };
+    if (options.maxRows !== undefined && folded >= options.maxRows) return { folded, done: false };
+    const statements: InStatement[] = [INIT_WATERMARKS, zonesUnchanged(zones), BUMP_VERSION];
+    let rows = 0;
     for (const s of pending) {
-      const hi = Math.min(s.newest, s.folded + chunkRows);
+      const hi = Math.min(target(s), s.folded + chunkRows);
       const span = zones.some((z) => effectiveZone(z) !== "UTC")
         ? await instantSpan(client, s.source, s.folded, hi)
         : { from: 0, to: 0 };
@@ -282,16 +314,21 @@ export async function catchUp(client: Client, chunkRows = CHUNK_ROWS): Promise<n
         sql: "UPDATE rollup_watermarks SET last_id = ? WHERE source = ? AND last_id < ?",
         args: [hi, s.source, hi],
       });
-      total += hi - s.folded;
+      rows += hi - s.folded;
     }
     try {
       await client.batch(statements, "write");
+      folded += rows;
     } catch (error) {
       // A time zone changed between reading the state and writing: read it again, a few times.
       if (++conflicts > 3 || !/NOT NULL/i.test(String((error as Error)?.message ?? error))) throw error;
-      total -= pending.reduce((n, s) => n + Math.min(s.newest, s.folded + chunkRows) - s.folded, 0);
     }
   }
+}
+
+/** Folds every raw row there is, chasing new ones until none is left; returns how many it folded. */
+export async function catchUp(client: Client, chunkRows = CHUNK_ROWS): Promise<number> {
+  return (await fold(client, { chunkRows })).folded;
 }
 
 /** Every rollup table with a site_id column. */
@@ -325,7 +362,7 @@ export async function rebuildSiteRollups(client: Client, siteId: string): Promis
   await catchUp(client);
   const site = await client.execute({ sql: "SELECT timezone FROM sites WHERE id = ?", args: [siteId] });
   const stored = site.rows[0] ? String(site.rows[0].timezone) : null;
-  const statements: InStatement[] = [...deleteSiteRollupsStatements(siteId)];
+  const statements: InStatement[] = [...deleteSiteRollupsStatements(siteId), BUMP_VERSION];
   if (stored !== null) {
     statements.push(zonesUnchanged((await readState(client)).zones));
     for (const source of SOURCES) {

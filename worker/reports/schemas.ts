@@ -30,11 +30,13 @@ const periodParams = {
     .meta({
       param: { description: "`day`, `7d` or `30d` (default): whole days ending on `date`. Not with `from`/`to`." },
     }),
-  date: date.optional().meta({ param: { description: "Last day of `period` (default: yesterday in the site's time zone)." } }),
+  date: date
+    .optional()
+    .meta({ param: { description: "Last day of `period` (default: the last published day, normally yesterday in the site's time zone)." } }),
   from: date.optional().meta({ param: { description: "First day (inclusive), with `to`; at most 366 days." } }),
   to: date
     .optional()
-    .meta({ param: { description: "Last day (inclusive), with `from`; at most yesterday in the site's time zone." } }),
+    .meta({ param: { description: "Last day (inclusive), with `from`; at most the last published day (normally yesterday in the site's time zone)." } }),
   tz: z
     .string()
     .max(64)
@@ -180,6 +182,11 @@ const meta = {
   site: z.string(),
   period: periodSchema,
   k: z.number().int().meta({ description: "The k of the k-anonymity filter: the fewest sessions a shown figure is drawn from." }),
+  published_through: z.string().meta({
+    description:
+      "The last local day of the site that is published: the freshest day any report can cover now. A day is published shortly after it ends in the site's time zone (docs/reports.md, Freshness).",
+    example: "2026-11-20",
+  }),
 };
 
 const goalRef = z.object({ id: z.string(), name: z.string(), kind: z.string() });

@@ -5,7 +5,7 @@
  * sum of visible goal cells (goal-day atoms, or goal-hour cells inside them), the same cells
  * the conversions report shows.
  */
-import type { Client } from "@libsql/client/web";
+import type { ReadOnlyDatabase } from "../lib/read-only";
 import { SUPPRESSED, type Figure } from "./figures";
 import { loadDayAtoms, type GoalDayAtom } from "./atoms";
 import { datesOf } from "./period";
@@ -64,17 +64,17 @@ function totalsOf(points: TimeseriesPoint[]): TimeseriesReport["totals"] {
 }
 
 export async function timeseriesReport(
-  client: Client,
+  db: ReadOnlyDatabase,
   scope: ReportScope,
   interval: Interval,
   goal?: string,
 ): Promise<TimeseriesReport> {
-  const atoms = await loadDayAtoms(client, scope);
+  const atoms = await loadDayAtoms(db, scope);
   const goalIds = goal === undefined ? [...atoms.goalDays.keys()] : [goal];
   const points =
     interval === "day"
       ? dailyPoints(scope, atoms.siteDays, atoms.goalDays, goalIds)
-      : await hourlyPoints(client, scope, atoms.siteDays, atoms.goalDays, goalIds);
+      : await hourlyPoints(db, scope, atoms.siteDays, atoms.goalDays, goalIds);
   return { points, totals: totalsOf(points) };
 }
 
@@ -113,14 +113,14 @@ interface HourCell {
 }
 
 async function hourlyPoints(
-  client: Client,
+  db: ReadOnlyDatabase,
   scope: ReportScope,
   siteDays: Map<string, { units: number; pageviews: number; visible: boolean }>,
   goalDays: Map<string, Map<string, GoalDayAtom>>,
   goalIds: string[],
 ): Promise<TimeseriesPoint[]> {
   const range = [scope.siteId, scope.from, scope.to];
-  const [siteHours, goalHours] = await client.batch(
+  const [siteHours, goalHours] = await db.queryAll(
     [
       {
         sql: "SELECT day, hour, visitors, pageviews FROM rollup_site_hour WHERE site_id = ? AND day >= ? AND day <= ?",
@@ -131,7 +131,6 @@ async function hourlyPoints(
         args: range,
       },
     ],
-    "read",
   );
   // Site hours per day, then which of them each day may show.
   const traffic = new Map<string, HourCell[]>();

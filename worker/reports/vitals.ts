@@ -4,7 +4,7 @@
  * atom (path, metric, day) is a child of its page-day atom: it is shown only when that page
  * atom is, when it has k units, and when the page's units outside it are 0 or at least k.
  */
-import type { Client } from "@libsql/client/web";
+import type { ReadOnlyDatabase } from "../lib/read-only";
 import { VITAL_METRICS } from "../lib/schema";
 import { ratio, SUPPRESSED, type Figure } from "./figures";
 import { percentileFromBucket, THRESHOLDS, type VitalMetric } from "./histogram";
@@ -77,13 +77,13 @@ export type VitalsSums = Omit<VitalsRow, "p75">;
  * before the histograms are read, so p75 is estimated only for those; by default, all.
  */
 export async function vitalsReport(
-  client: Client,
+  db: ReadOnlyDatabase,
   scope: ReportScope,
   filters: { page?: string | undefined; metric?: VitalMetric | undefined } = {},
   pick: (rows: VitalsSums[]) => VitalsSums[] = (rows) => rows,
 ): Promise<VitalsRow[]> {
   const args = [scope.k, scope.siteId, scope.from, scope.to];
-  const sums = await client.execute({ sql: SUMS_SQL, args });
+  const sums = await db.query({ sql: SUMS_SQL, args });
   const keepPath = filters.page === undefined ? () => true : pathFilter(filters.page);
   const all: VitalsSums[] = [];
   for (const r of sums.rows) {
@@ -111,7 +111,7 @@ export async function vitalsReport(
   const paths = [...new Set(shown.filter((r) => r.samples.value).map((r) => r.path))];
   const p75 = new Map<string, number>();
   if (paths.length > 0) {
-    const rs = await client.execute({ sql: P75_SQL, args: [...args, JSON.stringify(paths)] });
+    const rs = await db.query({ sql: P75_SQL, args: [...args, JSON.stringify(paths)] });
     for (const r of rs.rows) {
       const metric = String(r.metric) as VitalMetric;
       p75.set(

@@ -2,7 +2,8 @@
 import { z } from "zod";
 import { issueKey, listKeys, revokeKey } from "../../domain/apikeys";
 import { keyCreateBody } from "../../domain/schemas";
-import { keyUsageSince } from "../../domain/usage";
+import { keyUsageSince, requireKey } from "../../domain/usage";
+import { HttpProblem } from "../../lib/problem";
 import { keyParams } from "../params";
 import { route } from "../registry";
 import { keyResource, newKeyResource, toKey, usageResource } from "../resources";
@@ -78,7 +79,16 @@ export const keyRoutes = [
       200: { description: "Call counters, newest day first.", schema: usageResource },
       404: { description: "No such key." },
     },
-    async handle({ db, params, query, reply }) {
+    async handle({ db, env, params, query, reply }) {
+      await requireKey(db, params.id);
+      // The key's limiter holds its latest calls for up to 10 s (api/ratelimit.ts); have it
+      // write them first, so the counts read below are exact.
+      const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(params.id));
+      if (!(await limiter.flush())) {
+        throw new HttpProblem(503, "The key's latest calls could not be written; retry shortly.", {
+          headers: { "retry-after": "5" },
+        });
+      }
       return reply(200, { key_id: params.id, usage: await keyUsageSince(db, params.id, query.days) });
     },
   }),

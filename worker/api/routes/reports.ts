@@ -49,7 +49,7 @@ export const reportRoutes = [
     async handle(context) {
       const { query } = context;
       const p = await prepareReport(context, query.site, query);
-      const report = await pagesReport(p.client, p.scope, query.page);
+      const report = await p.cached("pages", [query.page], () => pagesReport(p.db, p.scope, query.page));
       const page = sortedPage(
         report.rows,
         p,
@@ -96,15 +96,19 @@ export const reportRoutes = [
           (r) => (query.sort === "p75" ? figureValue((r as unknown as VitalsRow).p75) : sortValue(r)),
           (r) => `${r.path}\u0000${r.metric}`,
         );
-      // Sorting by p75 needs every p75; otherwise only the page's rows get one.
-      let next: string | null = null;
-      const rows = await vitalsReport(p.client, p.scope, { page: query.page, metric: query.metric }, (all) => {
-        if (query.sort === "p75") return all;
-        const page = paged(all);
-        next = page.next_cursor;
-        return page.rows;
+      // Sorting by p75 needs every p75; otherwise only the page's rows get one, so the page
+      // itself is what is kept.
+      const { page: pattern, metric, sort, order, limit, cursor } = query;
+      const page = await p.cached("vitals", [pattern, metric, sort, order, limit, cursor, p.format], async () => {
+        let next: string | null = null;
+        const rows = await vitalsReport(p.db, p.scope, { page: pattern, metric }, (all) => {
+          if (sort === "p75") return all;
+          const chosen = paged(all);
+          next = chosen.next_cursor;
+          return chosen.rows;
+        });
+        return sort === "p75" ? paged(rows) : { rows, next_cursor: next };
       });
-      const page = query.sort === "p75" ? paged(rows) : { rows, next_cursor: next };
       return context.reply(
         200,
         { ...p.head, rows: page.rows, next_cursor: page.next_cursor },
@@ -138,7 +142,7 @@ export const reportRoutes = [
     async handle(context) {
       const { query } = context;
       const p = await prepareReport(context, query.site, query);
-      const report = await conversionsReport(p.client, p.scope);
+      const report = await p.cached("conversions", [], () => conversionsReport(p.db, p.scope));
       const page = sortedPage(
         report.rows,
         p,
@@ -177,7 +181,7 @@ export const reportRoutes = [
       const { db, query } = context;
       await requireGoalsOfSite(db, query.site, query.goals, "goals");
       const p = await prepareReport(context, query.site, query);
-      const steps = await funnelReport(p.client, p.scope, query.goals);
+      const steps = await p.cached("funnel", [query.goals], () => funnelReport(p.db, p.scope, query.goals));
       return context.reply(
         200,
         { ...p.head, steps },
@@ -216,7 +220,9 @@ export const reportRoutes = [
           throw new HttpProblem(400, `interval: hourly points cover at most ${MAX_HOURLY_DAYS} days.`, { field: "interval" });
         }
       });
-      const report = await timeseriesReport(p.client, p.scope, query.interval, query.goal);
+      const report = await p.cached("timeseries", [query.interval, query.goal], () =>
+        timeseriesReport(p.db, p.scope, query.interval, query.goal),
+      );
       return context.reply(
         200,
         {

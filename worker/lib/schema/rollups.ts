@@ -16,6 +16,18 @@ export const rollupWatermarks = sqliteTable("rollup_watermarks", {
   lastId: integer("last_id").notNull().default(0),
 });
 
+/**
+ * What the publisher (worker/reports/publisher.ts) has made readable: every rollup cell that
+ * ends at or before `through_ms` is published; reports read nothing later. One row (id 1).
+ * `version` rises with every commit that changes rollups, so readers can cache by it.
+ */
+export const rollupPublication = sqliteTable("rollup_publication", {
+  id: integer("id").primaryKey(),
+  throughMs: integer("through_ms").notNull(),
+  publishedAt: integer("published_at").notNull(),
+  version: integer("version").notNull().default(0),
+});
+
 /** Site-day atoms: units with any beacon event that day, and pageviews. */
 export const rollupSiteDay = sqliteTable(
   "rollup_site_day",
