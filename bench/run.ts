@@ -6,6 +6,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   libsql: () => import("./libsql"),
   ingest: () => import("./ingest"),
   reports: () => import("./reports"),
+  mixed: () => import("./mixed"),
   guards: () => import("./guards"),
 };
 

@@ -2,6 +2,7 @@ import { createClient } from "@libsql/client";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROLLUP_TABLES } from "../../worker/reports/rollup";
+import { waitForPublication } from "../helpers/stack";
 import { apiFixture, type ApiFixture } from "./fixtures";
 
 describe("sites and the registry", () => {
@@ -87,7 +88,7 @@ describe("sites and the registry", () => {
     const site = await f.makeSite("rollups.example");
     const goal = await f.makeGoal(site.id, { kind: "event", match: "signup" });
     expect((await f.admin("POST", "/api/v1/events", { site: site.id, goal_id: goal.id })).status).toBe(202);
-    expect((await f.admin("GET", `/api/v1/conversions?site=${site.id}&period=7d`)).status).toBe(200);
+    await waitForPublication(f.stack.url);
     const db = createClient({ url: `file:${join(f.stack.dataDir, "wren.db")}` });
     const rollupRows = async () => {
       let total = 0;

@@ -44,7 +44,12 @@ describe("wren start", () => {
 
     const health = await fetch(`${stack.url}/healthz`);
     expect(health.status).toBe(200);
-    expect(await health.json()).toEqual({ status: "ok", database: "ok" });
+    // wren start is ready once the publisher has published: reports can be read at once.
+    expect(await health.json()).toEqual({
+      status: "ok",
+      database: "ok",
+      publisher: { status: "current", published_through: expect.any(String), lag_seconds: expect.any(Number) },
+    });
 
     const dashboard = await fetch(`${stack.url}/dashboard/`);
     expect(dashboard.status).toBe(200);

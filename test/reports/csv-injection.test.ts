@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lastCompleteDay } from "../../worker/reports/period";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
+import { waitForPublication } from "../helpers/stack";
 import { addConversions, addEvents, sessions } from "./helpers";
 
 const HYPERLINK = '=HYPERLINK("http://127.0.0.1:9/x","click")';
@@ -52,6 +53,7 @@ beforeAll(async () => {
     ...s.map((session) => ({ site, goal: goals.hyperlink!.id, session, ts: atY(12, 30) })),
     ...s.map((session) => ({ site, goal: goals.sum!.id, session, ts: atY(12, 40) })),
   ]);
+  await waitForPublication(f.stack.url);
 }, 120_000);
 afterAll(async () => {
   db?.close();

@@ -1,0 +1,244 @@
+/**
+ * Reads beside writes: 10 report readers (pages, timeseries, conversions over 7 days, in
+ * turn) and 10 beacon connections on one `wren start` stack, each alone and then both at
+ * once, at an empty database, 1 M and 10 M events. Only 2xx answers count; the key's limit
+ * is raised so that no 429 is mistaken for speed. While beacons run, /healthz is sampled to
+ * see how far publication lags behind now.
+ *
+ *   npm run bench mixed                          (0, 1 M and 10 M events; ~12 minutes)
+ *   BENCH_MIXED_SCALES=0 npm run bench mixed     (knobs: BENCH_MIXED_DURATION seconds, default 15)
+ *
+ * Targets: reads ≥ 300 req/s with p95 ≤ 100 ms while beacons keep ≥ 80 % of their solo rate;
+ * publication lag under ingest ≤ 60 s. The last line is one JSON object with the figures.
+ */
+import { createClient } from "@libsql/client";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { applyMigrations, openDatabase } from "../cli/database";
+import { loadSettings } from "../cli/settings";
+import { startStack, type Stack } from "../test/helpers/stack";
+import { catchUp } from "../worker/reports/rollup";
+import { generate } from "./reports";
+
+const DURATION_S = Number(process.env.BENCH_MIXED_DURATION ?? 15);
+const READERS = 10;
+const BEACON_CONNECTIONS = 10;
+const SITE = "site_bench000000001";
+const DOMAIN = "bench.example";
+const BROWSER_UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36";
+
+const TARGET = { readsPerS: 300, readsP95Ms: 100, beaconShare: 0.8, lagS: 60 };
+
+interface AutocannonResult {
+  duration: number;
+  statusCodeStats: Record<string, { count: number }>;
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+}
+type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
+// autocannon ships no types; this is the part of its API used here.
+const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
+
+interface ReadFigures {
+  perS: number;
+  p50: number;
+  p95: number;
+  non2xx: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
+}
+
+/** READERS loops, each reading the three reports in turn for `seconds`; latency per 2xx answer. */
+async function readLoad(stack: Stack, key: string, seconds: number): Promise<ReadFigures> {
+  const paths = [
+    `/api/v1/pages?site=${SITE}&period=7d&limit=100`,
+    `/api/v1/timeseries?site=${SITE}&period=7d`,
+    `/api/v1/conversions?site=${SITE}&period=7d`,
+  ];
+  const latencies: number[] = [];
+  let non2xx = 0;
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: READERS }, async (_, reader) => {
+      for (let i = reader; performance.now() < end; i++) {
+        const t = performance.now();
+        const res = await fetch(`${stack.url}${paths[i % paths.length]}`, { headers: { authorization: `Bearer ${key}` } });
+        await res.arrayBuffer();
+        if (res.status >= 200 && res.status < 300) latencies.push(performance.now() - t);
+        else non2xx++;
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { perS: latencies.length / elapsed, p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95), non2xx };
+}
+
+interface BeaconFigures {
+  perS: number;
+  acknowledged: number;
+  p99: number;
+  non2xx: number;
+}
+
+async function beaconLoad(stack: Stack, seconds: number): Promise<BeaconFigures> {
+  const sessions = Array.from({ length: 2_000 }, () => randomBytes(16).toString("base64url"));
+  let n = 0;
+  const result = await autocannon({
+    url: stack.url,
+    connections: BEACON_CONNECTIONS,
+    duration: seconds,
+    requests: [
+      {
+        method: "POST",
+        path: "/e",
+        headers: { "content-type": "text/plain;charset=UTF-8", origin: `https://${DOMAIN}`, "user-agent": BROWSER_UA },
+        setupRequest: (request: Record<string, unknown>) => ({
+          ...request,
+          body: JSON.stringify({ site: SITE, session: sessions[n++ % sessions.length], events: [{ type: "pageview", path: `/p/${n % 50}` }] }),
+        }),
+      },
+    ],
+  });
+  const acknowledged = Number(result.statusCodeStats["202"]?.count ?? 0);
+  return { perS: acknowledged / result.duration, acknowledged, p99: result.latency.p99, non2xx: result.non2xx + result.errors };
+}
+
+/** Samples the publisher's lag from /healthz every 500 ms until `until` resolves; returns the largest. */
+async function sampleLag(stack: Stack, until: Promise<unknown>): Promise<number> {
+  let done = false;
+  void until.finally(() => (done = true));
+  let worst = 0;
+  while (!done) {
+    const health = (await (await fetch(`${stack.url}/healthz`)).json()) as { publisher: { lag_seconds: number | null } };
+    worst = Math.max(worst, health.publisher.lag_seconds ?? Number.POSITIVE_INFINITY);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return worst;
+}
+
+export interface MixedFigures {
+  events: number;
+  reads_alone_per_s: number;
+  reads_alone_p95_ms: number;
+  beacons_alone_per_s: number;
+  reads_per_s: number;
+  reads_p50_ms: number;
+  reads_p95_ms: number;
+  beacons_per_s: number;
+  beacons_share: number;
+  publication_lag_max_s: number;
+  acknowledged: number;
+  stored: number;
+  missing: number;
+  non2xx: number;
+}
+
+const fmt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString("en-US") : String(n));
+const ms = (n: number) => `${n.toFixed(1)} ms`;
+
+async function scale(events: number): Promise<MixedFigures> {
+  const dir = mkdtempSync(join(tmpdir(), "wren-bench-mixed-"));
+  try {
+    const migrated = await openDatabase(loadSettings({ ...process.env, WREN_DATA: dir }));
+    await applyMigrations(migrated);
+    migrated.$client.close();
+    const file = createClient({ url: `file:${join(dir, "wren.db")}` });
+    if (events > 0) {
+      const started = performance.now();
+      const g = generate(join(dir, "wren.db"), events);
+      await file.execute("PRAGMA cache_size = -524288");
+      await catchUp(file as never);
+      console.log(`\n${(events / 1e6).toFixed(0)} M events over ${g.from} … ${g.to}, written and folded in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    } else {
+      await file.execute({
+        sql: "INSERT INTO sites (id, name, domain, allowlist) VALUES (?, 'Bench', ?, ?)",
+        args: [SITE, DOMAIN, JSON.stringify([DOMAIN])],
+      });
+      console.log("\nan empty database (one site)");
+    }
+    const countEvents = async () => Number((await file.execute({ sql: "SELECT count(*) AS n FROM events WHERE site_id = ?", args: [SITE] })).rows[0]!.n);
+
+    // The production interval: figures publish every 10 s, as an operator runs it.
+    const stack = await startStack({ dataDir: dir, env: { WREN_RATE_LIMIT: "100000000/60", WREN_PUBLISH_INTERVAL: "10" }, timeoutMs: 300_000 });
+    try {
+      const key = stack.adminKey;
+      if (!key) throw new Error(`no admin key in the start output:\n${stack.output()}`);
+      await readLoad(stack, key, 2); // warm-up: isolates, statement caches, page cache
+
+      const readsAlone = await readLoad(stack, key, DURATION_S);
+      const before = await countEvents();
+      const beaconsAloneRun = beaconLoad(stack, DURATION_S);
+      const lag = await sampleLag(stack, beaconsAloneRun);
+      const beaconsAlone = await beaconsAloneRun;
+      const [reads, beacons] = await Promise.all([readLoad(stack, key, DURATION_S), beaconLoad(stack, DURATION_S)]);
+      // Requests cut off at the end of a load may be stored without being read: wait for the writer.
+      await new Promise((r) => setTimeout(r, 1_000));
+      const stored = (await countEvents()) - before;
+      const acknowledged = beaconsAlone.acknowledged + beacons.acknowledged;
+      const figures: MixedFigures = {
+        events,
+        reads_alone_per_s: readsAlone.perS,
+        reads_alone_p95_ms: readsAlone.p95,
+        beacons_alone_per_s: beaconsAlone.perS,
+        reads_per_s: reads.perS,
+        reads_p50_ms: reads.p50,
+        reads_p95_ms: reads.p95,
+        beacons_per_s: beacons.perS,
+        beacons_share: beacons.perS / beaconsAlone.perS,
+        publication_lag_max_s: lag,
+        acknowledged,
+        stored,
+        missing: Math.max(0, acknowledged - stored),
+        non2xx: readsAlone.non2xx + reads.non2xx + beaconsAlone.non2xx + beacons.non2xx,
+      };
+      const met = (ok: boolean) => (ok ? "met" : "NOT MET");
+      console.log(
+        [
+          `  reads alone     ${fmt(readsAlone.perS).padStart(6)} req/s  p50 ${ms(readsAlone.p50)}  p95 ${ms(readsAlone.p95)}`,
+          `  beacons alone   ${fmt(beaconsAlone.perS).padStart(6)} req/s  p99 ${beaconsAlone.p99} ms;  publication lag at most ${lag} s`,
+          `  both at once    reads ${fmt(reads.perS)} req/s  p50 ${ms(reads.p50)}  p95 ${ms(reads.p95)}  │  beacons ${fmt(beacons.perS)} req/s (${(100 * figures.beacons_share).toFixed(0)} % of alone)  p99 ${beacons.p99} ms`,
+          `  check           ${fmt(acknowledged)} beacons acknowledged, ${fmt(stored)} stored, ${fmt(figures.missing)} missing; ${figures.non2xx} answers not 2xx`,
+          `  targets         reads ≥ ${TARGET.readsPerS}/s: ${met(reads.perS >= TARGET.readsPerS)}; p95 ≤ ${TARGET.readsP95Ms} ms: ${met(reads.p95 <= TARGET.readsP95Ms)}; ` +
+            `beacons ≥ ${100 * TARGET.beaconShare} %: ${met(figures.beacons_share >= TARGET.beaconShare)}; lag ≤ ${TARGET.lagS} s: ${met(lag <= TARGET.lagS)}`,
+        ].join("\n"),
+      );
+      return figures;
+    } finally {
+      file.close();
+      await stack.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function run(): Promise<void> {
+  const scales = (process.env.BENCH_MIXED_SCALES ?? "0,1000000,10000000").split(",").map(Number);
+  console.log(`${READERS} report readers (pages, timeseries, conversions over 7 days) beside ${BEACON_CONNECTIONS} beacon connections, ${DURATION_S} s per phase; only 2xx counted`);
+  const results: MixedFigures[] = [];
+  for (const events of scales) results.push(await scale(events));
+  const round = (n: number) => (Number.isFinite(n) ? Math.round(n * 10) / 10 : null);
+  console.log(
+    JSON.stringify({
+      bench: "mixed",
+      loads: results.map((r) => ({
+        name: "mixed",
+        ...Object.fromEntries(Object.entries(r).map(([k, v]) => [k, round(v)])),
+        stored_per_s: round(r.beacons_per_s),
+      })),
+    }),
+  );
+  const missing = results.reduce((n, r) => n + r.missing, 0);
+  if (missing > 0) throw new Error(`${missing} acknowledged beacons are not in the database`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run();
