@@ -13,7 +13,7 @@
  */
 import { createClient } from "@libsql/client";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -44,6 +44,7 @@ type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult
 const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
 
 interface ReadFigures {
+  requests: number;
   perS: number;
   p50: number;
   p95: number;
@@ -79,10 +80,11 @@ async function readLoad(stack: Stack, key: string, seconds: number): Promise<Rea
   );
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  return { perS: latencies.length / elapsed, p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95), non2xx };
+  return { requests: latencies.length + non2xx, perS: latencies.length / elapsed, p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95), non2xx };
 }
 
 interface BeaconFigures {
+  requests: number;
   perS: number;
   acknowledged: number;
   p99: number;
@@ -109,7 +111,7 @@ async function beaconLoad(stack: Stack, seconds: number): Promise<BeaconFigures>
     ],
   });
   const acknowledged = Number(result.statusCodeStats["202"]?.count ?? 0);
-  return { perS: acknowledged / result.duration, acknowledged, p99: result.latency.p99, non2xx: result.non2xx + result.errors };
+  return { requests: acknowledged + result.non2xx, perS: acknowledged / result.duration, acknowledged, p99: result.latency.p99, non2xx: result.non2xx + result.errors };
 }
 
 /** Samples the publisher's lag from /healthz every 500 ms until `until` resolves; returns the largest. */
@@ -123,6 +125,37 @@ async function sampleLag(stack: Stack, until: Promise<unknown>): Promise<number>
     await new Promise((r) => setTimeout(r, 500));
   }
   return worst;
+}
+
+/** CPU seconds so far of a process and its descendants, by role (workerd, the libSQL server, the rest). */
+function cpuByRole(pid: number | undefined, out: Record<string, number> = {}): Record<string, number> {
+  if (!pid) return out;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
+    const command = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+    const role = /workerd/.test(command) ? "workerd" : /hrana|db/.test(command.split("\0").slice(2).join(" ")) ? "libsql" : "wren";
+    out[role] = (out[role] ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const children = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim();
+      for (const child of children ? children.split(" ") : []) cpuByRole(Number(child), out);
+    }
+  } catch {
+    // The process ended while being read.
+  }
+  return out;
+}
+
+/** Runs `load` and returns its result with the CPU each part used per request, in µs. */
+async function withCpu<T extends { requests: number }>(stack: Stack, load: () => Promise<T>): Promise<T & { cpuUs: Record<string, number> }> {
+  const before = { ...cpuByRole(stack.process.pid), generator: process.cpuUsage() };
+  const result = await load();
+  const after = cpuByRole(stack.process.pid);
+  const generator = process.cpuUsage(before.generator);
+  const per = (seconds: number) => Math.round((1e6 * seconds) / Math.max(1, result.requests));
+  const cpuUs: Record<string, number> = { generator: per((generator.user + generator.system) / 1e6) };
+  for (const role of Object.keys(after)) cpuUs[role] = per(after[role]! - ((before as Record<string, unknown>)[role] as number ?? 0));
+  return { ...result, cpuUs };
 }
 
 export interface MixedFigures {
@@ -174,9 +207,9 @@ async function scale(events: number): Promise<MixedFigures> {
       if (!key) throw new Error(`no admin key in the start output:\n${stack.output()}`);
       await readLoad(stack, key, 2); // warm-up: isolates, statement caches, page cache
 
-      const readsAlone = await readLoad(stack, key, DURATION_S);
+      const readsAlone = await withCpu(stack, () => readLoad(stack, key, DURATION_S));
       const before = await countEvents();
-      const beaconsAloneRun = beaconLoad(stack, DURATION_S);
+      const beaconsAloneRun = withCpu(stack, () => beaconLoad(stack, DURATION_S));
       const lag = await sampleLag(stack, beaconsAloneRun);
       const beaconsAlone = await beaconsAloneRun;
       const [reads, beacons] = await Promise.all([readLoad(stack, key, DURATION_S), beaconLoad(stack, DURATION_S)]);
@@ -201,10 +234,16 @@ async function scale(events: number): Promise<MixedFigures> {
         non2xx: readsAlone.non2xx + reads.non2xx + beaconsAlone.non2xx + beacons.non2xx,
       };
       const met = (ok: boolean) => (ok ? "met" : "NOT MET");
+      const cpu = (c: Record<string, number>) =>
+        Object.entries(c)
+          .map(([role, us]) => `${role} ${fmt(us)} µs`)
+          .join(", ");
       console.log(
         [
           `  reads alone     ${fmt(readsAlone.perS).padStart(6)} req/s  p50 ${ms(readsAlone.p50)}  p95 ${ms(readsAlone.p95)}`,
+          `                  CPU per read: ${cpu(readsAlone.cpuUs)}`,
           `  beacons alone   ${fmt(beaconsAlone.perS).padStart(6)} req/s  p99 ${beaconsAlone.p99} ms;  publication lag at most ${lag} s`,
+          `                  CPU per beacon: ${cpu(beaconsAlone.cpuUs)}`,
           `  both at once    reads ${fmt(reads.perS)} req/s  p50 ${ms(reads.p50)}  p95 ${ms(reads.p95)}  │  beacons ${fmt(beacons.perS)} req/s (${(100 * figures.beacons_share).toFixed(0)} % of alone)  p99 ${beacons.p99} ms`,
           `  check           ${fmt(acknowledged)} beacons acknowledged, ${fmt(stored)} stored, ${fmt(figures.missing)} missing; ${figures.non2xx} answers not 2xx`,
           `  targets         reads ≥ ${TARGET.readsPerS}/s: ${met(reads.perS >= TARGET.readsPerS)}; p95 ≤ ${TARGET.readsP95Ms} ms: ${met(reads.p95 <= TARGET.readsP95Ms)}; ` +

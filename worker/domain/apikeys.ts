@@ -3,7 +3,7 @@
  * list, revoke, look up by secret, and grow a limited key's allowlist.
  */
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
-import type { Database } from "../lib/db";
+import { preparedQuery, type Database } from "../lib/db";
 import { EVERY_SITE, generateKey, hashKey, type Scope } from "../lib/keys";
 import { HttpProblem } from "../lib/problem";
 import { apiKeys, sites } from "../lib/schema";
@@ -65,9 +65,13 @@ export async function revokeKey(db: Database, id: string): Promise<void> {
   if (rows.length === 0) throw new HttpProblem(404, `No active key ${id}.`, { field: "id" });
 }
 
+/** Every API request runs this lookup, so it is prepared once. */
+const activeKeyByHash = preparedQuery((db) =>
+  db.query.apiKeys.findFirst({ where: and(eq(apiKeys.secretHash, sql.placeholder("hash")), isNull(apiKeys.revokedAt)) }).prepare(),
+);
+
 export async function findActiveKey(db: Database, presented: string): Promise<ApiKeyRow | undefined> {
-  const secretHash = await hashKey(presented);
-  return db.query.apiKeys.findFirst({ where: and(eq(apiKeys.secretHash, secretHash), isNull(apiKeys.revokedAt)) });
+  return activeKeyByHash(db).execute({ hash: await hashKey(presented) });
 }
 
 /** The key that registered something, as far as an ownership decision needs it. */

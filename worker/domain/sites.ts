@@ -33,7 +33,8 @@ export async function requireSite(db: Database, id: string, field = "id"): Promi
   return site;
 }
 
-function siteNotFound(id: string, field: string): HttpProblem {
+/** The 404 for a site id nothing has, naming the request field that carried it. */
+export function siteNotFound(id: string, field: string): HttpProblem {
   return new HttpProblem(404, `No site ${id}.`, { field });
 }
 

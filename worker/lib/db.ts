@@ -19,3 +19,19 @@ export function database(env: DatabaseBindings): Database {
   }
   return db;
 }
+
+/**
+ * A query built once per database handle and then only executed: drizzle builds SQL from
+ * its query objects on every call otherwise, which is most of a hot request's CPU.
+ */
+export function preparedQuery<Q>(build: (db: Database) => Q): (db: Database) => Q {
+  const built = new WeakMap<Database, Q>();
+  return (db) => {
+    let query = built.get(db);
+    if (query === undefined) {
+      query = build(db);
+      built.set(db, query);
+    }
+    return query;
+  };
+}

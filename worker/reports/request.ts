@@ -5,7 +5,7 @@
  * the background. The result names the report's scope (site, days, k), a read-only handle,
  * and the head every answer starts with.
  */
-import { requireSite } from "../domain/sites";
+import { siteNotFound } from "../domain/sites";
 import type { Database } from "../lib/db";
 import { HttpProblem } from "../lib/problem";
 import { readOnly, type ReadOnlyDatabase } from "../lib/read-only";
@@ -64,19 +64,22 @@ export async function prepareReport(
   query: PeriodQuery,
   check?: (period: Period) => void,
 ): Promise<PreparedReport> {
-  const site = await requireSite(db, siteId, "site");
   const reader = readOnly(db.$client);
-  const [publicationRows, goalRows] = await reader.queryAll([
+  // One round trip for all a report needs to know before it computes (or finds its cache entry).
+  const [siteRows, publicationRows, goalRows] = await reader.queryAll([
+    { sql: "SELECT timezone FROM sites WHERE id = ?", args: [siteId] },
     PUBLICATION_SQL,
     { sql: "SELECT coalesce(group_concat(id), '') AS ids FROM (SELECT id FROM goals WHERE site_id = ? ORDER BY id)", args: [siteId] },
   ]);
+  const site = siteRows!.rows[0];
+  if (!site) throw siteNotFound(siteId, "site");
   const publication = publicationOf(publicationRows!);
   if (!publication) {
     throw new HttpProblem(503, "No figures are published yet: the publisher's first run comes within seconds of start-up.", {
       headers: { "retry-after": String(FIRST_PUBLICATION_RETRY_S) },
     });
   }
-  const zone = effectiveZone(site.timezone);
+  const zone = effectiveZone(String(site.timezone));
   const period = resolvePeriod(query, zone, publication.throughMs);
   check?.(period);
   const k = kAnonymity(env.WREN_K_ANONYMITY);

@@ -25,14 +25,25 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
+/** Names already resolved: building an Intl.DateTimeFormat is the costliest step of a report read. */
+const canonicalNames = new Map<string, string | null>();
+/** Bounds the memo, since query strings can carry any name. */
+const MAX_REMEMBERED_NAMES = 1_000;
+
 /** The canonical IANA name of a time zone, or null when Intl does not know it. */
 export function canonicalTimeZone(name: string): string | null {
-  if (!/^[A-Za-z0-9_+\-/]{1,64}$/.test(name)) return null;
-  try {
-    return new Intl.DateTimeFormat("en-US", { timeZone: name }).resolvedOptions().timeZone;
-  } catch {
-    return null;
+  const known = canonicalNames.get(name);
+  if (known !== undefined) return known;
+  let canonical: string | null = null;
+  if (/^[A-Za-z0-9_+\-/]{1,64}$/.test(name)) {
+    try {
+      canonical = new Intl.DateTimeFormat("en-US", { timeZone: name }).resolvedOptions().timeZone;
+    } catch {
+      canonical = null;
+    }
   }
+  if (canonicalNames.size < MAX_REMEMBERED_NAMES) canonicalNames.set(name, canonical);
+  return canonical;
 }
 
 /** Milliseconds to add to a UTC instant to get the wall-clock time in the zone. */
