@@ -1,38 +1,66 @@
-# Wren's production workerd config: `workerd serve config.capnp` (npm start does this for you).
+# Wren's production workerd config. `npm start` runs it as two processes (collectorProcess and
+# apiProcess, below); `workerd serve config.capnp` runs everything in one.
 #
 # Addresses and paths below are defaults for a run from the repo root; `wren start` overrides
 # them on the command line with absolute values:
 #   --socket-addr http=HOST:PORT          where Wren listens (default loopback only)
+#   --socket-addr api=127.0.0.1:PORT      the api process's loopback socket (a free port)
+#   --external-addr api=… / collector=…   how the two processes reach each other
 #   --external-addr libsql=HOST:PORT      the Hrana (libSQL) server
 #   --directory-path do-storage=PATH      Durable Object storage (alarms, rate limits)
-#   --directory-path dashboard=PATH       the built dashboard
+#   --directory-path dashboard=PATH       the built dashboard (api process)
 # Secrets come from the environment of the workerd process, never from this file.
 
 using Workerd = import "/workerd/workerd.capnp";
 
+# All in one process: `workerd serve config.capnp` (the default constant). Simplest to run by
+# hand; the benches compare against a do-nothing worker this way.
 const config :Workerd.Config = (
   services = [
     (name = "api", worker = .apiWorker),
     (name = "collector", worker = .collectorWorker),
-
-    # The database: any Hrana-over-HTTP endpoint (the embedded server, sqld). The workers reach
-    # it only through this binding.
-    (name = "libsql", external = (address = "127.0.0.1:8080", http = ())),
-
-    (name = "do-storage", disk = (path = "data/do", writable = true)),
-    (name = "dashboard", disk = (path = "dashboard/dist")),
-
-    # Neither worker needs the network beyond its bindings: global fetch() reaches nothing.
-    (name = "no-network", network = (allow = [])),
+    .libsqlService, .doStorageService, .dashboardService, .noNetworkService,
   ],
-
-  sockets = [
-    # The collector is the front door: beacons, the hot path, take no extra hop; it hands every
-    # other path to the api worker. Its plain `http` entrypoint costs less per request than the
-    # class entrypoint.
-    (name = "http", address = "127.0.0.1:8787", http = (), service = (name = "collector", entrypoint = "http")),
-  ],
+  sockets = [.publicSocket],
 );
+
+# What `wren start` runs: two processes, because workerd runs a process's isolates on one
+# thread, and the API's report reads would otherwise queue the collector's beacons behind them
+# (docs/performance.md). The front door hands other paths to the api process over loopback;
+# the api process reaches the collector's /s2s through the front door.
+#   workerd serve config.capnp collectorProcess   (public socket `http`)
+#   workerd serve config.capnp apiProcess         (loopback socket `api`)
+const collectorProcess :Workerd.Config = (
+  services = [
+    (name = "collector", worker = .collectorWorker),
+    (name = "api", external = (address = "127.0.0.1:8786", http = ())),
+    .libsqlService, .doStorageService, .noNetworkService,
+  ],
+  sockets = [.publicSocket],
+);
+
+const apiProcess :Workerd.Config = (
+  services = [
+    (name = "api", worker = .apiWorker),
+    (name = "collector", external = (address = "127.0.0.1:8787", http = ())),
+    .libsqlService, .doStorageService, .dashboardService, .noNetworkService,
+  ],
+  sockets = [(name = "api", address = "127.0.0.1:8786", http = (), service = "api")],
+);
+
+# The database: any Hrana-over-HTTP endpoint (the embedded server, sqld). The workers reach it
+# only through this binding.
+const libsqlService :Workerd.Service = (name = "libsql", external = (address = "127.0.0.1:8080", http = ()));
+# Durable Object storage; both processes share the folder (each owns its own namespaces).
+const doStorageService :Workerd.Service = (name = "do-storage", disk = (path = "data/do", writable = true));
+const dashboardService :Workerd.Service = (name = "dashboard", disk = (path = "dashboard/dist"));
+# Neither worker needs the network beyond its bindings: global fetch() reaches nothing.
+const noNetworkService :Workerd.Service = (name = "no-network", network = (allow = []));
+
+# The collector is the front door: beacons, the hot path, take no extra hop; it hands every
+# other path to the api worker. Its plain `http` entrypoint costs less per request than the
+# class entrypoint.
+const publicSocket :Workerd.Socket = (name = "http", address = "127.0.0.1:8787", http = (), service = (name = "collector", entrypoint = "http"));
 
 const compatibilityDate :Text = "2026-11-01";
 
@@ -40,7 +68,7 @@ const apiWorker :Workerd.Worker = (
   modules = [(name = "api.js", esModule = embed "dist/api.js")],
   compatibilityDate = .compatibilityDate,
   bindings = [
-    # The collector's class entrypoint, for the ingestForSite RPC of POST /api/v1/events.
+    # The collector's HTTP paths, for POST /api/v1/events (sent on to /s2s with the site's token).
     (name = "COLLECTOR", service = "collector"),
     (name = "DB", service = "libsql"),
     (name = "DASHBOARD", service = "dashboard"),

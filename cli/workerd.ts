@@ -1,10 +1,14 @@
 /**
- * Runs `workerd serve config.capnp` with the addresses, paths and secrets of this start.
- * The config file is the production config; everything machine-specific is passed as
- * command-line overrides and environment, so the file itself never changes.
+ * Runs config.capnp's two processes — `collectorProcess` (the front door, on HOST:PORT) and
+ * `apiProcess` (on a free loopback port) — with the addresses, paths and secrets of this
+ * start. workerd runs a process's isolates on one thread, so two processes let report reads
+ * and beacons run side by side. Everything machine-specific is passed as command-line
+ * overrides and environment, so the config file itself never changes.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { setPriority } from "node:os";
 import { join, relative } from "node:path";
 import workerd from "workerd";
 import { CliError } from "./output";
@@ -35,21 +39,29 @@ function tlsOverlayConfig(settings: Settings, url: URL): string {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, "workerd-tls.capnp");
   const base = relative(dir, join(ROOT, "config.capnp"));
+  const libsql = `(name = "libsql", external = (address = ${JSON.stringify(hostPort(url))}, https = (
+      tlsOptions = (trustBrowserCas = true), certificateHost = ${JSON.stringify(url.hostname)})))`;
   writeFileSync(
     file,
     `using Workerd = import "/workerd/workerd.capnp";
 using Base = import ${JSON.stringify(base)};
-const config :Workerd.Config = (
+const collectorProcess :Workerd.Config = (
+  services = [
+    (name = "collector", worker = Base.collectorWorker),
+    (name = "api", external = (address = "127.0.0.1:8786", http = ())),
+    ${libsql},
+    Base.doStorageService, Base.noNetworkService,
+  ],
+  sockets = [Base.publicSocket],
+);
+const apiProcess :Workerd.Config = (
   services = [
     (name = "api", worker = Base.apiWorker),
-    (name = "collector", worker = Base.collectorWorker),
-    (name = "libsql", external = (address = ${JSON.stringify(hostPort(url))}, https = (
-      tlsOptions = (trustBrowserCas = true), certificateHost = ${JSON.stringify(url.hostname)}))),
-    (name = "do-storage", disk = (path = "data/do", writable = true)),
-    (name = "dashboard", disk = (path = "dashboard/dist")),
-    (name = "no-network", network = (allow = [])),
+    (name = "collector", external = (address = "127.0.0.1:8787", http = ())),
+    ${libsql},
+    Base.doStorageService, Base.dashboardService, Base.noNetworkService,
   ],
-  sockets = [(name = "http", address = "127.0.0.1:8787", http = (), service = (name = "collector", entrypoint = "http"))],
+  sockets = [(name = "api", address = "127.0.0.1:8786", http = (), service = "api")],
 );
 `,
   );
@@ -75,7 +87,34 @@ export function publishIntervalSetting(value: string | undefined): string | unde
   return value.trim();
 }
 
-export function spawnWorkerd({ settings, databaseUrl, databaseToken, secret }: WorkerdOptions): ChildProcess {
+/** A port free on 127.0.0.1 now, for the api process's socket. */
+export function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** An address to connect to for a listening host (a wildcard means this machine's loopback). */
+export function connectHost(host: string): string {
+  if (host === "0.0.0.0") return "127.0.0.1";
+  if (host === "::") return "[::1]";
+  return host.includes(":") ? `[${host}]` : host;
+}
+
+/** Ingest goes first: under contention for the cores, beacons win and a report waits. */
+const API_NICENESS = 19;
+
+export interface WorkerdProcesses {
+  collector: ChildProcess;
+  api: ChildProcess;
+}
+
+export async function spawnWorkerd({ settings, databaseUrl, databaseToken, secret }: WorkerdOptions): Promise<WorkerdProcesses> {
   const k = kAnonymitySetting(process.env.WREN_K_ANONYMITY);
   const publishInterval = publishIntervalSetting(process.env.WREN_PUBLISH_INTERVAL);
   // Turso hands out libsql:// URLs; over HTTP they mean https://.
@@ -84,17 +123,12 @@ export function spawnWorkerd({ settings, databaseUrl, databaseToken, secret }: W
   const doStorage = join(settings.dataDir, "do");
   mkdirSync(doStorage, { recursive: true, mode: 0o700 });
   const host = settings.host.includes(":") ? `[${settings.host}]` : settings.host;
-  const args = [
-    "serve",
-    configFile,
-    `--socket-addr=http=${host}:${settings.port}`,
-    `--directory-path=do-storage=${doStorage}`,
-    `--directory-path=dashboard=${join(ROOT, "dashboard/dist")}`,
-  ];
-  if (url.protocol === "http:") args.push(`--external-addr=libsql=${hostPort(url)}`);
-  return spawn(workerd.default, args, {
+  const apiAddress = `127.0.0.1:${await freeLoopbackPort()}`;
+  const common = [`--directory-path=do-storage=${doStorage}`];
+  if (url.protocol === "http:") common.push(`--external-addr=libsql=${hostPort(url)}`);
+  const options = {
     cwd: ROOT,
-    stdio: ["ignore", "inherit", "inherit"],
+    stdio: ["ignore", "inherit", "inherit"] as ["ignore", "inherit", "inherit"],
     env: {
       PATH: process.env.PATH,
       LIBSQL_URL: url.toString(),
@@ -106,5 +140,25 @@ export function spawnWorkerd({ settings, databaseUrl, databaseToken, secret }: W
       ...(k ? { WREN_K_ANONYMITY: k } : {}),
       ...(publishInterval ? { WREN_PUBLISH_INTERVAL: publishInterval } : {}),
     },
-  });
+  };
+  const api = spawn(
+    workerd.default,
+    [
+      "serve",
+      configFile,
+      "apiProcess",
+      `--socket-addr=api=${apiAddress}`,
+      `--external-addr=collector=${connectHost(settings.host)}:${settings.port}`,
+      `--directory-path=dashboard=${join(ROOT, "dashboard/dist")}`,
+      ...common,
+    ],
+    options,
+  );
+  const collector = spawn(
+    workerd.default,
+    ["serve", configFile, "collectorProcess", `--socket-addr=http=${host}:${settings.port}`, `--external-addr=api=${apiAddress}`, ...common],
+    options,
+  );
+  if (api.pid) setPriority(api.pid, API_NICENESS);
+  return { collector, api };
 }

@@ -1,9 +1,11 @@
 /**
  * `wren start` (and `npm start`): the whole service in one command. It starts the embedded
  * libSQL server (unless LIBSQL_URL names another), applies migrations, onboards on first
- * start, rebuilds what is stale, runs workerd and waits for /healthz. Ctrl-C or SIGTERM stops
- * everything in order; a child that dies on its own is reported and stops the rest.
+ * start, rebuilds what is stale, runs workerd (two processes: the collector, the front door,
+ * and the api) and waits for /healthz. Ctrl-C or SIGTERM stops everything in order; a child
+ * that dies on its own is reported and stops the rest.
  */
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { startHranaServer } from "../../server/hrana/index";
 import { buildIfStale } from "../../scripts/build";
@@ -15,7 +17,7 @@ import { CliError } from "../output";
 import { requireSecret } from "../secret";
 import { databaseFile, type Settings } from "../settings";
 import { untilSignal } from "../signals";
-import { spawnWorkerd } from "../workerd";
+import { connectHost, spawnWorkerd, type WorkerdProcesses } from "../workerd";
 
 const HEALTH_TIMEOUT_MS = 30_000;
 
@@ -51,7 +53,7 @@ export async function startCommand(settings: Settings): Promise<void> {
   const stopDatabase = async () => {
     await hrana?.close();
   };
-  let workerdProcess: ReturnType<typeof spawnWorkerd> | undefined;
+  let workerdProcesses: WorkerdProcesses | undefined;
   try {
     const db = await openDatabase(settings, { url: databaseUrl, authToken: databaseToken });
     await applyMigrations(db);
@@ -64,30 +66,36 @@ export async function startCommand(settings: Settings): Promise<void> {
     const built = await buildIfStale();
     if (built.length > 0) log(`built ${built.join(" and ")}`);
 
-    workerdProcess = spawnWorkerd({ settings, databaseUrl, databaseToken, secret: requireSecret(settings) });
-    const exited = once(workerdProcess, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
-    const localUrl = `http://${hostForProbe(settings)}:${settings.port}`;
+    workerdProcesses = await spawnWorkerd({ settings, databaseUrl, databaseToken, secret: requireSecret(settings) });
+    const exited = Promise.race(
+      Object.entries(workerdProcesses).map(([name, child]) =>
+        (once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>).then(([code, signal]) => ({ name, code, signal })),
+      ),
+    );
+    const localUrl = `http://${connectHost(settings.host)}:${settings.port}`;
     await waitForHealth(localUrl, exited);
     log(`Wren is running at ${localUrl} (dashboard at /dashboard/). Ctrl-C stops it.`);
 
-    const outcome = await Promise.race([untilSignal().then((signal) => ({ signal })), exited.then(([code, signal]) => ({ code, signal, crashed: true as const }))]);
+    const outcome = await Promise.race([untilSignal().then((signal) => ({ signal })), exited.then((exit) => ({ ...exit, crashed: true as const }))]);
     if ("crashed" in outcome) {
-      throw new CliError(`workerd exited unexpectedly (code ${outcome.code ?? "none"}, signal ${outcome.signal ?? "none"}); stopping`);
+      throw new CliError(
+        `workerd exited unexpectedly (code ${outcome.code ?? "none"}, signal ${outcome.signal ?? "none"}): the ${outcome.name} process; stopping`,
+      );
     }
     log(`${outcome.signal} received, stopping`);
   } finally {
-    if (workerdProcess && workerdProcess.exitCode === null && workerdProcess.signalCode === null) {
-      workerdProcess.kill("SIGTERM");
-      const timer = setTimeout(() => workerdProcess?.kill("SIGKILL"), 5_000);
-      await once(workerdProcess, "exit");
-      clearTimeout(timer);
-    }
+    if (workerdProcesses) await Promise.all(Object.values(workerdProcesses).map(stopChild));
     await stopDatabase();
     log("stopped");
   }
 }
 
-function hostForProbe(settings: Settings): string {
-  if (settings.host === "0.0.0.0" || settings.host === "::") return "127.0.0.1";
-  return settings.host.includes(":") ? `[${settings.host}]` : settings.host;
+/** SIGTERM, then SIGKILL after 5 s; resolves once the child is gone. */
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = once(child, "exit");
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+  await gone;
+  clearTimeout(timer);
 }

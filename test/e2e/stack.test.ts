@@ -156,17 +156,22 @@ describe("wren start", () => {
     expect(workerdProcessesFor(group.dataDir)).toEqual([]);
   });
 
-  it("reports a crashed workerd and stops the rest with a non-zero exit", async () => {
-    const crashing = await startStack();
-    stacks.push(crashing);
-    const line = workerdProcessesFor(crashing.dataDir)[0];
-    expect(line).toBeDefined();
-    process.kill(Number(line!.trim().split(/\s+/)[0]), "SIGKILL");
-    const { code } = await crashing.stop("SIGCONT");
-    expect(code).toBe(1);
-    expect(crashing.output()).toMatch(/workerd exited unexpectedly \(code none, signal SIGKILL\)/);
-    expect(workerdProcessesFor(crashing.dataDir)).toEqual([]);
-  });
+  for (const role of ["apiProcess", "collectorProcess"]) {
+    it(`reports a crashed workerd (${role}) and stops the rest with a non-zero exit`, async () => {
+      const crashing = await startStack();
+      stacks.push(crashing);
+      // Two workerd processes: the front door (collector) and the api, each on its own thread.
+      const lines = workerdProcessesFor(crashing.dataDir);
+      expect(lines.map((l) => /serve \S+ (\w+)/.exec(l)?.[1]).sort()).toEqual(["apiProcess", "collectorProcess"]);
+      const line = lines.find((l) => l.includes(` ${role} `));
+      process.kill(Number(line!.trim().split(/\s+/)[0]), "SIGKILL");
+      const { code } = await crashing.stop("SIGCONT");
+      expect(code).toBe(1);
+      expect(crashing.output()).toMatch(/workerd exited unexpectedly \(code none, signal SIGKILL\)/);
+      expect(crashing.output()).toContain(`the ${role === "apiProcess" ? "api" : "collector"} process; stopping`);
+      expect(workerdProcessesFor(crashing.dataDir)).toEqual([]);
+    });
+  }
 });
 
 describe("with LIBSQL_URL pointing at another libSQL server", () => {

@@ -4,14 +4,10 @@ import type { RateLimiter } from "./ratelimit";
 import type { PublisherEnv } from "../reports/publisher";
 import type { Publisher } from "../reports/publisher-object";
 
-/** The collector as the api worker sees it: HTTP paths plus the s2s entry for API-key callers. */
-export interface CollectorService extends Fetcher {
-  ingestForSite(siteId: string, request: Request): Promise<Response>;
-}
-
 export interface ApiEnv extends DatabaseBindings, PublisherEnv {
   WREN_SECRET: string;
-  COLLECTOR: CollectorService;
+  /** The collector's HTTP paths (a service binding, or the front door over loopback). */
+  COLLECTOR: Fetcher;
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   /** Default per-key limit, "REQUESTS/SECONDS" (600/60 when unset). */
   WREN_RATE_LIMIT?: string | null;

@@ -1,8 +1,8 @@
 /**
  * The collector worker, Wren's front door: the tracker script, browser beacons and
  * server-to-server conversions, answered here without a hop; every other path (/healthz too)
- * goes to the api worker over the API binding. The api worker calls `ingestForSite` for
- * `POST /api/v1/events`, so both s2s ways in share one code path. Its Durable Object, CollectorState, keeps the session salts and known
+ * goes to the api worker over the API binding. The api worker sends `POST /api/v1/events` on to
+ * `/s2s` with the site's token, so both s2s ways in share one code path. Its Durable Object, CollectorState, keeps the session salts and known
  * token versions; writes are group-committed in the isolate (writer.ts).
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
@@ -11,7 +11,7 @@ import { problem } from "../lib/problem";
 import { createRouter } from "../lib/router";
 import { beaconPreflight, handleBeacon } from "./beacon";
 import type { CollectorWorkerEnv } from "./env";
-import { handleS2s, ingestForSite } from "./s2s";
+import { handleS2s } from "./s2s";
 import { serveTracker } from "./tracker";
 
 export { CollectorState } from "./state";
@@ -41,18 +41,9 @@ export const http = {
   fetch: (request: Request, env: CollectorWorkerEnv, ctx: ExecutionContext) => router.fetch(request, env, ctx),
 } satisfies ExportedHandler<CollectorWorkerEnv>;
 
-/** The default entrypoint: HTTP, and the s2s RPC for the api worker. */
+/** The default entrypoint: HTTP (service bindings to the collector, as in wrangler.toml). */
 export default class Collector extends WorkerEntrypoint<CollectorWorkerEnv> {
   override fetch(request: Request): Promise<Response> {
     return router.fetch(request, this.env, this.ctx);
-  }
-
-  /** RPC for the api worker: the s2s path for a site it has authorised, minus the token. */
-  async ingestForSite(siteId: string, request: Request): Promise<Response> {
-    try {
-      return await ingestForSite(this.env, this.ctx, siteId, request);
-    } catch (error) {
-      return errorResponse(error);
-    }
   }
 }

@@ -1,10 +1,8 @@
 /**
- * Server-to-server conversions. Two ways in, one code path:
- *
- * - `POST /s2s` with `X-Service-Token`: the token's MAC is verified in the isolate before
- *   anything else (token.ts); its version is confirmed current in the write transaction.
- * - `ingestForSite` (RPC from the api worker, for `POST /api/v1/events`): the api worker has
- *   already checked the API key, scope and site; everything after the token is the same.
+ * Server-to-server conversions: `POST /s2s` with `X-Service-Token`. The token's MAC is verified
+ * in the isolate before anything else (token.ts); its version is confirmed current in the
+ * write transaction. `POST /api/v1/events` comes here too: the api worker checks the API key,
+ * scope and site, and sends the events on with the site's token.
  *
  * Body: one conversion `{goal_id, session?, value?, id?, timestamp?}` or `{events: [...]}`
  * (≤ 500). Every check runs before the write, and a request is stored whole or not at all.
@@ -32,11 +30,6 @@ export async function handleS2s(request: Request, env: CollectorWorkerEnv, ctx: 
   return ingestConversions(env, ctx, token.siteId, request, token);
 }
 
-/** The s2s path for a site the caller has already authorised (the api worker). */
-export function ingestForSite(env: CollectorWorkerEnv, ctx: ExecutionContext, siteId: string, request: Request): Promise<Response> {
-  return ingestConversions(env, ctx, siteId, request, null);
-}
-
 function unauthorized(detail: string): HttpProblem {
   return new HttpProblem(401, detail, { field: "X-Service-Token" });
 }
@@ -47,17 +40,11 @@ interface Located {
   at: string;
 }
 
-function readConversions(input: unknown, siteId: string, trusted: boolean): Located[] {
+function readConversions(input: unknown): Located[] {
   if (input === null || typeof input !== "object" || Array.isArray(input)) {
     throw new HttpProblem(422, "body: must be a JSON object", { field: "body" });
   }
-  let body = input as Record<string, unknown>;
-  if (trusted && "site" in body) {
-    // The api worker's payload names the site it authorised; it must be this one.
-    if (body.site !== siteId) throw new HttpProblem(422, "site: does not match the authorised site", { field: "site" });
-    const { site: _site, ...rest } = body;
-    body = rest;
-  }
+  const body = input as Record<string, unknown>;
   if ("events" in body) {
     const parsed = conversionBatch.safeParse(body);
     if (!parsed.success) throw invalid(parsed.error, body);
@@ -100,20 +87,17 @@ async function ingestConversions(
   ctx: ExecutionContext,
   siteId: string,
   request: Request,
-  token: VerifiedToken | null,
+  token: VerifiedToken,
 ): Promise<Response> {
   if (!hasMediaType(request, "application/json")) {
     throw new HttpProblem(415, "Send the body as application/json.", { field: "content-type" });
   }
-  const items = readConversions(parseJson(await readBoundedText(request, S2S_BODY_LIMIT)), siteId, token === null);
+  const items = readConversions(parseJson(await readBoundedText(request, S2S_BODY_LIMIT)));
   const now = Date.now();
   const times = items.map((item) => eventTime(item, now));
 
   const site = await siteConfig(env, siteId);
-  if (!site) {
-    if (token) throw unauthorized("The token's site no longer exists.");
-    throw new HttpProblem(422, `site: ${siteId} is not a site of this collector`, { field: "site" });
-  }
+  if (!site) throw unauthorized("The token's site no longer exists.");
   noteCurrentVersion(env, ctx, { siteId: site.id, version: site.tokenVersion });
   if (request.headers.has("origin")) {
     const origin = requestOrigin(request.headers);
@@ -125,7 +109,7 @@ async function ingestConversions(
 
   const keys = items.some((item) => item.event.session) ? await sessionKeys(env, now) : null;
   const rows = emptyRequest();
-  if (token) rows.tokenSites.push(site.id);
+  rows.tokenSites.push(site.id);
   const submitted: ConversionRow[] = [];
   for (const [i, { event }] of items.entries()) {
     const row: ConversionRow = {
@@ -138,20 +122,18 @@ async function ingestConversions(
       ts: times[i]!,
       sessionId: null,
       lookup: event.session && keys ? await sessionCandidates(keys, site.id, event.session) : null,
-      tokenVersion: token?.version ?? null,
+      tokenVersion: token.version,
     };
     submitted.push(row);
     rows.conversions.push(row);
   }
 
   const outcome = await store(env, ctx, rows);
-  if (token) {
-    const current = outcome.tokenVersions[site.id];
-    if (current === undefined) throw unauthorized("The token's site no longer exists.");
-    noteCurrentVersion(env, ctx, { siteId: site.id, version: current });
-    // Nothing was written: each row was conditional on this version being current.
-    if (current !== token.version) throw unauthorized("This token has been rotated; use the site's current token.");
-  }
+  const current = outcome.tokenVersions[site.id];
+  if (current === undefined) throw unauthorized("The token's site no longer exists.");
+  noteCurrentVersion(env, ctx, { siteId: site.id, version: current });
+  // Nothing was written: each row was conditional on this version being current.
+  if (current !== token.version) throw unauthorized("This token has been rotated; use the site's current token.");
 
   const stored = new Set(outcome.storedKeys);
   const attached = new Set(outcome.attachedKeys);

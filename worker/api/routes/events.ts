@@ -1,15 +1,21 @@
 /**
  * `POST /api/v1/events`: server-side conversions with an API key. The key, scope and site are
- * checked here; the event itself travels the collector's s2s path over the service binding,
- * so validation, the 24-hour window and idempotency are the same code as `/s2s`.
+ * checked here; the events then go to the collector's `/s2s` with the site's token, so
+ * validation, the 24-hour window and idempotency are the same code as `/s2s`. (An HTTP hop,
+ * not RPC: `wren start` runs the collector and the api as two workerd processes.)
  */
 import { z } from "zod";
 import { siteId } from "../../lib/ids";
+import { requireSite } from "../../domain/sites";
+import { s2sTokenFor } from "../../domain/s2s-token";
 import { HttpProblem } from "../../lib/problem";
 import { requireSiteAccess } from "../auth";
 import { readJson } from "../body";
 import { route } from "../registry";
 import { acceptedEventsResource } from "../resources";
+
+/** The header /s2s reads the site's token from (worker/collector/s2s.ts). */
+const SERVICE_TOKEN_HEADER = "x-service-token";
 
 export const EVENTS_BODY_LIMIT = 256 * 1024;
 
@@ -43,21 +49,21 @@ export const eventRoutes = [
       415: { description: "The body is not application/json." },
       422: { description: "A field is invalid (unknown goal, outside the 24-hour window, …); `field` names it." },
     },
-    async handle({ request, env, caller, forward }) {
+    async handle({ request, env, db, caller, forward }) {
       const parsed = await readJson(request, EVENTS_BODY_LIMIT);
       const site = (parsed as { site?: unknown } | null)?.site;
       if (typeof site !== "string" || !siteId.safeParse(site).success) {
         throw new HttpProblem(422, "site: must be a site id (site_…)", { field: "site" });
       }
       requireSiteAccess(caller, site);
-      const headers = new Headers({ "content-type": "application/json" });
+      const token = await s2sTokenFor(caller, env.WREN_SECRET, await requireSite(db, site, "site"));
+      if (!token) throw new HttpProblem(403, "This key lacks the write:events scope.", { field: "authorization" });
+      const { site: _site, ...conversions } = parsed as Record<string, unknown>;
+      const headers = new Headers({ "content-type": "application/json", [SERVICE_TOKEN_HEADER]: token });
       const origin = request.headers.get("origin");
       if (origin) headers.set("origin", origin);
       return forward(
-        await env.COLLECTOR.ingestForSite(
-          site,
-          new Request(request.url, { method: "POST", headers, body: JSON.stringify(parsed) }),
-        ),
+        await env.COLLECTOR.fetch(new URL("/s2s", request.url), { method: "POST", headers, body: JSON.stringify(conversions) }),
       );
     },
   }),
