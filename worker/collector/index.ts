@@ -6,7 +6,6 @@
  * token versions; writes are group-committed in the isolate (writer.ts).
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
-import { errorResponse } from "../lib/errors";
 import { problem } from "../lib/problem";
 import { createRouter } from "../lib/router";
 import { beaconPreflight, handleBeacon } from "./beacon";
