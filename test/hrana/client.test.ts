@@ -158,6 +158,21 @@ describe("interactive transactions", () => {
     reader.close();
     await writer.commit();
   });
+
+  test("a read transaction (BEGIN TRANSACTION READONLY) refuses writes, as sqld does; the stream writes again after it", async () => {
+    const c = client();
+    await c.execute("CREATE TABLE ro (a)");
+    const reader = await c.transaction("read");
+    await expect(reader.execute("INSERT INTO ro VALUES (1)")).rejects.toMatchObject({ code: "SQLITE_READONLY" });
+    await expect(reader.execute("CREATE TABLE ro2 (a)")).rejects.toMatchObject({ code: "SQLITE_READONLY" });
+    expect((await reader.execute("SELECT count(*) FROM ro")).rows[0]![0]).toBe(0);
+    await reader.commit();
+    await expect(c.batch(["SELECT 1", "INSERT INTO ro VALUES (2)"], "read")).rejects.toMatchObject({ code: "SQLITE_READONLY" });
+    expect((await c.execute("SELECT count(*) FROM ro")).rows[0]![0]).toBe(0);
+    // Outside the read transaction, the same connection writes as usual.
+    await c.execute("INSERT INTO ro VALUES (3)");
+    expect((await c.execute("SELECT count(*) FROM ro")).rows[0]![0]).toBe(1);
+  });
 });
 
 describe("values", () => {

@@ -74,7 +74,8 @@ describe("classification", () => {
     expect(kinds("BEGIN")).toMatchObject({ kind: "begin", beginMode: "deferred", readonly: true });
     expect(kinds("BEGIN IMMEDIATE TRANSACTION")).toMatchObject({ kind: "begin", beginMode: "immediate" });
     expect(kinds("begin exclusive")).toMatchObject({ kind: "begin", beginMode: "exclusive" });
-    expect(kinds("BEGIN TRANSACTION READONLY")).toMatchObject({ kind: "begin", beginMode: "deferred" });
+    expect(kinds("BEGIN TRANSACTION READONLY")).toMatchObject({ kind: "begin", beginMode: "readonly" });
+    expect(kinds("begin readonly")).toMatchObject({ kind: "begin", beginMode: "readonly" });
     expect(kinds("END TRANSACTION")).toMatchObject({ kind: "commit" });
     expect(kinds("ROLLBACK TO SAVEPOINT s")).toMatchObject({ kind: "rollback_to" });
     expect(kinds("ROLLBACK")).toMatchObject({ kind: "rollback" });

@@ -391,6 +391,29 @@ describe("data from the collector", () => {
   });
 });
 
+describe("the report cache", () => {
+  it("serves a repeated read from memory, and recomputes once a late row changes a published day or a goal is added", async () => {
+    const late = await f.makeSite("late-rows.example");
+    const key = await f.makeKey(["read:reports", "write:goals"], [late.id]);
+    await addEvents(db, sessions("l", 6).map((session) => ({ site: late.id, session, path: "/", ts: atY(Y) })));
+    await waitForPublication(f.stack.url);
+    const pages = () => key.call("GET", `/api/v1/pages?site=${late.id}&period=day`);
+    expect((await pages()).body.rows).toEqual([{ path: "/", visitors: x(6), pageviews: x(6) }]);
+    expect((await pages()).body.rows).toEqual([{ path: "/", visitors: x(6), pageviews: x(6) }]);
+
+    // A row stamped yesterday arrives now (as a replayed conversion can): the day's cell changes.
+    await addEvents(db, [{ site: late.id, session: "l-late", path: "/", ts: atY(Y, 15) }]);
+    await waitForPublication(f.stack.url);
+    expect((await pages()).body.rows).toEqual([{ path: "/", visitors: x(7), pageviews: x(7) }]);
+
+    const conversions = () => key.call("GET", `/api/v1/conversions?site=${late.id}&period=day`);
+    expect((await conversions()).body.rows).toEqual([]);
+    const goal = await key.call("POST", `/api/v1/sites/${late.id}/goals`, { name: "Signed up", kind: "event", match: "signup" });
+    expect(goal.status).toBe(201);
+    expect((await conversions()).body.rows.map((r: { goal: { id: string } }) => r.goal.id)).toEqual([goal.body.id]);
+  });
+});
+
 describe("WREN_K_ANONYMITY", () => {
   it("is refused at start below 2", async () => {
     const refused = await startStack({ env: { WREN_K_ANONYMITY: "1" } }).then(

@@ -129,24 +129,28 @@ describe("the publisher", () => {
     }
   });
 
-  it("raises the version when rollups change, not when an idle run publishes", async () => {
+  it("raises the version only when a published cell changes: late rows, not ordinary ingest", async () => {
     const db = await fresh();
     const c = clock(at("2026-11-03", 1));
     await publishOnce(db.client as never, c);
     const start = (await publication(db))!.version;
 
+    // New rows stamped after the publication's instant fall in cells not yet published.
+    await addEvents(db.client, views(2, at("2026-11-03", 1, 30)));
     c.set(at("2026-11-03", 2));
     await publishOnce(db.client as never, c);
     expect((await publication(db))!).toMatchObject({ version: start, throughMs: at("2026-11-03", 2) - PUBLISH_GRACE_MS });
 
-    await addEvents(db.client, views(2, at("2026-11-03", 1, 30)));
+    // A late row (a replayed conversion's old timestamp) changes a published day: readers must recompute.
+    await addEvents(db.client, views(1, at("2026-11-02", 10), "late"));
     c.set(at("2026-11-03", 3));
     await publishOnce(db.client as never, c);
     expect((await publication(db))!.version).toBe(start + 1);
-    // A fold by anyone (here, a full catch-up) raises it too.
-    await addEvents(db.client, views(1, at("2026-11-03", 2, 30), "x"));
+    // Any fold does the same, not only the publisher's (here a full catch-up).
+    await addEvents(db.client, views(1, at("2026-11-02", 11), "later"));
     await catchUp(db.client as never);
     expect((await publication(db))!.version).toBe(start + 2);
+    expect(await pageviews(db, "2026-11-02")).toBe(2);
   });
 
   it("never moves the publication back, whatever a clock says", async () => {

@@ -1,9 +1,10 @@
 /**
  * Computed reports, kept in the isolate by what they were computed from: the site, the
  * period, k, the report's own parameters, the site's goals and the publication's version.
- * Published cells change only when the publisher commits (which raises the version), so an
- * entry is exact for as long as its key can be formed; a dashboard's repeated reads then cost
- * no report query at all. Entries are shared: callers must not mutate what they get.
+ * A published cell changes only in a transaction that raises the version (a late row folded
+ * into it, a time zone refold), so an entry is exact for as long as its key can be formed;
+ * ordinary ingest folds into cells not yet published and keeps it. A dashboard's repeated
+ * reads then cost no report query at all. Entries are shared: callers must not mutate what they get.
  */
 
 /** Entries kept; the least recently used goes first. */

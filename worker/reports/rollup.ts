@@ -16,12 +16,12 @@
  * Local days and hours: each site's raw `ts` is shifted by its zone's offset, given to SQL as
  * a CASE over the constant-offset segments of the span of instants being folded.
  *
- * Every transaction that changes rollups also raises the publication's version
+ * Every transaction that changes a published cell also raises the publication's version
  * (publication.ts), so a reader that caches by it never serves a figure from before.
  */
 import type { Client, InStatement } from "@libsql/client/web";
 import { bandSql, bucketSql } from "./histogram";
-import { BUMP_VERSION } from "./publication";
+import { BUMP_VERSION, bumpVersionIfPublishedChanges } from "./publication";
 import { canonicalTimeZone, offsetSegments, offsetSql } from "./timezone";
 
 /** Raw rows per source per transaction: bounds how long one fold holds the write lock. */
@@ -298,7 +298,7 @@ export async function fold(client: Client, options: FoldOptions = {}): Promise<F
     const pending = sources.filter((s) => target(s) > s.folded);
     if (pending.length === 0) return { folded, done: true };
     if (options.maxRows !== undefined && folded >= options.maxRows) return { folded, done: false };
-    const statements: InStatement[] = [INIT_WATERMARKS, zonesUnchanged(zones), BUMP_VERSION];
+    const statements: InStatement[] = [INIT_WATERMARKS, zonesUnchanged(zones)];
     let rows = 0;
     for (const s of pending) {
       const hi = Math.min(target(s), s.folded + chunkRows);
@@ -310,7 +310,7 @@ export async function fold(client: Client, options: FoldOptions = {}): Promise<F
           statements.push(...foldStatements(s.source, zone, { lo: watermark(s.source), hi: String(hi) }));
         }
       }
-      statements.push({
+      statements.push(bumpVersionIfPublishedChanges(s.source, watermark(s.source), String(hi)), {
         sql: "UPDATE rollup_watermarks SET last_id = ? WHERE source = ? AND last_id < ?",
         args: [hi, s.source, hi],
       });
