@@ -4,6 +4,7 @@
  * header. Each attack is refused and changes nothing.
  */
 import { createClient } from "@libsql/client";
+import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -95,6 +96,37 @@ async function withHost(path: string, host: string, method = "GET", body?: strin
   const answer = await rawRequest(stack.url, { method, path, headers: { host, ...headers }, body });
   return { status: answer.status, type: answer.headers["content-type"], body: answer.body };
 }
+
+describe("the api process's own socket, from another local process", () => {
+  /** The loopback address `wren start` gave the api process (its --socket-addr). */
+  function apiSocket(): string {
+    const processes = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" }).split("\n");
+    const line = processes.find((l) => l.includes("apiProcess") && l.includes(stack.dataDir));
+    return /--socket-addr=api=(\S+)/.exec(line ?? "")![1]!;
+  }
+
+  it("listens on loopback only and answers as the public API does: a key is required, nothing is trusted", async () => {
+    const address = apiSocket();
+    expect(address).toMatch(/^127\.0\.0\.1:\d+$/);
+    const api = `http://${address}`;
+    const db = createClient({ url: `file:${join(stack.dataDir, "wren.db")}` });
+    const conversions = async () => Number((await db.execute("SELECT count(*) AS n FROM conversions")).rows[0]!.n);
+    const before = await conversions();
+    const site = await client(stack.url, stack.adminKey)("POST", "/api/v1/sites", { name: "Direct", domain: "direct-api.example" });
+    for (const headers of [{}, { authorization: "Bearer wren_forged" }, { "x-service-token": site.body.s2s_token }]) {
+      const res = await fetch(`${api}/api/v1/events`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify({ site: site.body.id, goal_id: "goal_x" }),
+      });
+      expect(res.status).toBe(401);
+    }
+    // The collector's paths are the front door's alone.
+    expect((await fetch(`${api}/s2s`, { method: "POST", headers: { "x-service-token": site.body.s2s_token } })).status).toBe(404);
+    expect(await conversions()).toBe(before);
+    db.close();
+  });
+});
 
 describe("the Host header", () => {
   it("does not change the snippet: the public URL comes from configuration", async () => {

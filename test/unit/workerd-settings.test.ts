@@ -1,0 +1,32 @@
+/** What `wren start` hands workerd: settings refused before start, and the address the two processes use to reach each other. */
+import { describe, expect, it } from "vitest";
+import { CliError } from "../../cli/output";
+import { connectHost, kAnonymitySetting, publishIntervalSetting } from "../../cli/workerd";
+
+describe("WREN_PUBLISH_INTERVAL", () => {
+  it("passes 1 to 60 seconds and refuses anything else with the variable's name", () => {
+    expect(publishIntervalSetting(undefined)).toBeUndefined();
+    expect(publishIntervalSetting(" ")).toBeUndefined();
+    expect(publishIntervalSetting("10")).toBe("10");
+    expect(publishIntervalSetting("1.5")).toBe("1.5");
+    for (const bad of ["0", "0.5", "61", "-3", "ten", "1e3"]) {
+      expect(() => publishIntervalSetting(bad)).toThrow(CliError);
+      expect(() => publishIntervalSetting(bad)).toThrow(`WREN_PUBLISH_INTERVAL must be a number of seconds from 1 to 60, got "${bad}"`);
+    }
+  });
+
+  it("WREN_K_ANONYMITY stays refused below 2", () => {
+    expect(kAnonymitySetting("5")).toBe("5");
+    expect(() => kAnonymitySetting("1")).toThrow(CliError);
+  });
+});
+
+describe("the address the api process reaches the front door at", () => {
+  it("is this machine's loopback for a wildcard, the host itself otherwise", () => {
+    expect(connectHost("0.0.0.0")).toBe("127.0.0.1");
+    expect(connectHost("::")).toBe("[::1]");
+    expect(connectHost("127.0.0.1")).toBe("127.0.0.1");
+    expect(connectHost("::1")).toBe("[::1]");
+    expect(connectHost("10.0.0.5")).toBe("10.0.0.5");
+  });
+});
