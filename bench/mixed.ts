@@ -265,7 +265,7 @@ export async function run(): Promise<void> {
   console.log(`${READERS} report readers (pages, timeseries, conversions over 7 days) beside ${BEACON_CONNECTIONS} beacon connections, ${DURATION_S} s per phase; only 2xx counted`);
   const results: MixedFigures[] = [];
   for (const events of scales) results.push(await scale(events));
-  const round = (n: number) => (Number.isFinite(n) ? Math.round(n * 10) / 10 : null);
+  const round = (n: number) => (Number.isFinite(n) ? (Math.abs(n) < 10 ? Math.round(n * 100) / 100 : Math.round(n * 10) / 10) : null);
   console.log(
     JSON.stringify({
       bench: "mixed",

@@ -147,7 +147,7 @@ export class StatementRunner {
   ): string | Promise<string> {
     const conn = stream.connection();
     if (stream.readOnlyTransaction) {
-      // The engine parses READONLY but does not enforce it; sqld refuses writes there, so do we.
+      // The engine parses READONLY but does not enforce it: the server does, so a read batch never writes.
       if (stream.isAutocommit) stream.readOnlyTransaction = false;
       else if (needsWriteLock(statement)) throw readOnlyTransactionError();
     }

@@ -159,7 +159,7 @@ describe("interactive transactions", () => {
     await writer.commit();
   });
 
-  test("a read transaction (BEGIN TRANSACTION READONLY) refuses writes, as sqld does; the stream writes again after it", async () => {
+  test("a read transaction (BEGIN TRANSACTION READONLY) refuses writes (the engine alone would not); the stream writes again after it", async () => {
     const c = client();
     await c.execute("CREATE TABLE ro (a)");
     const reader = await c.transaction("read");
