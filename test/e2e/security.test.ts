@@ -113,7 +113,8 @@ describe("the api process's own socket, from another local process", () => {
     const conversions = async () => Number((await db.execute("SELECT count(*) AS n FROM conversions")).rows[0]!.n);
     const before = await conversions();
     const site = await client(stack.url, stack.adminKey)("POST", "/api/v1/sites", { name: "Direct", domain: "direct-api.example" });
-    for (const headers of [{}, { authorization: "Bearer wren_forged" }, { "x-service-token": site.body.s2s_token }]) {
+    const attempts: Record<string, string>[] = [{}, { authorization: "Bearer wren_forged" }, { "x-service-token": site.body.s2s_token }];
+    for (const headers of attempts) {
       const res = await fetch(`${api}/api/v1/events`, {
         method: "POST",
         headers: { "content-type": "application/json", ...headers },
