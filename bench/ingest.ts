@@ -14,8 +14,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,6 +30,7 @@ import { importHmacKey, randomToken } from "../worker/lib/crypto";
 import type { Database } from "../worker/lib/db";
 import { siteToken } from "../worker/lib/tokens";
 import { freePort } from "../test/helpers/ports";
+import { autocannon, processTree, type AutocannonResult } from "./load";
 
 /** How long each load runs, and the most requests it may send. */
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
@@ -40,32 +40,6 @@ const BATCH_SIZE = 50;
 const TARGET_EVENTS_PER_S = 3_000;
 
 const BROWSER_UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36";
-
-interface AutocannonRequest {
-  method?: string;
-  path?: string;
-  headers?: Record<string, string>;
-  body?: string;
-}
-interface AutocannonResult {
-  duration: number;
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number; average: number };
-  statusCodeStats: Record<string, { count: number }>;
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-}
-type Autocannon = (options: {
-  url: string;
-  connections: number;
-  duration: number;
-  maxOverallRequests: number;
-  requests: Array<AutocannonRequest & { setupRequest?(request: AutocannonRequest): AutocannonRequest }>;
-}) => Promise<AutocannonResult>;
-
-// autocannon ships no types; this is the part of its API used here.
-const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
 
 async function waitFor(url: string, child: ChildProcess, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -164,20 +138,9 @@ async function hit(baseUrl: string, load: Load): Promise<AutocannonResult> {
   });
 }
 
-/** CPU seconds (user + system) used so far by a process and its live descendants, from /proc. */
+/** CPU seconds (user + system) used so far by a process and its live descendants. */
 function cpuSeconds(pid: number | undefined): number {
-  if (!pid) return 0;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    let total = (Number(fields[11]) + Number(fields[12])) / 100;
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      const children = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim();
-      for (const child of children ? children.split(" ") : []) total += cpuSeconds(Number(child));
-    }
-    return total;
-  } catch {
-    return 0;
-  }
+  return processTree(pid).reduce((total, p) => total + p.seconds, 0);
 }
 
 interface Measured {

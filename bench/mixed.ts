@@ -13,14 +13,14 @@
  */
 import { createClient } from "@libsql/client";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { applyMigrations, openDatabase } from "../cli/database";
 import { loadSettings } from "../cli/settings";
 import { startStack, type Stack } from "../test/helpers/stack";
 import { catchUp } from "../worker/reports/rollup";
+import { autocannon, latencyHistogram, processTree } from "./load";
 import { generate } from "./reports";
 
 const DURATION_S = Number(process.env.BENCH_MIXED_DURATION ?? 15);
@@ -32,17 +32,6 @@ const BROWSER_UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, l
 
 const TARGET = { readsPerS: 300, readsP95Ms: 100, beaconShare: 0.8, lagS: 60 };
 
-interface AutocannonResult {
-  duration: number;
-  statusCodeStats: Record<string, { count: number }>;
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-}
-type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
-// autocannon ships no types; this is the part of its API used here.
-const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
-
 interface ReadFigures {
   requests: number;
   perS: number;
@@ -51,11 +40,6 @@ interface ReadFigures {
   non2xx: number;
 }
 
-/** autocannon's own histogram library, for the p95 it does not print. */
-const hdr = createRequire(createRequire(import.meta.url).resolve("autocannon"))("hdr-histogram-js") as {
-  build(options: Record<string, unknown>): { getValueAtPercentile(p: number): number };
-};
-
 /** READERS connections, each reading the three reports in turn for `seconds` (autocannon, like the beacons). */
 async function readLoad(stack: Stack, key: string, seconds: number): Promise<ReadFigures> {
   const paths = [
@@ -63,7 +47,7 @@ async function readLoad(stack: Stack, key: string, seconds: number): Promise<Rea
     `/api/v1/timeseries?site=${SITE}&period=7d`,
     `/api/v1/conversions?site=${SITE}&period=7d`,
   ];
-  const latencies = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 10_000, numberOfSignificantValueDigits: 3, autoResize: true });
+  const latencies = latencyHistogram();
   const result = await autocannon({
     url: stack.url,
     connections: READERS,
@@ -128,20 +112,11 @@ async function sampleLag(stack: Stack, until: Promise<unknown>): Promise<number>
 }
 
 /** CPU seconds so far of a process and its descendants, by role (workerd, the libSQL server, the rest). */
-function cpuByRole(pid: number | undefined, out: Record<string, number> = {}): Record<string, number> {
-  if (!pid) return out;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
-    const command = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+function cpuByRole(pid: number | undefined): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const { command, seconds } of processTree(pid)) {
     const role = /workerd/.test(command) ? "workerd" : /hrana|db/.test(command.split("\0").slice(2).join(" ")) ? "libsql" : "wren";
-    out[role] = (out[role] ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100;
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      const children = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim();
-      for (const child of children ? children.split(" ") : []) cpuByRole(Number(child), out);
-    }
-  } catch {
-    // The process ended while being read.
+    out[role] = (out[role] ?? 0) + seconds;
   }
   return out;
 }

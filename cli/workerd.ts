@@ -99,11 +99,15 @@ export function freeLoopbackPort(): Promise<number> {
   });
 }
 
+/** A host as it goes before `:port` (IPv6 in brackets). */
+function bracketed(host: string): string {
+  return host.includes(":") ? `[${host}]` : host;
+}
+
 /** An address to connect to for a listening host (a wildcard means this machine's loopback). */
 export function connectHost(host: string): string {
   if (host === "0.0.0.0") return "127.0.0.1";
-  if (host === "::") return "[::1]";
-  return host.includes(":") ? `[${host}]` : host;
+  return bracketed(host === "::" ? "::1" : host);
 }
 
 /** Ingest goes first: under contention for the cores, beacons win and a report waits. */
@@ -122,7 +126,6 @@ export async function spawnWorkerd({ settings, databaseUrl, databaseToken, secre
   const configFile = url.protocol === "https:" ? tlsOverlayConfig(settings, url) : join(ROOT, "config.capnp");
   const doStorage = join(settings.dataDir, "do");
   mkdirSync(doStorage, { recursive: true, mode: 0o700 });
-  const host = settings.host.includes(":") ? `[${settings.host}]` : settings.host;
   const apiAddress = `127.0.0.1:${await freeLoopbackPort()}`;
   const common = [`--directory-path=do-storage=${doStorage}`];
   if (url.protocol === "http:") common.push(`--external-addr=libsql=${hostPort(url)}`);
@@ -156,7 +159,7 @@ export async function spawnWorkerd({ settings, databaseUrl, databaseToken, secre
   );
   const collector = spawn(
     workerd.default,
-    ["serve", configFile, "collectorProcess", `--socket-addr=http=${host}:${settings.port}`, `--external-addr=api=${apiAddress}`, ...common],
+    ["serve", configFile, "collectorProcess", `--socket-addr=http=${bracketed(settings.host)}:${settings.port}`, `--external-addr=api=${apiAddress}`, ...common],
     options,
   );
   if (api.pid) setPriority(api.pid, API_NICENESS);

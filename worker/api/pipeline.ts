@@ -15,6 +15,7 @@ import { publicUrl } from "../lib/public-url";
 import { authenticateKey, requireScope, requireSiteAccess } from "./auth";
 import { DEFAULT_BODY_LIMIT, readJson, validate } from "./body";
 import type { ApiEnv } from "./env";
+import { rateLimiterFor } from "./key-limiter";
 import { parseDefaultLimit, rateLimitHeaders, type RateDecision } from "./ratelimit";
 import type { AuthKind, Route } from "./registry";
 import { renderReply, replier } from "./reply";
@@ -34,8 +35,7 @@ async function takeRateToken(env: ApiEnv, caller: Caller, route: string): Promis
     key.rateRequests && key.ratePerSeconds
       ? { requests: key.rateRequests, perSeconds: key.ratePerSeconds }
       : parseDefaultLimit(env.WREN_RATE_LIMIT);
-  const stub = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(key.id));
-  return stub.take(limit, { keyId: key.id, route });
+  return rateLimiterFor(env.RATE_LIMITER, key.id).take(limit, { keyId: key.id, route });
 }
 
 export function runRoute(spec: Route) {

@@ -10,6 +10,7 @@
 import { randomToken } from "../lib/crypto";
 import { HttpProblem } from "../lib/problem";
 import { hasMediaType, parseJson, readBoundedText } from "../lib/body";
+import { SERVICE_TOKEN_HEADER } from "../lib/tokens";
 import type { CollectorWorkerEnv } from "./env";
 import { originAllowed, requestOrigin } from "./origin";
 import { emptyRequest, type ConversionRow } from "./rows";
@@ -20,8 +21,6 @@ import { siteConfig, type SiteConfig } from "./site-config";
 import { store } from "./store";
 import { noteCurrentVersion, verifyServiceToken, type VerifiedToken } from "./token";
 import { outsideWindow, parseTimestamp } from "./window";
-
-export const SERVICE_TOKEN_HEADER = "x-service-token";
 
 /** `POST /s2s`. */
 export async function handleS2s(request: Request, env: CollectorWorkerEnv, ctx: ExecutionContext): Promise<Response> {

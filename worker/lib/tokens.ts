@@ -7,6 +7,9 @@
 import { constantTimeEqual, hmacSha256, toBase64Url } from "./crypto";
 import { isSiteId } from "./ids";
 
+/** The header a site's token travels in, to `/s2s` (from backends, and from the api worker). */
+export const SERVICE_TOKEN_HEADER = "x-service-token";
+
 export async function siteToken(key: CryptoKey, siteId: string, version: number): Promise<string> {
   const mac = await hmacSha256(key, `${siteId}:${version}`);
   return `${siteId}.${toBase64Url(mac)}`;

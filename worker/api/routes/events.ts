@@ -9,13 +9,11 @@ import { siteId } from "../../lib/ids";
 import { requireSite } from "../../domain/sites";
 import { s2sTokenFor } from "../../domain/s2s-token";
 import { HttpProblem } from "../../lib/problem";
+import { SERVICE_TOKEN_HEADER } from "../../lib/tokens";
 import { requireSiteAccess } from "../auth";
 import { readJson } from "../body";
 import { route } from "../registry";
 import { acceptedEventsResource } from "../resources";
-
-/** The header /s2s reads the site's token from (worker/collector/s2s.ts). */
-const SERVICE_TOKEN_HEADER = "x-service-token";
 
 export const EVENTS_BODY_LIMIT = 256 * 1024;
 

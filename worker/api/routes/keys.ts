@@ -5,6 +5,7 @@ import { keyCreateBody } from "../../domain/schemas";
 import { keyUsageSince, requireKey } from "../../domain/usage";
 import { HttpProblem } from "../../lib/problem";
 import { keyParams } from "../params";
+import { rateLimiterFor } from "../key-limiter";
 import { route } from "../registry";
 import { keyResource, newKeyResource, toKey, usageResource } from "../resources";
 
@@ -83,8 +84,7 @@ export const keyRoutes = [
       await requireKey(db, params.id);
       // The key's limiter holds its latest calls for up to 10 s (api/ratelimit.ts); have it
       // write them first, so the counts read below are exact.
-      const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(params.id));
-      if (!(await limiter.flush())) {
+      if (!(await rateLimiterFor(env.RATE_LIMITER, params.id).flush())) {
         throw new HttpProblem(503, "The key's latest calls could not be written; retry shortly.", {
           headers: { "retry-after": "5" },
         });

@@ -1,0 +1,75 @@
+/**
+ * What the benches share to put load on the stack and to see what it cost: autocannon (typed:
+ * it ships no types; this is the part of its API the benches use) and the CPU time of a
+ * process tree, read from /proc.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+
+export interface AutocannonRequest {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  setupRequest?(request: AutocannonRequest): AutocannonRequest;
+}
+
+export interface AutocannonResult {
+  duration: number;
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number; average: number };
+  statusCodeStats: Record<string, { count: number }>;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+}
+
+export interface AutocannonOptions {
+  url: string;
+  connections: number;
+  duration: number;
+  maxOverallRequests?: number;
+  requests: AutocannonRequest[];
+  /** autocannon's own histograms, to read percentiles it does not print. */
+  histograms?: { latencies: LatencyHistogram };
+}
+
+export interface LatencyHistogram {
+  getValueAtPercentile(percentile: number): number;
+}
+
+const load = createRequire(import.meta.url);
+export const autocannon = load("autocannon") as (options: AutocannonOptions) => Promise<AutocannonResult>;
+
+/** A latency histogram of autocannon's own library (hdr-histogram-js), for the p95 it does not print. */
+export function latencyHistogram(): LatencyHistogram {
+  const hdr = createRequire(load.resolve("autocannon"))("hdr-histogram-js") as {
+    build(options: Record<string, unknown>): LatencyHistogram;
+  };
+  return hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 10_000, numberOfSignificantValueDigits: 3, autoResize: true });
+}
+
+export interface ProcessCpu {
+  pid: number;
+  /** The command line, its arguments separated by NUL. */
+  command: string;
+  /** CPU seconds (user + system) used so far. */
+  seconds: number;
+}
+
+/** A process and its live descendants with the CPU each has used so far; processes that end meanwhile are left out. */
+export function processTree(pid: number | undefined, out: ProcessCpu[] = []): ProcessCpu[] {
+  if (!pid) return out;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
+    out.push({ pid, command: readFileSync(`/proc/${pid}/cmdline`, "utf8"), seconds: (Number(fields[11]) + Number(fields[12])) / 100 });
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const children = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim();
+      for (const child of children ? children.split(" ") : []) processTree(Number(child), out);
+    }
+  } catch {
+    // The process ended while being read.
+  }
+  return out;
+}
