@@ -10,6 +10,7 @@ import { newId } from "../lib/ids";
 import { HttpProblem } from "../lib/problem";
 import { alertRules, conversions, deployments, events, goals, sessions, siteBeacons, sites, vitals } from "../lib/schema";
 import { deleteSiteRollupsStatements, rebuildSiteRollups } from "../reports/rollup";
+import { changeSiteZone } from "../reports/zone-change";
 
 export type SiteRow = typeof sites.$inferSelect;
 
@@ -78,16 +79,27 @@ export interface SitePatch {
 }
 
 /**
- * Renames a site or changes its time zone. Report days are cut in the zone in force when rows
- * are folded, so a new zone refolds the site's rollups.
+ * Renames a site or changes its time zone. A zone may change only while none of the site's
+ * cells with data is published (reports/zone-change.ts); the site's rollups, none of them
+ * readable yet, are then refolded in the new zone.
  */
 export async function updateSite(db: Database, id: string, patch: SitePatch): Promise<SiteRow> {
   const before = await requireSite(db, id);
-  const changes = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
-  if (Object.keys(changes).length === 0) return before;
-  const [site] = await db.update(sites).set(changes).where(eq(sites.id, id)).returning();
+  if (patch.timezone !== undefined && patch.timezone !== before.timezone) {
+    const change = await changeSiteZone(db.$client, id, patch.timezone);
+    if (change === "missing") throw siteNotFound(id, "id");
+    if (change === "refused") {
+      throw new HttpProblem(
+        409,
+        `The time zone of ${id} can no longer change: its days are already published cut in ${before.timezone}, and a published figure is final (re-cutting them would let a reader subtract the two cuts). Register a new site to report in another zone.`,
+        { field: "timezone" },
+      );
+    }
+    await rebuildSiteRollups(db.$client, id);
+  }
+  if (patch.name === undefined || patch.name === before.name) return requireSite(db, id);
+  const [site] = await db.update(sites).set({ name: patch.name }).where(eq(sites.id, id)).returning();
   if (!site) throw siteNotFound(id, "id");
-  if (site.timezone !== before.timezone) await rebuildSiteRollups(db.$client, site.id);
   return site;
 }
 

@@ -26,7 +26,7 @@ export interface FunnelStep {
 /**
  * SQL: per day, the units of every subsequence mask of the steps (columns m1, m3, m5, …: odd
  * masks, bit 0 always set), from each unit's first completion of each goal: a unit is in mask
- * m when it completed every goal of m, in step order. Mask 1 (the first goal alone) counts
+ * m when it completed every goal of m, in step order, on that day. Mask 1 (the first goal alone) counts
  * every unit of the first goal's day atom, sessionless conversions included.
  * Parameters: ?1 site, ?2 from, ?3 to, ?4… the goal ids in step order.
  */
@@ -50,6 +50,9 @@ export function funnelCountsSql(steps: number): string {
   return (
     `WITH firsts AS (SELECT u.day AS day, u.unit AS unit, ${firsts} FROM rollup_goal_day_units u ` +
     `LEFT JOIN rollup_session_goals g ON g.site_id = u.site_id AND g.session_id = u.unit AND g.goal_id IN (${goals}) ` +
+    // Completions of the same local day only: a late row folds into a later day (publication
+    // is final), so it must not reach back into a published day's funnel through first_ts.
+    "AND EXISTS (SELECT 1 FROM rollup_goal_day_units v WHERE v.site_id = u.site_id AND v.goal_id = g.goal_id AND v.day = u.day AND v.unit = u.unit) " +
     "WHERE u.site_id = ?1 AND u.goal_id = ?4 AND u.day >= ?2 AND u.day <= ?3 GROUP BY u.day, u.unit) " +
     `SELECT day, ${masks.join(", ")} FROM firsts GROUP BY day`
   );

@@ -1,8 +1,10 @@
 /**
- * The publication: the instant up to which rollup cells are readable, and a version that
- * rises with every change to the rollups. The publisher (publisher.ts) moves it; readers
- * (request.ts, health) only read it. A cell (a local day or hour of a site) is published
- * when it ends at or before `throughMs`; the version rises whenever a published cell changes.
+ * The publication: the instant up to which rollup cells are readable, and a version for
+ * readers' caches. The publisher (publisher.ts) moves it; readers (request.ts, health) only
+ * read it. A cell (a local day or hour of a site) is published when it ends at or before
+ * `throughMs`, and is final from then on: folds never change it (rollup.ts foldInstant).
+ * Only rebuilding a site's rollups (a time zone set before any of its days was published)
+ * raises the version.
  */
 import type { InStatement, ResultSet } from "@libsql/client/web";
 
@@ -11,25 +13,12 @@ export interface Publication {
   throughMs: number;
   /** When the publisher last ran to completion (ms). */
   publishedAt: number;
-  /** Rises with every transaction that changes a published cell: a cache key for readers. */
+  /** Rises when a site's rollups are rebuilt: a cache key for readers. */
   version: number;
 }
 
 /** Raises the version; a no-op before the first publication (nothing is readable then). */
 export const BUMP_VERSION: InStatement = "UPDATE rollup_publication SET version = version + 1 WHERE id = 1";
-
-/**
- * Raises the version only if the raw rows `source` ids (lo, hi] include one stamped before the
- * publication's instant: only such a row can change a published cell (a row stamped later
- * falls in a cell that ends later still). So ordinary ingest leaves readers' caches valid.
- * `lo` and `hi` are SQL expressions.
- */
-export function bumpVersionIfPublishedChanges(source: string, lo: string, hi: string): InStatement {
-  return (
-    "UPDATE rollup_publication SET version = version + 1 WHERE id = 1 AND EXISTS " +
-    `(SELECT 1 FROM ${source} WHERE id > ${lo} AND id <= ${hi} AND ts < rollup_publication.through_ms)`
-  );
-}
 
 export const PUBLICATION_SQL = "SELECT through_ms, published_at, version FROM rollup_publication WHERE id = 1";
 

@@ -16,12 +16,12 @@
  * Local days and hours: each site's raw `ts` is shifted by its zone's offset, given to SQL as
  * a CASE over the constant-offset segments of the span of instants being folded.
  *
- * Every transaction that changes a published cell also raises the publication's version
- * (publication.ts), so a reader that caches by it never serves a figure from before.
+ * Publication is final: a row stamped in an hour already published is folded at the
+ * publication's instant instead (foldInstant), so no fold changes a cell a reader could see.
  */
 import type { Client, InStatement } from "@libsql/client/web";
 import { bandSql, bucketSql } from "./histogram";
-import { BUMP_VERSION, bumpVersionIfPublishedChanges } from "./publication";
+import { BUMP_VERSION } from "./publication";
 import { canonicalTimeZone, offsetSegments, offsetSql } from "./timezone";
 
 /** Raw rows per source per transaction: bounds how long one fold holds the write lock. */
@@ -70,26 +70,45 @@ interface ZoneGroup {
   offset: (ts: string) => string;
 }
 
+/**
+ * SQL: the publication's instant, read inside the folding transaction (only the publisher moves
+ * it, after folding), so the rows folded and the cells already published are judged together.
+ */
+const PUBLISHED_THROUGH = "(SELECT coalesce(max(through_ms), 0) FROM rollup_publication)";
+
+/**
+ * SQL: the instant a raw row is folded at. A row whose local hour has already been published
+ * (a conversion replayed with an old `timestamp`, a commit later than the grace) is folded at
+ * the publication's instant instead: into the first hour and day not yet published. So a cell,
+ * once readable, never changes (publication is final), and the late row still counts once.
+ */
+function foldInstant(zone: ZoneGroup): string {
+  const hourEnd = `(r.ts - ((r.ts + ${zone.offset("r.ts")}) % 3600000) + 3600000)`;
+  return `(CASE WHEN ${hourEnd} <= ${PUBLISHED_THROUGH} THEN ${PUBLISHED_THROUGH} ELSE r.ts END)`;
+}
+
 function rawRows(source: Source, zone: ZoneGroup, range: Range): { sql: string; args: (string | number)[] } {
   const args: (string | number)[] = [zone.stored];
   const site = range.siteId ? (args.push(range.siteId), " AND r.site_id = ?") : "";
-  const local = (ts: string) => `(${ts} + ${zone.offset(ts)})`;
-  const common = `r.site_id AS site_id, date(${local("r.ts")} / 1000, 'unixepoch') AS day, r.ts - (${local("r.ts")} % 3600000) AS hour, r.ts AS ts`;
-  const from = `FROM ${source} r JOIN sites s ON s.id = r.site_id WHERE r.id > ${range.lo} AND r.id <= ${range.hi} AND s.timezone = ?${site}`;
+  const local = `(f.t + ${zone.offset("f.t")})`;
+  const common = `f.site_id AS site_id, date(${local} / 1000, 'unixepoch') AS day, f.t - (${local} % 3600000) AS hour, f.t AS ts`;
+  const from =
+    `FROM (SELECT r.*, ${foldInstant(zone)} AS t FROM ${source} r JOIN sites s ON s.id = r.site_id ` +
+    `WHERE r.id > ${range.lo} AND r.id <= ${range.hi} AND s.timezone = ?${site}) AS f`;
   switch (source) {
     case "events":
       return {
-        sql: `SELECT ${common}, r.kind AS kind, r.path AS path, coalesce(r.session_id, 'e:' || r.id) AS unit ${from}`,
+        sql: `SELECT ${common}, f.kind AS kind, f.path AS path, coalesce(f.session_id, 'e:' || f.id) AS unit ${from}`,
         args,
       };
     case "conversions":
       return {
-        sql: `SELECT ${common}, r.goal_id AS goal_id, r.session_id AS session_id, coalesce(r.session_id, 'c:' || r.id) AS unit ${from}`,
+        sql: `SELECT ${common}, f.goal_id AS goal_id, f.session_id AS session_id, coalesce(f.session_id, 'c:' || f.id) AS unit ${from}`,
         args,
       };
     case "vitals":
       return {
-        sql: `SELECT ${common}, r.path AS path, r.metric AS metric, r.value AS value, coalesce(r.session_id, 'v:' || r.id) AS unit ${from}`,
+        sql: `SELECT ${common}, f.path AS path, f.metric AS metric, f.value AS value, coalesce(f.session_id, 'v:' || f.id) AS unit ${from}`,
         args,
       };
   }
@@ -244,6 +263,13 @@ function zoneGroups(stored: string[], from: number, to: number): ZoneGroup[] {
   });
 }
 
+/** How far past the publication's instant (as read before a fold) the offset segments reach. */
+const FOLD_INSTANT_MARGIN_MS = 2 * 24 * 60 * 60 * 1000;
+
+/**
+ * The span of instants the rows ids (lo, hi] are folded at: their own, or the publication's
+ * instant for late rows (foldInstant), which may have moved on a little by the time they fold.
+ */
 async function instantSpan(
   client: Client,
   source: Source,
@@ -252,12 +278,12 @@ async function instantSpan(
   siteId?: string,
 ): Promise<{ from: number; to: number } | null> {
   const rs = await client.execute({
-    sql: `SELECT min(ts) AS lo, max(ts) AS hi FROM ${source} WHERE id > ? AND id <= ?${siteId ? " AND site_id = ?" : ""}`,
+    sql: `SELECT min(ts) AS lo, max(ts) AS hi, ${PUBLISHED_THROUGH} AS through FROM ${source} WHERE id > ? AND id <= ?${siteId ? " AND site_id = ?" : ""}`,
     args: siteId ? [lo, hi, siteId] : [lo, hi],
   });
   const row = rs.rows[0];
   if (!row || row.lo === null) return null;
-  return { from: Number(row.lo), to: Number(row.hi) };
+  return { from: Number(row.lo), to: Math.max(Number(row.hi), Number(row.through) + FOLD_INSTANT_MARGIN_MS) };
 }
 
 const INIT_WATERMARKS: InStatement =
@@ -310,7 +336,7 @@ export async function fold(client: Client, options: FoldOptions = {}): Promise<F
           statements.push(...foldStatements(s.source, zone, { lo: watermark(s.source), hi: String(hi) }));
         }
       }
-      statements.push(bumpVersionIfPublishedChanges(s.source, watermark(s.source), String(hi)), {
+      statements.push({
         sql: "UPDATE rollup_watermarks SET last_id = ? WHERE source = ? AND last_id < ?",
         args: [hi, s.source, hi],
       });

@@ -66,14 +66,18 @@ export const siteRoutes = [
     operationId: "updateSite",
     method: "PATCH",
     path: "/api/v1/sites/:id",
-    summary: "Rename a site or change its time zone (the domain is fixed: register a new site for another domain)",
+    summary: "Rename a site, or set its time zone until its first day with data is published (the domain is fixed: register a new site for another domain)",
     tag: "Sites",
     auth: "key",
     scope: "write:sites",
     params: siteParams,
     body: sitePatchBody,
     site: { from: "params", name: "id" },
-    responses: { 200: { description: "The updated site.", schema: siteResource }, 404: { description: "No such site." } },
+    responses: {
+      200: { description: "The updated site.", schema: siteResource },
+      404: { description: "No such site." },
+      409: { description: "The time zone can no longer change: days of the site are already published (a published figure is final)." },
+    },
     async handle({ db, params, body, baseUrl, reply }) {
       return reply(200, toSite(await updateSite(db, params.id, body), baseUrl));
     },
