@@ -1,4 +1,6 @@
 /** One stack per test file, with an admin client and helpers to make keys, sites and goals. */
+import { createClient, type Client } from "@libsql/client";
+import { join } from "node:path";
 import { client, type Call } from "../helpers/http";
 import { startStack, type Stack } from "../helpers/stack";
 
@@ -8,6 +10,12 @@ export interface ApiFixture {
   makeKey(scopes: string[], sites?: string[] | null, extra?: Record<string, unknown>): Promise<{ id: string; key: string; call: Call }>;
   makeSite(domain: string, name?: string): Promise<{ id: string; s2s_token: string; domain: string }>;
   makeGoal(siteId: string, body?: Record<string, unknown>): Promise<{ id: string }>;
+  /**
+   * Writes past days' raw rows as if they had arrived in time: stops the service, writes them
+   * into its database, forgets the publication (so they fold on their own days, not as late
+   * rows into today: a published day is final) and starts it again on the same port and data.
+   */
+  seedHistory(write: (db: Client) => Promise<void>): Promise<void>;
 }
 
 let counter = 0;
@@ -15,7 +23,7 @@ let counter = 0;
 export async function apiFixture(env: NodeJS.ProcessEnv = {}): Promise<ApiFixture> {
   const stack = await startStack({ env });
   const admin = client(stack.url, stack.adminKey);
-  return {
+  const fixture: ApiFixture = {
     stack,
     admin,
     async makeKey(scopes, sites = null, extra = {}) {
@@ -33,5 +41,19 @@ export async function apiFixture(env: NodeJS.ProcessEnv = {}): Promise<ApiFixtur
       if (res.status !== 201) throw new Error(`goal create: ${res.status} ${res.text}`);
       return res.body;
     },
+    async seedHistory(write) {
+      const before = fixture.stack;
+      await before.stop();
+      const db = createClient({ url: `file:${join(before.dataDir, "wren.db")}` });
+      try {
+        await write(db);
+        await db.execute("DELETE FROM rollup_publication");
+      } finally {
+        db.close();
+      }
+      const again = await startStack({ dataDir: before.dataDir, env: before.env });
+      fixture.stack = { ...again, adminKey: before.adminKey };
+    },
   };
+  return fixture;
 }

@@ -64,7 +64,8 @@ function firstAdminKey(output: string): string | undefined {
 
 export async function startStack(options: StartOptions = {}): Promise<Stack> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "wren-e2e-"));
-  const port = await freePort();
+  // A restart on the same data keeps its port (options.env.PORT), so clients made before still reach it.
+  const port = options.env?.PORT ? Number(options.env.PORT) : await freePort();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOST: "127.0.0.1",
@@ -94,7 +95,12 @@ export async function startStack(options: StartOptions = {}): Promise<Stack> {
     await new Promise((r) => setTimeout(r, 100));
   }
 
-  await waitForPublication(url);
+  try {
+    await waitForPublication(url);
+  } catch (error) {
+    child.kill("SIGKILL");
+    throw new Error(`${(error as Error).message}; wren start said:\n${output}`);
+  }
   return {
     url,
     port,

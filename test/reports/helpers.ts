@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MIGRATIONS_FOLDER } from "../../cli/database";
 import { readOnly, type ReadOnlyDatabase } from "../../worker/lib/read-only";
+import { perturb, type NoiseColumn } from "../../worker/reports/noise";
 
 export interface TestDb {
   client: Client;
@@ -36,10 +37,10 @@ export async function openTestDb(): Promise<TestDb> {
   };
 }
 
-/** Empties every table with data (between property-test runs), keeping the schema. */
+/** Empties every table with data (between property-test runs), keeping the schema and the cell key secret. */
 export async function clearData(client: Client): Promise<void> {
   const rs = await client.execute(
-    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'",
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%' AND name != 'rollup_cell_key'",
   );
   await client.batch(
     rs.rows.map((r) => `DELETE FROM ${String(r.name)}`),
@@ -134,4 +135,24 @@ export function at(date: string, hour = 12, minute = 0): number {
 /** n session ids with a prefix: sessions("a", 3) = ["a0", "a1", "a2"]. */
 export function sessions(prefix: string, n: number): string[] {
   return Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+}
+
+/**
+ * What the API shows for a rollup cell whose true value is `value`: perturbed by the cell's key
+ * sum (worker/reports/noise.ts), read from the database. For tests of reports through the API.
+ */
+export async function shown(
+  client: Client,
+  table: string,
+  where: Record<string, string | number>,
+  value: number,
+  column: NoiseColumn,
+): Promise<number> {
+  const keys = Object.keys(where);
+  const rs = await client.execute({
+    sql: `SELECT key_sum FROM ${table} WHERE ${keys.map((k) => `${k} = ?`).join(" AND ")}`,
+    args: keys.map((k) => where[k]!),
+  });
+  if (rs.rows.length !== 1) throw new Error(`no single ${table} cell for ${JSON.stringify(where)}`);
+  return perturb(value, Number(rs.rows[0]!.key_sum), column);
 }

@@ -5,7 +5,7 @@
  * session of its own, since nothing tells two of them apart.
  */
 import type { ReadOnlyDatabase } from "../lib/read-only";
-import { ratio, type Figure } from "./figures";
+import { perturbedFigure, ratio, type Figure } from "./figures";
 import { loadDayAtoms } from "./atoms";
 import { additiveFigure, addToTally, distinctFigure, EMPTY_TALLY, type AtomTally } from "./privacy";
 import type { ReportScope } from "./scope";
@@ -24,28 +24,32 @@ export interface ConversionsReport {
 }
 
 export async function conversionsReport(db: ReadOnlyDatabase, scope: ReportScope): Promise<ConversionsReport> {
-  const { siteDays, goalDays, goals } = await loadDayAtoms(db, scope);
+  const { siteDays, goalDays, goals, exactGoals } = await loadDayAtoms(db, scope);
   let sessionTally: AtomTally = EMPTY_TALLY;
-  for (const atom of siteDays.values()) sessionTally = addToTally(sessionTally, atom.units, atom.visible, atom.units > 0);
-  const sessions = distinctFigure(sessionTally);
+  for (const atom of siteDays.values()) sessionTally = addToTally(sessionTally, atom.shown.units, atom.visible, atom.units > 0);
+  const sessions = perturbedFigure(distinctFigure(sessionTally), scope.noise);
 
   let totalConversions: AtomTally = EMPTY_TALLY;
+  let totalPerturbed = false;
   const rows = goals.map((goal): ConversionRow => {
     let conversions: AtomTally = EMPTY_TALLY;
     let converting: AtomTally = EMPTY_TALLY;
     for (const atom of goalDays.get(goal.id)!.values()) {
-      conversions = addToTally(conversions, atom.conversions, atom.visible, atom.units > 0);
-      converting = addToTally(converting, atom.units, atom.visible, atom.units > 0);
-      totalConversions = addToTally(totalConversions, atom.conversions, atom.visible, atom.units > 0);
+      conversions = addToTally(conversions, atom.shown.conversions, atom.visible, atom.units > 0);
+      converting = addToTally(converting, atom.shown.units, atom.visible, atom.units > 0);
+      totalConversions = addToTally(totalConversions, atom.shown.conversions, atom.visible, atom.units > 0);
     }
-    const convertingSessions = distinctFigure(converting);
+    // Smoke-test goals are the operator's own synthetic events: shown exactly.
+    const perturbed = scope.noise && !exactGoals.has(goal.id);
+    if (perturbed && conversions.visible > 0) totalPerturbed = true;
+    const convertingSessions = perturbedFigure(distinctFigure(converting), perturbed);
     return {
       goal,
-      conversions: additiveFigure(conversions),
+      conversions: perturbedFigure(additiveFigure(conversions), perturbed),
       converting_sessions: convertingSessions,
       sessions,
       rate: ratio(convertingSessions, sessions),
     };
   });
-  return { rows, totals: { conversions: additiveFigure(totalConversions), sessions } };
+  return { rows, totals: { conversions: perturbedFigure(additiveFigure(totalConversions), totalPerturbed), sessions } };
 }

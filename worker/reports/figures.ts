@@ -21,6 +21,15 @@ export function estimated(value: number): Figure {
   return { value, qualifier: "estimated" };
 }
 
+/**
+ * A figure built from perturbed cells (noise.ts) is `estimated`; no data (an exact 0) and
+ * suppressed figures stay as they are.
+ */
+export function perturbedFigure(figure: Figure, perturbed: boolean | undefined): Figure {
+  if (!perturbed || figure.qualifier !== "exact" || figure.value === 0) return figure;
+  return { value: figure.value, qualifier: "estimated" };
+}
+
 /** The weaker of qualifiers: suppressed over estimated over exact. */
 export function weakest(...qualifiers: Qualifier[]): Qualifier {
   if (qualifiers.includes("suppressed")) return "suppressed";

@@ -4,7 +4,8 @@
  * the page filter picks rows), with the total of the visible rows.
  */
 import type { ReadOnlyDatabase } from "../lib/read-only";
-import type { Figure } from "./figures";
+import { perturbedFigure, type Figure } from "./figures";
+import { NOISE_COLUMN, perturbSql } from "./noise";
 import { pathFilter } from "./pattern";
 import { additiveFigure, distinctFigure, PAGE_ATOMS_SQL, type AtomTally } from "./privacy";
 import type { ReportScope } from "./scope";
@@ -20,16 +21,23 @@ export interface PagesReport {
   totals: { pageviews: Figure };
 }
 
-const PAGES_SQL = `WITH ${PAGE_ATOMS_SQL}
+/** The report's SQL: sums of the visible atoms' figures, perturbed (noise.ts) or exact. */
+function pagesSql(noise: boolean): string {
+  const shown = (column: "visitors" | "pageviews") =>
+    noise ? perturbSql(column, "key_sum", column === "visitors" ? NOISE_COLUMN.units : NOISE_COLUMN.events) : column;
+  return `WITH ${PAGE_ATOMS_SQL}
   SELECT path,
-    sum(CASE WHEN visible = 1 THEN visitors ELSE 0 END) AS visitors,
-    sum(CASE WHEN visible = 1 THEN pageviews ELSE 0 END) AS pageviews,
+    sum(CASE WHEN visible = 1 THEN ${shown("visitors")} ELSE 0 END) AS visitors,
+    sum(CASE WHEN visible = 1 THEN ${shown("pageviews")} ELSE 0 END) AS pageviews,
     sum(visible) AS visible_days,
     count(*) - sum(visible) AS hidden_days
   FROM page_atoms GROUP BY path`;
+}
+
+const PAGES_SQL = { exact: pagesSql(false), perturbed: pagesSql(true) };
 
 export async function pagesReport(db: ReadOnlyDatabase, scope: ReportScope, page?: string): Promise<PagesReport> {
-  const rs = await db.query({ sql: PAGES_SQL, args: [scope.k, scope.siteId, scope.from, scope.to] });
+  const rs = await db.query({ sql: scope.noise ? PAGES_SQL.perturbed : PAGES_SQL.exact, args: [scope.k, scope.siteId, scope.from, scope.to] });
   const keep = page === undefined ? () => true : pathFilter(page);
   const rows: PageRow[] = [];
   const total: AtomTally = { sum: 0, visible: 0, hidden: 0 };
@@ -41,12 +49,12 @@ export async function pagesReport(db: ReadOnlyDatabase, scope: ReportScope, page
     const pageviews: AtomTally = { sum: Number(r.pageviews), visible, hidden };
     rows.push({
       path,
-      visitors: distinctFigure({ sum: Number(r.visitors), visible, hidden }),
-      pageviews: additiveFigure(pageviews),
+      visitors: perturbedFigure(distinctFigure({ sum: Number(r.visitors), visible, hidden }), scope.noise),
+      pageviews: perturbedFigure(additiveFigure(pageviews), scope.noise),
     });
     total.sum += pageviews.sum;
     total.visible += visible;
     total.hidden += hidden;
   }
-  return { rows, totals: { pageviews: additiveFigure(total) } };
+  return { rows, totals: { pageviews: perturbedFigure(additiveFigure(total), scope.noise) } };
 }

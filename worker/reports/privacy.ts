@@ -179,7 +179,7 @@ export function pageAtomVisibleSql(p: string, d: string): string {
  * units). The page atoms partition the day's pageviews, which the timeseries shows.
  * Per day, the decisions are index seeks on rollup_page_day_by_size (atoms in size order);
  * page_days is materialised so they run once per day, not once per atom.
- * Parameters: ?1 k, ?2 site, ?3 from, ?4 to. Columns: day, path, visitors, pageviews, visible.
+ * Parameters: ?1 k, ?2 site, ?3 from, ?4 to. Columns: day, path, visitors, pageviews, key_sum, visible.
  */
 export const PAGE_ATOMS_SQL = `
   page_days AS MATERIALIZED (
@@ -196,6 +196,6 @@ export const PAGE_ATOMS_SQL = `
     FROM rollup_site_day s WHERE s.site_id = ?2 AND s.day >= ?3 AND s.day <= ?4
   ),
   page_atoms AS (
-    SELECT p.day AS day, p.path AS path, p.visitors AS visitors, p.pageviews AS pageviews, ${pageAtomVisibleSql("p", "d")} AS visible
+    SELECT p.day AS day, p.path AS path, p.visitors AS visitors, p.pageviews AS pageviews, p.key_sum AS key_sum, ${pageAtomVisibleSql("p", "d")} AS visible
     FROM page_days d CROSS JOIN rollup_page_day p ON p.site_id = d.site_id AND p.day = d.day
   )`;

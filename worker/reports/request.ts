@@ -83,7 +83,7 @@ export async function prepareReport(
   const period = resolvePeriod(query, zone, publication.throughMs);
   check?.(period);
   const k = kAnonymity(env.WREN_K_ANONYMITY);
-  const scope: ReportScope = { siteId, from: period.from, to: period.to, timeZone: period.timeZone, k };
+  const scope: ReportScope = { siteId, from: period.from, to: period.to, timeZone: period.timeZone, k, noise: true };
   const publishedThrough = lastCompleteDay(zone, publication.throughMs);
   const goals = String(goalRows!.rows[0]?.ids ?? "");
   return {

@@ -21,6 +21,7 @@
  */
 import type { Client, InStatement } from "@libsql/client/web";
 import { bandSql, bucketSql } from "./histogram";
+import { unitKeySql } from "./noise";
 import { BUMP_VERSION } from "./publication";
 import { canonicalTimeZone, offsetSegments, offsetSql } from "./timezone";
 
@@ -127,7 +128,8 @@ function foldStatements(source: Source, zone: ZoneGroup, range: Range): InStatem
       `INSERT OR IGNORE INTO ${table} (${keyColumns}, unit) SELECT ${keyColumns}, unit FROM raw ${filter} GROUP BY ${keyColumns}, unit`,
     ),
   ];
-  // Adds the units a family gained since its mark to its cells' count. The cells already
+  // Adds the units a family gained since its mark to its cells' count, and their keys to the
+  // cells' key sums (noise.ts). The cells already
   // exist (made by the totals statement from the same raw rows), so only the DO UPDATE branch
   // runs and `placeholder` values (for NOT NULL columns outside the key) are never stored.
   const countNew = (
@@ -139,9 +141,9 @@ function foldStatements(source: Source, zone: ZoneGroup, range: Range): InStatem
     conflict: string,
     placeholder?: [string, string],
   ): InStatement =>
-    `INSERT INTO ${target} (${key}${placeholder ? `, ${placeholder[0]}` : ""}, ${counter}) ` +
-    `SELECT ${key}${placeholder ? `, ${placeholder[1]}` : ""}, count(*) FROM ${unitsTable} WHERE id > ${mark(name)} GROUP BY ${key} ` +
-    `ON CONFLICT (${conflict}) DO UPDATE SET ${counter} = ${target}.${counter} + excluded.${counter}`;
+    `INSERT INTO ${target} (${key}${placeholder ? `, ${placeholder[0]}` : ""}, ${counter}, key_sum) ` +
+    `SELECT ${key}${placeholder ? `, ${placeholder[1]}` : ""}, count(*), sum(${unitKeySql("unit")}) FROM ${unitsTable} WHERE id > ${mark(name)} GROUP BY ${key} ` +
+    `ON CONFLICT (${conflict}) DO UPDATE SET ${counter} = ${target}.${counter} + excluded.${counter}, key_sum = ${target}.key_sum + excluded.key_sum`;
 
   switch (source) {
     case "events":

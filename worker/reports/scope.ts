@@ -8,4 +8,9 @@ export interface ReportScope {
   timeZone: string;
   /** The k of the k-anonymity filter. */
   k: number;
+  /**
+   * Perturb figures by the cell key method (noise.ts). The API always does; tests of the
+   * suppression rules turn it off to attack exact figures, the stronger attacker.
+   */
+  noise?: boolean;
 }

@@ -6,8 +6,9 @@
  * the conversions report shows.
  */
 import type { ReadOnlyDatabase } from "../lib/read-only";
-import { SUPPRESSED, type Figure } from "./figures";
-import { loadDayAtoms, type GoalDayAtom } from "./atoms";
+import { perturbedFigure, SUPPRESSED, type Figure } from "./figures";
+import { loadDayAtoms, shownValue, type GoalDayAtom, type SiteDayAtom } from "./atoms";
+import { NOISE_COLUMN } from "./noise";
 import { datesOf } from "./period";
 import { additiveFigure, addToTally, childCells, distinctFigure, EMPTY_TALLY, type AtomTally } from "./privacy";
 import type { ReportScope } from "./scope";
@@ -36,10 +37,13 @@ export interface TimeseriesReport {
 
 const ZERO: Figure = { value: 0, qualifier: "exact" };
 
-/** A single cell's figure: its value when visible, suppressed when hidden, 0 without data. */
-function cellFigure(value: number, units: number, visible: boolean): Figure {
+/**
+ * A single cell's figure: its shown value when visible (estimated when perturbed), suppressed
+ * when hidden, 0 without data.
+ */
+function cellFigure(value: number, units: number, visible: boolean, perturbed: boolean | undefined): Figure {
   if (units === 0) return ZERO;
-  return visible ? { value, qualifier: "exact" } : SUPPRESSED;
+  return visible ? { value, qualifier: perturbed ? "estimated" : "exact" } : SUPPRESSED;
 }
 
 /** Sums visible points into totals (never an independent figure). */
@@ -74,28 +78,31 @@ export async function timeseriesReport(
   const points =
     interval === "day"
       ? dailyPoints(scope, atoms.siteDays, atoms.goalDays, goalIds)
-      : await hourlyPoints(db, scope, atoms.siteDays, atoms.goalDays, goalIds);
+      : await hourlyPoints(db, scope, atoms.siteDays, atoms.goalDays, goalIds, atoms.exactGoals);
+  // Conversions of perturbed goals are estimated (smoke-test goals alone stay exact).
+  const perturbedGoals = scope.noise === true && goalIds.some((id) => !atoms.exactGoals.has(id));
+  for (const p of points) p.conversions = perturbedFigure(p.conversions, perturbedGoals);
   return { points, totals: totalsOf(points) };
 }
 
 function dailyPoints(
   scope: ReportScope,
-  siteDays: Map<string, { units: number; pageviews: number; visible: boolean }>,
+  siteDays: Map<string, SiteDayAtom>,
   goalDays: Map<string, Map<string, GoalDayAtom>>,
   goalIds: string[],
 ): TimeseriesPoint[] {
   return datesOf(scope).map((day) => {
-    const site = siteDays.get(day) ?? { units: 0, pageviews: 0, visible: false };
+    const site = siteDays.get(day) ?? NO_DAY;
     let conversions: AtomTally = EMPTY_TALLY;
     for (const id of goalIds) {
       const atom = goalDays.get(id)?.get(day);
-      if (atom) conversions = addToTally(conversions, atom.conversions, atom.visible, atom.units > 0);
+      if (atom) conversions = addToTally(conversions, atom.shown.conversions, atom.visible, atom.units > 0);
     }
     return {
       start: new Date(startOfLocalDay(scope.timeZone, day)).toISOString(),
       local: day,
-      visitors: cellFigure(site.units, site.units, site.visible),
-      pageviews: cellFigure(site.pageviews, site.units, site.visible),
+      visitors: cellFigure(site.shown.units, site.units, site.visible, scope.noise),
+      pageviews: cellFigure(site.shown.pageviews, site.units, site.visible, scope.noise),
       conversions: additiveFigure(conversions),
     };
   });
@@ -110,24 +117,29 @@ interface HourCell {
   units: number;
   value: number;
   visitors: number;
+  /** What the cell shows (perturbed or exact): visitors and value. */
+  shown: { visitors: number; value: number };
 }
+
+const NO_DAY: SiteDayAtom = { units: 0, pageviews: 0, visible: false, shown: { units: 0, pageviews: 0 } };
 
 async function hourlyPoints(
   db: ReadOnlyDatabase,
   scope: ReportScope,
-  siteDays: Map<string, { units: number; pageviews: number; visible: boolean }>,
+  siteDays: Map<string, SiteDayAtom>,
   goalDays: Map<string, Map<string, GoalDayAtom>>,
   goalIds: string[],
+  exactGoals: Set<string>,
 ): Promise<TimeseriesPoint[]> {
   const range = [scope.siteId, scope.from, scope.to];
   const [siteHours, goalHours] = await db.queryAll(
     [
       {
-        sql: "SELECT day, hour, visitors, pageviews FROM rollup_site_hour WHERE site_id = ? AND day >= ? AND day <= ?",
+        sql: "SELECT day, hour, visitors, pageviews, key_sum FROM rollup_site_hour WHERE site_id = ? AND day >= ? AND day <= ?",
         args: range,
       },
       {
-        sql: "SELECT goal_id, day, hour, units, conversions FROM rollup_goal_hour WHERE site_id = ? AND day >= ? AND day <= ?",
+        sql: "SELECT goal_id, day, hour, units, conversions, key_sum FROM rollup_goal_hour WHERE site_id = ? AND day >= ? AND day <= ?",
         args: range,
       },
     ],
@@ -137,11 +149,17 @@ async function hourlyPoints(
   for (const r of siteHours!.rows) {
     const day = String(r.day);
     const units = Number(r.visitors);
+    const pageviews = Number(r.pageviews);
+    const keySum = Number(r.key_sum);
     (traffic.get(day) ?? traffic.set(day, []).get(day)!).push({
       key: String(r.hour),
       units,
-      value: Number(r.pageviews),
+      value: pageviews,
       visitors: units,
+      shown: {
+        visitors: shownValue(scope, units, keySum, NOISE_COLUMN.units),
+        value: shownValue(scope, pageviews, keySum, NOISE_COLUMN.events),
+      },
     });
   }
   const wanted = new Set(goalIds);
@@ -151,17 +169,24 @@ async function hourlyPoints(
     if (!wanted.has(goal) || !goalDays.has(goal)) continue;
     const key = `${goal}\u0000${String(r.day)}`;
     const units = Number(r.units);
+    const conversions = Number(r.conversions);
+    const keySum = Number(r.key_sum);
+    const exact = exactGoals.has(goal);
     (conversionsByGoalDay.get(key) ?? conversionsByGoalDay.set(key, []).get(key)!).push({
       key: String(r.hour),
       units,
-      value: Number(r.conversions),
+      value: conversions,
       visitors: units,
+      shown: {
+        visitors: exact ? units : shownValue(scope, units, keySum, NOISE_COLUMN.units),
+        value: exact ? conversions : shownValue(scope, conversions, keySum, NOISE_COLUMN.events),
+      },
     });
   }
 
   const points: TimeseriesPoint[] = [];
   for (const day of datesOf(scope)) {
-    const site = siteDays.get(day) ?? { units: 0, pageviews: 0, visible: false };
+    const site = siteDays.get(day) ?? NO_DAY;
     const hours = new Map(childCells(site, traffic.get(day) ?? [], scope.k).map((c) => [Number(c.key), c]));
     const conversions = new Map<number, AtomTally>();
     let hiddenGoalDays = 0;
@@ -175,7 +200,7 @@ async function hourlyPoints(
       }
       for (const cell of childCells(atom, conversionsByGoalDay.get(`${goal}\u0000${day}`) ?? [], scope.k)) {
         const hour = Number(cell.key);
-        conversions.set(hour, addToTally(conversions.get(hour) ?? EMPTY_TALLY, cell.value, cell.visible, cell.units > 0));
+        conversions.set(hour, addToTally(conversions.get(hour) ?? EMPTY_TALLY, cell.shown.value, cell.visible, cell.units > 0));
       }
     }
     const start = startOfLocalDay(scope.timeZone, day);
@@ -188,8 +213,8 @@ async function hourlyPoints(
       points.push({
         start: new Date(hour).toISOString(),
         local: localMinuteLabel(scope.timeZone, hour),
-        visitors: hidden ? SUPPRESSED : cell ? cellFigure(cell.visitors, cell.units, cell.visible) : ZERO,
-        pageviews: hidden ? SUPPRESSED : cell ? cellFigure(cell.value, cell.units, cell.visible) : ZERO,
+        visitors: hidden ? SUPPRESSED : cell ? cellFigure(cell.shown.visitors, cell.units, cell.visible, scope.noise) : ZERO,
+        pageviews: hidden ? SUPPRESSED : cell ? cellFigure(cell.shown.value, cell.units, cell.visible, scope.noise) : ZERO,
         conversions: additiveFigure(withHidden(conversions.get(hour) ?? EMPTY_TALLY, hiddenGoalDays)),
       });
     }

@@ -19,13 +19,29 @@ export const rollupWatermarks = sqliteTable("rollup_watermarks", {
 /**
  * What the publisher (worker/reports/publisher.ts) has made readable: every rollup cell that
  * ends at or before `through_ms` is published; reports read nothing later. One row (id 1).
- * `version` rises with every commit that changes rollups, so readers can cache by it.
+ * Published cells are final; `version` rises only when a site's rollups are rebuilt (a time
+ * zone set before anything of the site was published), so readers can cache by it.
  */
 export const rollupPublication = sqliteTable("rollup_publication", {
   id: integer("id").primaryKey(),
   throughMs: integer("through_ms").notNull(),
   publishedAt: integer("published_at").notNull(),
   version: integer("version").notNull().default(0),
+});
+
+/**
+ * The sum of the cell's units' keys (reports/noise.ts): what its figures' small perturbation
+ * is derived from, so the same cell always reads the same and an added unit moves it unpredictably.
+ */
+const cellKeySum = () => integer("key_sum").notNull().default(0);
+
+/**
+ * The secret that makes unit keys unpredictable (reports/noise.ts): drawn once, when the
+ * migration runs, and never shown. One row (id 1).
+ */
+export const rollupCellKey = sqliteTable("rollup_cell_key", {
+  id: integer("id").primaryKey(),
+  secret: integer("secret").notNull(),
 });
 
 /** Site-day atoms: units with any beacon event that day, and pageviews. */
@@ -36,6 +52,7 @@ export const rollupSiteDay = sqliteTable(
     day: text("day").notNull(),
     visitors: integer("visitors").notNull().default(0),
     pageviews: integer("pageviews").notNull().default(0),
+    keySum: cellKeySum(),
   },
   (t) => [primaryKey({ columns: [t.siteId, t.day] })],
 );
@@ -60,6 +77,7 @@ export const rollupSiteHour = sqliteTable(
     day: text("day").notNull(),
     visitors: integer("visitors").notNull().default(0),
     pageviews: integer("pageviews").notNull().default(0),
+    keySum: cellKeySum(),
   },
   (t) => [primaryKey({ columns: [t.siteId, t.hour] }), index("rollup_site_hour_day").on(t.siteId, t.day)],
 );
@@ -84,6 +102,7 @@ export const rollupPageDay = sqliteTable(
     path: text("path").notNull(),
     visitors: integer("visitors").notNull().default(0),
     pageviews: integer("pageviews").notNull().default(0),
+    keySum: cellKeySum(),
   },
   (t) => [
     primaryKey({ columns: [t.siteId, t.day, t.path] }),
@@ -113,6 +132,7 @@ export const rollupGoalDay = sqliteTable(
     day: text("day").notNull(),
     units: integer("units").notNull().default(0),
     conversions: integer("conversions").notNull().default(0),
+    keySum: cellKeySum(),
   },
   (t) => [primaryKey({ columns: [t.siteId, t.day, t.goalId] })],
 );
@@ -139,6 +159,7 @@ export const rollupGoalHour = sqliteTable(
     day: text("day").notNull(),
     units: integer("units").notNull().default(0),
     conversions: integer("conversions").notNull().default(0),
+    keySum: cellKeySum(),
   },
   (t) => [primaryKey({ columns: [t.siteId, t.goalId, t.hour] }), index("rollup_goal_hour_day").on(t.siteId, t.day)],
 );
@@ -184,6 +205,7 @@ export const rollupVitalDay = sqliteTable(
     good: integer("good").notNull().default(0),
     needsImprovement: integer("needs_improvement").notNull().default(0),
     poor: integer("poor").notNull().default(0),
+    keySum: cellKeySum(),
   },
   (t) => [primaryKey({ columns: [t.siteId, t.day, t.path, t.metric] })],
 );
