@@ -1,6 +1,7 @@
 /** One stack per test file, with an admin client and helpers to make keys, sites and goals. */
 import { createClient, type Client } from "@libsql/client";
 import { join } from "node:path";
+import { ROLLUP_TABLES } from "../../worker/reports/rollup";
 import { client, type Call } from "../helpers/http";
 import { startStack, type Stack } from "../helpers/stack";
 
@@ -16,6 +17,13 @@ export interface ApiFixture {
    * rows into today: a published day is final) and starts it again on the same port and data.
    */
   seedHistory(write: (db: Client) => Promise<void>): Promise<void>;
+  /**
+   * Moves everything stored so far `days` days back, as if it had arrived then: stops the
+   * service, shifts the raw rows' times, drops the rollups and the publication, and starts it
+   * again, so the publisher folds it all anew. For attacks that must read what came in through
+   * the real collector today on a published (past) day.
+   */
+  rewindDays(days: number): Promise<void>;
 }
 
 let counter = 0;
@@ -23,6 +31,19 @@ let counter = 0;
 export async function apiFixture(env: NodeJS.ProcessEnv = {}): Promise<ApiFixture> {
   const stack = await startStack({ env });
   const admin = client(stack.url, stack.adminKey);
+  /** Stops the service, lets `change` write to its database, and starts it again on the same port. */
+  async function whileStopped(change: (db: Client) => Promise<void>): Promise<void> {
+    const before = fixture.stack;
+    await before.stop();
+    const db = createClient({ url: `file:${join(before.dataDir, "wren.db")}` });
+    try {
+      await change(db);
+    } finally {
+      db.close();
+    }
+    const again = await startStack({ dataDir: before.dataDir, env: before.env });
+    fixture.stack = { ...again, adminKey: before.adminKey };
+  }
   const fixture: ApiFixture = {
     stack,
     admin,
@@ -42,17 +63,24 @@ export async function apiFixture(env: NodeJS.ProcessEnv = {}): Promise<ApiFixtur
       return res.body;
     },
     async seedHistory(write) {
-      const before = fixture.stack;
-      await before.stop();
-      const db = createClient({ url: `file:${join(before.dataDir, "wren.db")}` });
-      try {
+      await whileStopped(async (db) => {
         await write(db);
         await db.execute("DELETE FROM rollup_publication");
-      } finally {
-        db.close();
-      }
-      const again = await startStack({ dataDir: before.dataDir, env: before.env });
-      fixture.stack = { ...again, adminKey: before.adminKey };
+      });
+    },
+    async rewindDays(days) {
+      const shift = days * 86_400_000;
+      await whileStopped(async (db) => {
+        await db.batch(
+          [
+            ...["events", "conversions", "vitals"].map((table) => ({ sql: `UPDATE ${table} SET ts = ts - ?`, args: [shift] })),
+            ...ROLLUP_TABLES.map((table) => `DELETE FROM ${table}`),
+            "DELETE FROM rollup_watermarks",
+            "DELETE FROM rollup_publication",
+          ],
+          "write",
+        );
+      });
     },
   };
   return fixture;
