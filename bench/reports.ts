@@ -25,8 +25,8 @@ import { lastCompleteDay } from "../worker/reports/period";
 import { catchUp } from "../worker/reports/rollup";
 import { addDays } from "../worker/reports/timezone";
 
-const SITE = "site_bench000000001";
-const GOALS = ["goal_bench_signup", "goal_bench_trial", "goal_bench_buy"];
+export const SITE = "site_bench000000001";
+export const GOALS = ["goal_bench_signup", "goal_bench_trial", "goal_bench_buy"];
 const PAGES = 1_000;
 const DAYS = 30;
 const EVENTS_PER_TRANSACTION = 100_000;

@@ -8,6 +8,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   reports: () => import("./reports"),
   mixed: () => import("./mixed"),
   guards: () => import("./guards"),
+  noise: () => import("./noise"),
 };
 
 const wanted = process.argv.slice(2);
