@@ -6,8 +6,9 @@
  */
 import type { ReadOnlyDatabase } from "../lib/read-only";
 import { VITAL_METRICS } from "../lib/schema";
-import { ratio, SUPPRESSED, type Figure } from "./figures";
+import { perturbedFigure, ratio, SUPPRESSED, type Figure } from "./figures";
 import { percentileFromBucket, THRESHOLDS, type VitalMetric } from "./histogram";
+import { NOISE_COLUMN, perturbSql } from "./noise";
 import { pathFilter } from "./pattern";
 import { additiveFigure, PAGE_ATOMS_SQL, pageAtomVisibleSql, type AtomTally } from "./privacy";
 import type { ReportScope } from "./scope";
@@ -30,7 +31,7 @@ export interface VitalsRow {
 const vitalAtomsSql = (only = "") => `${PAGE_ATOMS_SQL},
   vital_atoms AS (
     SELECT v.day AS day, v.path AS path, v.metric AS metric, v.samples AS samples, v.good AS good,
-      v.needs_improvement AS needs_improvement, v.poor AS poor,
+      v.needs_improvement AS needs_improvement, v.poor AS poor, v.key_sum AS key_sum,
       CASE WHEN ${pageAtomVisibleSql("p", "d")} = 1 AND v.units >= ?1 AND (p.visitors - v.units <= 0 OR p.visitors - v.units >= ?1) THEN 1 ELSE 0 END AS visible
     FROM page_days d
     CROSS JOIN rollup_vital_day v ON v.site_id = d.site_id AND v.day = d.day
@@ -38,15 +39,25 @@ const vitalAtomsSql = (only = "") => `${PAGE_ATOMS_SQL},
     ${only ? `WHERE ${only}` : ""}
   )`;
 
-const SUMS_SQL = `WITH ${vitalAtomsSql()}
+/** Sums of the visible atoms' figures, each perturbed by the atom's cell key (noise.ts) or exact. */
+function sumsSql(noise: boolean): string {
+  const shown = (column: "samples" | "good" | "needs_improvement" | "poor") => {
+    if (!noise) return column;
+    const which = { samples: NOISE_COLUMN.samples, good: NOISE_COLUMN.good, needs_improvement: NOISE_COLUMN.needsImprovement, poor: NOISE_COLUMN.poor }[column];
+    return perturbSql(column, "key_sum", which);
+  };
+  return `WITH ${vitalAtomsSql()}
   SELECT path, metric,
-    sum(CASE WHEN visible = 1 THEN samples ELSE 0 END) AS samples,
-    sum(CASE WHEN visible = 1 THEN good ELSE 0 END) AS good,
-    sum(CASE WHEN visible = 1 THEN needs_improvement ELSE 0 END) AS needs_improvement,
-    sum(CASE WHEN visible = 1 THEN poor ELSE 0 END) AS poor,
+    sum(CASE WHEN visible = 1 THEN ${shown("samples")} ELSE 0 END) AS samples,
+    sum(CASE WHEN visible = 1 THEN ${shown("good")} ELSE 0 END) AS good,
+    sum(CASE WHEN visible = 1 THEN ${shown("needs_improvement")} ELSE 0 END) AS needs_improvement,
+    sum(CASE WHEN visible = 1 THEN ${shown("poor")} ELSE 0 END) AS poor,
     sum(visible) AS visible_days,
     count(*) - sum(visible) AS hidden_days
   FROM vital_atoms GROUP BY path, metric`;
+}
+
+const SUMS_SQL = { exact: sumsSql(false), perturbed: sumsSql(true) };
 
 /**
  * The bucket holding rank 0.75·total of each (path, metric) histogram over visible atoms, for
@@ -83,7 +94,7 @@ export async function vitalsReport(
   pick: (rows: VitalsSums[]) => VitalsSums[] = (rows) => rows,
 ): Promise<VitalsRow[]> {
   const args = [scope.k, scope.siteId, scope.from, scope.to];
-  const sums = await db.query({ sql: SUMS_SQL, args });
+  const sums = await db.query({ sql: scope.noise ? SUMS_SQL.perturbed : SUMS_SQL.exact, args });
   const keepPath = filters.page === undefined ? () => true : pathFilter(filters.page);
   const all: VitalsSums[] = [];
   for (const r of sums.rows) {
@@ -96,14 +107,15 @@ export async function vitalsReport(
       visible: Number(r.visible_days),
       hidden: Number(r.hidden_days),
     });
-    const samples = additiveFigure(tally("samples"));
+    const figure = (column: string) => perturbedFigure(additiveFigure(tally(column)), scope.noise);
+    const samples = figure("samples");
     all.push({
       path,
       metric,
       unit: THRESHOLDS[metric].unit,
-      good: ratio(additiveFigure(tally("good")), samples),
-      needs_improvement: ratio(additiveFigure(tally("needs_improvement")), samples),
-      poor: ratio(additiveFigure(tally("poor")), samples),
+      good: ratio(figure("good"), samples),
+      needs_improvement: ratio(figure("needs_improvement"), samples),
+      poor: ratio(figure("poor"), samples),
       samples,
     });
   }
