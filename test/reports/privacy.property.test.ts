@@ -31,8 +31,10 @@ import type { Figure } from "../../worker/reports/figures";
 import { readOnly } from "../../worker/lib/read-only";
 import { funnelReport, type FunnelStep } from "../../worker/reports/funnels";
 import { pagesReport, type PagesReport } from "../../worker/reports/pages";
-import { catchUp } from "../../worker/reports/rollup";
+import { publishStatement } from "../../worker/reports/publication";
+import { catchUp, rebuildSiteRollups } from "../../worker/reports/rollup";
 import { timeseriesReport, type TimeseriesReport } from "../../worker/reports/timeseries";
+import { changeSiteZone } from "../../worker/reports/zone-change";
 import { complementLeaks, linearLeaks, type Fact, type NestedPair, type Target } from "./attack";
 import { addConversions, addEvents, addGoal, addSite, clearData, openTestDb, type TestDb } from "./helpers";
 
@@ -717,4 +719,124 @@ describe("the attacker", () => {
       ).map((p) => p.what),
     ).toEqual(["a"]);
   });
+});
+
+// ---- Moves in time: a time-zone change, and late data with re-reading ----
+
+/** A session's single pageview at a UTC day and hour around midnight (24 + h is the next day). */
+interface TimedView {
+  day: number;
+  hour: number;
+  path: number;
+  /** The attacker's unknowns: the pageviews of one path in one UTC hour, late rows apart. */
+  cell: string;
+}
+
+const timedViews = (label: string): fc.Arbitrary<TimedView[]> =>
+  fc.array(
+    fc
+      .record({
+        day: fc.integer({ min: 0, max: 2 }),
+        hour: fc.constantFrom(12, 21, 22, 23, 24, 25),
+        path: fc.integer({ min: 0, max: 1 }),
+      })
+      .map((v) => ({ ...v, cell: `${label}|${new Date(utcInstant(v, 0)).toISOString().slice(0, 13)}|${v.path}` })),
+    { minLength: 1, maxLength: 40 },
+  );
+function utcInstant(v: { day: number; hour: number }, minute = 10): number {
+  return Date.parse(`${DATES[v.day]}T00:00:00Z`) + v.hour * 3_600_000 + minute * 60_000;
+}
+/** Published through two days after the last date: every day a report can read is final. */
+const PUBLISHED_THROUGH = Date.parse(`${DATES[DATES.length - 1]}T00:00:00Z`) + 2 * 86_400_000;
+const ZONE_OFFSET_IN_NOVEMBER: Record<string, number> = { UTC: 0, "Europe/Berlin": 3_600_000 };
+
+/**
+ * Every visible pageviews figure of every page and day in `zone`, as an equation over the
+ * cells of the rows it sums. `models` are the row sets the attacker considers in turn (e.g.
+ * without, then with, late rows); the first whose count matches the figure is its meaning.
+ */
+async function pageFacts(client: Client, zone: string, models: TimedView[][], k: number, cut: string): Promise<Fact[]> {
+  const facts: Fact[] = [];
+  const reader = readOnly(client as never);
+  for (const date of DATES) {
+    const pages = await pagesReport(reader, { siteId: SITE, from: date, to: date, timeZone: zone, k });
+    for (const row of pages.rows) {
+      if (row.pageviews.value === null) continue;
+      const path = PATHS.indexOf(row.path);
+      const cellsOf = (rows: TimedView[]) =>
+        rows
+          .filter((v) => v.path === path && new Date(utcInstant(v) + ZONE_OFFSET_IN_NOVEMBER[zone]!).toISOString().slice(0, 10) === date)
+          .map((v) => v.cell);
+      const candidates = models.map(cellsOf);
+      const cells = candidates.find((c) => c.length === row.pageviews.value) ?? candidates[0]!;
+      facts.push({ family: "pv", cells, value: row.pageviews.value, source: `${cut} ${date} ${row.path}` });
+    }
+  }
+  return facts;
+}
+
+async function loadTimed(client: Client, views: TimedView[], prefix: string): Promise<void> {
+  await addEvents(
+    client,
+    views.map((v, i) => ({ site: SITE, session: `${prefix}${i}`, path: PATHS[v.path]!, ts: utcInstant(v) })),
+  );
+}
+
+/** Every cell of `views` holding 1 to k − 1 sessions: what must stay unknown. */
+function smallCells(views: TimedView[], k: number): Target[] {
+  const groups = new Map<string, number>();
+  for (const v of views) groups.set(v.cell, (groups.get(v.cell) ?? 0) + 1);
+  return [...groups].filter(([, n]) => n < k).map(([cell, n]) => ({ family: "pv", cells: [cell], what: `${cell} (${n} sessions)` }));
+}
+
+/** A site with `views` folded and every day of DATES published. */
+async function publishedSite(client: Client, views: TimedView[]): Promise<void> {
+  await clearData(client);
+  await addSite(client, SITE, "UTC");
+  await loadTimed(client, views, "t");
+  await catchUp(client as never);
+  await client.execute(publishStatement(PUBLISHED_THROUGH, PUBLISHED_THROUGH));
+}
+
+describe("the k-anonymity filter under attack, in time", () => {
+  let db: TestDb;
+  beforeAll(async () => {
+    db = await openTestDb();
+  });
+  afterAll(() => db?.close());
+
+  it("a time-zone change cannot re-cut published days: no hour between two cuts is singled out", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(2, 3, 4, 5), timedViews("pv"), async (k, views) => {
+        await publishedSite(db.client, views);
+        // The attacker reads every day in UTC, asks for Berlin (as PATCH /sites does) and reads again.
+        const facts = await pageFacts(db.client, "UTC", [views], k, "UTC");
+        if ((await changeSiteZone(db.client as never, SITE, "Europe/Berlin")) === "changed") {
+          await rebuildSiteRollups(db.client as never, SITE);
+          facts.push(...(await pageFacts(db.client, "Europe/Berlin", [views], k, "Berlin")));
+        }
+        expect(facts.filter((f) => f.cells.length !== f.value).map((f) => f.source), "figures are what they sum").toEqual([]);
+        expect(linearLeaks(facts, smallCells(views, k)).map((t) => t.what)).toEqual([]);
+      }),
+      { numRuns: 100 },
+    );
+  }, 120_000);
+
+  it("late data cannot change a published figure: re-reading after it arrives singles no one out", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(2, 3, 4, 5), timedViews("pv"), timedViews("late"), async (k, views, late) => {
+        await publishedSite(db.client, views);
+        const first = await pageFacts(db.client, "UTC", [views], k, "first");
+        // Sessions stamped in published days arrive after publication (replayed, or committed late).
+        await loadTimed(db.client, late, "late");
+        await catchUp(db.client as never);
+        const second = await pageFacts(db.client, "UTC", [views, [...views, ...late]], k, "second");
+        const facts = [...first, ...second];
+        expect(facts.filter((f) => f.cells.length !== f.value).map((f) => f.source), "figures are what they sum").toEqual([]);
+        expect(second.map((f) => f.value), "a published figure never changes").toEqual(first.map((f) => f.value));
+        expect(linearLeaks(facts, smallCells(late, k)).map((t) => t.what)).toEqual([]);
+      }),
+      { numRuns: 100 },
+    );
+  }, 120_000);
 });
