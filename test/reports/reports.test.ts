@@ -269,9 +269,9 @@ describe("vitals", () => {
       metric: "LCP",
       unit: "ms",
       p75: est(lcp.p75.value!),
-      good: x(0.3333),
+      good: est(0.3333),
       needs_improvement: x(0.25),
-      poor: x(0.4167),
+      poor: est(0.4167),
       samples: x(12),
     });
     // "/x" is hidden on that day (the cover), so its vitals are too.

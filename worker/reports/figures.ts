@@ -46,7 +46,9 @@ export function round(value: number, decimals: number): number {
 /**
  * numerator / denominator, for rates and shares. Suppressed when either side is; 0 when the
  * denominator is 0; capped at 1 (a converting session need not have been seen that day, so
- * the ratio of two visible counts can exceed 1), which makes it estimated.
+ * the ratio of two visible counts can exceed 1), which makes it estimated. Rounded to
+ * `decimals`: a quotient that rounding changed (1/3 → 0.3333) is estimated too, so `exact`
+ * always means the value is the fraction itself.
  */
 export function ratio(numerator: Figure, denominator: Figure, decimals = 4): Figure {
   if (numerator.value === null || denominator.value === null) return SUPPRESSED;
@@ -57,7 +59,8 @@ export function ratio(numerator: Figure, denominator: Figure, decimals = 4): Fig
     value = 1;
     qualifier = "estimated";
   }
-  return { value: round(value, decimals), qualifier };
+  const rounded = round(value, decimals);
+  return { value: rounded, qualifier: rounded === value ? qualifier : "estimated" };
 }
 
 /** a − b for two figures of the same rows (drop-off); suppressed when either is. */
