@@ -15,9 +15,10 @@
  *     total − Σ visible rows, period A − period B, pages vs timeseries, hours vs days.
  *  A2 complements of nested distinct counts — for every pair of published, visible counts of
  *     nested groups: site-day visitors vs each page's visitors, vs each hour's visitors, vs each
- *     goal's converting sessions; and every pair of funnels with the same first goal where one
- *     is a subsequence of the other (step 1 = the goal's converting sessions), per day and over
- *     periods: the difference must be 0 or at least k.
+ *     goal's converting sessions; and every pair of funnels where one is a subsequence of the
+ *     other — the same first goal or not, a single goal being its converting sessions (so a
+ *     funnel step against its own goal) — per day and over periods: the difference must be 0
+ *     or at least k.
  *  A3 direct reading — every visible single-cell figure is drawn from at least k sessions.
  * And every published figure must equal what its documented semantics says, computed from
  * the raw data (so the attacker's model of each figure is the true one), with `suppressed`
@@ -637,7 +638,9 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
       for (const [smallKey, small] of counts) {
         const b = bigKey.split(">");
         const s = smallKey.split(">");
-        if (s.length < b.length && s[0] === b[0] && isSubsequence(s, b))
+        // Any coarser grouping a key can read holds every unit of the finer one: a funnel with
+        // the same first goal, one starting later, or a single step's own goal (its converting sessions).
+        if (s.length < b.length && isSubsequence(s, b))
           f.pairs.push({ parent: small, child: big, what: `day ${d} funnel ${smallKey} vs ${bigKey}` });
       }
   }

@@ -67,13 +67,17 @@ describe("privacy rules", () => {
     ]);
   });
 
-  it("funnel steps: the previous step, k units, and every coarser funnel with the same first goal", () => {
-    // Masks: 1 = a, 3 = a→b, 5 = a→c, 7 = a→b→c.
-    const units: Record<number, number> = { 1: 12, 3: 6, 5: 6, 7: 6 };
+  it("funnel steps: the previous step, k units, every coarser funnel, and each step's own goal", () => {
+    // Masks: 1 = a, 2 = b, 4 = c (each goal's day atom), 3 = a→b, 5 = a→c, 6 = b→c, 7 = a→b→c.
+    const units: Record<number, number> = { 1: 12, 2: 6, 4: 6, 3: 6, 5: 6, 6: 6, 7: 6 };
     expect(funnelStepsVisible((m) => units[m]!, 3, true, 5)).toEqual([true, true, true]);
     expect(funnelStepsVisible((m) => ({ ...units, 5: 8 })[m]!, 3, true, 5)).toEqual([true, true, false]);
     expect(funnelStepsVisible((m) => units[m]!, 3, false, 5)).toEqual([false, false, false]);
     expect(funnelStepsVisible((m) => ({ ...units, 3: 4 })[m]!, 3, true, 5)).toEqual([true, false, false]);
+    // Checkout (b) converting 8, pricing → checkout 6: 2 checked out without pricing.
+    expect(funnelStepsVisible((m) => ({ ...units, 2: 8 })[m]!, 3, true, 5)).toEqual([true, false, false]);
+    // A funnel that does not start at step 1 (b → c, 9) holds the 6 of a → b → c too.
+    expect(funnelStepsVisible((m) => ({ ...units, 6: 9 })[m]!, 3, true, 5)).toEqual([true, true, false]);
   });
 
   it("builds figures from the visible atoms", () => {

@@ -25,40 +25,42 @@ export interface FunnelStep {
 }
 
 /**
- * SQL: per day, the units of every subsequence mask of the steps (columns m1, m3, m5, …: odd
- * masks, bit 0 always set), from each unit's first completion of each goal: a unit is in mask
- * m when it completed every goal of m, in step order, on that day. Mask 1 (the first goal alone) counts
- * every unit of the first goal's day atom, sessionless conversions included.
+ * SQL: per day, the units of every subsequence of the steps (column m<mask>, bit i = step i,
+ * every mask from 1 to 2^steps − 1) and the sum of their keys (k<mask>, noise.ts). A unit is in
+ * mask m when it completed every goal of m on that day, in step order, by each session's first
+ * completion of each goal — so m counts what the funnel of m's goals would show as its last
+ * step, and a single bit counts that goal's day atom (sessionless conversions included). The
+ * masks without step 0 are there for the privacy check: a key can ask for those funnels too.
  * Parameters: ?1 site, ?2 from, ?3 to, ?4… the goal ids in step order.
  */
 export function funnelCountsSql(steps: number): string {
-  const firsts = Array.from(
-    { length: steps },
-    (_, i) => `min(CASE WHEN g.goal_id = ?${i + 4} THEN g.first_ts END) AS f${i}`,
-  ).join(", ");
+  const goal = (i: number) => `?${i + 4}`;
+  const step = Array.from({ length: steps }, (_, i) => i);
+  // Whether the unit is in goal i's day atom: completions of that local day only, so a late
+  // row (folded into a later day: publication is final) cannot reach back into a published day.
+  const member = step.map(
+    (i) =>
+      `EXISTS (SELECT 1 FROM rollup_goal_day_units v WHERE v.site_id = ?1 AND v.goal_id = ${goal(i)} AND v.day = b.day AND v.unit = b.unit) AS in${i}`,
+  );
+  const first = step.map(
+    (i) =>
+      `CASE WHEN in${i} THEN (SELECT g.first_ts FROM rollup_session_goals g WHERE g.site_id = ?1 AND g.session_id = unit AND g.goal_id = ${goal(i)}) END AS f${i}`,
+  );
   const masks: string[] = [];
-  for (let mask = 1; mask < 1 << steps; mask += 2) {
-    if (mask === 1) {
-      masks.push("count(*) AS m1", "sum(unit_key) AS k1");
-      continue;
-    }
-    const bits = Array.from({ length: steps }, (_, i) => i).filter((i) => mask & (1 << i));
-    const conditions = bits.map((i) => `f${i} IS NOT NULL`);
-    for (let j = 1; j < bits.length; j++) conditions.push(`f${bits[j]} >= f${bits[j - 1]}`);
+  for (let mask = 1; mask < 1 << steps; mask++) {
+    const bits = step.filter((i) => mask & (1 << i));
+    const conditions =
+      bits.length === 1 ? [`in${bits[0]}`] : [...bits.map((i) => `f${i} IS NOT NULL`), ...bits.slice(1).map((i, j) => `f${i} >= f${bits[j]}`)];
     masks.push(
       `sum(CASE WHEN ${conditions.join(" AND ")} THEN 1 ELSE 0 END) AS m${mask}`,
       `sum(CASE WHEN ${conditions.join(" AND ")} THEN unit_key ELSE 0 END) AS k${mask}`,
     );
   }
-  const goals = Array.from({ length: steps }, (_, i) => `?${i + 4}`).join(", ");
   return (
-    `WITH firsts AS (SELECT u.day AS day, u.unit AS unit, ${unitKeySql("u.unit")} AS unit_key, ${firsts} FROM rollup_goal_day_units u ` +
-    `LEFT JOIN rollup_session_goals g ON g.site_id = u.site_id AND g.session_id = u.unit AND g.goal_id IN (${goals}) ` +
-    // Completions of the same local day only: a late row folds into a later day (publication
-    // is final), so it must not reach back into a published day's funnel through first_ts.
-    "AND EXISTS (SELECT 1 FROM rollup_goal_day_units v WHERE v.site_id = u.site_id AND v.goal_id = g.goal_id AND v.day = u.day AND v.unit = u.unit) " +
-    "WHERE u.site_id = ?1 AND u.goal_id = ?4 AND u.day >= ?2 AND u.day <= ?3 GROUP BY u.day, u.unit) " +
-    `SELECT day, ${masks.join(", ")} FROM firsts GROUP BY day`
+    `WITH base AS (SELECT DISTINCT day, unit FROM rollup_goal_day_units WHERE site_id = ?1 AND goal_id IN (${step.map(goal).join(", ")}) AND day >= ?2 AND day <= ?3), ` +
+    `members AS (SELECT b.day AS day, b.unit AS unit, ${unitKeySql("b.unit")} AS unit_key, ${member.join(", ")} FROM base b), ` +
+    `timed AS (SELECT day, unit_key, ${step.map((i) => `in${i}`).join(", ")}, ${first.join(", ")} FROM members) ` +
+    `SELECT day, ${masks.join(", ")} FROM timed GROUP BY day`
   );
 }
 
@@ -72,7 +74,7 @@ export async function funnelReport(db: ReadOnlyDatabase, scope: ReportScope, goa
   for (const r of rs.rows) {
     const counts = new Array<number>(1 << goalIds.length).fill(0);
     const keySums = new Array<number>(1 << goalIds.length).fill(0);
-    for (let mask = 1; mask < 1 << goalIds.length; mask += 2) {
+    for (let mask = 1; mask < 1 << goalIds.length; mask++) {
       counts[mask] = Number(r[`m${mask}`] ?? 0);
       keySums[mask] = Number(r[`k${mask}`] ?? 0);
     }

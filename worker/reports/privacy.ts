@@ -101,9 +101,11 @@ export function childCells<T extends { key: string; units: number; value: number
 
 /**
  * Funnel steps of one day. `units[mask]` is the number of units that completed the goals in
- * `mask` (bit i = step i; bit 0 always set) in order. Step i is shown when step i − 1 is,
- * it has k units, and for every coarser funnel that a key could also ask for (any
- * subsequence of steps 0..i that starts with step 0) the difference is 0 or at least k.
+ * `mask` (bit i = step i) in order on that day. Step i is shown when step i − 1 is, it has k
+ * units, and for every coarser grouping a key could also read — any proper subsequence of
+ * steps 0..i, as a funnel of its own or (a single step) as that goal's converting sessions in
+ * the conversions report — the difference is 0 or at least k: each of those holds every unit
+ * of step i. (Checkout converting 8, pricing → checkout 6: 2 checked out without pricing.)
  * `step0Visible` is the first goal's day atom as the conversions report shows it.
  */
 export function funnelStepsVisible(units: (mask: number) => number, steps: number, step0Visible: boolean, k: number): boolean[] {
@@ -112,9 +114,8 @@ export function funnelStepsVisible(units: (mask: number) => number, steps: numbe
     const full = (1 << (i + 1)) - 1;
     const count = units(full);
     let ok = visible[i - 1]! && enoughUnits(count, k);
-    // Every proper subsequence of steps 0..i that keeps step 0: a superset of this step's units.
-    for (let mask = 1; ok && mask < full; mask += 2) {
-      if ((mask & full) === mask && mask !== full && !complementSafe(units(mask), count, k)) ok = false;
+    for (let mask = 1; ok && mask < full; mask++) {
+      if (!complementSafe(units(mask), count, k)) ok = false;
     }
     visible.push(ok);
   }
