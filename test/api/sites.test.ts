@@ -116,7 +116,7 @@ describe("sites and the registry", () => {
   it("verification says unverified until a beacon arrives", async () => {
     const site = await f.makeSite("verify.example");
     const res = await f.admin("GET", `/api/v1/sites/${site.id}/verification`);
-    expect(res.body).toEqual({ site: site.id, verified: false, first_seen: null, last_seen: null, origin: null, page: null });
+    expect(res.body).toEqual({ site: site.id, verified: false, first_seen: null, origin: null });
   });
 
   it("goals: create, re-create returns the same goal, list, delete", async () => {

@@ -61,7 +61,9 @@ describe("origin allowlist", () => {
     expect(await rows(db, "SELECT kind, path, referrer, name, value FROM events ORDER BY id DESC LIMIT 1")).toEqual([
       { kind: "pageview", path: "/", referrer: "news.example", name: null, value: null },
     ]);
-    expect(await rows(db, "SELECT origin, last_page FROM site_beacons WHERE site_id = ?", [shop.id])).toEqual([{ origin: "http://shop.test:4321", last_page: "/" }]);
+    expect(await rows(db, "SELECT * FROM site_beacons WHERE site_id = ?", [shop.id])).toEqual([
+      { site_id: shop.id, origin: "http://shop.test:4321", first_seen: expect.any(Number) },
+    ]);
   });
 
   it("falls back to Referer when the browser sent no Origin", async () => {

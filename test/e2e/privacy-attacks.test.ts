@@ -3,7 +3,8 @@
  * collector, the api, the publisher, the embedded libSQL server), each refused:
  *  1. a time-zone change re-cutting published days (11 − 10 = 1 session in one hour);
  *  2. late data changing a published day, read twice (backdated conversions);
- *  3. sybils: a client pads a small group over k with sessions of its own and subtracts them.
+ *  3. sybils: a client pads a small group over k with sessions of its own and subtracts them;
+ *  8. polling the site's verification to follow visitors beacon by beacon.
  */
 import { createClient, type Client } from "@libsql/client";
 import { join } from "node:path";
@@ -133,4 +134,30 @@ describe("attack 3: sybils", () => {
     expect(Math.min(...guesses)).toBeGreaterThanOrEqual(0);
     expect(Math.max(...guesses)).toBeLessThanOrEqual(4);
   }, 180_000);
+});
+
+describe("attack 8: polling the verification endpoint", () => {
+  it("says verified with the first beacon's time and origin, and nothing about later visitors", async () => {
+    const domain = "verify-attack.example";
+    const site = (await f.makeSite(domain)).id;
+    const poll = async () => (await f.admin("GET", `/api/v1/sites/${site}/verification`)).body;
+    expect(await poll()).toEqual({ site, verified: false, first_seen: null, origin: null });
+    const seen: unknown[] = [];
+    for (const [i, path] of ["/", "/pricing", "/account/delete", "/careers"].entries()) {
+      const before = Date.now();
+      const res = await fetch(`${f.stack.url}/e`, {
+        method: "POST",
+        headers: { "content-type": "text/plain", origin: `https://${domain}`, "user-agent": BROWSER_UA },
+        body: JSON.stringify({ site, session: `verify-visitor-${i}-abcdefgh`, events: [{ type: "pageview", path }] }),
+      });
+      expect(res.status).toBe(202);
+      await waitForPublication(f.stack.url, before);
+      seen.push(await poll());
+    }
+    // Every poll after the first beacon reads the same: its time and origin, no page, no later time.
+    const first = seen[0] as { first_seen: string };
+    expect(seen).toEqual(seen.map(() => ({ site, verified: true, first_seen: first.first_seen, origin: `https://${domain}` })));
+    const stored = await openDb().execute({ sql: "SELECT * FROM site_beacons WHERE site_id = ?", args: [site] });
+    expect(stored.columns).toEqual(["site_id", "origin", "first_seen"]);
+  }, 120_000);
 });

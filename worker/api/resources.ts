@@ -124,10 +124,8 @@ export const verificationResource = z
   .object({
     site: z.string(),
     verified: z.boolean().meta({ description: "True once a beacon from an allowlisted origin has arrived." }),
-    first_seen: timestamp.nullable(),
-    last_seen: timestamp.nullable(),
-    origin: z.string().nullable().meta({ description: "The origin of the latest beacon." }),
-    page: z.string().nullable().meta({ description: "The page (path) of the latest beacon." }),
+    first_seen: timestamp.nullable().meta({ description: "When the first beacon arrived. Nothing about later beacons is kept or shown." }),
+    origin: z.string().nullable().meta({ description: "The origin of the first beacon." }),
   })
   .meta({ id: "SiteVerification" });
 
@@ -136,9 +134,7 @@ export function toVerification(siteId: string, state: SiteVerification): z.infer
     site: siteId,
     verified: state.verified,
     first_seen: state.firstSeen === null ? null : iso(state.firstSeen),
-    last_seen: state.lastSeen === null ? null : iso(state.lastSeen),
     origin: state.origin,
-    page: state.page,
   };
 }
 

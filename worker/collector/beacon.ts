@@ -99,26 +99,24 @@ export function beaconRows(beacon: BeaconBody, site: SiteConfig, sessionId: stri
     }
   }
   rows.sessions.push({ id: sessionId, siteId: site.id, ts: now, entryPath, pageviews });
-  if (beaconWorthRecording(site.id, origin.origin, now)) {
-    rows.beacons.push({ siteId: site.id, origin: origin.origin, page: beacon.events[0]!.path, ts: now });
+  if (beaconWorthRecording(site.id, origin.origin)) {
+    rows.beacons.push({ siteId: site.id, origin: origin.origin, ts: now });
   }
   return rows;
 }
 
 /**
- * site_beacons (what the wizard's verification shows) is written for the first beacon from an
- * origin and then at most once a second per origin: last_seen and last_page are to the second,
- * and a busy site does not rewrite the same row in every transaction.
+ * site_beacons (what the wizard's verification shows) holds the first beacon from each origin
+ * and nothing later: the row is offered once per isolate and origin (the database keeps the
+ * first), so a busy site writes nothing more for it.
  */
-const BEACON_RECORD_INTERVAL_MS = 1_000;
-const beaconRecorded = new Map<string, number>();
+const beaconRecorded = new Set<string>();
 
-function beaconWorthRecording(siteId: string, origin: string, now: number): boolean {
+function beaconWorthRecording(siteId: string, origin: string): boolean {
   const key = `${siteId}\u0000${origin}`;
-  const last = beaconRecorded.get(key);
-  if (last !== undefined && now - last < BEACON_RECORD_INTERVAL_MS) return false;
+  if (beaconRecorded.has(key)) return false;
   if (beaconRecorded.size > 10_000) beaconRecorded.clear();
-  beaconRecorded.set(key, now);
+  beaconRecorded.add(key);
   return true;
 }
 

@@ -37,11 +37,10 @@ export interface SessionTouch {
   pageviews: number;
 }
 
-/** A beacon accepted from an origin: what the site wizard's verification reads. */
+/** A beacon accepted from an origin: what the site wizard's verification reads (its first only). */
 export interface BeaconSeen {
   siteId: string;
   origin: string;
-  page: string;
   ts: number;
 }
 
@@ -102,19 +101,13 @@ function mergeSessions(touches: SessionTouch[]): Array<{ id: string; siteId: str
   return [...merged.values()];
 }
 
-function mergeBeacons(seen: BeaconSeen[]): Array<{ siteId: string; origin: string; first: number; last: number; page: string }> {
-  const merged = new Map<string, { siteId: string; origin: string; first: number; last: number; page: string }>();
+function mergeBeacons(seen: BeaconSeen[]): Array<{ siteId: string; origin: string; first: number }> {
+  const merged = new Map<string, { siteId: string; origin: string; first: number }>();
   for (const b of seen) {
     const key = `${b.siteId}\u0000${b.origin}`;
     const m = merged.get(key);
-    if (!m) merged.set(key, { siteId: b.siteId, origin: b.origin, first: b.ts, last: b.ts, page: b.page });
-    else {
-      m.first = Math.min(m.first, b.ts);
-      if (b.ts >= m.last) {
-        m.last = b.ts;
-        m.page = b.page;
-      }
-    }
+    if (!m) merged.set(key, { siteId: b.siteId, origin: b.origin, first: b.ts });
+    else m.first = Math.min(m.first, b.ts);
   }
   return [...merged.values()];
 }
@@ -158,11 +151,9 @@ export function writeStatements(all: IngestRequest[], now: number, windowMs: num
   for (const part of chunks(mergeBeacons(all.flatMap((r) => r.beacons)))) {
     statements.push({
       sql:
-        `INSERT INTO site_beacons (site_id, origin, first_seen, last_seen, last_page) VALUES ${valuesClause(part.length, 5)} ` +
-        "ON CONFLICT (site_id, origin) DO UPDATE SET first_seen = min(site_beacons.first_seen, excluded.first_seen), " +
-        "last_page = CASE WHEN excluded.last_seen >= site_beacons.last_seen THEN excluded.last_page ELSE site_beacons.last_page END, " +
-        "last_seen = max(site_beacons.last_seen, excluded.last_seen)",
-      args: part.flatMap((b) => [b.siteId, b.origin, b.first, b.last, b.page]),
+        `INSERT INTO site_beacons (site_id, origin, first_seen) VALUES ${valuesClause(part.length, 3)} ` +
+        "ON CONFLICT (site_id, origin) DO NOTHING",
+      args: part.flatMap((b) => [b.siteId, b.origin, b.first]),
     });
   }
   for (const part of chunks(all.flatMap((r) => r.conversions))) {

@@ -4,7 +4,7 @@
  * and deletion with everything recorded for the site.
  */
 import type { InStatement, InValue } from "@libsql/client/web";
-import { desc, eq, inArray, sql } from "drizzle-orm";
+import { eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../lib/db";
 import { newId } from "../lib/ids";
 import { HttpProblem } from "../lib/problem";
@@ -140,23 +140,17 @@ export async function deleteSite(db: Database, id: string): Promise<void> {
 
 export interface SiteVerification {
   verified: boolean;
+  /** When the first beacon from an allowlisted origin arrived, and from which origin. */
   firstSeen: number | null;
-  lastSeen: number | null;
-  /** Origin and page of the latest beacon from an allowlisted origin. */
   origin: string | null;
-  page: string | null;
 }
 
-/** Whether the snippet works: the first and latest beacons from the site's allowlisted origins. */
+/**
+ * Whether the snippet works: the first beacon from the site's allowlisted origins. Nothing
+ * about later beacons: polled, their times and pages would follow visitors one by one.
+ */
 export async function siteVerification(db: Database, id: string): Promise<SiteVerification> {
   await requireSite(db, id);
-  const rows = await db.select().from(siteBeacons).where(eq(siteBeacons.siteId, id)).orderBy(desc(siteBeacons.lastSeen));
-  const latest = rows[0];
-  return {
-    verified: rows.length > 0,
-    firstSeen: rows.length > 0 ? Math.min(...rows.map((r) => r.firstSeen)) : null,
-    lastSeen: latest?.lastSeen ?? null,
-    origin: latest?.origin ?? null,
-    page: latest?.lastPage ?? null,
-  };
+  const [first] = await db.select().from(siteBeacons).where(eq(siteBeacons.siteId, id)).orderBy(siteBeacons.firstSeen).limit(1);
+  return { verified: first !== undefined, firstSeen: first?.firstSeen ?? null, origin: first?.origin ?? null };
 }

@@ -125,7 +125,7 @@ export const siteRoutes = [
     operationId: "getSiteVerification",
     method: "GET",
     path: "/api/v1/sites/:id/verification",
-    summary: "Whether the snippet works: has a beacon from an allowlisted origin arrived, when, from which page",
+    summary: "Whether the snippet works: has a beacon from an allowlisted origin arrived, and when the first did",
     tag: "Sites",
     auth: "key",
     scope: "read:sites",

@@ -81,15 +81,16 @@ export const vitals = sqliteTable(
   (t) => [index("vitals_site_path_ts").on(t.siteId, t.path, t.ts)],
 );
 
-/** What the site wizard's verification reads: first and last beacon per site and origin. */
+/**
+ * What the site wizard's verification reads: the first beacon per site and origin, and nothing
+ * after it (a latest beacon's time and page, polled, would follow visitors one by one).
+ */
 export const siteBeacons = sqliteTable(
   "site_beacons",
   {
     siteId: siteIdColumn(),
     origin: text("origin").notNull(),
     firstSeen: integer("first_seen").notNull(),
-    lastSeen: integer("last_seen").notNull(),
-    lastPage: text("last_page").notNull(),
   },
   (t) => [primaryKey({ columns: [t.siteId, t.origin] })],
 );

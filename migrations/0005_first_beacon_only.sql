@@ -1,0 +1,2 @@
+ALTER TABLE `site_beacons` DROP COLUMN `last_seen`;--> statement-breakpoint
+ALTER TABLE `site_beacons` DROP COLUMN `last_page`;
