@@ -80,6 +80,7 @@ const apiWorker :Workerd.Worker = (
     (name = "WREN_K_ANONYMITY", fromEnvironment = "WREN_K_ANONYMITY"),
     (name = "RATE_LIMITER", durableObjectNamespace = "RateLimiter"),
     (name = "WREN_PUBLISH_INTERVAL", fromEnvironment = "WREN_PUBLISH_INTERVAL"),
+    (name = "WREN_RAW_RETENTION_DAYS", fromEnvironment = "WREN_RAW_RETENTION_DAYS"),
     (name = "PUBLISHER", durableObjectNamespace = "Publisher"),
   ],
   durableObjectNamespaces = [

@@ -87,6 +87,15 @@ export function publishIntervalSetting(value: string | undefined): string | unde
   return value.trim();
 }
 
+/** WREN_RAW_RETENTION_DAYS as given, refused unless a whole number of days of at least 2. */
+export function retentionSetting(value: string | undefined): string | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  if (!/^\s*\d+\s*$/.test(value) || Number(value) < 2) {
+    throw new CliError(`WREN_RAW_RETENTION_DAYS must be a whole number of days, at least 2, got "${value}"`);
+  }
+  return value.trim();
+}
+
 /** A port free on 127.0.0.1 now, for the api process's socket. */
 export function freeLoopbackPort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -121,6 +130,7 @@ export interface WorkerdProcesses {
 export async function spawnWorkerd({ settings, databaseUrl, databaseToken, secret }: WorkerdOptions): Promise<WorkerdProcesses> {
   const k = kAnonymitySetting(process.env.WREN_K_ANONYMITY);
   const publishInterval = publishIntervalSetting(process.env.WREN_PUBLISH_INTERVAL);
+  const retention = retentionSetting(process.env.WREN_RAW_RETENTION_DAYS);
   // Turso hands out libsql:// URLs; over HTTP they mean https://.
   const url = new URL(databaseUrl.replace(/^libsql:/, "https:"));
   const configFile = url.protocol === "https:" ? tlsOverlayConfig(settings, url) : join(ROOT, "config.capnp");
@@ -142,6 +152,7 @@ export async function spawnWorkerd({ settings, databaseUrl, databaseToken, secre
       WREN_PUBLIC_URL: settings.publicUrl,
       ...(k ? { WREN_K_ANONYMITY: k } : {}),
       ...(publishInterval ? { WREN_PUBLISH_INTERVAL: publishInterval } : {}),
+      ...(retention ? { WREN_RAW_RETENTION_DAYS: retention } : {}),
     },
   };
   const api = spawn(

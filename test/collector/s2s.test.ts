@@ -5,11 +5,12 @@
  */
 import { createClient, type Client } from "@libsql/client";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHranaServer, type HranaServer } from "../../server/hrana/index";
+import { eventKeyOf } from "../../worker/collector/event-key";
 import { importHmacKey } from "../../worker/lib/crypto";
 import { siteToken } from "../../worker/lib/tokens";
 import { startStack, type Stack } from "../helpers/stack";
@@ -38,6 +39,11 @@ let db: Client;
 let shop: TestSite;
 let other: TestSite;
 let purchase: string;
+
+/** The key the collector stores for an event id: a keyed hash under the stack's secret, never the id. */
+function storedKey(siteId: string, id: string): Promise<string> {
+  return eventKeyOf(readFileSync(join(dataDir, "secret.key"), "utf8").trim(), siteId, id);
+}
 let signup: string;
 let otherGoal: string;
 
@@ -96,7 +102,8 @@ describe("POST /s2s with a good token", () => {
     });
     const stored = await rows<{ site_id: string; goal_id: string; value: number; source: string; session_id: string | null; ts: number }>(
       db,
-      "SELECT site_id, goal_id, value, source, session_id, ts FROM conversions WHERE event_key = 'id:order-1'",
+      "SELECT site_id, goal_id, value, source, session_id, ts FROM conversions WHERE event_key = ?",
+      [await storedKey(shop.id, "order-1")],
     );
     expect(stored).toHaveLength(1);
     expect(stored[0]).toMatchObject({ site_id: shop.id, goal_id: purchase, value: 49.9, source: "s2s", session_id: null });
@@ -252,13 +259,17 @@ describe("idempotency", () => {
     expect(concurrent.reduce((n, a) => n + a.body.accepted, 0)).toBe(1);
 
     for (const id of ["retry-1", "retry-2", "retry-3"]) {
-      expect(await count(db, "SELECT count(*) FROM conversions WHERE site_id = ? AND event_key = ?", [shop.id, `id:${id}`])).toBe(1);
+      expect(await count(db, "SELECT count(*) FROM conversions WHERE site_id = ? AND event_key = ?", [shop.id, await storedKey(shop.id, id)])).toBe(1);
     }
   });
 
   it("ids are per site: the same id on another site is another conversion", async () => {
     expect((await s2s(other.token, { goal_id: otherGoal, id: "retry-1" })).body.accepted).toBe(1);
-    expect(await count(db, "SELECT count(*) FROM conversions WHERE event_key = 'id:retry-1'")).toBe(2);
+    for (const site of [shop.id, other.id]) {
+      expect(await count(db, "SELECT count(*) FROM conversions WHERE event_key = ?", [await storedKey(site, "retry-1")])).toBe(1);
+    }
+    // The key is a hash of the site and the id: the same id has another key on another site.
+    expect(await storedKey(shop.id, "retry-1")).not.toBe(await storedKey(other.id, "retry-1"));
   });
 });
 
@@ -275,11 +286,12 @@ describe("the 24-hour window", () => {
     });
     expect(accepted.status).toBe(202);
     expect(accepted.body.accepted).toBe(3);
-    const stored = await rows<{ event_key: string; ts: number }>(db, "SELECT event_key, ts FROM conversions WHERE event_key LIKE 'id:window-%' ORDER BY event_key");
-    expect(stored).toEqual([
-      { event_key: "id:window-iso", ts: inside },
-      { event_key: "id:window-ms", ts: inside },
-      { event_key: "id:window-skew", ts: Date.parse(new Date(now + 30_000).toISOString()) },
+    const stamped = async (id: string) =>
+      (await rows<{ ts: number }>(db, "SELECT ts FROM conversions WHERE event_key = ?", [await storedKey(shop.id, id)])).map((r) => r.ts);
+    expect([await stamped("window-iso"), await stamped("window-ms"), await stamped("window-skew")]).toEqual([
+      [inside],
+      [inside],
+      [Date.parse(new Date(now + 30_000).toISOString())],
     ]);
 
     const before = await collectorCounts(db);
@@ -355,13 +367,13 @@ describe("sessions", () => {
 
     const attached = await s2s(shop.token, { goal_id: purchase, session: seen, value: 30, id: "attach-1" });
     expect(attached.body).toMatchObject({ accepted: 1, attached: 1, events: [{ status: "stored", session: "attached" }] });
-    expect(await rows(db, "SELECT session_id FROM conversions WHERE event_key = 'id:attach-1'")).toEqual([{ session_id: stored[0]!.id }]);
+    expect(await rows(db, "SELECT session_id FROM conversions WHERE event_key = ?", [await storedKey(shop.id, "attach-1")])).toEqual([{ session_id: stored[0]!.id }]);
     // The stored session id is a keyed hash, never the tracker's id.
     expect(stored[0]!.id).not.toContain(seen);
 
     const unseen = await s2s(shop.token, { goal_id: purchase, session: sessionId(), id: "attach-2" });
     expect(unseen.body).toMatchObject({ accepted: 1, attached: 0, events: [{ status: "stored", session: "unattached" }] });
-    expect(await rows(db, "SELECT session_id FROM conversions WHERE event_key = 'id:attach-2'")).toEqual([{ session_id: null }]);
+    expect(await rows(db, "SELECT session_id FROM conversions WHERE event_key = ?", [await storedKey(shop.id, "attach-2")])).toEqual([{ session_id: null }]);
 
     // The same tracker id on another site is another session: nothing to attach to there.
     const elsewhere = await s2s(other.token, { goal_id: otherGoal, session: seen, id: "attach-3" });
@@ -378,7 +390,7 @@ describe("sessions", () => {
     writer.close();
     const answer = await s2s(shop.token, { goal_id: purchase, session: old, id: "stale-1" });
     expect(answer.body).toMatchObject({ accepted: 1, attached: 0 });
-    expect(await rows(db, "SELECT session_id FROM conversions WHERE event_key = 'id:stale-1'")).toEqual([{ session_id: null }]);
+    expect(await rows(db, "SELECT session_id FROM conversions WHERE event_key = ?", [await storedKey(shop.id, "stale-1")])).toEqual([{ session_id: null }]);
   });
 });
 
@@ -405,7 +417,7 @@ describe("POST /api/v1/events travels the same path", () => {
     const stored = await api({ site: shop.id, events: [{ goal_id: purchase, session, id: "api-1", timestamp: new Date().toISOString() }] });
     expect(stored.status).toBe(202);
     expect(stored.body).toMatchObject({ accepted: 1, attached: 1 });
-    expect(await count(db, "SELECT count(*) FROM conversions WHERE event_key = 'id:api-1' AND source = 's2s' AND session_id IS NOT NULL")).toBe(1);
+    expect(await count(db, "SELECT count(*) FROM conversions WHERE event_key = ? AND source = 's2s' AND session_id IS NOT NULL", [await storedKey(shop.id, "api-1")])).toBe(1);
 
     const before = await collectorCounts(db);
     expect((await api({ site: shop.id, goal_id: "goal_nope" })).body.field).toBe("goal_id");
@@ -449,7 +461,7 @@ describe("restarts", () => {
     const retry = await s2s(shop.token, { goal_id: purchase, id: "order-1", value: 49.9 });
     expect(retry.status).toBe(202);
     expect(retry.body).toMatchObject({ accepted: 0, duplicates: 1 });
-    expect(await count(db, "SELECT count(*) FROM conversions WHERE event_key = 'id:order-1'")).toBe(1);
+    expect(await count(db, "SELECT count(*) FROM conversions WHERE event_key = ?", [await storedKey(shop.id, "order-1")])).toBe(1);
     // The forged-token check needs no database after a restart either.
     await sleep(300);
     const hranaRequests = proxy.requests();

@@ -1,7 +1,17 @@
 /** What `wren start` hands workerd: settings refused before start, and the address the two processes use to reach each other. */
 import { describe, expect, it } from "vitest";
 import { CliError } from "../../cli/output";
-import { connectHost, kAnonymitySetting, publishIntervalSetting } from "../../cli/workerd";
+import { connectHost, kAnonymitySetting, publishIntervalSetting, retentionSetting } from "../../cli/workerd";
+
+describe("WREN_RAW_RETENTION_DAYS", () => {
+  it("passes whole days from 2 and refuses anything else with the variable's name", () => {
+    expect(retentionSetting(undefined)).toBeUndefined();
+    expect(retentionSetting("90")).toBe("90");
+    for (const bad of ["1", "0", "2.5", "-30", "forever"]) {
+      expect(() => retentionSetting(bad)).toThrow(`WREN_RAW_RETENTION_DAYS must be a whole number of days, at least 2, got "${bad}"`);
+    }
+  });
+});
 
 describe("WREN_PUBLISH_INTERVAL", () => {
   it("passes 1 to 60 seconds and refuses anything else with the variable's name", () => {

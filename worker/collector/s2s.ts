@@ -12,6 +12,7 @@ import { HttpProblem } from "../lib/problem";
 import { hasMediaType, parseJson, readBoundedText } from "../lib/body";
 import { SERVICE_TOKEN_HEADER } from "../lib/tokens";
 import type { CollectorWorkerEnv } from "./env";
+import { eventKeyOf } from "./event-key";
 import { originAllowed, requestOrigin } from "./origin";
 import { emptyRequest, type ConversionRow } from "./rows";
 import { describeIssue } from "../lib/issues";
@@ -116,8 +117,8 @@ async function ingestConversions(
       goalId: event.goal_id,
       value: event.value ?? null,
       source: "s2s",
-      // Every row gets a key, so the writer can say which were new: the caller's id, or a fresh one.
-      key: event.id !== undefined ? `id:${event.id}` : `auto:${randomToken(12)}`,
+      // Every row gets a key, so the writer can say which were new: the caller's id (hashed), or a fresh one.
+      key: event.id !== undefined ? await eventKeyOf(env.WREN_SECRET, site.id, event.id) : `auto:${randomToken(12)}`,
       ts: times[i]!,
       sessionId: null,
       lookup: event.session && keys ? await sessionCandidates(keys, site.id, event.session) : null,

@@ -7,8 +7,12 @@
 import { DurableObject } from "cloudflare:workers";
 import { database } from "../lib/db";
 import { behindAfterMs, publishIntervalMs, publishOnce, type PublisherEnv } from "./publisher";
+import { applyRetention, RETENTION_BATCH_ROWS, RETENTION_EVERY_MS, retentionDays } from "./retention";
 
 export class Publisher extends DurableObject<PublisherEnv> {
+  /** When retention last ran in this instance (0: at the next run). */
+  private retainedAt = 0;
+
   /** Sets the alarm unless one is set: the first run happens at once. */
   async start(): Promise<void> {
     if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now());
@@ -25,10 +29,19 @@ export class Publisher extends DurableObject<PublisherEnv> {
       } else if (run.throughMs !== null && Date.now() - run.throughMs > behindAfterMs(this.env)) {
         console.warn(`publisher behind: published through ${new Date(run.throughMs).toISOString()} after folding ${run.folded} raw rows`);
       }
+      await this.retain();
     } catch (error) {
       // A lost database must not stop the schedule; the next run retries.
       console.error("publisher run failed:", error instanceof Error ? error.message : String(error));
     }
     await this.ctx.storage.setAlarm(next);
+  }
+
+  /** Retention every RETENTION_EVERY_MS, or at every run while a backlog fills whole batches. */
+  private async retain(): Promise<void> {
+    const now = Date.now();
+    if (now - this.retainedAt < RETENTION_EVERY_MS) return;
+    const run = await applyRetention(database(this.env).$client, { now, days: retentionDays(this.env.WREN_RAW_RETENTION_DAYS) });
+    this.retainedAt = run.deleted + run.keysDropped >= RETENTION_BATCH_ROWS ? 0 : now;
   }
 }

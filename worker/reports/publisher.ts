@@ -12,6 +12,7 @@
 import type { Client } from "@libsql/client/web";
 import type { DatabaseBindings } from "../lib/env";
 import { publishStatement, type Publication } from "./publication";
+import type { RetentionEnv } from "./retention";
 import { fold, readHead } from "./rollup";
 
 /** How long after a cell ends it may still receive rows in flight. */
@@ -53,7 +54,7 @@ export async function publishOnce(client: Client, options: PublisherOptions): Pr
   return { folded, throughMs, behind: false };
 }
 
-export interface PublisherEnv extends DatabaseBindings {
+export interface PublisherEnv extends DatabaseBindings, RetentionEnv {
   /** Seconds between runs (1–60, default 10). */
   WREN_PUBLISH_INTERVAL?: string | null;
 }

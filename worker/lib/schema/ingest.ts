@@ -1,4 +1,5 @@
 /** What the collector stores: anonymised sessions, raw events, conversions, vitals, and the latest beacon per origin. */
+import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { goals, siteIdColumn } from "./core";
 
@@ -54,13 +55,18 @@ export const conversions = sqliteTable(
     sessionId: text("session_id"),
     value: real("value"),
     source: text("source", { enum: ["beacon", "s2s"] }).notNull(),
-    /** Client-supplied idempotency id: the same id is counted once per site. */
+    /**
+     * Idempotency key: a keyed hash of the caller's `id` (never the id itself), or a goal and
+     * session key for once-per-session goals. Dropped (NULL) once the 24-hour window closes.
+     */
     eventKey: text("event_key"),
     ts: integer("ts").notNull(),
   },
   (t) => [
     index("conversions_site_goal_ts").on(t.siteId, t.goalId, t.ts),
     uniqueIndex("conversions_site_event_key").on(t.siteId, t.eventKey),
+    // The keys retention still has to drop, oldest first.
+    index("conversions_keyed_ts").on(t.ts).where(sql`event_key IS NOT NULL`),
   ],
 );
 
