@@ -1,6 +1,7 @@
 import { createClient } from "@libsql/client";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { lastCompleteDay } from "../../worker/reports/period";
 import { ROLLUP_TABLES } from "../../worker/reports/rollup";
 import { waitForPublication } from "../helpers/stack";
 import { apiFixture, type ApiFixture } from "./fixtures";
@@ -144,7 +145,7 @@ describe("sites and the registry", () => {
     const site = await f.makeSite("sessions.example");
     const res = await f.admin("GET", `/api/v1/sessions?site=${site.id}&limit=10`);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ sessions: [], next_cursor: null });
+    expect(res.body).toEqual({ sessions: [], next_cursor: null, published_through: lastCompleteDay("UTC", Date.now()) });
     const bad = await f.admin("GET", `/api/v1/sessions?site=${site.id}&limit=0`);
     expect(bad.status).toBe(400);
     expect(bad.body.field).toBe("limit");

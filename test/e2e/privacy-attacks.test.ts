@@ -188,3 +188,55 @@ describe("attack 9: raw event ids linking a backend user to browsing", () => {
     }
   }, 120_000);
 });
+
+describe("attack 7: the sessions list", () => {
+  it("lists sessions of published, visible days only, to the hour where that hour is shown, entry pages where shown", async () => {
+    const domain = "sessions-attack.example";
+    const site = (await f.makeSite(domain)).id;
+    // Yesterday: 10 sessions enter "/" at 12:00, 6 "/pricing" at 13:00, 5 "/docs" at 14:00, 1 "/secret" at 15:00.
+    const groups: [string, number, number][] = [
+      ["/", 12, 10],
+      ["/pricing", 13, 6],
+      ["/docs", 14, 5],
+      ["/secret", 15, 1],
+    ];
+    await f.seedHistory(async (history) => {
+      for (const [path, hour, n] of groups) {
+        const ids = sessions(`list-${path}`, n);
+        await addEvents(history, ids.map((session) => ({ site, session, path, ts: atY(hour, 7) })));
+        for (const id of ids) {
+          await history.execute({
+            sql: "INSERT INTO sessions (id, site_id, first_seen, last_seen, entry_path, pageviews) VALUES (?, ?, ?, ?, ?, 1)",
+            args: [id, site, atY(hour, 7), atY(hour, 7), path],
+          });
+        }
+      }
+    });
+    // Today: a visitor arrives now, through the real collector.
+    const res = await fetch(`${f.stack.url}/e`, {
+      method: "POST",
+      headers: { "content-type": "text/plain", origin: `https://${domain}`, "user-agent": BROWSER_UA },
+      body: JSON.stringify({ site, session: "today-visitor-abcdefgh", events: [{ type: "pageview", path: "/secret" }] }),
+    });
+    expect(res.status).toBe(202);
+    await waitForPublication(f.stack.url);
+
+    const listed: { id: string; day: string; hour: string | null; entry_path: string | null }[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await f.admin("GET", `/api/v1/sessions?site=${site}&limit=5${cursor ? `&cursor=${cursor}` : ""}`);
+      expect(page.status, page.text).toBe(200);
+      expect(page.body.published_through).toBe(Y);
+      listed.push(...page.body.sessions);
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    // The hidden "/secret" hour and page, and the "/docs" ones that cover them, show the day only.
+    const shown = (path: string, hour: number) => ({ hour: hour <= 13 ? new Date(atY(hour)).toISOString() : null, entry_path: path === "/" || path === "/pricing" ? path : null });
+    const expected = groups.flatMap(([path, hour, n]) => sessions(`list-${path}`, n).map((id) => ({ id, day: Y, ...shown(path, hour) })));
+    const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
+    expect([...listed].sort(byId)).toEqual(expected.sort(byId));
+    // Nothing of today, and no field with a time finer than the hour.
+    expect(listed.every((s) => s.day === Y)).toBe(true);
+    expect(Object.keys(listed[0]!).sort()).toEqual(["day", "entry_path", "hour", "id"]);
+  }, 120_000);
+});

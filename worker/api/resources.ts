@@ -5,7 +5,6 @@
 import { z } from "zod";
 import type { ApiKeyRow } from "../domain/apikeys";
 import type { GoalRow } from "../domain/goals";
-import type { SessionRow } from "../domain/sessions";
 import type { SiteRow, SiteVerification } from "../domain/sites";
 import { snippetFor } from "../domain/snippet";
 import { GOAL_KINDS } from "../lib/schema";
@@ -140,23 +139,15 @@ export function toVerification(siteId: string, state: SiteVerification): z.infer
 
 export const sessionResource = z
   .object({
-    id: z.string().meta({ description: "Keyed hash of the session; links to nothing after the 24-hour window." }),
-    first_seen: timestamp,
-    last_seen: timestamp,
-    entry_path: z.string().nullable(),
-    pageviews: z.number().int(),
+    id: z.string().meta({ description: "Keyed hash of the session; its salt is deleted after 48 hours, and then it links to nothing." }),
+    day: z.string().meta({ description: "The local day (the site's zone) the session began: a published day whose traffic the reports show.", example: "2026-11-21" }),
+    hour: z
+      .string()
+      .nullable()
+      .meta({ description: "The instant the local hour it began starts, when the hourly timeseries shows that hour; else null." }),
+    entry_path: z.string().nullable().meta({ description: "Its first page, when the pages report shows that page on that day; else null." }),
   })
   .meta({ id: "Session" });
-
-export function toSession(session: SessionRow): z.infer<typeof sessionResource> {
-  return {
-    id: session.id,
-    first_seen: iso(session.firstSeen),
-    last_seen: iso(session.lastSeen),
-    entry_path: session.entryPath,
-    pageviews: session.pageviews,
-  };
-}
 
 export const problemResource = z
   .object({

@@ -1,25 +1,26 @@
-/** The sessions list: anonymised sessions of one site, newest first, with a stable cursor. */
+/**
+ * The sessions list: a site's sessions of published days, newest first, showing only what the
+ * reports show (worker/reports/sessions-list.ts). A scope report keys lack: read:sessions.
+ */
 import { z } from "zod";
-import { encodeSessionCursor, listSessions } from "../../domain/sessions";
+import { readOnly } from "../../lib/read-only";
 import { siteId } from "../../lib/ids";
+import { listPublishedSessions } from "../../reports/sessions-list";
 import { route } from "../registry";
-import { sessionResource, toSession } from "../resources";
+import { sessionResource } from "../resources";
 
-/** Cursor: "lastSeen.id" of the last row of the previous page. */
+/** Cursor: the position (an arrival number) of the last row of the previous page. */
 const cursor = z
   .string()
-  .regex(/^\d{1,16}\.[A-Za-z0-9_-]{1,100}$/, "must be a next_cursor value from a previous page")
-  .transform((value) => {
-    const dot = value.indexOf(".");
-    return { lastSeen: Number(value.slice(0, dot)), id: value.slice(dot + 1) };
-  });
+  .regex(/^\d{1,16}$/, "must be a next_cursor value from a previous page")
+  .transform(Number);
 
 export const sessionRoutes = [
   route({
     operationId: "listSessions",
     method: "GET",
     path: "/api/v1/sessions",
-    summary: "List a site's anonymised sessions, newest first",
+    summary: "List a site's sessions of published days, newest first, with only what the reports show",
     tag: "Sessions",
     auth: "key",
     scope: "read:sessions",
@@ -38,14 +39,23 @@ export const sessionRoutes = [
     responses: {
       200: {
         description: "A page of sessions.",
-        schema: z.object({ sessions: z.array(sessionResource), next_cursor: z.string().nullable() }),
+        schema: z.object({
+          sessions: z.array(sessionResource),
+          next_cursor: z.string().nullable(),
+          published_through: z.string().nullable().meta({ description: "The last published local day: no session after it is listed." }),
+        }),
       },
     },
-    async handle({ db, query, reply }) {
-      const page = await listSessions(db, query.site, { limit: query.limit, after: query.cursor });
+    async handle({ db, env, query, reply }) {
+      const page = await listPublishedSessions(readOnly(db.$client), query.site, {
+        limit: query.limit,
+        before: query.cursor,
+        kSetting: env.WREN_K_ANONYMITY,
+      });
       return reply(200, {
-        sessions: page.sessions.map(toSession),
-        next_cursor: page.next ? encodeSessionCursor(page.next) : null,
+        sessions: page.sessions,
+        next_cursor: page.next === null ? null : String(page.next),
+        published_through: page.publishedThrough,
       });
     },
   }),
