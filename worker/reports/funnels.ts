@@ -36,16 +36,12 @@ export interface FunnelStep {
 export function funnelCountsSql(steps: number): string {
   const goal = (i: number) => `?${i + 4}`;
   const step = Array.from({ length: steps }, (_, i) => i);
-  // Whether the unit is in goal i's day atom: completions of that local day only, so a late
-  // row (folded into a later day: publication is final) cannot reach back into a published day.
-  const member = step.map(
-    (i) =>
-      `EXISTS (SELECT 1 FROM rollup_goal_day_units v WHERE v.site_id = ?1 AND v.goal_id = ${goal(i)} AND v.day = b.day AND v.unit = b.unit) AS in${i}`,
-  );
-  const first = step.map(
-    (i) =>
-      `CASE WHEN in${i} THEN (SELECT g.first_ts FROM rollup_session_goals g WHERE g.site_id = ?1 AND g.session_id = unit AND g.goal_id = ${goal(i)}) END AS f${i}`,
-  );
+  const goals = step.map(goal).join(", ");
+  // Whether the unit is in goal i's day atom (one grouped pass over the step goals' units), and
+  // its first completion of goal i where it is: completions of that local day only, so a late row
+  // (folded into a later day: publication is final) cannot reach back into a published day.
+  const member = step.map((i) => `max(goal_id = ${goal(i)}) AS in${i}`);
+  const first = step.map((i) => `min(CASE WHEN m.in${i} AND g.goal_id = ${goal(i)} THEN g.first_ts END) AS f${i}`);
   const masks: string[] = [];
   for (let mask = 1; mask < 1 << steps; mask++) {
     const bits = step.filter((i) => mask & (1 << i));
@@ -57,9 +53,11 @@ export function funnelCountsSql(steps: number): string {
     );
   }
   return (
-    `WITH base AS (SELECT DISTINCT day, unit FROM rollup_goal_day_units WHERE site_id = ?1 AND goal_id IN (${step.map(goal).join(", ")}) AND day >= ?2 AND day <= ?3), ` +
-    `members AS (SELECT b.day AS day, b.unit AS unit, ${unitKeySql("b.unit")} AS unit_key, ${member.join(", ")} FROM base b), ` +
-    `timed AS (SELECT day, unit_key, ${step.map((i) => `in${i}`).join(", ")}, ${first.join(", ")} FROM members) ` +
+    `WITH members AS (SELECT day, unit, ${member.join(", ")} FROM rollup_goal_day_units ` +
+    `WHERE site_id = ?1 AND goal_id IN (${goals}) AND day >= ?2 AND day <= ?3 GROUP BY day, unit), ` +
+    `timed AS (SELECT m.day AS day, ${unitKeySql("m.unit")} AS unit_key, ${step.map((i) => `m.in${i} AS in${i}`).join(", ")}, ${first.join(", ")} ` +
+    `FROM members m LEFT JOIN rollup_session_goals g ON g.site_id = ?1 AND g.session_id = m.unit AND g.goal_id IN (${goals}) ` +
+    "GROUP BY m.day, m.unit) " +
     `SELECT day, ${masks.join(", ")} FROM timed GROUP BY day`
   );
 }
