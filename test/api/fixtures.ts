@@ -19,8 +19,8 @@ export interface ApiFixture {
   seedHistory(write: (db: Client) => Promise<void>): Promise<void>;
   /**
    * Moves everything stored so far `days` days back, as if it had arrived then: stops the
-   * service, shifts the raw rows' times, drops the rollups and the publication, and starts it
-   * again, so the publisher folds it all anew. For attacks that must read what came in through
+   * service, shifts the raw rows' and sessions' times, drops the rollups and the publication,
+   * and starts it again, so the publisher folds it all anew. For attacks that must read what came in through
    * the real collector today on a published (past) day.
    */
   rewindDays(days: number): Promise<void>;
@@ -74,6 +74,7 @@ export async function apiFixture(env: NodeJS.ProcessEnv = {}): Promise<ApiFixtur
         await db.batch(
           [
             ...["events", "conversions", "vitals"].map((table) => ({ sql: `UPDATE ${table} SET ts = ts - ?`, args: [shift] })),
+            { sql: "UPDATE sessions SET first_seen = first_seen - ?, last_seen = last_seen - ?", args: [shift, shift] },
             ...ROLLUP_TABLES.map((table) => `DELETE FROM ${table}`),
             "DELETE FROM rollup_watermarks",
             "DELETE FROM rollup_publication",

@@ -4,7 +4,8 @@
  *  1. a time-zone change re-cutting published days (11 − 10 = 1 session in one hour);
  *  2. late data changing a published day, read twice (backdated conversions);
  *  3. sybils: a client pads a small group over k with sessions of its own and subtracts them;
- *  8. polling the site's verification to follow visitors beacon by beacon.
+ *  9. raw event ids linking a backend user to browsing.
+ * Attacks 7 (the sessions list) and 8 (polling the verification) are in privacy-sessions.test.ts.
  */
 import { createClient, type Client } from "@libsql/client";
 import { join } from "node:path";
@@ -136,32 +137,6 @@ describe("attack 3: sybils", () => {
   }, 180_000);
 });
 
-describe("attack 8: polling the verification endpoint", () => {
-  it("says verified with the first beacon's time and origin, and nothing about later visitors", async () => {
-    const domain = "verify-attack.example";
-    const site = (await f.makeSite(domain)).id;
-    const poll = async () => (await f.admin("GET", `/api/v1/sites/${site}/verification`)).body;
-    expect(await poll()).toEqual({ site, verified: false, first_seen: null, origin: null });
-    const seen: unknown[] = [];
-    for (const [i, path] of ["/", "/pricing", "/account/delete", "/careers"].entries()) {
-      const before = Date.now();
-      const res = await fetch(`${f.stack.url}/e`, {
-        method: "POST",
-        headers: { "content-type": "text/plain", origin: `https://${domain}`, "user-agent": BROWSER_UA },
-        body: JSON.stringify({ site, session: `verify-visitor-${i}-abcdefgh`, events: [{ type: "pageview", path }] }),
-      });
-      expect(res.status).toBe(202);
-      await waitForPublication(f.stack.url, before);
-      seen.push(await poll());
-    }
-    // Every poll after the first beacon reads the same: its time and origin, no page, no later time.
-    const first = seen[0] as { first_seen: string };
-    expect(seen).toEqual(seen.map(() => ({ site, verified: true, first_seen: first.first_seen, origin: `https://${domain}` })));
-    const stored = await openDb().execute({ sql: "SELECT * FROM site_beacons WHERE site_id = ?", args: [site] });
-    expect(stored.columns).toEqual(["site_id", "origin", "first_seen"]);
-  }, 120_000);
-});
-
 describe("attack 9: raw event ids linking a backend user to browsing", () => {
   it("stores a keyed hash of the caller's id, deduplicates replays by it, and keeps the raw id nowhere", async () => {
     const site = (await f.makeSite("event-ids.example")).id;
@@ -186,57 +161,5 @@ describe("attack 9: raw event ids linking a backend user to browsing", () => {
         expect(Number(hits.rows[0]!.n), `${String(name)}.${String(column)}`).toBe(0);
       }
     }
-  }, 120_000);
-});
-
-describe("attack 7: the sessions list", () => {
-  it("lists sessions of published, visible days only, to the hour where that hour is shown, entry pages where shown", async () => {
-    const domain = "sessions-attack.example";
-    const site = (await f.makeSite(domain)).id;
-    // Yesterday: 10 sessions enter "/" at 12:00, 6 "/pricing" at 13:00, 5 "/docs" at 14:00, 1 "/secret" at 15:00.
-    const groups: [string, number, number][] = [
-      ["/", 12, 10],
-      ["/pricing", 13, 6],
-      ["/docs", 14, 5],
-      ["/secret", 15, 1],
-    ];
-    await f.seedHistory(async (history) => {
-      for (const [path, hour, n] of groups) {
-        const ids = sessions(`list-${path}`, n);
-        await addEvents(history, ids.map((session) => ({ site, session, path, ts: atY(hour, 7) })));
-        for (const id of ids) {
-          await history.execute({
-            sql: "INSERT INTO sessions (id, site_id, first_seen, last_seen, entry_path, pageviews) VALUES (?, ?, ?, ?, ?, 1)",
-            args: [id, site, atY(hour, 7), atY(hour, 7), path],
-          });
-        }
-      }
-    });
-    // Today: a visitor arrives now, through the real collector.
-    const res = await fetch(`${f.stack.url}/e`, {
-      method: "POST",
-      headers: { "content-type": "text/plain", origin: `https://${domain}`, "user-agent": BROWSER_UA },
-      body: JSON.stringify({ site, session: "today-visitor-abcdefgh", events: [{ type: "pageview", path: "/secret" }] }),
-    });
-    expect(res.status).toBe(202);
-    await waitForPublication(f.stack.url);
-
-    const listed: { id: string; day: string; hour: string | null; entry_path: string | null }[] = [];
-    let cursor: string | null = null;
-    do {
-      const page = await f.admin("GET", `/api/v1/sessions?site=${site}&limit=5${cursor ? `&cursor=${cursor}` : ""}`);
-      expect(page.status, page.text).toBe(200);
-      expect(page.body.published_through).toBe(Y);
-      listed.push(...page.body.sessions);
-      cursor = page.body.next_cursor;
-    } while (cursor);
-    // The hidden "/secret" hour and page, and the "/docs" ones that cover them, show the day only.
-    const shown = (path: string, hour: number) => ({ hour: hour <= 13 ? new Date(atY(hour)).toISOString() : null, entry_path: path === "/" || path === "/pricing" ? path : null });
-    const expected = groups.flatMap(([path, hour, n]) => sessions(`list-${path}`, n).map((id) => ({ id, day: Y, ...shown(path, hour) })));
-    const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
-    expect([...listed].sort(byId)).toEqual(expected.sort(byId));
-    // Nothing of today, and no field with a time finer than the hour.
-    expect(listed.every((s) => s.day === Y)).toBe(true);
-    expect(Object.keys(listed[0]!).sort()).toEqual(["day", "entry_path", "hour", "id"]);
   }, 120_000);
 });

@@ -137,14 +137,19 @@ export function toVerification(siteId: string, state: SiteVerification): z.infer
   };
 }
 
+/**
+ * A session as the list shows it: only what the reports show (worker/reports/sessions-list.ts).
+ * No id (it would be a per-person key linking to nothing the API serves), no time finer than
+ * the hour, no last-seen time, no pageview count.
+ */
 export const sessionResource = z
   .object({
-    id: z.string().meta({ description: "Keyed hash of the session; its salt is deleted after 48 hours, and then it links to nothing." }),
-    day: z.string().meta({ description: "The local day (the site's zone) the session began: a published day whose traffic the reports show.", example: "2026-11-21" }),
-    hour: z
-      .string()
-      .nullable()
-      .meta({ description: "The instant the local hour it began starts, when the hourly timeseries shows that hour; else null." }),
+    day: z.string().meta({ description: "The local day (the site's zone) the session began: a published day the reports show.", example: "2026-11-21" }),
+    hour: z.string().nullable().meta({
+      description: "The instant the local hour it began starts, when the hourly timeseries shows that hour; else null.",
+      format: "date-time",
+      example: "2026-11-21T12:00:00.000Z",
+    }),
     entry_path: z.string().nullable().meta({ description: "Its first page, when the pages report shows that page on that day; else null." }),
   })
   .meta({ id: "Session" });

@@ -10,7 +10,7 @@ import { isCrawler } from "./crawlers";
 import type { CollectorWorkerEnv } from "./env";
 import { countsOncePerSession, goalCompleted } from "./goals";
 import { corsHeaders, originAllowed, requestOrigin, type RequestOrigin } from "./origin";
-import { emptyRequest, type IngestRequest } from "./rows";
+import { emptyRequest, type BeaconSeen, type IngestRequest } from "./rows";
 import { describeIssue } from "../lib/issues";
 import { BEACON_BODY_LIMIT, beaconBody, type BeaconBody } from "./schemas";
 import { hashSession, sessionKeys } from "./sessions";
@@ -43,7 +43,9 @@ export async function handleBeacon(request: Request, env: CollectorWorkerEnv, ct
   noteCurrentVersion(env, ctx, { siteId: site.id, version: site.tokenVersion });
   const now = Date.now();
   const sessionId = await hashSession((await sessionKeys(env, now)).current, site.id, beacon.session);
-  await store(env, ctx, beaconRows(beacon, site, sessionId, origin!, now));
+  const rows = beaconRows(beacon, site, sessionId, origin!, now);
+  await store(env, ctx, rows);
+  noteBeaconsRecorded(rows.beacons);
   return Response.json({ accepted: beacon.events.length }, { status: 202, headers: { ...corsHeaders(origin, true), "cache-control": "no-store" } });
 }
 
@@ -62,13 +64,11 @@ function referrerHost(referrer: string | undefined, origin: RequestOrigin): stri
 
 export function beaconRows(beacon: BeaconBody, site: SiteConfig, sessionId: string, origin: RequestOrigin, now: number): IngestRequest {
   const rows = emptyRequest();
-  let pageviews = 0;
   let entryPath: string | null = null;
   for (const event of beacon.events) {
     const common = { siteId: site.id, sessionId, path: event.path, ts: now };
     switch (event.type) {
       case "pageview":
-        pageviews++;
         entryPath ??= event.path;
         rows.events.push({ ...common, kind: "pageview", name: null, referrer: referrerHost(event.referrer, origin), value: null, seconds: null, scrollDepth: null });
         break;
@@ -98,8 +98,8 @@ export function beaconRows(beacon: BeaconBody, site: SiteConfig, sessionId: stri
       });
     }
   }
-  rows.sessions.push({ id: sessionId, siteId: site.id, ts: now, entryPath, pageviews });
-  if (beaconWorthRecording(site.id, origin.origin)) {
+  rows.sessions.push({ id: sessionId, siteId: site.id, ts: now, entryPath });
+  if (!beaconRecorded.has(beaconKey(site.id, origin.origin))) {
     rows.beacons.push({ siteId: site.id, origin: origin.origin, ts: now });
   }
   return rows;
@@ -107,17 +107,17 @@ export function beaconRows(beacon: BeaconBody, site: SiteConfig, sessionId: stri
 
 /**
  * site_beacons (what the wizard's verification shows) holds the first beacon from each origin
- * and nothing later: the row is offered once per isolate and origin (the database keeps the
- * first), so a busy site writes nothing more for it.
+ * and nothing later: the database keeps the first row (rows.ts), and an isolate stops offering
+ * one once its row is committed, so a busy site writes nothing more for it. (Noted only after
+ * the commit: a first beacon that failed to store is offered again with the next.)
  */
 const beaconRecorded = new Set<string>();
 
-function beaconWorthRecording(siteId: string, origin: string): boolean {
-  const key = `${siteId}\u0000${origin}`;
-  if (beaconRecorded.has(key)) return false;
+const beaconKey = (siteId: string, origin: string) => `${siteId}\u0000${origin}`;
+
+function noteBeaconsRecorded(seen: BeaconSeen[]): void {
   if (beaconRecorded.size > 10_000) beaconRecorded.clear();
-  beaconRecorded.add(key);
-  return true;
+  for (const b of seen) beaconRecorded.add(beaconKey(b.siteId, b.origin));
 }
 
 /**

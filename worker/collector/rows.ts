@@ -28,13 +28,15 @@ export interface VitalRow {
   ts: number;
 }
 
-/** A session seen by a beacon: created, or its last_seen and pageviews moved on. */
+/**
+ * A session seen by a beacon: created, or its last_seen moved on. No pageview count: nothing
+ * reads one session's count (the sessions list does not show it; reports count events).
+ */
 export interface SessionTouch {
   id: string;
   siteId: string;
   ts: number;
   entryPath: string | null;
-  pageviews: number;
 }
 
 /** A beacon accepted from an origin: what the site wizard's verification reads (its first only). */
@@ -86,16 +88,15 @@ function valuesClause(rowCount: number, columns: number): string {
   return new Array(rowCount).fill(row).join(", ");
 }
 
-function mergeSessions(touches: SessionTouch[]): Array<{ id: string; siteId: string; first: number; last: number; entryPath: string | null; pageviews: number }> {
-  const merged = new Map<string, { id: string; siteId: string; first: number; last: number; entryPath: string | null; pageviews: number }>();
+function mergeSessions(touches: SessionTouch[]): Array<{ id: string; siteId: string; first: number; last: number; entryPath: string | null }> {
+  const merged = new Map<string, { id: string; siteId: string; first: number; last: number; entryPath: string | null }>();
   for (const t of touches) {
     const m = merged.get(t.id);
-    if (!m) merged.set(t.id, { id: t.id, siteId: t.siteId, first: t.ts, last: t.ts, entryPath: t.entryPath, pageviews: t.pageviews });
+    if (!m) merged.set(t.id, { id: t.id, siteId: t.siteId, first: t.ts, last: t.ts, entryPath: t.entryPath });
     else {
       m.first = Math.min(m.first, t.ts);
       m.last = Math.max(m.last, t.ts);
       m.entryPath ??= t.entryPath;
-      m.pageviews += t.pageviews;
     }
   }
   return [...merged.values()];
@@ -130,10 +131,10 @@ export function writeStatements(all: IngestRequest[], now: number, windowMs: num
   for (const part of chunks(sessions)) {
     statements.push({
       sql:
-        `INSERT INTO sessions (id, site_id, first_seen, last_seen, entry_path, pageviews) VALUES ${valuesClause(part.length, 6)} ` +
+        `INSERT INTO sessions (id, site_id, first_seen, last_seen, entry_path) VALUES ${valuesClause(part.length, 5)} ` +
         "ON CONFLICT (id) DO UPDATE SET last_seen = max(sessions.last_seen, excluded.last_seen), " +
-        "pageviews = sessions.pageviews + excluded.pageviews, entry_path = coalesce(sessions.entry_path, excluded.entry_path)",
-      args: part.flatMap((s) => [s.id, s.siteId, s.first, s.last, s.entryPath, s.pageviews]),
+        "entry_path = coalesce(sessions.entry_path, excluded.entry_path)",
+      args: part.flatMap((s) => [s.id, s.siteId, s.first, s.last, s.entryPath]),
     });
   }
   for (const part of chunks(all.flatMap((r) => r.events))) {

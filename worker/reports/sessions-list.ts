@@ -1,102 +1,170 @@
 /**
  * The sessions list (GET /api/v1/sessions) shows nothing the reports hide. A session is listed
- * only when it began on a published day whose site-day atom is visible; it carries its local
- * day, its first local hour only where that hour is shown by the hourly timeseries, and its
- * entry path only where that page-day is shown by the pages report — the same filter, called
- * here rather than re-implemented. No times to the millisecond, no last-seen, no pageview count
- * (one session's count is a group of one). Rows are ordered by arrival (rowid), newest first,
- * and the cursor is that rowid: it says nothing a listing does not.
+ * on the local day it began, only when that day is published and its site-day atom is visible,
+ * and only when the session is one of the units that atom counts. Of each session it gives:
+ *
+ * - its day;
+ * - the local hour it began, only when it is a unit of that site-hour cell and the hourly
+ *   timeseries shows the cell (timeseries.ts shownSiteHours), else null;
+ * - its entry path, only when it is a unit of that page-day atom and the pages report shows
+ *   the atom (privacy.ts PAGE_ATOMS_SQL), else null.
+ *
+ * The rules are the reports' own, called here, not re-implemented. Nothing finer than the hour,
+ * no last-seen time, and no pageview count: one session's count is a figure about a group of
+ * one, and a bucket of it still is; the reports show pageviews only summed over k sessions.
+ *
+ * No id either: the stored id is a keyed hash that links to nothing the API serves, so it would
+ * only give a reader a per-person key to join exports on. Within a day, rows come in the order
+ * of that hash, which carries no time, and the cursor is (day, rows already listed that day):
+ * a listed day never changes (below), so the position is stable and says nothing a listing
+ * does not. Arrival order or a row number would say how many hidden sessions lie between.
+ *
+ * A listed day never changes: its cells are final once published, a session's first_seen and
+ * the cells' units are never rewritten, and a day is listed only while none of its sessions can
+ * have been deleted by retention (which deletes sessions by last_seen, so watching rows vanish
+ * would time each session's last activity).
  */
-import type { ReadOnlyDatabase } from "../lib/read-only";
-import { pagesReport } from "./pages";
+import { siteNotFound } from "../domain/sites";
+import type { Database } from "../lib/db";
+import { readOnly, type ReadOnlyDatabase } from "../lib/read-only";
 import { lastCompleteDay } from "./period";
-import { kAnonymity } from "./privacy";
+import { PAGE_ATOMS_SQL, siteDayVisible } from "./privacy";
 import { PUBLICATION_SQL, publicationOf } from "./publication";
 import { effectiveZone } from "./rollup";
-import type { ReportScope } from "./scope";
-import { timeseriesReport } from "./timeseries";
-import { addDays, localDate, startOfLocalDay } from "./timezone";
+import { shownSiteHours } from "./timeseries";
+import { addDays, localDate, offsetSegments, offsetSql, startOfLocalDay } from "./timezone";
 
 export interface ListedSession {
-  id: string;
   /** The local day the session began (the site's zone). */
   day: string;
-  /** The UTC instant of the local hour it began, when that hour is shown; else null. */
+  /** The UTC instant at which the local hour it began starts, when that hour is shown; else null. */
   hour: string | null;
   /** Its first page, when that page is shown on its day; else null. */
   entry_path: string | null;
 }
 
+/** Where a page starts: after `offset` rows of `day`. */
+export interface SessionCursor {
+  day: string;
+  offset: number;
+}
+
 export interface SessionsPage {
   sessions: ListedSession[];
-  next: number | null;
+  next: SessionCursor | null;
+  /** The last published local day; null before the publisher's first run. */
   publishedThrough: string | null;
 }
 
-/** What the filter shows of one day: its visible hours and pages (null: the day is hidden). */
-interface DayView {
-  hours: Set<number>;
-  paths: Set<string>;
+export interface ListOptions {
+  limit: number;
+  after?: SessionCursor | undefined;
+  k: number;
+  /** Days raw sessions are kept (WREN_RAW_RETENTION_DAYS). */
+  retentionDays: number;
+  now?: number;
 }
 
-const SCAN_FACTOR = 4;
-const MAX_SCANS = 8;
+export const encodeSessionCursor = (cursor: SessionCursor): string => `${cursor.day}.${cursor.offset}`;
 
-export async function listPublishedSessions(
-  db: ReadOnlyDatabase,
-  siteId: string,
-  options: { limit: number; before?: number | undefined; kSetting?: string | null | undefined },
-): Promise<SessionsPage> {
+/** The cursor in a next_cursor string, or null when it is not one. */
+export function decodeSessionCursor(value: string): SessionCursor | null {
+  const match = /^(\d{4}-\d{2}-\d{2})\.(\d{1,9})$/.exec(value);
+  const ms = match ? Date.parse(`${match[1]}T00:00:00Z`) : NaN;
+  if (!match || Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== match[1]) return null;
+  return { day: match[1]!, offset: Number(match[2]) };
+}
+
+const DAY_MS = 86_400_000;
+
+/** The page-day atoms of one day that the pages report shows. Parameters: ?1 k, ?2 site, ?3 and ?4 the day. */
+const SHOWN_PAGES_SQL = `WITH ${PAGE_ATOMS_SQL} SELECT path FROM page_atoms WHERE visible = 1`;
+
+/**
+ * The sessions that began on one day (?4 ≤ first_seen < ?5) and are units of its site-day,
+ * in hash order, with the start of their first_seen's local hour when they are units of that
+ * site-hour cell (else null) and their entry path when they are units of that page-day (else
+ * null). `offset` is SQL for the zone's offset at s.first_seen (timezone.ts offsetSql): the
+ * hour is cut as the rollup cuts it. Each lookup is an index seek on a units table's key.
+ */
+function daySessionsSql(offset: string): string {
+  const hour = `(s.first_seen - ((s.first_seen + ${offset}) % 3600000))`;
+  return `
+  SELECT
+    CASE WHEN EXISTS (SELECT 1 FROM rollup_site_hour_units h WHERE h.site_id = u.site_id AND h.hour = ${hour} AND h.unit = u.unit)
+      THEN ${hour} END AS hour,
+    CASE WHEN EXISTS (SELECT 1 FROM rollup_page_day_units p WHERE p.site_id = u.site_id AND p.day = u.day AND p.path = s.entry_path AND p.unit = u.unit)
+      THEN s.entry_path END AS entry_path
+  FROM rollup_site_day_units u JOIN sessions s ON s.id = u.unit
+  WHERE u.site_id = ?1 AND u.day = ?2 AND s.site_id = ?1 AND s.first_seen >= ?4 AND s.first_seen < ?5
+  ORDER BY u.unit LIMIT ?6 OFFSET ?3`;
+}
+
+/** A page of the list for the API: reads only, through a read-only handle as reports do. */
+export function sessionsPage(db: Database, siteId: string, options: ListOptions): Promise<SessionsPage> {
+  return listPublishedSessions(readOnly(db.$client), siteId, options);
+}
+
+/** A page of a site's listed sessions, newest day first. */
+export async function listPublishedSessions(db: ReadOnlyDatabase, siteId: string, options: ListOptions): Promise<SessionsPage> {
   const [site, published] = await db.queryAll([{ sql: "SELECT timezone FROM sites WHERE id = ?", args: [siteId] }, PUBLICATION_SQL]);
+  if (!site!.rows[0]) throw siteNotFound(siteId, "site");
   const publication = publicationOf(published!);
-  const zone = effectiveZone(String(site!.rows[0]?.timezone ?? "UTC"));
   if (!publication) return { sessions: [], next: null, publishedThrough: null };
+  const zone = effectiveZone(String(site!.rows[0].timezone));
   const lastDay = lastCompleteDay(zone, publication.throughMs);
-  const end = startOfLocalDay(zone, addDays(lastDay, 1));
-  const k = kAnonymity(options.kSetting);
-  const days = new Map<string, DayView | null>();
-  const view = async (day: string): Promise<DayView | null> => {
-    if (days.has(day)) return days.get(day)!;
-    const scope: ReportScope = { siteId, from: day, to: day, timeZone: zone, k };
-    const daily = await timeseriesReport(db, scope, "hour");
-    const shown = daily.points.filter((p) => p.visitors.value !== null && p.visitors.value > 0).map((p) => Date.parse(p.start));
-    const dayHidden = daily.totals.visitors.value === null || daily.totals.visitors.value === 0;
-    const pages = await pagesReport(db, scope);
-    const result = dayHidden ? null : { hours: new Set(shown), paths: new Set(pages.rows.filter((r) => r.visitors.value !== null).map((r) => r.path)) };
-    days.set(day, result);
-    return result;
-  };
 
-  const listed: (ListedSession & { rowid: number })[] = [];
-  let before = options.before ?? Number.MAX_SAFE_INTEGER;
-  for (let scan = 0; scan < MAX_SCANS && listed.length <= options.limit; scan++) {
+  // The oldest day none of whose sessions retention can have deleted: it starts after the cutoff.
+  const cutoff = (options.now ?? Date.now()) - options.retentionDays * DAY_MS;
+  let firstDay = localDate(zone, cutoff);
+  if (startOfLocalDay(zone, firstDay) < cutoff) firstDay = addDays(firstDay, 1);
+
+  const start = options.after && options.after.day <= lastDay ? options.after : { day: lastDay, offset: 0 };
+  const dayRows = await db.query({
+    sql: "SELECT day, visitors FROM rollup_site_day WHERE site_id = ? AND day >= ? AND day <= ? ORDER BY day DESC",
+    args: [siteId, firstDay, start.day],
+  });
+  const days = dayRows.rows.filter((r) => siteDayVisible(Number(r.visitors), options.k)).map((r) => String(r.day));
+
+  const listed: ListedSession[] = [];
+  let next: SessionCursor | null = null;
+  for (const day of days) {
+    const offset = day === start.day ? start.offset : 0;
+    const wanted = options.limit - listed.length;
+    const [from, to] = [startOfLocalDay(zone, day), startOfLocalDay(zone, addDays(day, 1))];
     const rs = await db.query({
-      sql: "SELECT rowid, id, first_seen, entry_path FROM sessions WHERE site_id = ? AND rowid < ? AND first_seen < ? ORDER BY rowid DESC LIMIT ?",
-      args: [siteId, before, end, (options.limit + 1) * SCAN_FACTOR],
+      sql: daySessionsSql(offsetSql(offsetSegments(zone, from, to), "s.first_seen")),
+      args: [siteId, day, offset, from, to, wanted + 1],
     });
-    for (const r of rs.rows) {
-      const firstSeen = Number(r.first_seen);
-      const day = localDate(zone, firstSeen);
-      const shown = await view(day);
-      if (!shown) continue;
-      const hourStart = [...shown.hours].find((h) => h <= firstSeen && firstSeen < h + 3_600_000);
+    if (rs.rows.length === 0) continue;
+    if (wanted === 0) {
+      // The page is full and more rows follow: the next page starts at this day.
+      next = { day, offset };
+      break;
+    }
+    const { hours, paths } = await shownOn(db, siteId, zone, day, options.k);
+    for (const r of rs.rows.slice(0, wanted)) {
+      const hour = r.hour === null ? null : Number(r.hour);
       const entry = r.entry_path === null ? null : String(r.entry_path);
       listed.push({
-        rowid: Number(r.rowid),
-        id: String(r.id),
         day,
-        hour: hourStart === undefined ? null : new Date(hourStart).toISOString(),
-        entry_path: entry !== null && shown.paths.has(entry) ? entry : null,
+        hour: hour !== null && hours.has(hour) ? new Date(hour).toISOString() : null,
+        entry_path: entry !== null && paths.has(entry) ? entry : null,
       });
-      if (listed.length > options.limit) break;
     }
-    if (rs.rows.length === 0) break;
-    before = Number(rs.rows.at(-1)!.rowid);
+    if (rs.rows.length > wanted) {
+      next = { day, offset: offset + wanted };
+      break;
+    }
   }
-  const page = listed.slice(0, options.limit);
-  return {
-    sessions: page.map(({ rowid: _rowid, ...session }) => session),
-    next: listed.length > options.limit ? page.at(-1)!.rowid : null,
-    publishedThrough: lastDay,
-  };
+  return { sessions: listed, next, publishedThrough: lastDay };
+}
+
+/** What the reports show of one day: the hours the timeseries shows and the pages the pages report shows. */
+async function shownOn(db: ReadOnlyDatabase, siteId: string, zone: string, day: string, k: number): Promise<{ hours: Set<number>; paths: Set<string> }> {
+  const [hours, pages] = await Promise.all([
+    shownSiteHours(db, { siteId, from: day, to: day, timeZone: zone, k }),
+    db.query({ sql: SHOWN_PAGES_SQL, args: [k, siteId, day, day] }),
+  ]);
+  return { hours: hours.get(day) ?? new Set(), paths: new Set(pages.rows.map((r) => String(r.path))) };
 }

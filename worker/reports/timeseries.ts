@@ -5,6 +5,7 @@
  * sum of visible goal cells (goal-day atoms, or goal-hour cells inside them), the same cells
  * the conversions report shows.
  */
+import type { ResultSet } from "@libsql/client/web";
 import type { ReadOnlyDatabase } from "../lib/read-only";
 import { perturbedFigure, SUPPRESSED, type Figure } from "./figures";
 import { loadDayAtoms, shownValue, type GoalDayAtom, type SiteDayAtom } from "./atoms";
@@ -123,30 +124,12 @@ interface HourCell {
 
 const NO_DAY: SiteDayAtom = { units: 0, pageviews: 0, visible: false, shown: { units: 0, pageviews: 0 } };
 
-async function hourlyPoints(
-  db: ReadOnlyDatabase,
-  scope: ReportScope,
-  siteDays: Map<string, SiteDayAtom>,
-  goalDays: Map<string, Map<string, GoalDayAtom>>,
-  goalIds: string[],
-  exactGoals: Set<string>,
-): Promise<TimeseriesPoint[]> {
-  const range = [scope.siteId, scope.from, scope.to];
-  const [siteHours, goalHours] = await db.queryAll(
-    [
-      {
-        sql: "SELECT day, hour, visitors, pageviews, key_sum FROM rollup_site_hour WHERE site_id = ? AND day >= ? AND day <= ?",
-        args: range,
-      },
-      {
-        sql: "SELECT goal_id, day, hour, units, conversions, key_sum FROM rollup_goal_hour WHERE site_id = ? AND day >= ? AND day <= ?",
-        args: range,
-      },
-    ],
-  );
-  // Site hours per day, then which of them each day may show.
+const SITE_HOURS_SQL = "SELECT day, hour, visitors, pageviews, key_sum FROM rollup_site_hour WHERE site_id = ? AND day >= ? AND day <= ?";
+
+/** A site's hour cells (SITE_HOURS_SQL rows), per day. */
+function siteHourCells(scope: ReportScope, rows: ResultSet["rows"]): Map<string, HourCell[]> {
   const traffic = new Map<string, HourCell[]>();
-  for (const r of siteHours!.rows) {
+  for (const r of rows) {
     const day = String(r.day);
     const units = Number(r.visitors);
     const pageviews = Number(r.pageviews);
@@ -162,6 +145,58 @@ async function hourlyPoints(
       },
     });
   }
+  return traffic;
+}
+
+/**
+ * The hours of one day as the timeseries decides them, by start instant: shown only inside a
+ * visible day, with k units, a safe complement, and the day's hidden remainder covered.
+ */
+function dayHours(site: SiteDayAtom, cells: HourCell[], k: number): Map<number, HourCell & { visible: boolean }> {
+  return new Map(childCells(site, cells, k).map((c) => [Number(c.key), c]));
+}
+
+/**
+ * The hours the hourly timeseries shows, per day of the scope it shows (a hidden day has no
+ * entry): the start instants of the site-hour cells with data that it does not suppress. The
+ * sessions list names a session's hour only where this report shows it.
+ */
+export async function shownSiteHours(db: ReadOnlyDatabase, scope: ReportScope): Promise<Map<string, Set<number>>> {
+  const [atoms, rows] = await Promise.all([
+    loadDayAtoms(db, scope),
+    db.query({ sql: SITE_HOURS_SQL, args: [scope.siteId, scope.from, scope.to] }),
+  ]);
+  const traffic = siteHourCells(scope, rows.rows);
+  const shown = new Map<string, Set<number>>();
+  for (const day of datesOf(scope)) {
+    const site = atoms.siteDays.get(day);
+    if (!site?.visible) continue;
+    const hours = new Set<number>();
+    for (const [hour, cell] of dayHours(site, traffic.get(day) ?? [], scope.k)) if (cell.visible && cell.units > 0) hours.add(hour);
+    shown.set(day, hours);
+  }
+  return shown;
+}
+
+async function hourlyPoints(
+  db: ReadOnlyDatabase,
+  scope: ReportScope,
+  siteDays: Map<string, SiteDayAtom>,
+  goalDays: Map<string, Map<string, GoalDayAtom>>,
+  goalIds: string[],
+  exactGoals: Set<string>,
+): Promise<TimeseriesPoint[]> {
+  const range = [scope.siteId, scope.from, scope.to];
+  const [siteHours, goalHours] = await db.queryAll(
+    [
+      { sql: SITE_HOURS_SQL, args: range },
+      {
+        sql: "SELECT goal_id, day, hour, units, conversions, key_sum FROM rollup_goal_hour WHERE site_id = ? AND day >= ? AND day <= ?",
+        args: range,
+      },
+    ],
+  );
+  const traffic = siteHourCells(scope, siteHours!.rows);
   const wanted = new Set(goalIds);
   const conversionsByGoalDay = new Map<string, HourCell[]>();
   for (const r of goalHours!.rows) {
@@ -187,7 +222,7 @@ async function hourlyPoints(
   const points: TimeseriesPoint[] = [];
   for (const day of datesOf(scope)) {
     const site = siteDays.get(day) ?? NO_DAY;
-    const hours = new Map(childCells(site, traffic.get(day) ?? [], scope.k).map((c) => [Number(c.key), c]));
+    const hours = dayHours(site, traffic.get(day) ?? [], scope.k);
     const conversions = new Map<number, AtomTally>();
     let hiddenGoalDays = 0;
     for (const goal of goalIds) {

@@ -1,0 +1,112 @@
+/**
+ * GET /api/v1/sessions and GET /api/v1/sites/{id}/verification on the real stack: exact pages
+ * of the sessions list (published, visible days; the hour and entry page only where the
+ * reports show them; WREN_K_ANONYMITY and WREN_RAW_RETENTION_DAYS applied), the cursor, every
+ * bad parameter as a problem naming it, and the documented shapes: no session id, no finer
+ * time, no pageviews; a verification with the first beacon only.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { lastCompleteDay } from "../../worker/reports/period";
+import { addDays } from "../../worker/reports/timezone";
+import { BROWSER_UA } from "../collector/helpers";
+import { waitForPublication } from "../helpers/stack";
+import { addEvents, sessions } from "../reports/helpers";
+import { apiFixture, type ApiFixture } from "./fixtures";
+
+let f: ApiFixture;
+let site: string;
+const Y = lastCompleteDay("UTC", Date.now());
+const Y1 = addDays(Y, -1);
+const Y2 = addDays(Y, -2);
+const at = (day: string, hour: number) => Date.parse(`${day}T${String(hour).padStart(2, "0")}:05:00.250Z`);
+
+beforeAll(async () => {
+  // k = 3; raw sessions kept 3 days, so Y2 (which began more than 3 days ago) is not listed.
+  f = await apiFixture({ WREN_K_ANONYMITY: "3", WREN_RAW_RETENTION_DAYS: "3" });
+  site = (await f.makeSite("sessions-api.example")).id;
+  await f.seedHistory(async (history) => {
+    const enter = async (ids: string[], path: string, ts: number) => {
+      await addEvents(history, ids.map((session) => ({ site, session, path, ts })));
+      for (const id of ids) {
+        await history.execute({
+          sql: "INSERT INTO sessions (id, site_id, first_seen, last_seen, entry_path) VALUES (?, ?, ?, ?, ?)",
+          args: [id, site, ts, ts, path],
+        });
+      }
+    };
+    // Y: 6 sessions enter "/" at 10:05: the hour and the page hold all 6, shown.
+    await enter(sessions("y", 6), "/", at(Y, 10));
+    // Y1: 3 enter "/a" at 08:05, 1 "/b" at 09:05. Visible with k = 3 (not with 5); every hour
+    // and page is hidden (3 of 4 leaves 1).
+    await enter(sessions("y1a", 3), "/a", at(Y1, 8));
+    await enter(["y1b0"], "/b", at(Y1, 9));
+    // Y2: 5 sessions, a day the reports show, but older than the retention window.
+    await enter(sessions("y2", 5), "/", at(Y2, 12));
+  });
+}, 120_000);
+afterAll(() => f?.stack.stop());
+
+const page = (query: string) => f.admin("GET", `/api/v1/sessions?site=${site}${query}`);
+
+describe("GET /api/v1/sessions", () => {
+  it("pages through published, visible days with a day-and-position cursor, exactly", async () => {
+    const shown = { day: Y, hour: new Date(Date.parse(`${Y}T10:00:00Z`)).toISOString(), entry_path: "/" };
+    const hidden = { day: Y1, hour: null, entry_path: null };
+    const first = await page("&limit=4");
+    expect(first.status, first.text).toBe(200);
+    expect(first.body).toEqual({ sessions: [shown, shown, shown, shown], next_cursor: `${Y}.4`, published_through: Y });
+    const second = await page(`&limit=4&cursor=${first.body.next_cursor}`);
+    expect(second.body).toEqual({ sessions: [shown, shown, hidden, hidden], next_cursor: `${Y1}.2`, published_through: Y });
+    const third = await page(`&limit=4&cursor=${second.body.next_cursor}`);
+    expect(third.body).toEqual({ sessions: [hidden, hidden], next_cursor: null, published_through: Y });
+    expect((await page("")).body.sessions).toHaveLength(10);
+  });
+
+  it("refuses a malformed cursor or limit and an unknown site, naming the field", async () => {
+    for (const cursor of ["17", `${Y}`, "2026-02-31.0", `${Y}.x`, "bogus"]) {
+      const res = await page(`&cursor=${cursor}`);
+      expect([res.status, res.headers.get("content-type"), res.body.field], cursor).toEqual([400, "application/problem+json", "cursor"]);
+    }
+    expect((await page("&limit=501")).body).toMatchObject({ status: 400, field: "limit" });
+    const missing = await f.admin("GET", "/api/v1/sessions?site=site_AAAAAAAAAAAAAAAA");
+    expect([missing.status, missing.body.field]).toEqual([404, "site"]);
+  });
+
+  it("documents a session as day, hour and entry page only", async () => {
+    const doc = (await f.admin("GET", "/api/v1/openapi.json")).body;
+    const session = doc.components.schemas.Session;
+    expect(Object.keys(session.properties).sort()).toEqual(["day", "entry_path", "hour"]);
+    expect([...session.required].sort()).toEqual(["day", "entry_path", "hour"]);
+    const list = doc.paths["/api/v1/sessions"].get.responses["200"].content["application/json"].schema;
+    expect(Object.keys(list.properties).sort()).toEqual(["next_cursor", "published_through", "sessions"]);
+    expect(Object.keys(doc.components.schemas.SiteVerification.properties).sort()).toEqual(["first_seen", "origin", "site", "verified"]);
+  });
+});
+
+describe("GET /api/v1/sites/{id}/verification", () => {
+  it("names the first beacon's time and origin, and nothing of a later one", async () => {
+    const domain = "verify-api.example";
+    const id = (await f.makeSite(domain)).id;
+    const send = async (session: string, path: string) => {
+      const res = await fetch(`${f.stack.url}/e`, {
+        method: "POST",
+        headers: { "content-type": "text/plain", origin: `https://${domain}`, "user-agent": BROWSER_UA },
+        body: JSON.stringify({ site: id, session, events: [{ type: "pageview", path }] }),
+      });
+      expect(res.status).toBe(202);
+    };
+    const before = Date.now();
+    await send("verify-api-first-visitor", "/welcome");
+    const between = Date.now();
+    const first = await f.admin("GET", `/api/v1/sites/${id}/verification`);
+    expect(first.status).toBe(200);
+    expect(Object.keys(first.body).sort()).toEqual(["first_seen", "origin", "site", "verified"]);
+    expect(first.body).toMatchObject({ site: id, verified: true, origin: `https://${domain}` });
+    expect(Date.parse(first.body.first_seen)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(first.body.first_seen)).toBeLessThanOrEqual(between);
+    await new Promise((r) => setTimeout(r, 5));
+    await send("verify-api-later-visitor", "/private/page");
+    await waitForPublication(f.stack.url);
+    expect((await f.admin("GET", `/api/v1/sites/${id}/verification`)).body).toEqual(first.body);
+  });
+});

@@ -1,0 +1,54 @@
+/**
+ * The writer's statements for sessions and site_beacons, run on a real libSQL database: the
+ * verification's row is the first beacon per site and origin, and no later flush (a later
+ * beacon, another page, a restarted isolate offering it again) changes it; a session keeps its
+ * first time and entry page, and no per-session pageview count is written.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { emptyRequest, writeStatements, type IngestRequest } from "../../worker/collector/rows";
+import { EVENT_WINDOW_MS } from "../../worker/collector/window";
+import { addSite, openTestDb, type TestDb } from "../reports/helpers";
+
+let db: TestDb;
+beforeAll(async () => {
+  db = await openTestDb();
+  await addSite(db.client, "site_rows");
+}, 60_000);
+afterAll(() => db?.close());
+
+function request(part: Partial<IngestRequest>): IngestRequest {
+  return { ...emptyRequest(), ...part };
+}
+
+async function flush(...requests: IngestRequest[]): Promise<void> {
+  await db.client.batch(writeStatements(requests, 10_000, EVENT_WINDOW_MS), "write");
+}
+
+const table = async (sql: string) => (await db.client.execute(sql)).rows.map((r) => ({ ...r }));
+
+describe("site_beacons", () => {
+  it("keeps the first beacon per site and origin, whatever comes later", async () => {
+    const beacon = (origin: string, ts: number) => request({ beacons: [{ siteId: "site_rows", origin, ts }] });
+    // One flush with two beacons of one origin: the earlier one.
+    await flush(beacon("https://a.example", 2000), beacon("https://a.example", 1500));
+    await flush(beacon("https://a.example", 5000));
+    await flush(beacon("https://a.example", 1000), beacon("https://www.a.example", 7000));
+    expect(await table("SELECT * FROM site_beacons ORDER BY origin")).toEqual([
+      { site_id: "site_rows", origin: "https://a.example", first_seen: 1500 },
+      { site_id: "site_rows", origin: "https://www.a.example", first_seen: 7000 },
+    ]);
+  });
+});
+
+describe("sessions", () => {
+  it("keeps the first time and entry page, moves last_seen, and counts no pageviews", async () => {
+    const touch = (ts: number, entryPath: string | null) => request({ sessions: [{ id: "s1", siteId: "site_rows", ts, entryPath }] });
+    await flush(touch(3000, null), touch(3500, "/pricing"));
+    await flush(touch(4000, "/later"));
+    expect(await table("SELECT id, first_seen, last_seen, entry_path FROM sessions")).toEqual([
+      { id: "s1", first_seen: 3000, last_seen: 4000, entry_path: "/pricing" },
+    ]);
+    const [statement] = writeStatements([touch(5000, "/")], 10_000, EVENT_WINDOW_MS);
+    expect(typeof statement === "string" ? statement : statement!.sql).not.toContain("pageviews");
+  });
+});
