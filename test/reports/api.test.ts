@@ -210,11 +210,13 @@ describe("the other reports", () => {
     expect(vitalsResponse.parse(res.body)).toEqual(res.body);
     const [lcp, inp] = res.body.rows;
     // Each figure of a vitals atom is perturbed by the atom's key sum (noise.ts).
-    const vital = async (path: string, metric: string, counts: { samples: number; good: number; ni: number; poor: number }) => {
+    // A rating group of fewer than k sessions is hidden (null here).
+    type Counts = { samples: number; good: number | null; ni: number | null; poor: number | null };
+    const vital = async (path: string, metric: string, counts: Counts) => {
       const cell = { site_id: site, day: Y, path, metric };
       const samples = est(await shown(db, "rollup_vital_day", cell, counts.samples, NOISE_COLUMN.samples));
-      const share = async (n: number, column: (typeof NOISE_COLUMN)[keyof typeof NOISE_COLUMN]) =>
-        ratio((n === 0 ? x(0) : est(await shown(db, "rollup_vital_day", cell, n, column))) as never, samples as never);
+      const share = async (n: number | null, column: (typeof NOISE_COLUMN)[keyof typeof NOISE_COLUMN]) =>
+        n === null ? hidden : ratio((n === 0 ? x(0) : est(await shown(db, "rollup_vital_day", cell, n, column))) as never, samples as never);
       return {
         good: await share(counts.good, NOISE_COLUMN.good),
         needs_improvement: await share(counts.ni, NOISE_COLUMN.needsImprovement),
@@ -223,7 +225,8 @@ describe("the other reports", () => {
       };
     };
     // LCP 1000, 1100 … 2900 ms: 16 good (≤ 2.5 s), 4 needing improvement; the 15th of 20 is 2400 ms.
-    expect(lcp).toMatchObject({ path: "/", metric: "LCP", unit: "ms", ...(await vital("/", "LCP", { samples: 20, good: 16, ni: 4, poor: 0 })) });
+    // 4 sessions needing improvement are fewer than k, and 20 − 16 would count them: both hidden.
+    expect(lcp).toMatchObject({ path: "/", metric: "LCP", unit: "ms", ...(await vital("/", "LCP", { samples: 20, good: null, ni: null, poor: 0 })) });
     expect(lcp.p75.qualifier).toBe("estimated");
     expect(Math.abs(lcp.p75.value - 2400) / 2400).toBeLessThan(0.06);
     expect(inp).toMatchObject({ path: "/pricing", metric: "INP", ...(await vital("/pricing", "INP", { samples: 8, good: 8, ni: 0, poor: 0 })) });

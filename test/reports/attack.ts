@@ -63,6 +63,11 @@ export class RowSpace {
   contains(vector: Float64Array): boolean {
     return this.reduce(vector).every((x) => Math.abs(x) < 1e-7);
   }
+
+  /** The rows, fully reduced: each row is 1 at its pivot and 0 at every other row's pivot. */
+  get echelon(): readonly { pivot: number; row: Float64Array }[] {
+    return this.rows;
+  }
 }
 
 /** Every target whose value the facts determine exactly (a leak), per family. */
@@ -97,4 +102,67 @@ export interface NestedPair {
 /** Nested pairs whose difference is a group of 1 to k − 1 units: a small group singled out. */
 export function complementLeaks(pairs: NestedPair[], k: number): NestedPair[] {
   return pairs.filter((p) => p.parent - p.child > 0 && p.parent - p.child < k);
+}
+
+/**
+ * Groups of units pinned down by distinct counts of unions. The unknowns are the numbers of
+ * units in `size` classes (at most 20; e.g. a day's sessions by the set of pages each viewed);
+ * each fact says how many units the classes in it hold. A group is any set of classes, and the
+ * attacker pins its size down when its 0/1 vector lies in the row space of the facts — whether
+ * or not anyone thought of that group. Returns the groups (class lists) of 1 to k − 1 units
+ * (`counts`: the true units per class) so pinned down, at most `limit` of them.
+ *
+ * A vector v is in the row space when its syndrome, v reduced by the echelon rows, is 0 — a
+ * linear function of v, so it is the sum of its classes' columns. Meet in the middle: the
+ * syndromes of the 2^(size/2) sets of low classes are matched against those of the high ones.
+ */
+export function smallGroups(size: number, facts: number[][], counts: number[], k: number, limit = 5): number[][] {
+  const space = new RowSpace(size);
+  for (const f of facts) {
+    const v = new Float64Array(size);
+    for (const c of f) v[c] = 1;
+    space.add(v);
+  }
+  const rows = space.echelon;
+  const pivotOf = new Map(rows.map((r, i) => [r.pivot, i]));
+  const free = Array.from({ length: size }, (_, c) => c).filter((c) => !pivotOf.has(c));
+  const column = (c: number) =>
+    Float64Array.from(free, (j) => (pivotOf.has(c) ? -rows[pivotOf.get(c)!]!.row[j]! : c === j ? 1 : 0));
+  const columns = Array.from({ length: size }, (_, c) => column(c));
+  const half = size >> 1;
+  // Syndromes and units of every set of classes from `from` (count classes), built bit by bit.
+  const sets = (from: number, count: number) => {
+    const syndromes: Float64Array[] = [new Float64Array(free.length)];
+    const units: number[] = [0];
+    for (let set = 1; set < 1 << count; set++) {
+      const bit = 31 - Math.clz32(set & -set);
+      const rest = set & (set - 1);
+      const s = Float64Array.from(syndromes[rest]!);
+      const col = columns[from + bit]!;
+      for (let j = 0; j < s.length; j++) s[j]! += col[j]!;
+      syndromes.push(s);
+      units.push(units[rest]! + counts[from + bit]!);
+    }
+    return { syndromes, units };
+  };
+  const key = (s: Float64Array, sign: number) => Array.from(s, (x) => Math.round(sign * x * 1e6) + 0).join(",");
+  const low = sets(0, half);
+  const high = sets(half, size - half);
+  const byKey = new Map<string, number[]>();
+  high.syndromes.forEach((s, b) => {
+    const kk = key(s, 1);
+    const list = byKey.get(kk);
+    if (list) list.push(b);
+    else byKey.set(kk, [b]);
+  });
+  const found: number[][] = [];
+  low.syndromes.forEach((s, a) => {
+    for (const b of byKey.get(key(s, -1)) ?? []) {
+      const units = low.units[a]! + high.units[b]!;
+      if (units < 1 || units >= k || found.length >= limit) continue;
+      const set = a | (b << half);
+      found.push(Array.from({ length: size }, (_, c) => c).filter((c) => set & (1 << c)));
+    }
+  });
+  return found;
 }

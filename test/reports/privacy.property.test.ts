@@ -1,18 +1,22 @@
 /**
  * Property test of the k-anonymity post-filter: fast-check makes random small datasets
  * (sessions × pages × days × hours × goals, many cells below k, sessionless conversions, a
- * UTC or a half-hour-offset site), the real rollup folds them into a real libSQL database,
- * and every report is computed for every day-aligned period. Then an attacker with all of it
- * tries to recover what was hidden, and must fail.
+ * UTC or a half-hour-offset site; page goals over overlapping patterns, converted from the
+ * pageviews as the collector converts them; LCP samples in the three rating groups), the real
+ * rollup folds them into a real libSQL database, and every report is computed for every
+ * day-aligned period (funnels: the single days and two longer periods). Then an attacker with
+ * all of it tries to recover what was hidden, and must fail.
  *
  * The attack set (a key that reads every report for every period):
  *  A1 linear differencing of additive figures — exact linear algebra (RowSpace) over every
  *     published pageviews and conversions figure of the pages, timeseries (daily, hourly,
- *     hourly per goal) and conversions reports and their totals, for all 10 periods of 4 days
- *     (single days, nested and overlapping ranges). It must not determine any hidden page-day
- *     atom, site-day, site-hour cell, goal-day atom or goal-hour cell, nor the sum of 2 or 3
- *     hidden cells of one day that together hold fewer than k sessions. This covers
- *     total − Σ visible rows, period A − period B, pages vs timeseries, hours vs days.
+ *     hourly per goal) and conversions reports and their totals, and every vitals samples and
+ *     rating group figure (share × samples), for all 10 periods of 4 days (single days, nested
+ *     and overlapping ranges). It must not determine any hidden page-day atom, site-day,
+ *     site-hour cell, goal-day atom, goal-hour cell, vitals atom or rating group, nor the sum of
+ *     2 or 3 hidden cells of one day that together hold fewer than k sessions. This covers
+ *     total − Σ visible rows, period A − period B, pages vs timeseries, hours vs days, samples −
+ *     shown groups.
  *  A2 complements of nested distinct counts — for every pair of published, visible counts of
  *     nested groups: site-day visitors vs each page's visitors, vs each hour's visitors, vs each
  *     goal's converting sessions; and every pair of funnels where one is a subsequence of the
@@ -20,6 +24,10 @@
  *     funnel step against its own goal) — per day and over periods: the difference must be 0
  *     or at least k.
  *  A3 direct reading — every visible single-cell figure is drawn from at least k sessions.
+ *  A4 groups of sessions from distinct counts of unions (pageGroups): a day's sessions by the
+ *     set of pages each viewed; the day's, the pages' and the page goals' session counts are
+ *     sums of those classes, and no set of classes of 1 to k − 1 sessions may follow from them.
+ *     A second property runs A4 alone on many one-day datasets shaped for the page goal rule.
  * And every published figure must equal what its documented semantics says, computed from
  * the raw data (so the attacker's model of each figure is the true one), with `suppressed`
  * exactly when the value is null.
@@ -36,13 +44,24 @@ import { publishStatement } from "../../worker/reports/publication";
 import { catchUp, rebuildSiteRollups } from "../../worker/reports/rollup";
 import { timeseriesReport, type TimeseriesReport } from "../../worker/reports/timeseries";
 import { changeSiteZone } from "../../worker/reports/zone-change";
-import { complementLeaks, linearLeaks, type Fact, type NestedPair, type Target } from "./attack";
-import { addConversions, addEvents, addGoal, addSite, clearData, openTestDb, type TestDb } from "./helpers";
+import { vitalsReport, type VitalsRow } from "../../worker/reports/vitals";
+import { complementLeaks, linearLeaks, smallGroups, type Fact, type NestedPair, type Target } from "./attack";
+import { addConversions, addEvents, addGoal, addSite, addVitals, clearData, openTestDb, type TestDb } from "./helpers";
 
 const DATES = ["2026-11-02", "2026-11-03", "2026-11-04", "2026-11-05"];
 const HOURS = [9, 10, 11];
-const PATHS = ["/a", "/b", "/c", "/d"];
+const PATHS = ["/a", "/b", "/ba", "/bb"];
+/** Event goals, fed by conversions of their own (funnels are asked over these). */
 const GOALS = ["goal_a", "goal_b", "goal_c"];
+/**
+ * Page goal patterns, over PATHS: exact paths and wildcards, nested (/b ⊂ /b* ⊂ *), crossing
+ * (/b* and *a share /ba) and made up of two pages (*a = /a + /ba when /bb has no data). A dataset
+ * takes up to 4 of them, in a random creation order.
+ */
+const PAGE_PATTERNS = ["/a", "/b*", "/ba", "*a", "/b", "*", "/bb"];
+/** LCP samples in each rating group: good (≤ 2.5 s), needs improvement, poor (> 4 s). */
+const BAND_VALUES = [1000, 3000, 5000];
+const BANDS = ["good", "needs_improvement", "poor"] as const;
 const SITE = "site_prop";
 const ZONE_OFFSETS: Record<string, number> = { UTC: 0, "Asia/Kolkata": 19_800_000 };
 
@@ -50,6 +69,8 @@ interface Session {
   day: number;
   views: { path: number; hour: number }[];
   conversions: { goal: number; hour: number }[];
+  /** LCP samples, each on the page of one of the session's views (`view` modulo their number). */
+  vitals: { view: number; band: number; samples: number }[];
 }
 
 interface Dataset {
@@ -58,7 +79,26 @@ interface Dataset {
   sessions: Session[];
   /** Conversions without a session. */
   unattached: { day: number; goal: number; hour: number }[];
+  /** Page goals' patterns, in creation order; their conversions come from the pageviews. */
+  pageGoals: string[];
 }
+
+const pageGoalsOf = fc.oneof(
+  { weight: 2, arbitrary: fc.shuffledSubarray(PAGE_PATTERNS, { maxLength: 4 }) },
+  // Structures the rule has a clause for: a goal over a hidden page and its cover (/b* vs /b),
+  // a goal inserted under a parent it now makes up with a visible page (*a = /a + /ba), two
+  // crossing goals under a common parent.
+  { weight: 1, arbitrary: fc.constantFrom(["/b", "/b*"], ["*a", "/ba"], ["*", "/b*", "*a"], ["/a", "/ba", "*a"]).map((g) => [...g]) },
+);
+/** Mostly good samples, so the other groups are often small; some sessions send two. */
+const vitalsOf = fc.array(
+  fc.record({
+    view: fc.nat(3),
+    band: fc.integer({ min: 0, max: 4 }).map((b) => Math.max(0, b - 2)),
+    samples: fc.integer({ min: 1, max: 2 }),
+  }),
+  { maxLength: 2 },
+);
 
 const dataset: fc.Arbitrary<Dataset> = fc.record({
   k: fc.constantFrom(2, 3, 4, 5),
@@ -83,6 +123,7 @@ const dataset: fc.Arbitrary<Dataset> = fc.record({
           })
           .map(({ goals, hour }) => goals.map((goal) => ({ goal, hour }))),
       ),
+      vitals: vitalsOf,
     }),
     { maxLength: 45 },
   ),
@@ -94,6 +135,7 @@ const dataset: fc.Arbitrary<Dataset> = fc.record({
     }),
     { maxLength: 4 },
   ),
+  pageGoals: pageGoalsOf,
 });
 
 /**
@@ -108,11 +150,13 @@ const journeys: fc.Arbitrary<Dataset> = fc.record({
       .record({
         goals: fc.constantFrom([0], [0, 1], [0, 2], [0, 1, 2], [0, 2, 1]),
         hour: fc.integer({ min: 0, max: HOURS.length - 1 }),
+        vitals: vitalsOf,
       })
-      .map(({ goals, hour }) => ({ day: 0, views: [{ path: 0, hour }], conversions: goals.map((goal) => ({ goal, hour })) })),
+      .map(({ goals, hour, vitals }) => ({ day: 0, views: [{ path: 0, hour }], conversions: goals.map((goal) => ({ goal, hour })), vitals })),
     { minLength: 4, maxLength: 30 },
   ),
   unattached: fc.constant([]),
+  pageGoals: pageGoalsOf,
 });
 
 /** Datasets of one or two days where a few pages and hours are just above or below k: covers at work. */
@@ -130,6 +174,7 @@ const crowded: fc.Arbitrary<Dataset> = fc.record({
         fc.record({ goal: fc.integer({ min: 0, max: 1 }), hour: fc.integer({ min: 0, max: HOURS.length - 1 }) }),
         { maxLength: 2 },
       ),
+      vitals: vitalsOf,
     }),
     { minLength: 3, maxLength: 16 },
   ),
@@ -141,6 +186,25 @@ const crowded: fc.Arbitrary<Dataset> = fc.record({
     }),
     { maxLength: 2 },
   ),
+  pageGoals: pageGoalsOf,
+});
+
+/**
+ * Datasets of one day and pageviews only, with page goals over the same few paths: the shapes
+ * the page goal rule has a clause for, with counts near k.
+ */
+const VIEW_SETS = [[0], [1], [2], [0, 1], [0, 2], [1, 2], [0, 1, 2]];
+const pageUnions: fc.Arbitrary<Dataset> = fc.record({
+  k: fc.constantFrom(2, 3),
+  zone: fc.constant("UTC"),
+  // How many sessions viewed each set of /a, /b, /ba: many sets empty, the rest near k.
+  sessions: fc.array(fc.integer({ min: 0, max: 4 }), { minLength: VIEW_SETS.length, maxLength: VIEW_SETS.length }).map((counts) =>
+    counts.flatMap((n, i) =>
+      Array.from({ length: n }, () => ({ day: 0, views: VIEW_SETS[i]!.map((path) => ({ path, hour: 0 })), conversions: [], vitals: [] })),
+    ),
+  ),
+  unattached: fc.constant([]),
+  pageGoals: fc.constantFrom(["/b", "/b*"], ["*a", "/ba"], ["*", "/b*", "*a"], ["/a", "/ba", "*a"], ["*", "*a", "/ba"]).map((g) => [...g]),
 });
 
 /** The UTC instant of a local day, hour and minute in the dataset's zone. */
@@ -155,6 +219,17 @@ function instant(data: Dataset, day: number, hour: number, minute: number): numb
 
 const pvCell = (d: number, h: number, p: number) => `pv|${d}|${h}|${p}`;
 const convCell = (d: number, h: number, g: number) => `conv|${d}|${h}|${g}`;
+const vitCell = (d: number, p: number, band: number) => `vit|${d}|${p}|${band}`;
+
+/** Every goal's id: the event goals, then the page goals (index GOALS.length + i). */
+const goalIds = (data: Dataset) => [...GOALS, ...data.pageGoals.map((_, i) => `page_${i}`)];
+/** Whether a page goal's pattern matches a path (the patterns of PAGE_PATTERNS, checked by hand). */
+function patternMatches(pattern: string, path: string): boolean {
+  if (pattern === "*") return true;
+  if (pattern.startsWith("*")) return path.endsWith(pattern.slice(1));
+  if (pattern.endsWith("*")) return path.startsWith(pattern.slice(0, -1));
+  return pattern === path;
+}
 
 interface Truth {
   cells: Map<string, number>;
@@ -166,6 +241,10 @@ interface Truth {
   goalHourUnits: Set<string>[][][];
   /** Per day and first goal: unit → first completion instant per goal (null: never). */
   firsts: Map<string, (number | null)[]>[][];
+  /** Per day: each session's set of viewed paths, as a bit mask over PATHS. */
+  viewed: Map<string, number>[];
+  /** Per day and path: LCP samples and sessions per rating group, and the sessions with any sample. */
+  vitals: { samples: number[]; sessions: Set<string>[]; units: Set<string> }[][];
 }
 
 function truthOf(data: Dataset): Truth {
@@ -178,9 +257,11 @@ function truthOf(data: Dataset): Truth {
     daySessions: grid(() => new Set(), DATES.length),
     hourSessions: grid(() => new Set(), DATES.length, HOURS.length),
     pageSessions: grid(() => new Set(), DATES.length, PATHS.length),
-    goalUnits: grid(() => new Set(), DATES.length, GOALS.length),
-    goalHourUnits: grid(() => new Set(), DATES.length, HOURS.length, GOALS.length),
+    goalUnits: grid(() => new Set(), DATES.length, goalIds(data).length),
+    goalHourUnits: grid(() => new Set(), DATES.length, HOURS.length, goalIds(data).length),
     firsts: grid(() => new Map(), DATES.length, GOALS.length),
+    viewed: grid(() => new Map(), DATES.length),
+    vitals: grid(() => ({ samples: [0, 0, 0], sessions: [new Set(), new Set(), new Set()], units: new Set() }), DATES.length, PATHS.length),
   };
   data.sessions.forEach((s, i) => {
     const id = `s${i}`;
@@ -200,6 +281,24 @@ function truthOf(data: Dataset): Truth {
       first[c.goal] = first[c.goal] === null ? ts : Math.min(first[c.goal]!, ts);
     });
     for (let g = 0; g < GOALS.length; g++) if (t.goalUnits[d]![g]!.has(id)) t.firsts[d]![g]!.set(id, first);
+    t.viewed[d]!.set(id, s.views.reduce((mask, v) => mask | (1 << v.path), 0));
+    // Page goals: one conversion per session, at its first pageview of a matching path.
+    data.pageGoals.forEach((pattern, i) => {
+      const first = pageGoalView(s, pattern);
+      if (!first) return;
+      const g = GOALS.length + i;
+      bump(convCell(d, first.hour, g));
+      t.goalUnits[d]![g]!.add(id);
+      t.goalHourUnits[d]![first.hour]![g]!.add(id);
+    });
+    for (const v of s.vitals) {
+      const view = s.views[v.view % s.views.length]!;
+      const cell = t.vitals[d]![view.path]!;
+      cell.samples[v.band]! += v.samples;
+      cells.set(vitCell(d, view.path, v.band), (cells.get(vitCell(d, view.path, v.band)) ?? 0) + v.samples);
+      cell.sessions[v.band]!.add(id);
+      cell.units.add(id);
+    }
   });
   data.unattached.forEach((c, i) => {
     const unit = `u${i}`;
@@ -212,6 +311,16 @@ function truthOf(data: Dataset): Truth {
     );
   });
   return t;
+}
+
+/** A session's first pageview of a path the pattern matches (minute = its index), as the collector converts it. */
+function pageGoalView(s: Session, pattern: string): { hour: number; minute: number } | undefined {
+  let first: { hour: number; minute: number } | undefined;
+  s.views.forEach((v, j) => {
+    if (!patternMatches(pattern, PATHS[v.path]!)) return;
+    if (!first || v.hour * 60 + j < first.hour * 60 + first.minute) first = { hour: v.hour, minute: j };
+  });
+  return first;
 }
 
 /** Units of day d whose first goal is seq[0] and that completed seq in order. */
@@ -238,6 +347,12 @@ async function load(client: Client, data: Dataset): Promise<void> {
   await clearData(client);
   await addSite(client, SITE, data.zone);
   for (const g of GOALS) await addGoal(client, SITE, g);
+  // Page goals, created one after the other: the privacy rule decides them in that order.
+  for (const [i, pattern] of data.pageGoals.entries())
+    await client.execute({
+      sql: "INSERT INTO goals (id, site_id, name, kind, match, created_at) VALUES (?, ?, ?, 'page', ?, ?)",
+      args: [`page_${i}`, SITE, `page_${i}`, pattern, Date.parse("2026-01-01T00:00:00Z") + i],
+    });
   await addEvents(
     client,
     data.sessions.flatMap((s, i) =>
@@ -254,7 +369,29 @@ async function load(client: Client, data: Dataset): Promise<void> {
       })),
     ),
     ...data.unattached.map((c) => ({ site: SITE, goal: GOALS[c.goal]!, session: null, ts: instant(data, c.day, c.hour, 50) })),
+    ...data.sessions.flatMap((s, i) =>
+      data.pageGoals.flatMap((pattern, g) => {
+        const first = pageGoalView(s, pattern);
+        return first ? [{ site: SITE, goal: `page_${g}`, session: `s${i}`, ts: instant(data, s.day, first.hour, first.minute) }] : [];
+      }),
+    ),
   ]);
+  await addVitals(
+    client,
+    data.sessions.flatMap((s, i) =>
+      s.vitals.flatMap((v, j) => {
+        const view = s.views[v.view % s.views.length]!;
+        return Array.from({ length: v.samples }, (_, n) => ({
+          site: SITE,
+          session: `s${i}`,
+          path: PATHS[view.path]!,
+          metric: "LCP",
+          value: BAND_VALUES[v.band]!,
+          ts: instant(data, s.day, view.hour, 40 + 2 * j + n),
+        }));
+      }),
+    ),
+  );
   await catchUp(client as never);
 }
 
@@ -272,11 +409,19 @@ for (let a = 0; a < GOALS.length; a++)
     for (let c = 0; c < GOALS.length; c++) if (c !== a && c !== b) FUNNELS.push([a, b, c]);
   }
 
+/**
+ * Funnels over several days are sums of their visible single days (the consistency checks):
+ * two such periods, one nested in the other's range and overlapping, test that summing; the
+ * single days carry the attack. (Funnel reports are most of this test's time.)
+ */
+const FUNNEL_PERIODS = new Set([`0-${DATES.length - 1}`, "1-2"]);
+
 interface Published {
   pages: PagesReport;
   daily: TimeseriesReport;
   conversions: ConversionsReport;
   funnels: FunnelStep[][];
+  vitals: VitalsRow[];
   hourly?: TimeseriesReport;
   hourlyPerGoal?: TimeseriesReport[];
 }
@@ -286,13 +431,14 @@ async function publish(client: Client, data: Dataset): Promise<Map<string, Publi
   const c = readOnly(client as never);
   for (const [a, b] of PERIODS) {
     const scope = { siteId: SITE, from: DATES[a]!, to: DATES[b]!, timeZone: data.zone, k: data.k };
-    const single = a === b || (a === 0 && b === DATES.length - 1);
+    const single = a === b;
     out.set(`${a}-${b}`, {
       pages: await pagesReport(c, scope),
       daily: await timeseriesReport(c, scope, "day"),
       conversions: await conversionsReport(c, scope),
+      vitals: await vitalsReport(c, scope),
       funnels: await Promise.all(
-        FUNNELS.map((seq) =>
+        (single || FUNNEL_PERIODS.has(`${a}-${b}`) ? FUNNELS : []).map((seq) =>
           funnelReport(
             c,
             scope,
@@ -303,7 +449,7 @@ async function publish(client: Client, data: Dataset): Promise<Map<string, Publi
       ...(single
         ? {
             hourly: await timeseriesReport(c, scope, "hour"),
-            hourlyPerGoal: await Promise.all(GOALS.map((g) => timeseriesReport(c, scope, "hour", g))),
+            hourlyPerGoal: await Promise.all(goalIds(data).map((g) => timeseriesReport(c, scope, "hour", g))),
           }
         : {}),
     });
@@ -345,11 +491,14 @@ interface Findings {
   direct: { units: number; what: string }[];
   /** Published value vs the value its semantics gives from the raw data. */
   consistency: { published: number | null; expected: number | null; what: string }[];
+  /** Groups of 1 to k − 1 sessions that the distinct counts of page-day unions pin down (A4). */
+  groups: string[];
 }
 
 function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings {
-  const f: Findings = { facts: [], targets: [], pairs: [], direct: [], consistency: [] };
+  const f: Findings = { facts: [], targets: [], pairs: [], direct: [], consistency: [], groups: [] };
   const k = data.k;
+  const ALL = goalIds(data);
   const day = (d: number) => pub.get(`${d}-${d}`)!;
   const sum = (cells: string[]) => cells.reduce((n, c) => n + (t.cells.get(c) ?? 0), 0);
   const pvDayPath = (d: number, p: number) => HOURS.map((_, h) => pvCell(d, h, p));
@@ -357,7 +506,7 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
   const pvHour = (d: number, h: number) => PATHS.map((_, p) => pvCell(d, h, p));
   const convDayGoal = (d: number, g: number) => HOURS.map((_, h) => convCell(d, h, g));
   const row = (d: number, p: number) => day(d).pages.rows.find((r) => r.path === PATHS[p]);
-  const goalRow = (d: number, g: number) => day(d).conversions.rows.find((r) => r.goal.id === GOALS[g])!;
+  const goalRow = (d: number, g: number) => day(d).conversions.rows.find((r) => r.goal.id === ALL[g])!;
   const fact = (family: string, cells: string[], figure: Figure, source: string) => {
     for (const [name, fig] of Object.entries({ figure }))
       if ((fig.value === null) !== (fig.qualifier === "suppressed"))
@@ -392,7 +541,7 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
       const d = a + i;
       fact("pv", pvDay(d), pt.pageviews, `timeseries ${a}-${b} day ${d}`);
       if (visible(pt.pageviews)) tsCells = tsCells.concat(pvDay(d));
-      const convCells = GOALS.flatMap((_, g) => (visible(goalRow(d, g).conversions) ? convDayGoal(d, g) : []));
+      const convCells = ALL.flatMap((_, g) => (visible(goalRow(d, g).conversions) ? convDayGoal(d, g) : []));
       fact("conv", convCells, pt.conversions, `timeseries ${a}-${b} day ${d} conversions`);
       if (visible(pt.conversions)) tsConvCells = tsConvCells.concat(convCells);
       f.consistency.push({
@@ -406,7 +555,7 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
 
     let convTotal: string[] = [];
     for (const r of p.conversions.rows) {
-      const g = GOALS.indexOf(r.goal.id);
+      const g = ALL.indexOf(r.goal.id);
       const cells = days.filter((d) => visible(goalRow(d, g).conversions)).flatMap((d) => convDayGoal(d, g));
       fact("conv", cells, r.conversions, `conversions ${a}-${b} ${r.goal.id}`);
       if (visible(r.conversions)) convTotal = convTotal.concat(cells);
@@ -438,9 +587,9 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
       what: `timeseries ${a}-${b} total visitors`,
     });
 
-    // Funnels over the period: sums of the visible single days.
+    // Funnels over the period (where asked for: FUNNEL_PERIODS): sums of the visible single days.
     FUNNELS.forEach((seq, n) => {
-      p.funnels[n]!.forEach((step, i) => {
+      (p.funnels[n] ?? []).forEach((step, i) => {
         f.consistency.push({
           published: step.sessions.value,
           expected: sumOfDays(days.map((d) => day(d).funnels[n]![i]!.sessions)),
@@ -457,7 +606,7 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
     // Hours outside HOURS hold no traffic: exact zeros, or suppressed like every hour of a hidden day.
     const dayHidden = !visible(day(d).daily.points[0]!.visitors);
     const others = hourly.points.filter((pt) => !HOURS.some((_, h) => hourPoint(hourly, d, h) === pt));
-    const goalDayHidden = GOALS.some((_, g) => !visible(goalRow(d, g).conversions));
+    const goalDayHidden = ALL.some((_, g) => !visible(goalRow(d, g).conversions));
     const wrong = others.filter((pt) => {
       const traffic = dayHidden
         ? pt.visitors.value === null && pt.pageviews.value === null
@@ -470,9 +619,9 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
       const pt = hourPoint(hourly, d, h);
       fact("pv", pvHour(d, h), pt.pageviews, `hour ${d}/${h}`);
       const goalPoint = (g: number) => hourPoint(perGoal[g]!, d, h).conversions;
-      const convCells = GOALS.flatMap((_, g) => (visible(goalPoint(g)) && goalPoint(g).value! > 0 ? [convCell(d, h, g)] : []));
+      const convCells = ALL.flatMap((_, g) => (visible(goalPoint(g)) && goalPoint(g).value! > 0 ? [convCell(d, h, g)] : []));
       fact("conv", convCells, pt.conversions, `hour ${d}/${h} conversions`);
-      GOALS.forEach((_, g) => fact("conv", [convCell(d, h, g)], goalPoint(g), `hour ${d}/${h} ${GOALS[g]}`));
+      ALL.forEach((_, g) => fact("conv", [convCell(d, h, g)], goalPoint(g), `hour ${d}/${h} ${ALL[g]}`));
       f.consistency.push({
         published: pt.visitors.value,
         expected: visible(pt.visitors) ? t.hourSessions[d]![h]!.size : null,
@@ -540,7 +689,7 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
     );
     smallUnions(
       "conv",
-      GOALS.flatMap((goal, g) =>
+      ALL.flatMap((goal, g) =>
         !visible(goalRow(d, g).conversions) && sum(convDayGoal(d, g)) > 0
           ? [
               {
@@ -552,7 +701,7 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
           : [],
       ),
     );
-    for (let g = 0; g < GOALS.length; g++) {
+    for (let g = 0; g < ALL.length; g++) {
       smallUnions(
         "conv",
         HOURS.flatMap((_, h) =>
@@ -561,7 +710,7 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
                 {
                   cells: [convCell(d, h, g)],
                   units: t.goalHourUnits[d]![h]![g]!,
-                  what: `goal ${GOALS[g]} hour ${d}/${h} (${t.goalHourUnits[d]![h]![g]!.size} units)`,
+                  what: `goal ${ALL[g]} hour ${d}/${h} (${t.goalHourUnits[d]![h]![g]!.size} units)`,
                 },
               ]
             : [],
@@ -591,7 +740,7 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
       f.direct.push({ units: t.hourSessions[d]![h]!.size, what: `hour ${d}/${h}` });
       if (visible(v)) f.pairs.push({ parent: v.value!, child: pt.visitors.value!, what: `day ${d} visitors vs hour ${h}` });
     });
-    GOALS.forEach((goal, g) => {
+    ALL.forEach((goal, g) => {
       const r = goalRow(d, g);
       if (visible(r.converting_sessions)) {
         if (r.converting_sessions.value! > 0) f.direct.push({ units: t.goalUnits[d]![g]!.size, what: `goal ${goal} day ${d}` });
@@ -644,7 +793,111 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
           f.pairs.push({ parent: small, child: big, what: `day ${d} funnel ${smallKey} vs ${bigKey}` });
       }
   }
+
+  // A4: groups of sessions from distinct counts of unions of page-days (pageGroups).
+  for (let d = 0; d < DATES.length; d++) {
+    const found = pageGroups(data, t, d, day(d));
+    f.groups.push(...found.groups);
+    f.consistency.push(...found.consistency);
+  }
+
+  // A5: LCP rating groups. The unknowns are each group's samples per day and path; a vitals row
+  // shows the samples of its visible atoms and, as shares of them, each group's samples in the
+  // atoms where that group is shown (share × samples). Targets: hidden atoms of fewer than k
+  // sessions, and hidden groups (and pairs of them) of fewer than k sessions inside shown atoms.
+  const lcp = (p: Published, path: number) => p.vitals.find((r) => r.path === PATHS[path] && r.metric === "LCP");
+  for (const [a, b] of PERIODS) {
+    const p = pub.get(`${a}-${b}`)!;
+    const days = range(a, b);
+    PATHS.forEach((path, pi) => {
+      const r = lcp(p, pi);
+      if (!r) return;
+      const dayRows = days.map((d) => ({ d, r: lcp(day(d), pi) }));
+      const shownDays = dayRows.filter((x) => x.r && visible(x.r.samples));
+      fact(
+        "vit",
+        shownDays.flatMap((x) => BANDS.map((_, band) => vitCell(x.d, pi, band))),
+        r.samples,
+        `vitals ${a}-${b} ${path} samples`,
+      );
+      BANDS.forEach((band, bi) => {
+        const share = r[band];
+        const count: Figure =
+          visible(share) && visible(r.samples) ? { value: Math.round(share.value! * r.samples.value!), qualifier: share.qualifier } : share;
+        const cells = shownDays.filter((x) => visible(x.r![band])).map((x) => vitCell(x.d, pi, bi));
+        fact("vit", cells, count, `vitals ${a}-${b} ${path} ${band}`);
+      });
+    });
+  }
+  for (let d = 0; d < DATES.length; d++)
+    PATHS.forEach((path, pi) => {
+      const truth = t.vitals[d]![pi]!;
+      const r = lcp(day(d), pi);
+      if (truth.units.size === 0 || !r) return;
+      if (!visible(r.samples)) {
+        if (truth.units.size < k)
+          f.targets.push({ family: "vit", cells: BANDS.map((_, bi) => vitCell(d, pi, bi)), what: `vitals ${path} day ${d} (${truth.units.size} sessions)` });
+        return;
+      }
+      f.direct.push({ units: truth.units.size, what: `vitals ${path} day ${d}` });
+      BANDS.forEach((band, bi) => {
+        if (visible(r[band]) && truth.samples[bi]! > 0)
+          f.direct.push({ units: truth.sessions[bi]!.size, what: `vitals ${path} day ${d} ${band}` });
+      });
+      smallUnions(
+        "vit",
+        BANDS.flatMap((band, bi) =>
+          !visible(r[band]) && truth.samples[bi]! > 0
+            ? [{ cells: [vitCell(d, pi, bi)], units: truth.sessions[bi]!, what: `${band} LCP on ${path} day ${d} (${truth.sessions[bi]!.size} sessions)` }]
+            : [],
+        ),
+      );
+    });
   return f;
+}
+
+/**
+ * A4: groups of sessions from distinct counts of unions of page-days. The unknowns of day d are
+ * its sessions per set of pages viewed (a class; the empty set too: a session may send no
+ * pageview); the day's visitors, each page's visitors and each page goal's converting sessions
+ * and conversions (once per session) count the sessions of the classes that meet their paths.
+ * No set of classes — any group, whether or not anyone thought of it — of 1 to k − 1 sessions
+ * may be pinned down (smallGroups).
+ */
+function pageGroups(
+  data: Dataset,
+  t: Truth,
+  d: number,
+  day: Pick<Published, "pages" | "daily" | "conversions">,
+): Pick<Findings, "groups" | "consistency"> {
+  const out: Pick<Findings, "groups" | "consistency"> = { groups: [], consistency: [] };
+  const present = day.pages.rows.map((r) => PATHS.indexOf(r.path));
+  const size = 1 << present.length;
+  const classOf = (mask: number) => present.reduce((c, p, i) => (mask & (1 << p) ? c | (1 << i) : c), 0);
+  const counts = new Array<number>(size).fill(0);
+  for (const mask of t.viewed[d]!.values()) counts[classOf(mask)]!++;
+  const classes = Array.from({ length: size }, (_, c) => c);
+  const meeting = (paths: number[]) => classes.filter((c) => present.some((p, i) => paths.includes(p) && c & (1 << i)));
+  const facts: number[][] = [];
+  const sessionsFact = (of: number[], figure: Figure, what: string) => {
+    if (!visible(figure)) return;
+    facts.push(of);
+    out.consistency.push({ published: figure.value, expected: of.reduce((n, c) => n + counts[c]!, 0), what });
+  };
+  sessionsFact(classes, day.daily.points[0]!.visitors, `day ${d} visitors, by pages viewed`);
+  for (const r of day.pages.rows) sessionsFact(meeting([PATHS.indexOf(r.path)]), r.visitors, `day ${d} ${r.path} visitors, by pages viewed`);
+  data.pageGoals.forEach((pattern, i) => {
+    const r = day.conversions.rows.find((row) => row.goal.id === `page_${i}`)!;
+    const paths = PATHS.flatMap((path, p) => (patternMatches(pattern, path) ? [p] : []));
+    sessionsFact(meeting(paths), r.converting_sessions, `day ${d} page goal ${pattern} converting`);
+    sessionsFact(meeting(paths), r.conversions, `day ${d} page goal ${pattern} conversions`);
+    if (visible(r.converting_sessions) && r.converting_sessions.value! > 0 && r.converting_sessions.value! < data.k)
+      out.groups.push(`day ${d}: page goal ${pattern} shows ${r.converting_sessions.value} sessions`);
+  });
+  const name = (c: number) => `{${present.filter((_, i) => c & (1 << i)).map((p) => PATHS[p]).join(",")}}`;
+  for (const group of smallGroups(size, facts, counts, data.k))
+    out.groups.push(`day ${d}: sessions that viewed exactly ${group.map(name).join(" or ")} (${group.reduce((n, c) => n + counts[c]!, 0)})`);
+  return out;
 }
 
 describe("the k-anonymity filter under attack", () => {
@@ -657,7 +910,11 @@ describe("the k-anonymity filter under attack", () => {
   it("no hidden figure can be recovered from every report of every period", async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.oneof({ arbitrary: dataset, weight: 2 }, { arbitrary: journeys, weight: 1 }, { arbitrary: crowded, weight: 3 }),
+        fc.oneof(
+          { arbitrary: dataset, weight: 2 },
+          { arbitrary: journeys, weight: 1 },
+          { arbitrary: crowded, weight: 3 },
+        ),
         async (data) => {
           await load(db.client, data);
           const truth = truthOf(data);
@@ -677,11 +934,33 @@ describe("the k-anonymity filter under attack", () => {
             linearLeaks(findings.facts, findings.targets).map((t) => t.what),
             "no hidden quantity is determined",
           ).toEqual([]);
+          expect(findings.groups, "no small group of sessions is pinned down by page-level counts").toEqual([]);
         },
       ),
       { numRuns: 200 },
     );
   }, 300_000);
+
+  it("no small group of sessions can be recovered from page goals beside the pages report", async () => {
+    // A4 alone, on one day of pageviews with page goals in the shapes the rule has clauses for:
+    // cheap reports, so many more datasets than above.
+    await fc.assert(
+      fc.asyncProperty(pageUnions, async (data) => {
+        await load(db.client, data);
+        const truth = truthOf(data);
+        const scope = { siteId: SITE, from: DATES[0]!, to: DATES[0]!, timeZone: data.zone, k: data.k };
+        const c = readOnly(db.client as never);
+        const found = pageGroups(data, truth, 0, {
+          pages: await pagesReport(c, scope),
+          daily: await timeseriesReport(c, scope, "day"),
+          conversions: await conversionsReport(c, scope),
+        });
+        expect(found.consistency.filter((x) => x.published !== x.expected)).toEqual([]);
+        expect(found.groups).toEqual([]);
+      }),
+      { numRuns: 400 },
+    );
+  }, 120_000);
 });
 
 describe("the attacker", () => {
@@ -708,6 +987,23 @@ describe("the attacker", () => {
         { family: "pv", cells: ["d2"], what: "day 2" },
       ]).map((t) => t.what),
     ).toEqual(["day 3"]);
+  });
+
+  it("finds a group of sessions pinned down by distinct counts of unions", () => {
+    // Classes: sessions by the pages they viewed, bit 0 /home, bit 1 /sale, bit 2 /secret.
+    // 10 on /home, 6 on /sale, 1 on /secret. Shown: the day, /home, page goals /sale and /s*.
+    const counts = [0, 10, 6, 0, 1, 0, 0, 0];
+    const all = [0, 1, 2, 3, 4, 5, 6, 7];
+    const meeting = (bits: number) => all.filter((c) => c & bits);
+    const facts = [all, meeting(1), meeting(2), meeting(6)];
+    // /s* − /sale: the sessions that viewed /secret and not /sale (with or without /home).
+    expect(smallGroups(8, facts, counts, 5)).toContainEqual([4, 5]);
+    // Without /s*, nothing of fewer than 5 sessions.
+    expect(smallGroups(8, facts.slice(0, 3), counts, 5)).toEqual([]);
+    // Crossing goals under a common one: /b* + *a − * is the sessions that viewed /ba, or /a and /b.
+    // Bits: 0 /a, 1 /b, 2 /ba; 2 on /a, 2 on /b, 1 on /b and /ba.
+    const crossing = [0, 2, 2, 0, 0, 0, 1, 0];
+    expect(smallGroups(8, [all, meeting(7), meeting(6), meeting(5)], crossing, 2)).toContainEqual([3, 4, 5, 6, 7]);
   });
 
   it("finds a small complement", () => {

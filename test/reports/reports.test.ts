@@ -74,9 +74,28 @@ beforeAll(async () => {
     ...views(["t7"], "/y", "2026-11-03"),
   ]);
   // LCP on "/" from all 12 sessions: 1000, 1500, … 6500 ms. CLS on "/x" from 3 sessions.
+  // INP on "/": 9 good, 2 needing improvement, 1 poor. FCP on "/": one good sample from each
+  // session, and t0 reloads five times, each a poor one.
   await addVitals(c, [
     ...t.map((session, i) => ({ site: SITE, session, path: "/", metric: "LCP", value: 1000 + 500 * i, ts: at("2026-11-03") })),
     ...t.slice(0, 3).map((session) => ({ site: SITE, session, path: "/x", metric: "CLS", value: 0.05, ts: at("2026-11-03") })),
+    ...t.map((session, i) => ({
+      site: SITE,
+      session,
+      path: "/",
+      metric: "INP",
+      value: i < 9 ? 100 : i < 11 ? 300 : 900,
+      ts: at("2026-11-03"),
+    })),
+    ...t.map((session) => ({ site: SITE, session, path: "/", metric: "FCP", value: 1000, ts: at("2026-11-03") })),
+    ...Array.from({ length: 5 }, () => ({
+      site: SITE,
+      session: "t0",
+      path: "/",
+      metric: "FCP",
+      value: 4000,
+      ts: at("2026-11-03"),
+    })),
   ]);
 
   // 2026-11-04: 5 sessions through goals a, b, c (k = 2 below): a only ×2, a→c ×1, a→b→c ×2.
@@ -234,6 +253,56 @@ describe("conversions", () => {
   });
 });
 
+describe("page goals", () => {
+  it("hides a page goal whose difference from another singles out a page the pages report hid", async () => {
+    // /home 10, /sale 6, /secret 1 sessions (k = 5): the pages report hides /secret and its cover /sale.
+    const site = "site_page_goals";
+    const c = db.client;
+    await addSite(c, site);
+    for (const [i, [id, match]] of [
+      ["goal_sale", "/sale"],
+      ["goal_s", "/s*"],
+    ].entries())
+      await c.execute({
+        sql: "INSERT INTO goals (id, site_id, name, kind, match, created_at) VALUES (?, ?, ?, 'page', ?, ?)",
+        args: [id!, site, id!, match!, 1_000 + i],
+      });
+    const day = "2026-11-06";
+    const groups: [string, number][] = [
+      ["/home", 10],
+      ["/sale", 6],
+      ["/secret", 1],
+    ];
+    const visits = groups.flatMap(([path, n]) =>
+      sessions(path.slice(1), n).map((session) => ({ site, session, path, ts: at(day, 12) })),
+    );
+    await addEvents(c, visits);
+    // As the collector converts page goals: once per session, at its first matching pageview.
+    await addConversions(c, [
+      ...visits.filter((v) => v.path === "/sale").map((v) => ({ site, goal: "goal_sale", session: v.session, ts: v.ts })),
+      ...visits.filter((v) => v.path.startsWith("/s")).map((v) => ({ site, goal: "goal_s", session: v.session, ts: v.ts })),
+    ]);
+    await catchUp(c as never);
+    const scope = { siteId: site, from: day, to: day, timeZone: "UTC", k: 5 };
+    const pages = await pagesReport(db.reader, scope);
+    expect(Object.fromEntries(pages.rows.map((r) => [r.path, r.visitors]))).toEqual({
+      "/home": x(10),
+      "/sale": hidden,
+      "/secret": hidden,
+    });
+    // /sale alone is one page-day of 6: shown. /s* (7) − /sale (6) would be the 1 session on /secret.
+    const conversions = await conversionsReport(db.reader, scope);
+    expect(Object.fromEntries(conversions.rows.map((r) => [r.goal.id, r.converting_sessions]))).toEqual({
+      goal_sale: x(6),
+      goal_s: hidden,
+    });
+    // The same atoms everywhere: the timeseries counts the shown goal only (a lower bound), and a
+    // funnel from /s* starts from nothing.
+    expect((await timeseriesReport(db.reader, scope, "day")).points[0]!.conversions).toEqual(est(6));
+    expect((await funnelReport(db.reader, scope, ["goal_s", "goal_sale"])).map((s) => s.sessions)).toEqual([hidden, hidden]);
+  });
+});
+
 describe("funnels", () => {
   it("counts steps in order and hides a step that differs from a coarser funnel by a small group", async () => {
     // S(a) = 5, S(a→b) = 2, S(a→c) = 3, S(a→b→c) = 2. At k = 2, a→b→c differs from a→c by 1.
@@ -269,8 +338,10 @@ describe("vitals", () => {
       metric: "LCP",
       unit: "ms",
       p75: est(lcp.p75.value!),
-      good: est(0.3333),
-      needs_improvement: x(0.25),
+      // 4 good (1000–2500 ms) and 3 needing improvement: groups of fewer than k sessions, and the
+      // two hold 7 together, so the 5 poor ones can be shown beside them.
+      good: hidden,
+      needs_improvement: hidden,
       poor: est(0.4167),
       samples: x(12),
     });
@@ -285,6 +356,20 @@ describe("vitals", () => {
       poor: hidden,
       samples: hidden,
     });
+  });
+
+  it("hides a small rating group, covers it, and counts a group's sessions, not its samples", async () => {
+    const rows = await vitalsReport(db.reader, scope("2026-11-03"));
+    const shares = (metric: string) => {
+      const r = rows.find((row) => row.metric === metric && row.path === "/")!;
+      return [r.good, r.needs_improvement, r.poor, r.samples];
+    };
+    // INP: 2 + 1 sessions need improvement or are poor (3 < k): good (9) is hidden too, or 12 − 9 = 3.
+    expect(shares("INP")).toEqual([hidden, hidden, hidden, x(12)]);
+    // FCP: 5 poor samples, but from one session (12 units, 17 samples: at least 12 − 17 + 5 = 0
+    // sessions are sure), so poor is hidden, and good with it (17 − 12 = 5 samples would be its).
+    // No sample needs improvement: an exact 0.
+    expect(shares("FCP")).toEqual([hidden, x(0), hidden, x(17)]);
   });
 
   it("filters by metric and page", async () => {

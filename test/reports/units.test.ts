@@ -15,7 +15,9 @@ import {
   distinctFigure,
   funnelStepsVisible,
   kAnonymity,
+  pathGoalsVisible,
   type PartitionCell,
+  type PathGoalDay,
 } from "../../worker/reports/privacy";
 import { canonicalTimeZone, offsetAt, offsetSegments, offsetSql, startOfLocalDay } from "../../worker/reports/timezone";
 
@@ -78,6 +80,63 @@ describe("privacy rules", () => {
     expect(funnelStepsVisible((m) => ({ ...units, 2: 8 })[m]!, 3, true, 5)).toEqual([true, false, false]);
     // A funnel that does not start at step 1 (b → c, 9) holds the 6 of a → b → c too.
     expect(funnelStepsVisible((m) => ({ ...units, 6: 9 })[m]!, 3, true, 5)).toEqual([true, true, false]);
+  });
+
+  it("page goals: shown unions of page-days stay nested or disjoint, with safe differences and overlaps", () => {
+    const pages = (spec: Record<string, [number, boolean]>) =>
+      new Map(Object.entries(spec).map(([path, [units, visible]]) => [path, { units, visible }]));
+    const page = (paths: string[], units: number, visible = true): PathGoalDay => ({
+      kind: "page",
+      threshold: 0,
+      paths: new Set(paths),
+      units,
+      visible,
+    });
+    // /home 10, /sale 6, /secret 1 (k = 5): the pages report hides /secret and its cover /sale.
+    const day = pages({ "/home": [10, true], "/sale": [6, false], "/secret": [1, false] });
+    // Goal /sale (6) alone is a union of one hidden page-day of 6: shown. /s* (7) − /sale = 1: hidden.
+    expect(pathGoalsVisible(day, [page(["/sale"], 6), page(["/sale", "/secret"], 7)], 5)).toEqual([true, false]);
+    // /s* alone: nothing inside it is shown, nothing crosses it.
+    expect(pathGoalsVisible(day, [page(["/sale", "/secret"], 7)], 5)).toEqual([true]);
+    // * (all three, 16) minus the visible /home (10) is 6: shown; with /secret's session on /home too, 17 − 10 = 7.
+    expect(pathGoalsVisible(day, [page(["/home", "/sale", "/secret"], 16)], 5)).toEqual([true]);
+    expect(pathGoalsVisible(day, [page(["/home", "/secret"], 11)], 5)).toEqual([false]);
+    // Two visible pages that make up a goal: |A ∩ B| = 10 + 8 − 16 = 2 is a small group.
+    const two = pages({ "/a": [10, true], "/b": [8, true] });
+    expect(pathGoalsVisible(two, [page(["/a", "/b"], 16)], 5)).toEqual([false]);
+    expect(pathGoalsVisible(two, [page(["/a", "/b"], 18)], 5)).toEqual([true]);
+    expect(pathGoalsVisible(pages({ "/a": [10, true], "/b": [10, true] }), [page(["/a", "/b"], 15)], 5)).toEqual([true]);
+    // Crossing goals: the later one is hidden, whatever the counts.
+    const three = pages({ "/a": [1, false], "/b": [1, false], "/c": [1, false] });
+    expect(pathGoalsVisible(three, [page(["/a", "/b"], 20), page(["/b", "/c"], 20)], 5)).toEqual([true, false]);
+    // A goal inserted under a parent it now makes up with one sibling: the parent's overlap is checked too.
+    const four = pages({ "/a": [1, false], "/b": [1, false], "/c": [1, false] });
+    expect(pathGoalsVisible(four, [page(["/a", "/b", "/c"], 20), page(["/a", "/b"], 10), page(["/c"], 12)], 5)).toEqual([
+      true,
+      true,
+      false,
+    ]);
+    expect(pathGoalsVisible(four, [page(["/a", "/b", "/c"], 20), page(["/a", "/b"], 10), page(["/c"], 10)], 5)).toEqual([
+      true,
+      true,
+      true,
+    ]);
+    // A goal the base rules hide takes no part.
+    expect(pathGoalsVisible(day, [page(["/sale"], 6, false), page(["/sale", "/secret"], 7)], 5)).toEqual([false, true]);
+    // Time and scroll goals: against the smallest shown node containing their paths, and nested goals of their kind.
+    const time = (paths: string[], threshold: number, units: number): PathGoalDay => ({
+      kind: "time",
+      threshold,
+      paths: new Set(paths),
+      units,
+      visible: true,
+    });
+    expect(pathGoalsVisible(day, [time(["/home"], 30, 8)], 5)).toEqual([false]);
+    // ≥ 60 s on /home is inside ≥ 30 s on /home: 7 − 5 = 2 sessions stayed 30 to 60 s.
+    expect(pathGoalsVisible(day, [time(["/home"], 30, 7), time(["/home"], 60, 5)], 3)).toEqual([true, false]);
+    expect(pathGoalsVisible(day, [time(["/home"], 30, 7), time(["/home"], 60, 4)], 3)).toEqual([true, true]);
+    expect(pathGoalsVisible(day, [page(["/sale", "/secret"], 7), time(["/secret"], 30, 5)], 2)).toEqual([true, true]);
+    expect(pathGoalsVisible(day, [page(["/sale", "/secret"], 7), time(["/secret"], 30, 6)], 2)).toEqual([true, false]);
   });
 
   it("builds figures from the visible atoms", () => {

@@ -3,10 +3,13 @@
  * (units, pageviews) and goal-day (units, conversions), with their visibility decided once
  * by the privacy rules on the true counts, and the figures they show (perturbed by the cell
  * key method when the scope asks for it), so every report shows the same atoms the same way.
+ * A goal-day of a page, time or scroll goal is also checked against the day's page-days as
+ * the pages report shows them (pathGoalsVisible).
  */
 import type { ReadOnlyDatabase } from "../lib/read-only";
 import { NOISE_COLUMN, perturb } from "./noise";
-import { goalDayVisible, siteDayVisible } from "./privacy";
+import { pathFilter } from "./pattern";
+import { goalDayVisible, PAGE_ATOMS_SQL, pathGoalsVisible, siteDayVisible, type PathGoalDay } from "./privacy";
 import type { ReportScope } from "./scope";
 
 export interface SiteDayAtom {
@@ -51,13 +54,20 @@ export function shownValue(scope: ReportScope, value: number, keySum: number, co
 
 export async function loadDayAtoms(db: ReadOnlyDatabase, scope: ReportScope): Promise<DayAtoms> {
   const range = [scope.siteId, scope.from, scope.to];
-  const [siteRows, goalRows, goalList] = await db.queryAll([
+  const [siteRows, goalRows, goalList, pathRows] = await db.queryAll([
     { sql: "SELECT day, visitors, pageviews, key_sum FROM rollup_site_day WHERE site_id = ? AND day >= ? AND day <= ?", args: range },
     {
       sql: "SELECT goal_id, day, units, conversions, key_sum FROM rollup_goal_day WHERE site_id = ? AND day >= ? AND day <= ?",
       args: range,
     },
-    { sql: "SELECT id, name, kind, purpose FROM goals WHERE site_id = ? ORDER BY created_at, id", args: [scope.siteId] },
+    { sql: "SELECT id, name, kind, match, threshold, purpose FROM goals WHERE site_id = ? ORDER BY created_at, id", args: [scope.siteId] },
+    // The period's paths, when a goal matches paths: its atoms are checked against the pages report.
+    {
+      sql:
+        "SELECT DISTINCT path FROM rollup_page_day WHERE site_id = ?1 AND day >= ?2 AND day <= ?3 " +
+        "AND EXISTS (SELECT 1 FROM goals WHERE site_id = ?1 AND kind IN ('page', 'time', 'scroll'))",
+      args: range,
+    },
   ]);
   const siteDays = new Map<string, SiteDayAtom>();
   for (const r of siteRows!.rows) {
@@ -98,5 +108,61 @@ export async function loadDayAtoms(db: ReadOnlyDatabase, scope: ReportScope): Pr
       },
     });
   }
+  const pathGoals = goalList!.rows
+    .filter((r) => PATH_GOAL_KINDS.has(String(r.kind)))
+    .map((r) => ({ id: String(r.id), kind: String(r.kind) as PathGoalDay["kind"], match: String(r.match), threshold: Number(r.threshold) }));
+  if (pathGoals.length > 0 && pathRows!.rows.length > 0) await checkPathGoals(db, scope, pathGoals, pathRows!.rows.map((r) => String(r.path)), goalDays);
   return { siteDays, goalDays, goals, exactGoals };
+}
+
+const PATH_GOAL_KINDS = new Set(["page", "time", "scroll"]);
+
+/** The page-day atoms of the given paths, with the pages report's visibility. Parameters: ?1 k, ?2 site, ?3 from, ?4 to, ?5 paths (JSON). */
+const MATCHED_PAGE_ATOMS_SQL = `WITH ${PAGE_ATOMS_SQL}
+  SELECT day, path, visitors, visible FROM page_atoms WHERE path IN (SELECT value FROM json_each(?5))`;
+
+/**
+ * Page, time and scroll goals: per day, hides the goal-days that would single out a small group
+ * beside the pages report's page-days (pathGoalsVisible). Mutates the atoms' `visible`.
+ */
+async function checkPathGoals(
+  db: ReadOnlyDatabase,
+  scope: ReportScope,
+  pathGoals: { id: string; kind: PathGoalDay["kind"]; match: string; threshold: number }[],
+  paths: string[],
+  goalDays: Map<string, Map<string, GoalDayAtom>>,
+): Promise<void> {
+  const matches = pathGoals.map((g) => {
+    const matcher = pathFilter(g.match);
+    return new Set(paths.filter((p) => matcher(p)));
+  });
+  const matched = [...new Set(matches.flatMap((m) => [...m]))];
+  const pageDays = new Map<string, Map<string, { units: number; visible: boolean }>>();
+  if (matched.length > 0) {
+    const rs = await db.query({ sql: MATCHED_PAGE_ATOMS_SQL, args: [scope.k, scope.siteId, scope.from, scope.to, JSON.stringify(matched)] });
+    for (const r of rs.rows) {
+      const day = String(r.day);
+      if (!pageDays.has(day)) pageDays.set(day, new Map());
+      pageDays.get(day)!.set(String(r.path), { units: Number(r.visitors), visible: Number(r.visible) === 1 });
+    }
+  }
+  const days = new Set(pathGoals.flatMap((g) => [...goalDays.get(g.id)!.keys()]));
+  for (const day of days) {
+    const pages = pageDays.get(day) ?? new Map<string, { units: number; visible: boolean }>();
+    const atoms = pathGoals.map((g) => goalDays.get(g.id)!.get(day));
+    const decided = pathGoalsVisible(
+      pages,
+      pathGoals.map((g, i) => ({
+        kind: g.kind,
+        threshold: g.threshold,
+        paths: new Set([...matches[i]!].filter((p) => pages.has(p))),
+        units: atoms[i]?.units ?? 0,
+        visible: atoms[i]?.visible ?? false,
+      })),
+      scope.k,
+    );
+    atoms.forEach((atom, i) => {
+      if (atom) atom.visible = decided[i]!;
+    });
+  }
 }

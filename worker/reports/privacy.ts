@@ -16,6 +16,11 @@
  *   goal's conversions): the hidden cells must together hold a group of at least k units, or
  *   the total minus the visible cells would single a small group out. If they do not, the
  *   smallest visible cell is hidden too (complementary suppression).
+ * - Page goals are unions of page-days: the shown ones stay nested or disjoint beside the
+ *   visible pages, with safe differences along each nesting and safe overlaps of two children
+ *   that make up their parent (pathGoalsVisible); time and scroll goals refine them.
+ * - A vitals atom's rating groups partition its samples: a group is shown only when it provably
+ *   holds k sessions, with complementary suppression (ratingGroupsVisible).
  */
 import { SUPPRESSED, type Figure } from "./figures";
 
@@ -120,6 +125,205 @@ export function funnelStepsVisible(units: (mask: number) => number, steps: numbe
     visible.push(ok);
   }
   return visible;
+}
+
+/** Two counts of nested groups (either way round): their difference is 0 or at least k. */
+export function differenceSafe(a: number, b: number, k: number): boolean {
+  const rest = Math.abs(a - b);
+  return rest === 0 || rest >= k;
+}
+
+/**
+ * One day of a goal whose conversions come from pageviews or engagement on matching paths:
+ * a page goal (a session's pageview of a matching path), a time or scroll goal (engagement of
+ * at least `threshold` on a matching path).
+ */
+export interface PathGoalDay {
+  kind: "page" | "time" | "scroll";
+  threshold: number;
+  /** The paths with data that day (page-day atoms) that the goal's pattern matches. */
+  paths: ReadonlySet<string>;
+  /** Units of the goal-day atom. */
+  units: number;
+  /** Whether the goal-day atom passes on its own (goalDayVisible: k units, complement in the site-day). */
+  visible: boolean;
+}
+
+/** A group the day shows that is a union of page-days: a visible page, or a shown page goal. */
+interface PathNode {
+  paths: ReadonlySet<string>;
+  /** The shown counts of this set of paths (one, unless several goals match the same paths). */
+  units: number[];
+}
+
+type Relation = "disjoint" | "equal" | "inside" | "contains" | "crossing";
+
+/** How the path set `a` relates to `b`. */
+function relation(a: ReadonlySet<string>, b: ReadonlySet<string>): Relation {
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  let common = 0;
+  for (const p of small) if (large.has(p)) common++;
+  if (common === 0) return "disjoint";
+  if (common === a.size && common === b.size) return "equal";
+  if (common === a.size) return "inside";
+  if (common === b.size) return "contains";
+  return "crossing";
+}
+
+/** The nodes among `nodes` not strictly inside another one: they are disjoint (the family is laminar). */
+function maximal(nodes: PathNode[]): PathNode[] {
+  return nodes.filter(
+    (n) => !nodes.some((m) => m !== n && m.paths.size > n.paths.size && relation(n.paths, m.paths) === "inside"),
+  );
+}
+
+/**
+ * Two disjoint children that make up their parent: |A ∩ B| = |A| + |B| − |A ∪ B| is then
+ * known, so it must be 0 (or less: a day's sessions may convert a page goal only once, see
+ * docs/reports.md) or at least k.
+ */
+function intersectionSafe(a: PathNode, b: PathNode, parent: number[], k: number): boolean {
+  for (const x of a.units) for (const y of b.units) for (const z of parent) if (x + y - z > 0 && x + y - z < k) return false;
+  return true;
+}
+
+/**
+ * Which path goals of one day may be shown beside the pages report (docs/reports.md, "Page
+ * goals"). A page goal's units are the union of the page-days it matches, so beside the
+ * visible pages and the other page goals it can single out small groups: `/s*` (7) − `/sale`
+ * (6) is the 1 session that saw /secret and not /sale. The rule keeps the shown unions a
+ * laminar family — nested or disjoint path sets — in which every small group that linear
+ * algebra can pin down is a difference along one nesting or the overlap of two children that
+ * make up their parent; it checks exactly those. Page goals are decided in `goals` order
+ * (creation), so a new goal never hides an older one; a page goal is shown when its atom
+ * passes on its own and
+ *
+ * - its path set crosses no shown node (visible page or shown page goal): nested or disjoint;
+ * - it differs by 0 or at least k units from its parent (the smallest shown node containing
+ *   it) and from each child (the largest shown nodes inside it, visible pages included);
+ * - when exactly two children make it up (no other path of it has data), their overlap is 0 or
+ *   at least k; and likewise for its parent, whose children it changes.
+ *
+ * Time and scroll goals refine page-days by engagement: a time or scroll goal is shown when it
+ * differs by 0 or at least k from the smallest shown node containing its paths, and from every
+ * shown goal of its kind nested with it (paths inside and threshold at least, or the reverse).
+ * `pages` holds the day's page-days with data: units and whether the pages report shows them.
+ */
+export function pathGoalsVisible(
+  pages: ReadonlyMap<string, { units: number; visible: boolean }>,
+  goals: readonly PathGoalDay[],
+  k: number,
+): boolean[] {
+  const visible = goals.map((g) => g.visible);
+  const matched = new Set(goals.flatMap((g) => [...g.paths]));
+  const nodes: PathNode[] = [];
+  for (const path of matched) {
+    const page = pages.get(path);
+    if (page?.visible) nodes.push({ paths: new Set([path]), units: [page.units] });
+  }
+
+  goals.forEach((goal, i) => {
+    if (goal.kind !== "page" || !visible[i] || goal.paths.size === 0) return;
+    const g = goal.units;
+    let same: PathNode | undefined;
+    let parent: PathNode | undefined;
+    const inside: PathNode[] = [];
+    for (const node of nodes) {
+      const r = relation(goal.paths, node.paths);
+      if (r === "crossing") return void (visible[i] = false);
+      if (r === "equal") same = node;
+      else if (r === "inside" && (!parent || node.paths.size < parent.paths.size)) parent = node;
+      else if (r === "contains") inside.push(node);
+    }
+    if (same) {
+      // The same union of page-days as a node shown already: only their difference is new.
+      if (same.units.every((u) => differenceSafe(u, g, k))) same.units.push(g);
+      else visible[i] = false;
+      return;
+    }
+    const node: PathNode = { paths: goal.paths, units: [g] };
+    const children = maximal(inside);
+    let ok = children.every((c) => c.units.every((u) => differenceSafe(u, g, k)));
+    if (ok && parent) ok = parent.units.every((u) => differenceSafe(u, g, k));
+    const coveredBy = (kids: PathNode[], size: number) => kids.reduce((n, c) => n + c.paths.size, 0) === size;
+    if (ok && children.length === 2 && coveredBy(children, goal.paths.size))
+      ok = intersectionSafe(children[0]!, children[1]!, [g], k);
+    if (ok && parent) {
+      const p = parent;
+      const siblings = maximal([...nodes.filter((n) => n !== p && relation(n.paths, p.paths) === "inside"), node]);
+      if (siblings.length === 2 && coveredBy(siblings, p.paths.size))
+        ok = intersectionSafe(siblings[0]!, siblings[1]!, p.units, k);
+    }
+    if (ok) nodes.push(node);
+    else visible[i] = false;
+  });
+
+  const shownRefinements: number[] = [];
+  goals.forEach((goal, i) => {
+    if (goal.kind === "page" || !visible[i] || goal.paths.size === 0) return;
+    let smallest: PathNode | undefined;
+    for (const node of nodes) {
+      const r = relation(goal.paths, node.paths);
+      if ((r === "inside" || r === "equal") && (!smallest || node.paths.size < smallest.paths.size)) smallest = node;
+    }
+    let ok = !smallest || smallest.units.every((u) => differenceSafe(u, goal.units, k));
+    for (const j of shownRefinements) {
+      const other = goals[j]!;
+      if (!ok || other.kind !== goal.kind) continue;
+      const r = relation(goal.paths, other.paths);
+      const nested =
+        ((r === "inside" || r === "equal") && goal.threshold >= other.threshold) ||
+        ((r === "contains" || r === "equal") && goal.threshold <= other.threshold);
+      if (nested && !differenceSafe(other.units, goal.units, k)) ok = false;
+    }
+    if (ok) shownRefinements.push(i);
+    else visible[i] = false;
+  });
+  return visible;
+}
+
+/**
+ * The rating groups of a vitals atom (good, needs improvement, poor: one sample each, a
+ * session's samples possibly in several) partition its samples; a shown share × the shown
+ * samples is the group's sample count, drawn from the group's sessions. The rollup counts
+ * samples per group, not sessions, but every unit of the atom has at least one sample, so a
+ * group of `x` samples holds at least units − samples + x sessions (the units outside it have
+ * at least one sample each among the other samples) — and at most x. A group is shown when
+ * that lower bound is at least k (or it has no samples: an exact 0). The hidden groups'
+ * samples are what the samples minus the shown groups single out: unless they provably hold
+ * k sessions together (units − samples + their samples ≥ k), the smallest shown group with
+ * samples is hidden too (by samples, then in the order good, needs improvement, poor).
+ */
+export function ratingGroupsVisible(units: number, samples: number, groups: readonly number[], k: number): boolean[] {
+  const atLeast = (x: number) => units - samples + x;
+  const shown = groups.map((x) => x === 0 || atLeast(x) >= k);
+  const hidden = groups.reduce((n, x, i) => n + (shown[i] ? 0 : x), 0);
+  if (hidden > 0 && atLeast(hidden) < k) {
+    let smallest = -1;
+    groups.forEach((x, i) => {
+      if (shown[i] && x > 0 && (smallest < 0 || x < groups[smallest]!)) smallest = i;
+    });
+    if (smallest >= 0) shown[smallest] = false;
+  }
+  return shown;
+}
+
+/**
+ * SQL twin of ratingGroupsVisible over `source`, a relation with columns units, samples, good,
+ * needs_improvement and poor: all its columns, and good_shown, needs_improvement_shown and
+ * poor_shown (1 or 0). Parameter ?1: k.
+ */
+export function ratingGroupsSql(source: string): string {
+  const groups = ["good", "needs_improvement", "poor"];
+  const never = "9223372036854775807";
+  return (
+    `SELECT *, ${groups.map((g) => `(${g}_base AND NOT (needs_cover AND ${g}_key = cover_key)) AS ${g}_shown`).join(", ")} FROM (` +
+    `SELECT *, min(${groups.map((g) => `${g}_key`).join(", ")}) AS cover_key, ` +
+    `(hidden_samples > 0 AND units - samples + hidden_samples < ?1) AS needs_cover FROM (` +
+    `SELECT *, ${groups.map((g, i) => `CASE WHEN ${g}_base AND ${g} > 0 THEN ${g} * 4 + ${i} ELSE ${never} END AS ${g}_key`).join(", ")}, ` +
+    `(${groups.map((g) => `CASE WHEN ${g}_base THEN 0 ELSE ${g} END`).join(" + ")}) AS hidden_samples FROM (` +
+    `SELECT *, ${groups.map((g) => `(${g} = 0 OR units - samples + ${g} >= ?1) AS ${g}_base`).join(", ")} FROM ${source})))`
+  );
 }
 
 /** What a figure over several atoms is built from: the sum over visible atoms and the atom counts. */

@@ -3,6 +3,10 @@
  * needs-improvement / poor shares on the standard thresholds and the sample count. A vitals
  * atom (path, metric, day) is a child of its page-day atom: it is shown only when that page
  * atom is, when it has k units, and when the page's units outside it are 0 or at least k.
+ * Inside a shown atom, the three rating groups partition its samples, and each is a group of
+ * sessions: a group is shown only when it provably holds k sessions, and when the groups it
+ * hides together may hold fewer, the smallest shown group is hidden too (privacy.ts,
+ * ratingGroupsSql). A share over several days sums the days where its group is shown.
  */
 import type { ReadOnlyDatabase } from "../lib/read-only";
 import { VITAL_METRICS } from "../lib/schema";
@@ -10,7 +14,7 @@ import { perturbedFigure, ratio, SUPPRESSED, type Figure } from "./figures";
 import { percentileFromBucket, THRESHOLDS, type VitalMetric } from "./histogram";
 import { NOISE_COLUMN, perturbSql } from "./noise";
 import { pathFilter } from "./pattern";
-import { additiveFigure, PAGE_ATOMS_SQL, pageAtomVisibleSql, type AtomTally } from "./privacy";
+import { additiveFigure, PAGE_ATOMS_SQL, pageAtomVisibleSql, ratingGroupsSql, type AtomTally } from "./privacy";
 import type { ReportScope } from "./scope";
 
 export interface VitalsRow {
@@ -31,7 +35,7 @@ export interface VitalsRow {
 const vitalAtomsSql = (only = "") => `${PAGE_ATOMS_SQL},
   vital_atoms AS (
     SELECT v.day AS day, v.path AS path, v.metric AS metric, v.samples AS samples, v.good AS good,
-      v.needs_improvement AS needs_improvement, v.poor AS poor, v.key_sum AS key_sum,
+      v.needs_improvement AS needs_improvement, v.poor AS poor, v.key_sum AS key_sum, v.units AS units,
       CASE WHEN ${pageAtomVisibleSql("p", "d")} = 1 AND v.units >= ?1 AND (p.visitors - v.units <= 0 OR p.visitors - v.units >= ?1) THEN 1 ELSE 0 END AS visible
     FROM page_days d
     CROSS JOIN rollup_vital_day v ON v.site_id = d.site_id AND v.day = d.day
@@ -46,15 +50,22 @@ function sumsSql(noise: boolean): string {
     const which = { samples: NOISE_COLUMN.samples, good: NOISE_COLUMN.good, needs_improvement: NOISE_COLUMN.needsImprovement, poor: NOISE_COLUMN.poor }[column];
     return perturbSql(column, "key_sum", which);
   };
-  return `WITH ${vitalAtomsSql()}
+  // A rating group's figure over the period: its shown atoms' counts, and how many atoms with
+  // samples in the group are hidden (the atom, or the group inside it).
+  const group = (column: "good" | "needs_improvement" | "poor") => `
+    sum(CASE WHEN visible = 1 AND ${column}_shown THEN ${shown(column)} ELSE 0 END) AS ${column},
+    sum(CASE WHEN visible = 1 AND ${column}_shown THEN 1 ELSE 0 END) AS ${column}_visible_days,
+    sum(CASE WHEN ${column} > 0 AND NOT (visible = 1 AND ${column}_shown) THEN 1 ELSE 0 END) AS ${column}_hidden_days`;
+  return `WITH ${vitalAtomsSql()},
+  rated AS (${ratingGroupsSql("vital_atoms")})
   SELECT path, metric,
     sum(CASE WHEN visible = 1 THEN ${shown("samples")} ELSE 0 END) AS samples,
-    sum(CASE WHEN visible = 1 THEN ${shown("good")} ELSE 0 END) AS good,
-    sum(CASE WHEN visible = 1 THEN ${shown("needs_improvement")} ELSE 0 END) AS needs_improvement,
-    sum(CASE WHEN visible = 1 THEN ${shown("poor")} ELSE 0 END) AS poor,
+    ${group("good")},
+    ${group("needs_improvement")},
+    ${group("poor")},
     sum(visible) AS visible_days,
     count(*) - sum(visible) AS hidden_days
-  FROM vital_atoms GROUP BY path, metric`;
+  FROM rated GROUP BY path, metric`;
 }
 
 const SUMS_SQL = { exact: sumsSql(false), perturbed: sumsSql(true) };
@@ -102,20 +113,21 @@ export async function vitalsReport(
     const path = String(r.path);
     if (!(VITAL_METRICS as readonly string[]).includes(metric) || !keepPath(path)) continue;
     if (filters.metric !== undefined && filters.metric !== metric) continue;
-    const tally = (column: string): AtomTally => ({
+    const tally = (column: string, days = ""): AtomTally => ({
       sum: Number(r[column]),
-      visible: Number(r.visible_days),
-      hidden: Number(r.hidden_days),
+      visible: Number(r[`${days}visible_days`]),
+      hidden: Number(r[`${days}hidden_days`]),
     });
-    const figure = (column: string) => perturbedFigure(additiveFigure(tally(column)), scope.noise);
+    const figure = (column: string, group = false) =>
+      perturbedFigure(additiveFigure(tally(column, group ? `${column}_` : "")), scope.noise);
     const samples = figure("samples");
     all.push({
       path,
       metric,
       unit: THRESHOLDS[metric].unit,
-      good: ratio(figure("good"), samples),
-      needs_improvement: ratio(figure("needs_improvement"), samples),
-      poor: ratio(figure("poor"), samples),
+      good: ratio(figure("good", true), samples),
+      needs_improvement: ratio(figure("needs_improvement", true), samples),
+      poor: ratio(figure("poor", true), samples),
       samples,
     });
   }
