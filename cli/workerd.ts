@@ -11,6 +11,7 @@ import { createServer } from "node:net";
 import { setPriority } from "node:os";
 import { join, relative } from "node:path";
 import workerd from "workerd";
+import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from "../worker/reports/retention";
 import { CliError } from "./output";
 import { ROOT } from "./paths";
 import type { Settings } from "./settings";
@@ -87,13 +88,16 @@ export function publishIntervalSetting(value: string | undefined): string | unde
   return value.trim();
 }
 
-/** WREN_RAW_RETENTION_DAYS as given, refused unless a whole number of days of at least 2. */
+/** WREN_RAW_RETENTION_DAYS as given, refused unless a whole number of days from 2 to 36500. */
 export function retentionSetting(value: string | undefined): string | undefined {
   if (value === undefined || value.trim() === "") return undefined;
-  if (!/^\s*\d+\s*$/.test(value) || Number(value) < 2) {
-    throw new CliError(`WREN_RAW_RETENTION_DAYS must be a whole number of days, at least 2, got "${value}"`);
+  const days = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || days < MIN_RETENTION_DAYS || days > MAX_RETENTION_DAYS) {
+    throw new CliError(
+      `WREN_RAW_RETENTION_DAYS must be a whole number of days from ${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS}, got "${value}"`,
+    );
   }
-  return value.trim();
+  return String(days);
 }
 
 /** A port free on 127.0.0.1 now, for the api process's socket. */

@@ -4,11 +4,16 @@ import { CliError } from "../../cli/output";
 import { connectHost, kAnonymitySetting, publishIntervalSetting, retentionSetting } from "../../cli/workerd";
 
 describe("WREN_RAW_RETENTION_DAYS", () => {
-  it("passes whole days from 2 and refuses anything else with the variable's name", () => {
+  it("passes whole days from 2 to 36500 and refuses anything else with the variable's name", () => {
     expect(retentionSetting(undefined)).toBeUndefined();
+    expect(retentionSetting(" ")).toBeUndefined();
     expect(retentionSetting("90")).toBe("90");
-    for (const bad of ["1", "0", "2.5", "-30", "forever"]) {
-      expect(() => retentionSetting(bad)).toThrow(`WREN_RAW_RETENTION_DAYS must be a whole number of days, at least 2, got "${bad}"`);
+    expect(retentionSetting("2")).toBe("2");
+    expect(retentionSetting("36500")).toBe("36500");
+    for (const bad of ["1", "0", "2.5", "-30", "forever", "36501", "1e3"]) {
+      expect(() => retentionSetting(bad)).toThrow(
+        `WREN_RAW_RETENTION_DAYS must be a whole number of days from 2 to 36500, got "${bad}"`,
+      );
     }
   });
 });

@@ -4,6 +4,16 @@
  * - session salts: made, rotated and deleted on the schedule in salts.ts, by alarm;
  * - the highest s2s token version verified per site, so that a fresh isolate knows which
  *   MAC versions to try before it may touch the database (see token.ts).
+ *
+ * Where a salt is: workerd keeps this object's storage in one SQLite file,
+ * `<do-storage>/wren-collector-state-v1/<object id>.sqlite` (with `-wal` and `-shm` while it is
+ * open). Overwriting a value there does not remove the old bytes: workerd builds SQLite without
+ * secure delete and refuses the pragma, so an overwritten salt stays in the WAL until a
+ * checkpoint and can stay in free space of the file after it. Deleting a salt therefore deletes the
+ * whole storage (`deleteAll()`: workerd closes the database and unlinks its file, the WAL going
+ * with the close) and writes back only what is still needed — the salts in use and the token
+ * versions — into a new file that never held the expired salt. Why not memory only: see
+ * docs/collector.md ("Sessions and salts"); workerd evicts an idle object after about 10 s.
  */
 import { DurableObject } from "cloudflare:workers";
 import { toHex } from "../lib/crypto";
@@ -52,10 +62,23 @@ export class CollectorState extends DurableObject<CollectorWorkerEnv> {
     const plan = planSalts(stored, now);
     let current = plan.current;
     if (!current || plan.expired.length > 0) {
-      current ??= { id: toHex(crypto.getRandomValues(new Uint8Array(6))), secret: toHex(crypto.getRandomValues(new Uint8Array(32))), createdAt: now };
+      current ??= {
+        id: toHex(crypto.getRandomValues(new Uint8Array(6))),
+        secret: toHex(crypto.getRandomValues(new Uint8Array(32))),
+        createdAt: now,
+      };
       const keep = plan.previous ? [current, plan.previous] : [current];
-      // Overwriting the list is the deletion: an expired salt is in no stored value after this.
-      await this.ctx.storage.put(SALTS_KEY, keep);
+      if (plan.expired.length > 0) {
+        // An expired salt must leave the disk, not only the value: a new file without it
+        // (see the file comment). deleteAll() takes the alarm too; it is set again below.
+        const tokenVersions = await this.ctx.storage.get<Record<string, number>>(TOKEN_VERSIONS_KEY);
+        await this.ctx.storage.deleteAll();
+        await this.ctx.storage.put(
+          tokenVersions ? { [SALTS_KEY]: keep, [TOKEN_VERSIONS_KEY]: tokenVersions } : { [SALTS_KEY]: keep },
+        );
+      } else {
+        await this.ctx.storage.put(SALTS_KEY, keep);
+      }
     }
     const wakeAt = nextChange(current, plan.previous);
     if ((await this.ctx.storage.getAlarm()) !== wakeAt) await this.ctx.storage.setAlarm(wakeAt);

@@ -1,18 +1,15 @@
 /**
- * The publisher's Durable Object: its alarm runs the publisher (publisher.ts) every
- * WREN_PUBLISH_INTERVAL seconds (default 10). workerd keeps the alarm on disk, so the
- * schedule survives restarts; the fold state lives in the database, so a run cut short by a
- * crash is picked up by the next one. Not a request path: no reader waits for it.
+ * The publisher's Durable Object: its alarm runs the publisher (publisher.ts), retention
+ * (retention.ts) included, every WREN_PUBLISH_INTERVAL seconds (default 10). workerd keeps the
+ * alarm on disk, so the schedule survives restarts; the fold state lives in the database, so a
+ * run cut short by a crash is picked up by the next one. Not a request path: no reader waits for it.
  */
 import { DurableObject } from "cloudflare:workers";
 import { database } from "../lib/db";
 import { behindAfterMs, publishIntervalMs, publishOnce, type PublisherEnv } from "./publisher";
-import { applyRetention, RETENTION_BATCH_ROWS, RETENTION_EVERY_MS, retentionDays } from "./retention";
+import { retentionDays } from "./retention";
 
 export class Publisher extends DurableObject<PublisherEnv> {
-  /** When retention last ran in this instance (0: at the next run). */
-  private retainedAt = 0;
-
   /** Sets the alarm unless one is set: the first run happens at once. */
   async start(): Promise<void> {
     if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now());
@@ -22,26 +19,20 @@ export class Publisher extends DurableObject<PublisherEnv> {
     const interval = publishIntervalMs(this.env.WREN_PUBLISH_INTERVAL);
     let next = Date.now() + interval;
     try {
-      const run = await publishOnce(database(this.env).$client, { now: Date.now });
+      const run = await publishOnce(database(this.env).$client, {
+        now: Date.now,
+        retentionDays: retentionDays(this.env.WREN_RAW_RETENTION_DAYS),
+      });
       if (run.behind) {
         next = Date.now();
         console.warn(`publisher behind: folded ${run.folded} raw rows this run, more are waiting; continuing at once`);
       } else if (run.throughMs !== null && Date.now() - run.throughMs > behindAfterMs(this.env)) {
         console.warn(`publisher behind: published through ${new Date(run.throughMs).toISOString()} after folding ${run.folded} raw rows`);
       }
-      await this.retain();
     } catch (error) {
       // A lost database must not stop the schedule; the next run retries.
       console.error("publisher run failed:", error instanceof Error ? error.message : String(error));
     }
     await this.ctx.storage.setAlarm(next);
-  }
-
-  /** Retention every RETENTION_EVERY_MS, or at every run while a backlog fills whole batches. */
-  private async retain(): Promise<void> {
-    const now = Date.now();
-    if (now - this.retainedAt < RETENTION_EVERY_MS) return;
-    const run = await applyRetention(database(this.env).$client, { now, days: retentionDays(this.env.WREN_RAW_RETENTION_DAYS) });
-    this.retainedAt = run.deleted + run.keysDropped >= RETENTION_BATCH_ROWS ? 0 : now;
   }
 }

@@ -12,7 +12,7 @@
 import type { Client } from "@libsql/client/web";
 import type { DatabaseBindings } from "../lib/env";
 import { publishStatement, type Publication } from "./publication";
-import type { RetentionEnv } from "./retention";
+import { applyRetention, type RetentionEnv, type RetentionRun } from "./retention";
 import { fold, readHead } from "./rollup";
 
 /** How long after a cell ends it may still receive rows in flight. */
@@ -28,6 +28,8 @@ export interface PublisherOptions {
   graceMs?: number;
   chunkRows?: number;
   maxRowsPerRun?: number;
+  /** Applies retention (retention.ts) for this many days after publishing; none when absent. */
+  retentionDays?: number;
 }
 
 export interface PublishRun {
@@ -37,9 +39,11 @@ export interface PublishRun {
   throughMs: number | null;
   /** True when the run stopped at its row bound: run again at once. */
   behind: boolean;
+  /** What retention did after publishing; absent when not asked for or when the run did not publish. */
+  retention?: RetentionRun;
 }
 
-/** One run of the publisher: fold up to the head as it was at the cut, then publish. */
+/** One run of the publisher: fold up to the head as it was at the cut, publish, then apply retention. */
 export async function publishOnce(client: Client, options: PublisherOptions): Promise<PublishRun> {
   const cut = options.now();
   const head = await readHead(client);
@@ -51,7 +55,9 @@ export async function publishOnce(client: Client, options: PublisherOptions): Pr
   if (!done) return { folded, throughMs: null, behind: true };
   const throughMs = cut - (options.graceMs ?? PUBLISH_GRACE_MS);
   await client.batch([publishStatement(throughMs, options.now())], "write");
-  return { folded, throughMs, behind: false };
+  if (options.retentionDays === undefined) return { folded, throughMs, behind: false };
+  const retention = await applyRetention(client, { now: options.now(), days: options.retentionDays });
+  return { folded, throughMs, behind: false, retention };
 }
 
 export interface PublisherEnv extends DatabaseBindings, RetentionEnv {

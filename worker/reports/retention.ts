@@ -1,86 +1,197 @@
 /**
- * Retention: what is deleted once it has no reader. Reports read the rollups only, so a raw
- * row (events, conversions, vitals) has no reader once it is folded and its event window has
- * closed; sessions have none once the window is past (s2s conversions attach within 24 hours;
- * the sessions list shows published days). After `WREN_RAW_RETENTION_DAYS` (default 30) they
- * are deleted, and so are the units rows of published cells (which sessions a cell has seen:
- * needed only while a cell can still grow). Kept: every rollup cell, and the funnel rows
- * (rollup_goal_day_units, rollup_session_goals), since funnels are computed from each
- * converting session's first completions for any period.
+ * Retention: what is deleted once it has no reader, so that after `WREN_RAW_RETENTION_DAYS`
+ * (default 30) nothing about one session is left — only the rollup cells, which are counts.
  *
- * Idempotency keys of conversions (a keyed hash of the caller's id, collector/event-key.ts)
- * are dropped as soon as the 24-hour window closes: after that nothing can be matched against
- * a known id. Runs in the publisher, after it publishes, in bounded transactions.
+ * - Raw `events`, `conversions` and `vitals` stamped before the cutoff (now − the period), and
+ *   only once folded (id ≤ their source's watermark): reports read the rollups, never raw rows.
+ * - `sessions` last seen before the cutoff: the sessions list shows only days that began after
+ *   it (sessions-list.ts), and s2s conversions attach to sessions seen in the last 24 hours.
+ * - The units rows (which sessions a cell has seen) and the funnel rows (each converting
+ *   session's first completion of each goal) of days well before the cutoff: a published cell
+ *   never changes (foldInstant), so its units are needed only by the readers of per-session
+ *   rows — the sessions list and funnels — and both cover the retention period only. Funnels
+ *   whose period starts earlier are refused (`requireFunnelPeriod`) rather than answered from
+ *   what is left, so no published funnel figure ever changes.
+ * - Idempotency keys of conversions (a keyed hash of the caller's id, collector/event-key.ts,
+ *   or a goal-and-session key), as soon as the 24-hour event window has closed on them: a
+ *   replay with the same timestamp is refused by the window from then on anyway, and nothing
+ *   can be matched against a known id any more.
+ *
+ * Kept: every rollup cell (counts, key sums, vitals histograms), for as long as the site exists.
+ *
+ * The publisher runs this after every publication (publisher.ts). One read finds what has work,
+ * then each table gets one statement of at most `batchRows` rows, in a transaction of its own,
+ * so retention never holds the write lock for long; a backlog shrinks by that much per run.
  */
-import type { Client, InStatement } from "@libsql/client/web";
+import type { Client, InStatement, InValue } from "@libsql/client/web";
 import { EVENT_WINDOW_MS } from "../collector/window";
+import { HttpProblem } from "../lib/problem";
+import { addDays } from "./timezone";
 
 export const DEFAULT_RETENTION_DAYS = 30;
-/** How often the publisher applies retention: a day's worth of rows goes in a few passes. */
-export const RETENTION_EVERY_MS = 10 * 60 * 1000;
-/** Rows deleted per statement: one run holds the write lock briefly, a backlog takes several runs. */
+export const MIN_RETENTION_DAYS = 2;
+/** A hundred years: the longest period `wren start` accepts. */
+export const MAX_RETENTION_DAYS = 36_500;
+/** Rows one statement deletes at most: how long retention holds the write lock at once. */
 export const RETENTION_BATCH_ROWS = 5_000;
 
+const DAY_MS = 86_400_000;
+
 export interface RetentionEnv {
+  /** Days raw rows and per-session rows are kept (2–36500, default 30). */
   WREN_RAW_RETENTION_DAYS?: string | null;
 }
 
-/** Days to keep raw rows, from WREN_RAW_RETENTION_DAYS: a whole number of at least 2, else the default. */
+/**
+ * Days to keep, from WREN_RAW_RETENTION_DAYS: the default when unset or not a number, else a
+ * whole number of days within 2–36500 (`wren start` refuses anything else before it starts).
+ */
 export function retentionDays(value: string | null | undefined): number {
-  const days = Number(value);
-  if (!value || !Number.isInteger(days) || days < 2) return DEFAULT_RETENTION_DAYS;
-  return days;
+  const days = value === null || value === undefined || value.trim() === "" ? NaN : Number(value);
+  if (!Number.isFinite(days)) return DEFAULT_RETENTION_DAYS;
+  return Math.min(MAX_RETENTION_DAYS, Math.max(MIN_RETENTION_DAYS, Math.floor(days)));
+}
+
+/** What retention deletes at an instant, given the period. */
+export interface RetentionHorizon {
+  /** Folded raw rows stamped before this instant go, and sessions last seen before it. */
+  rawBefore: number;
+  /**
+   * Units rows of local days before this date go. Two days before the cutoff's UTC date: a
+   * local day ends at most 14 hours after the UTC day of the same name, so every such day had
+   * ended before the cutoff in every zone.
+   */
+  daysBefore: string;
+  /** Units rows of hours starting before this instant go. */
+  hoursBefore: number;
+  /**
+   * Funnel rows (rollup_session_goals) whose first completion is before this instant go: four
+   * days before `daysBefore` begins, since one session's completions span at most three days
+   * (24 h of beacons, s2s conversions stamped up to 24 h before and attached up to 24 h after).
+   */
+  firstsBefore: number;
+  /**
+   * The first local day a funnel may cover: the day after `daysBefore`, so that a day allowed
+   * now still has its rows if retention runs (and the UTC date turns) before the funnel is read.
+   */
+  funnelsFrom: string;
+  /** Idempotency keys of conversions stamped before this instant are dropped (the window closed). */
+  keysBefore: number;
+}
+
+export function retentionHorizon(now: number, days: number): RetentionHorizon {
+  const rawBefore = now - days * DAY_MS;
+  const daysBefore = new Date(rawBefore - 2 * DAY_MS).toISOString().slice(0, 10);
+  return {
+    rawBefore,
+    daysBefore,
+    hoursBefore: rawBefore - 2 * DAY_MS,
+    firstsBefore: Date.parse(`${daysBefore}T00:00:00Z`) - 4 * DAY_MS,
+    funnelsFrom: addDays(daysBefore, 1),
+    keysBefore: now - EVENT_WINDOW_MS,
+  };
+}
+
+/**
+ * Refuses (422 naming `field`) a funnel period that starts before the days whose per-session
+ * rows are kept: answered from what is left, an old funnel's figures would change.
+ */
+export function requireFunnelPeriod(from: string, now: number, days: number, field: string): void {
+  const earliest = retentionHorizon(now, days).funnelsFrom;
+  if (from < earliest) {
+    throw new HttpProblem(
+      422,
+      `${field}: funnels are computed from per-session rows, which are kept for WREN_RAW_RETENTION_DAYS (${days} days); the earliest day a funnel can start is ${earliest}.`,
+      { field },
+    );
+  }
 }
 
 export interface RetentionOptions {
+  /** The instant retention judges by (injectable for tests). */
   now: number;
   days: number;
   batchRows?: number;
 }
 
 export interface RetentionRun {
-  /** Rows deleted (raw rows, sessions and units rows) and keys dropped by this run. */
-  deleted: number;
+  /** Idempotency keys set to NULL by this run. */
   keysDropped: number;
+  /** Rows deleted by this run, per table (tables with none are absent). */
+  deleted: Record<string, number>;
+  /** True when some statement hit `batchRows`: more is waiting for the next run. */
+  more: boolean;
+}
+
+/** One bounded step: `probe` (a SELECT) says whether `statement` has anything to do. */
+interface Task {
+  table: string;
+  probe: string;
+  statement: string;
+  args: InValue[];
+}
+
+const folded = (source: string) => `(SELECT coalesce(max(last_id), 0) FROM rollup_watermarks WHERE source = '${source}')`;
+
+/**
+ * The oldest `limit` rows of `table` (by rowid: insertion order, so roughly time order) that
+ * match `where`. Each pass reads at most `limit` rows whatever the table's size — a scan for
+ * every old row would read the whole table each time — and a backlog goes `limit` rows a pass.
+ * A row stored out of order (an s2s conversion stamped up to 24 h earlier) goes when the rows
+ * stored before it have gone.
+ */
+function oldest(table: string, where: string, limit: number, among = ""): { probe: string; rowids: string } {
+  const head = `SELECT rowid AS r, * FROM ${table}${among ? ` WHERE ${among}` : ""} ORDER BY rowid LIMIT ${limit}`;
+  return {
+    probe: `SELECT 1 FROM (${head}) WHERE ${where} LIMIT 1`,
+    rowids: `SELECT r FROM (${head}) WHERE ${where}`,
+  };
+}
+
+function tasks(horizon: RetentionHorizon, limit: number): Task[] {
+  const list: Task[] = [
+    {
+      table: "conversions.event_key",
+      // The partial index conversions_keyed_ts holds exactly the keys still to drop, by ts.
+      probe: "SELECT 1 FROM conversions WHERE event_key IS NOT NULL AND ts < ? LIMIT 1",
+      statement: `UPDATE conversions SET event_key = NULL WHERE id IN (SELECT id FROM conversions WHERE event_key IS NOT NULL AND ts < ? ORDER BY ts LIMIT ${limit})`,
+      args: [horizon.keysBefore],
+    },
+  ];
+  const remove = (table: string, where: string, arg: InValue, among = "") => {
+    const { probe, rowids } = oldest(table, where, limit, among);
+    list.push({ table, probe, statement: `DELETE FROM ${table} WHERE rowid IN (${rowids})`, args: [arg] });
+  };
+  for (const source of ["events", "conversions", "vitals"])
+    remove(source, "ts < ?", horizon.rawBefore, `id <= ${folded(source)}`);
+  remove("sessions", "last_seen < ?", horizon.rawBefore);
+  for (const table of ["rollup_site_day_units", "rollup_page_day_units", "rollup_goal_day_units", "rollup_vital_day_units"]) {
+    remove(table, "day < ?", horizon.daysBefore);
+  }
+  for (const table of ["rollup_site_hour_units", "rollup_goal_hour_units"]) remove(table, "hour < ?", horizon.hoursBefore);
+  remove("rollup_session_goals", "first_ts < ?", horizon.firstsBefore);
+  return list;
 }
 
 /**
- * Deletes, of the `limit` oldest rows of `table` (by insertion order: rowid), those matching
- * `where`. Rows come in roughly in time order, so each pass costs the same whatever the table's
- * size — a full scan per pass would not — and a backlog shrinks by `limit` rows per pass.
+ * One bounded pass of retention at `options.now`: one read to find which tables have work, then
+ * one statement (its own transaction, at most `batchRows` rows) per table that has.
  */
-const oldest = (table: string, where: string, limit: number, only = "true") =>
-  `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM (SELECT rowid, * FROM ${table} WHERE ${only} ORDER BY rowid LIMIT ${limit}) WHERE ${where})`;
-
-/** One bounded pass of retention: deletes what has no reader, drops closed-window keys. */
 export async function applyRetention(client: Client, options: RetentionOptions): Promise<RetentionRun> {
   const limit = options.batchRows ?? RETENTION_BATCH_ROWS;
-  const cutoff = options.now - options.days * 86_400_000;
-  // A local day label ends at most 14 hours after the UTC day of the same name: a day two
-  // labels before the cutoff's UTC date has ended everywhere.
-  const cutoffDay = new Date(cutoff - 2 * 86_400_000).toISOString().slice(0, 10);
-  const folded = (source: string) => `rowid <= coalesce((SELECT last_id FROM rollup_watermarks WHERE source = '${source}'), 0)`;
-  const statements: InStatement[] = [
-    {
-      sql: `UPDATE conversions SET event_key = NULL WHERE rowid IN (SELECT rowid FROM conversions WHERE event_key IS NOT NULL AND ts < ? LIMIT ${limit})`,
-      args: [options.now - EVENT_WINDOW_MS],
-    },
-    ...(["events", "conversions", "vitals"] as const).map((source) => ({
-      sql: oldest(source, "ts < ?", limit, folded(source)),
-      args: [cutoff],
-    })),
-    { sql: oldest("sessions", "last_seen < ?", limit), args: [cutoff] },
-    ...["rollup_site_day_units", "rollup_page_day_units", "rollup_vital_day_units"].map((table) => ({
-      sql: oldest(table, "day < ?", limit),
-      args: [cutoffDay],
-    })),
-    ...["rollup_site_hour_units", "rollup_goal_hour_units"].map((table) => ({
-      sql: oldest(table, "hour < ?", limit),
-      args: [cutoff - 2 * 86_400_000],
-    })),
-  ];
-  const results = await client.batch(statements, "write");
-  const keysDropped = results[0]!.rowsAffected;
-  const deleted = results.slice(1).reduce((n, r) => n + r.rowsAffected, 0);
-  return { deleted, keysDropped };
+  const all = tasks(retentionHorizon(options.now, options.days), limit);
+  const probe: InStatement = {
+    sql: `SELECT ${all.map((t, i) => `EXISTS (${t.probe}) AS t${i}`).join(", ")}`,
+    args: all.flatMap((t) => t.args),
+  };
+  const found = (await client.execute(probe)).rows[0]!;
+  const run: RetentionRun = { keysDropped: 0, deleted: {}, more: false };
+  for (const [i, task] of all.entries()) {
+    if (Number(found[`t${i}`]) !== 1) continue;
+    const { rowsAffected } = await client.execute({ sql: task.statement, args: task.args });
+    if (rowsAffected >= limit) run.more = true;
+    if (task.table === "conversions.event_key") run.keysDropped += rowsAffected;
+    else if (rowsAffected > 0) run.deleted[task.table] = rowsAffected;
+  }
+  return run;
 }

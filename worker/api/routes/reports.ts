@@ -12,6 +12,7 @@ import { figureValue } from "../../reports/list";
 import { pagesReport } from "../../reports/pages";
 import { figureColumns, FORMATS_NOTE, inFormat, pagedBody, REPORT_FORMATS, sortedPage } from "../../reports/reply";
 import { prepareReport } from "../../reports/request";
+import { requireFunnelPeriod, retentionDays } from "../../reports/retention";
 import {
   conversionsQuery,
   conversionsResponse,
@@ -180,7 +181,12 @@ export const reportRoutes = [
     async handle(context) {
       const { db, query } = context;
       await requireGoalsOfSite(db, query.site, query.goals, "goals");
-      const p = await prepareReport(context, query.site, query);
+      // Funnels read per-session rows, which retention keeps for WREN_RAW_RETENTION_DAYS only.
+      const field = query.from !== undefined ? "from" : query.date !== undefined ? "date" : "period";
+      const days = retentionDays(context.env.WREN_RAW_RETENTION_DAYS);
+      const p = await prepareReport(context, query.site, query, (period) =>
+        requireFunnelPeriod(period.from, Date.now(), days, field),
+      );
       const steps = await p.cached("funnel", [query.goals], () => funnelReport(p.db, p.scope, query.goals));
       return context.reply(
         200,
