@@ -9,6 +9,7 @@ import { migrate } from "drizzle-orm/libsql/migrator";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach } from "vitest";
 import { MIGRATIONS_FOLDER } from "../../cli/database";
 import { readOnly, type ReadOnlyDatabase } from "../../worker/lib/read-only";
 import { perturb, type NoiseColumn } from "../../worker/reports/noise";
@@ -155,4 +156,22 @@ export async function shown(
   });
   if (rs.rows.length !== 1) throw new Error(`no single ${table} cell for ${JSON.stringify(where)}`);
   return perturb(value, Number(rs.rows[0]!.key_sum), column);
+}
+
+/**
+ * Fresh databases with one site each, closed after every test: `const fresh = freshSiteDbs("site_x")`
+ * at the top of a file, `const db = await fresh()` in a test.
+ */
+export function freshSiteDbs(siteId: string): () => Promise<TestDb> {
+  let open: TestDb[] = [];
+  afterEach(() => {
+    for (const db of open) db.close();
+    open = [];
+  });
+  return async () => {
+    const db = await openTestDb();
+    open.push(db);
+    await addSite(db.client, siteId);
+    return db;
+  };
 }

@@ -4,29 +4,17 @@
  * resumes after a restart without counting twice, and never changes a published cell.
  */
 import { createClient } from "@libsql/client";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PUBLICATION_SQL, publicationOf, type Publication } from "../../worker/reports/publication";
 import { PUBLISH_GRACE_MS, publishIntervalMs, publishOnce, publisherStatus } from "../../worker/reports/publisher";
 
 import { lastCompleteDay, resolvePeriod } from "../../worker/reports/period";
 import { pagesReport } from "../../worker/reports/pages";
 import { catchUp } from "../../worker/reports/rollup";
-import { addEvents, addSite, at, openTestDb, sessions, type TestDb } from "./helpers";
+import { addEvents, at, freshSiteDbs, sessions, type TestDb } from "./helpers";
 
 const SITE = "site_pub";
-let open: TestDb[] = [];
-
-async function fresh(): Promise<TestDb> {
-  const db = await openTestDb();
-  open.push(db);
-  await addSite(db.client, SITE);
-  return db;
-}
-
-afterEach(() => {
-  for (const db of open) db.close();
-  open = [];
-});
+const fresh = freshSiteDbs(SITE);
 
 /** A clock the test moves by hand. */
 function clock(start: number) {

@@ -3,25 +3,13 @@
  * published cut is final (re-cutting published days in another zone would let a reader
  * subtract the two cuts). Real libSQL, the real publisher, an injectable clock.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { publishOnce } from "../../worker/reports/publisher";
 import { changeSiteZone } from "../../worker/reports/zone-change";
-import { addEvents, addSite, addVitals, at, openTestDb, sessions, type TestDb } from "./helpers";
+import { addEvents, addVitals, at, freshSiteDbs, sessions, type TestDb } from "./helpers";
 
 const SITE = "site_zone";
-let open: TestDb[] = [];
-
-async function fresh(): Promise<TestDb> {
-  const db = await openTestDb();
-  open.push(db);
-  await addSite(db.client, SITE);
-  return db;
-}
-
-afterEach(() => {
-  for (const db of open) db.close();
-  open = [];
-});
+const fresh = freshSiteDbs(SITE);
 
 const views = (n: number, ts: number, prefix = "s") => sessions(prefix, n).map((session) => ({ site: SITE, session, path: "/", ts }));
 
