@@ -47,9 +47,12 @@ export function isSmokeGoal(goal: { kind: string; purpose: string | null }): boo
   return goal.kind === "event" && goal.purpose === "smoke-test";
 }
 
-/** The atom's shown value: perturbed by its cell key when the scope asks for noise. */
-export function shownValue(scope: ReportScope, value: number, keySum: number, column: (typeof NOISE_COLUMN)[keyof typeof NOISE_COLUMN]): number {
-  return scope.noise ? perturb(value, keySum, column) : value;
+/**
+ * A cell's shown value: perturbed by its cell key when the scope asks for noise, unless the
+ * cell is `exact` (a smoke-test goal's).
+ */
+export function shownValue(scope: ReportScope, value: number, keySum: number, column: (typeof NOISE_COLUMN)[keyof typeof NOISE_COLUMN], exact = false): number {
+  return scope.noise && !exact ? perturb(value, keySum, column) : value;
 }
 
 export async function loadDayAtoms(db: ReadOnlyDatabase, scope: ReportScope): Promise<DayAtoms> {
@@ -103,8 +106,8 @@ export async function loadDayAtoms(db: ReadOnlyDatabase, scope: ReportScope): Pr
       conversions,
       visible: goalDayVisible(units, siteDays.get(day)?.units ?? 0, scope.k),
       shown: {
-        units: exact ? units : shownValue(scope, units, keySum, NOISE_COLUMN.units),
-        conversions: exact ? conversions : shownValue(scope, conversions, keySum, NOISE_COLUMN.events),
+        units: shownValue(scope, units, keySum, NOISE_COLUMN.units, exact),
+        conversions: shownValue(scope, conversions, keySum, NOISE_COLUMN.events, exact),
       },
     });
   }

@@ -23,7 +23,7 @@ import type { Client, InStatement } from "@libsql/client/web";
 import { bandSql, bucketSql } from "./histogram";
 import { unitKeySql } from "./noise";
 import { BUMP_VERSION } from "./publication";
-import { canonicalTimeZone, offsetSegments, offsetSql } from "./timezone";
+import { canonicalTimeZone, localHourStartSql, offsetSegments, offsetSql } from "./timezone";
 
 /** Raw rows per source per transaction: bounds how long one fold holds the write lock. */
 export const CHUNK_ROWS = 100_000;
@@ -84,7 +84,7 @@ const PUBLISHED_THROUGH = "(SELECT coalesce(max(through_ms), 0) FROM rollup_publ
  * once readable, never changes (publication is final), and the late row still counts once.
  */
 function foldInstant(zone: ZoneGroup): string {
-  const hourEnd = `(r.ts - ((r.ts + ${zone.offset("r.ts")}) % 3600000) + 3600000)`;
+  const hourEnd = `(${localHourStartSql("r.ts", zone.offset("r.ts"))} + 3600000)`;
   return `(CASE WHEN ${hourEnd} <= ${PUBLISHED_THROUGH} THEN ${PUBLISHED_THROUGH} ELSE r.ts END)`;
 }
 
@@ -92,7 +92,7 @@ function rawRows(source: Source, zone: ZoneGroup, range: Range): { sql: string; 
   const args: (string | number)[] = [zone.stored];
   const site = range.siteId ? (args.push(range.siteId), " AND r.site_id = ?") : "";
   const local = `(f.t + ${zone.offset("f.t")})`;
-  const common = `f.site_id AS site_id, date(${local} / 1000, 'unixepoch') AS day, f.t - (${local} % 3600000) AS hour, f.t AS ts`;
+  const common = `f.site_id AS site_id, date(${local} / 1000, 'unixepoch') AS day, ${localHourStartSql("f.t", zone.offset("f.t"))} AS hour, f.t AS ts`;
   const from =
     `FROM (SELECT r.*, ${foldInstant(zone)} AS t FROM ${source} r JOIN sites s ON s.id = r.site_id ` +
     `WHERE r.id > ${range.lo} AND r.id <= ${range.hi} AND s.timezone = ?${site}) AS f`;

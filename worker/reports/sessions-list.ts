@@ -32,7 +32,8 @@ import { PAGE_ATOMS_SQL, siteDayVisible } from "./privacy";
 import { PUBLICATION_SQL, publicationOf } from "./publication";
 import { effectiveZone } from "./rollup";
 import { shownSiteHours } from "./timeseries";
-import { addDays, localDate, offsetSegments, offsetSql, startOfLocalDay } from "./timezone";
+import { retentionHorizon } from "./retention";
+import { addDays, localDate, localHourStartSql, offsetSegments, offsetSql, startOfLocalDay } from "./timezone";
 
 export interface ListedSession {
   /** The local day the session began (the site's zone). */
@@ -75,8 +76,6 @@ export function decodeSessionCursor(value: string): SessionCursor | null {
   return { day: match[1]!, offset: Number(match[2]) };
 }
 
-const DAY_MS = 86_400_000;
-
 /** The page-day atoms of one day that the pages report shows. Parameters: ?1 k, ?2 site, ?3 and ?4 the day. */
 const SHOWN_PAGES_SQL = `WITH ${PAGE_ATOMS_SQL} SELECT path FROM page_atoms WHERE visible = 1`;
 
@@ -88,7 +87,7 @@ const SHOWN_PAGES_SQL = `WITH ${PAGE_ATOMS_SQL} SELECT path FROM page_atoms WHER
  * hour is cut as the rollup cuts it. Each lookup is an index seek on a units table's key.
  */
 function daySessionsSql(offset: string): string {
-  const hour = `(s.first_seen - ((s.first_seen + ${offset}) % 3600000))`;
+  const hour = localHourStartSql("s.first_seen", offset);
   return `
   SELECT
     CASE WHEN EXISTS (SELECT 1 FROM rollup_site_hour_units h WHERE h.site_id = u.site_id AND h.hour = ${hour} AND h.unit = u.unit)
@@ -115,7 +114,7 @@ export async function listPublishedSessions(db: ReadOnlyDatabase, siteId: string
   const lastDay = lastCompleteDay(zone, publication.throughMs);
 
   // The oldest day none of whose sessions retention can have deleted: it starts after the cutoff.
-  const cutoff = (options.now ?? Date.now()) - options.retentionDays * DAY_MS;
+  const cutoff = retentionHorizon(options.now ?? Date.now(), options.retentionDays).rawBefore;
   let firstDay = localDate(zone, cutoff);
   if (startOfLocalDay(zone, firstDay) < cutoff) firstDay = addDays(firstDay, 1);
 

@@ -213,8 +213,8 @@ async function hourlyPoints(
       value: conversions,
       visitors: units,
       shown: {
-        visitors: exact ? units : shownValue(scope, units, keySum, NOISE_COLUMN.units),
-        value: exact ? conversions : shownValue(scope, conversions, keySum, NOISE_COLUMN.events),
+        visitors: shownValue(scope, units, keySum, NOISE_COLUMN.units, exact),
+        value: shownValue(scope, conversions, keySum, NOISE_COLUMN.events, exact),
       },
     });
   }

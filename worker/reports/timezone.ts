@@ -103,6 +103,15 @@ export function offsetSql(segments: OffsetSegment[], ts: string): string {
   return `(CASE ${whens} ELSE ${segments[segments.length - 1]!.offset} END)`;
 }
 
+/**
+ * SQL: the instant (ms) the local hour of `ts` starts, given `offset`, the zone's offset at
+ * `ts` (offsetSql). The one definition of an hour cell: the fold keys site-hour cells by it,
+ * finality and the sessions list find a row's cell with it.
+ */
+export function localHourStartSql(ts: string, offset: string): string {
+  return `(${ts} - ((${ts} + ${offset}) % 3600000))`;
+}
+
 /** The local calendar date (YYYY-MM-DD) of an instant in the zone. */
 export function localDate(timeZone: string, instant: number): string {
   return new Date(instant + offsetAt(timeZone, instant)).toISOString().slice(0, 10);
