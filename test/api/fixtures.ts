@@ -24,6 +24,10 @@ export interface ApiFixture {
    * the real collector today on a published (past) day.
    */
   rewindDays(days: number): Promise<void>;
+  /** A fresh connection to the service's database file (closing the previous one: the service may have restarted since). */
+  database(): Client;
+  /** Closes that connection and stops the service. */
+  close(): Promise<void>;
 }
 
 let counter = 0;
@@ -31,6 +35,7 @@ let counter = 0;
 export async function apiFixture(env: NodeJS.ProcessEnv = {}): Promise<ApiFixture> {
   const stack = await startStack({ env });
   const admin = client(stack.url, stack.adminKey);
+  let connection: Client | undefined;
   /** Stops the service, lets `change` write to its database, and starts it again on the same port. */
   async function whileStopped(change: (db: Client) => Promise<void>): Promise<void> {
     const before = fixture.stack;
@@ -47,6 +52,15 @@ export async function apiFixture(env: NodeJS.ProcessEnv = {}): Promise<ApiFixtur
   const fixture: ApiFixture = {
     stack,
     admin,
+    database() {
+      connection?.close();
+      connection = createClient({ url: `file:${join(fixture.stack.dataDir, "wren.db")}` });
+      return connection;
+    },
+    async close() {
+      connection?.close();
+      await fixture.stack.stop();
+    },
     async makeKey(scopes, sites = null, extra = {}) {
       const res = await admin("POST", "/api/v1/keys", { name: `test ${++counter}`, scopes, sites, ...extra });
       if (res.status !== 201) throw new Error(`key create: ${res.status} ${res.text}`);

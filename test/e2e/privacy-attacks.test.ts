@@ -7,8 +7,6 @@
  * Attacks 7 (the sessions list) and 8 (polling the verification) are in privacy-sessions.test.ts,
  * attack 9 (raw event ids) in privacy-event-keys.test.ts.
  */
-import { createClient, type Client } from "@libsql/client";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NOISE_COLUMN, perturb } from "../../worker/reports/noise";
 import { lastCompleteDay } from "../../worker/reports/period";
@@ -22,20 +20,13 @@ const Y = lastCompleteDay("UTC", Date.now());
 const atY = (hour: number, minute = 0) => Date.parse(`${Y}T${String(hour).padStart(2, "0")}:${String(minute).padStart(2, "0")}:00Z`);
 
 let f: ApiFixture;
-let db: Client;
 beforeAll(async () => {
   f = await apiFixture({ WREN_RATE_LIMIT: "100000/60" });
 }, 120_000);
 afterAll(async () => {
-  db?.close();
-  await f?.stack.stop();
+  await f?.close();
 });
 
-function openDb(): Client {
-  db?.close();
-  db = createClient({ url: `file:${join(f.stack.dataDir, "wren.db")}` });
-  return db;
-}
 
 describe("attack 1: a time-zone change", () => {
   it("is refused once a day is published, and the published days read as before", async () => {
@@ -89,7 +80,7 @@ describe("attack 2: late data and re-reading", () => {
     }
     await waitForPublication(f.stack.url);
     expect(await reads()).toEqual(before);
-    const cells = await openDb().execute({ sql: "SELECT day, units FROM rollup_goal_day WHERE site_id = ? ORDER BY day", args: [site] });
+    const cells = await f.database().execute({ sql: "SELECT day, units FROM rollup_goal_day WHERE site_id = ? ORDER BY day", args: [site] });
     expect(cells.rows.map((r) => [r.day, Number(r.units)])).toEqual([
       [Y, 5],
       [addDays(Y, 1), 3],
@@ -118,7 +109,7 @@ describe("attack 3: sybils", () => {
     }
     // What came in today through the real collector, moved to yesterday so a report can read it.
     await f.rewindDays(1);
-    const client = openDb();
+    const client = f.database();
     const guesses: number[] = [];
     for (const site of sites) {
       const res = await f.admin("GET", `/api/v1/pages?site=${site}&period=day&page=/secret`);

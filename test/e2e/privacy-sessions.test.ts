@@ -6,8 +6,6 @@
  *  8. polling the site's verification to follow visitors beacon by beacon (time and page).
  * Beacons come through the real collector over loopback, with a forged browser User-Agent.
  */
-import { createClient, type Client } from "@libsql/client";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lastCompleteDay } from "../../worker/reports/period";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
@@ -20,21 +18,13 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
 let f: ApiFixture;
-let db: Client | undefined;
 beforeAll(async () => {
   f = await apiFixture({ WREN_RATE_LIMIT: "100000/60" });
 }, 120_000);
 afterAll(async () => {
-  db?.close();
-  await f?.stack.stop();
+  await f?.close();
 });
 
-/** A fresh read connection to the stack's database file (the stack may have restarted). */
-function openDb(): Client {
-  db?.close();
-  db = createClient({ url: `file:${join(f.stack.dataDir, "wren.db")}`, intMode: "number" });
-  return db;
-}
 
 /** One pageview beacon, as the tracker sends it from a page of `domain`. */
 async function beacon(domain: string, site: string, session: string, path: string): Promise<void> {
@@ -96,7 +86,7 @@ describe("attack 8: polling the verification endpoint", () => {
     expect(Date.parse(first.first_seen)).toBeLessThan(sentAt[1]!);
     // Every poll after the first beacon reads the same: its time and origin, no page, no later time.
     expect(seen).toEqual(seen.map(() => ({ site, verified: true, first_seen: first.first_seen, origin: `https://${domain}` })));
-    const stored = await openDb().execute({ sql: "SELECT * FROM site_beacons WHERE site_id = ?", args: [site] });
+    const stored = await f.database().execute({ sql: "SELECT * FROM site_beacons WHERE site_id = ?", args: [site] });
     expect(stored.columns).toEqual(["site_id", "origin", "first_seen"]);
     expect(stored.rows.map((r) => ({ ...r }))).toEqual([{ site_id: site, origin: `https://${domain}`, first_seen: Date.parse(first.first_seen) }]);
   }, 120_000);
@@ -163,7 +153,7 @@ describe("attack 7: the sessions list", () => {
       for (const id of sessions(`live${path.replace("/", "-")}-`, n)) await beacon(domain, site, `${id}-abcdefghij`, path);
     }
     await waitForPublication(f.stack.url);
-    const client = openDb();
+    const client = f.database();
     const stored = await client.execute({ sql: "SELECT first_seen, entry_path FROM sessions WHERE site_id = ?", args: [site] });
     expect(stored.rows).toHaveLength(22);
     const times = stored.rows.map((r) => Number(r.first_seen));
