@@ -48,7 +48,10 @@ export function openApiDocument(routes: Route[]): ReturnType<typeof createDocume
                 ...Object.fromEntries((response.alsoAs ?? []).map((type) => [type, { schema: { type: "string" } }])),
               },
             }
-          : {}),
+          : Number(status) >= 400
+            ? // A declared refusal is a problem document like every other error.
+              { content: { "application/problem+json": { schema: problemResource } } }
+            : {}),
       };
     }
     for (const [status, description] of Object.entries(ERROR_RESPONSES)) {

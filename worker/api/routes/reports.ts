@@ -29,6 +29,15 @@ import { MAX_HOURLY_DAYS, timeseriesReport } from "../../reports/timeseries";
 import { vitalsReport, type VitalsRow, type VitalsSums } from "../../reports/vitals";
 import { route } from "../registry";
 
+/** What every report answers besides its figures: the site unknown, or the request refused for it (problem+json naming the field). */
+const REPORT_REFUSALS = {
+  404: { description: "No such site (`field`: `site`)." },
+  422: {
+    description:
+      "Refused for this site: `tz` other than its zone; `to` or `date` after the last published day; a goal that is not the site's; for funnels, a period starting before the days WREN_RAW_RETENTION_DAYS keeps.",
+  },
+} as const;
+
 export const reportRoutes = [
   route({
     operationId: "getPagesReport",
@@ -41,6 +50,7 @@ export const reportRoutes = [
     query: pagesQuery,
     site: { from: "query", name: "site" },
     responses: {
+      ...REPORT_REFUSALS,
       200: {
         description: `Rows per path, sorted and paginated, with the total of the visible rows.${FORMATS_NOTE}`,
         schema: pagesResponse,
@@ -77,6 +87,7 @@ export const reportRoutes = [
     query: vitalsQuery,
     site: { from: "query", name: "site" },
     responses: {
+      ...REPORT_REFUSALS,
       200: {
         description: `Rows per path and metric, sorted and paginated.${FORMATS_NOTE}`,
         schema: vitalsResponse,
@@ -134,6 +145,7 @@ export const reportRoutes = [
     query: conversionsQuery,
     site: { from: "query", name: "site" },
     responses: {
+      ...REPORT_REFUSALS,
       200: {
         description: `One row per goal of the site, sorted and paginated.${FORMATS_NOTE}`,
         schema: conversionsResponse,
@@ -176,6 +188,7 @@ export const reportRoutes = [
     query: funnelsQuery,
     site: { from: "query", name: "site" },
     responses: {
+      ...REPORT_REFUSALS,
       200: { description: `One entry per step, in order.${FORMATS_NOTE}`, schema: funnelsResponse, alsoAs: REPORT_FORMATS },
     },
     async handle(context) {
@@ -212,6 +225,7 @@ export const reportRoutes = [
     query: timeseriesQuery,
     site: { from: "query", name: "site" },
     responses: {
+      ...REPORT_REFUSALS,
       200: {
         description: `One point per local day or hour of the period, with the totals of the visible points.${FORMATS_NOTE}`,
         schema: timeseriesResponse,
