@@ -458,6 +458,56 @@ async function publish(client: Client, data: Dataset): Promise<Map<string, Publi
   return out;
 }
 
+// ---- Every report of closed hours readable at every hour boundary ----
+
+/** The hour boundaries at which something new can be read: each data hour's end, every day. */
+const BOUNDARIES = HOURS.map((h) => h + 1);
+const DAY_BEFORE = "2026-11-01";
+
+/** What a key reads at one instant of day d: `today` and `24h` (timeseries, per goal, conversions). */
+interface Moment {
+  d: number;
+  boundary: number;
+  today: { hourly: TimeseriesReport; perGoal: TimeseriesReport[]; conversions: ConversionsReport };
+  last24: { hourly: TimeseriesReport; conversions: ConversionsReport };
+}
+
+/** The UTC instant of a local hour (a value, not an index) of day d in the dataset's zone. */
+function localHourInstant(data: Dataset, d: number, hour: number): number {
+  return Date.parse(`${DATES[d]}T00:00:00Z`) + hour * 3_600_000 - ZONE_OFFSETS[data.zone]!;
+}
+
+/**
+ * The reports of closed hours as they read at each boundary of each day: the running day's
+ * hours up to then (its day atom unread), and the 24 closed hours before it. The rollups hold
+ * every day already; a report of closed hours reads only hours before its window's end and
+ * days that have ended, which is what publication gives it at that instant.
+ */
+async function publishInTime(client: Client, data: Dataset): Promise<Moment[]> {
+  const c = readOnly(client as never);
+  const moments: Moment[] = [];
+  for (let d = 0; d < DATES.length; d++) {
+    const lastEndedDay = d > 0 ? DATES[d - 1]! : DAY_BEFORE;
+    for (const boundary of BOUNDARIES) {
+      const toMs = localHourInstant(data, d, boundary);
+      const base = { siteId: SITE, timeZone: data.zone, k: data.k };
+      const today = { ...base, from: DATES[d]!, to: DATES[d]!, hours: { window: { fromMs: localHourInstant(data, d, 0), toMs }, lastEndedDay } };
+      const last24 = { ...base, from: lastEndedDay, to: DATES[d]!, hours: { window: { fromMs: toMs - 24 * 3_600_000, toMs }, lastEndedDay } };
+      moments.push({
+        d,
+        boundary,
+        today: {
+          hourly: await timeseriesReport(c, today, "hour"),
+          perGoal: await Promise.all(goalIds(data).map((g) => timeseriesReport(c, today, "hour", g))),
+          conversions: await conversionsReport(c, today),
+        },
+        last24: { hourly: await timeseriesReport(c, last24, "hour"), conversions: await conversionsReport(c, last24) },
+      });
+    }
+  }
+  return moments;
+}
+
 // ---- What the attacker reads off the reports ----
 
 const visible = (f: Figure) => f.value !== null;
@@ -471,6 +521,14 @@ function hourPoint(report: TimeseriesReport, d: number, h: number) {
 }
 
 /**
+ * The documented fate of an hour without data (privacy.ts closingHours, on an ended day): an
+ * exact 0 when the day is shown or has no data, or an hour at or before it had k units.
+ */
+function emptyHourZero(dayVisible: boolean, dayHasData: boolean, hourUnits: number[], local: number, k: number): boolean {
+  return dayVisible || !dayHasData || HOURS.some((hour, h) => hour <= local && hourUnits[h]! >= k);
+}
+
+/**
  * What a figure over several days must be, from its single-day figures: the sum of the visible
  * ones (each checked against the truth separately); suppressed when all with data are hidden.
  */
@@ -478,6 +536,12 @@ function sumOfDays(figures: Figure[]): number | null {
   const shown = figures.filter((x) => x.value !== null);
   if (!shown.some((x) => x.value! > 0) && figures.some((x) => x.value === null)) return null;
   return shown.reduce((n, x) => n + x.value!, 0);
+}
+
+/** What a figure over several hours must be: the sum of the shown ones, zeros included; suppressed when none is shown. */
+function sumOfHours(figures: Figure[]): number | null {
+  const shown = figures.filter((x) => x.value !== null);
+  return shown.length === 0 && figures.length > 0 ? null : shown.reduce((n, x) => n + x.value!, 0);
 }
 
 function range(a: number, b: number): number[] {
@@ -575,7 +639,11 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
     fact("conv", convTotal, p.conversions.totals.conversions, `conversions ${a}-${b} total`);
     // A2 over periods: visitors of the period vs each page's (nested day by day).
     for (const r of p.pages.rows) {
-      if (visible(r.visitors) && visible(p.daily.totals.visitors))
+      // Nested only where every day that adds to the page adds to the visitors too: a day hidden
+      // beside its hours (closingHours) may still show its pages.
+      const path = PATHS.indexOf(r.path);
+      const nested = days.every((d) => !row(d, path) || !visible(row(d, path)!.visitors) || visible(day(d).daily.points[0]!.visitors));
+      if (nested && visible(r.visitors) && visible(p.daily.totals.visitors))
         f.pairs.push({
           parent: p.daily.totals.visitors.value!,
           child: r.visitors.value!,
@@ -604,16 +672,18 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
   for (let d = 0; d < DATES.length; d++) {
     const hourly = day(d).hourly!;
     const perGoal = day(d).hourlyPerGoal!;
-    // Hours outside HOURS hold no traffic: exact zeros, or suppressed like every hour of a hidden day.
-    const dayHidden = !visible(day(d).daily.points[0]!.visitors);
-    const others = hourly.points.filter((pt) => !HOURS.some((_, h) => hourPoint(hourly, d, h) === pt));
-    const goalDayHidden = ALL.some((_, g) => !visible(goalRow(d, g).conversions));
-    const wrong = others.filter((pt) => {
-      const traffic = dayHidden
-        ? pt.visitors.value === null && pt.pageviews.value === null
-        : pt.visitors.value === 0 && pt.pageviews.value === 0;
-      const conversions = goalDayHidden ? pt.conversions.value === null : pt.conversions.value === 0;
-      return !(traffic && conversions);
+    // Hours outside HOURS hold no data: an exact 0 once the day has had an hour of k units at or
+    // before it, or when the day ended shown or without data; suppressed before that.
+    const dayVisible = visible(day(d).daily.points[0]!.visitors);
+    const wrong = hourly.points.filter((pt) => {
+      const local = Number(pt.local.slice(11, 13));
+      if (HOURS.includes(local)) return false;
+      // The site's hours decide for every goal too.
+      const zero = emptyHourZero(dayVisible, t.daySessions[d]!.size > 0, HOURS.map((_, h) => t.hourSessions[d]![h]!.size), local, k);
+      const ok = zero
+        ? pt.visitors.value === 0 && pt.pageviews.value === 0 && pt.conversions.value === 0
+        : pt.visitors.value === null && pt.pageviews.value === null && pt.conversions.value === null;
+      return !ok;
     });
     f.consistency.push({ published: wrong.length, expected: 0, what: `day ${d} empty hours` });
     HOURS.forEach((_, h) => {
@@ -658,7 +728,9 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
   };
   for (let d = 0; d < DATES.length; d++) {
     const point = day(d).daily.points[0]!;
-    if (!visible(point.pageviews) && sum(pvDay(d)) > 0) f.targets.push({ family: "pv", cells: pvDay(d), what: `site-day ${d}` });
+    // A day of k sessions or more may be hidden beside its hours (closingHours) without being a small group itself.
+    if (!visible(point.pageviews) && sum(pvDay(d)) > 0 && t.daySessions[d]!.size < k)
+      f.targets.push({ family: "pv", cells: pvDay(d), what: `site-day ${d}` });
     smallUnions(
       "pv",
       PATHS.flatMap((path, p) => {
@@ -858,6 +930,93 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
 }
 
 /**
+ * The attacker in time: every figure of closed hours read at every boundary joins the facts
+ * (A1) — each hour, the window's totals, the conversions report — and every hour shown at a
+ * boundary must be shown with the same value after its day ended: publication is final. The
+ * targets and nested pairs are the final state's, which holds every hour ever shown.
+ */
+function examineInTime(data: Dataset, t: Truth, pub: Map<string, Published>, moments: Moment[], f: Findings): void {
+  const ALL = goalIds(data);
+  const day = (d: number) => pub.get(`${d}-${d}`)!;
+  const sum = (cells: string[]) => cells.reduce((n, c) => n + (t.cells.get(c) ?? 0), 0);
+  const fact = (family: string, cells: string[], figure: Figure, source: string) => {
+    if ((figure.value === null) !== (figure.qualifier === "suppressed")) f.consistency.push({ published: figure.value, expected: -1, what: `${source} qualifier` });
+    if (!visible(figure)) return;
+    f.facts.push({ family, cells, value: figure.value!, source });
+    f.consistency.push({ published: figure.value, expected: sum(cells), what: source });
+  };
+  const later = (figure: Figure, final: Figure, what: string) => {
+    if (visible(figure)) f.consistency.push({ published: figure.value, expected: visible(final) ? final.value : null, what: `${what} (shown, so the same for good)` });
+  };
+  for (const m of moments) {
+    const at = `at ${DATES[m.d]} ${m.boundary}:00`;
+    /** Where a point lies: its day and HOURS index (−1: an hour or day without data). */
+    const place = (pt: { local: string }) => ({ d: DATES.indexOf(pt.local.slice(0, 10)), h: HOURS.indexOf(Number(pt.local.slice(11, 13))) });
+    /** Goal g's hour figure as this moment shows it: today's from its own report, an ended day's from the final one. */
+    const goalPoint = (d: number, h: number, g: number) => hourPoint(d === m.d ? m.today.perGoal[g]! : day(d).hourlyPerGoal![g]!, d, h).conversions;
+
+    for (const [label, report] of [
+      [`today ${at}`, m.today.hourly],
+      [`24h ${at}`, m.last24.hourly],
+    ] as const) {
+      let pvCells: string[] = [];
+      let convCells: string[] = [];
+      for (const pt of report.points) {
+        const { d, h } = place(pt);
+        if (d < 0 || h < 0) {
+          if (![0, null].includes(pt.pageviews.value) || ![0, null].includes(pt.conversions.value))
+            f.consistency.push({ published: pt.pageviews.value, expected: 0, what: `${label} ${pt.local} without data` });
+          continue;
+        }
+        const cells = HOURS[h] !== undefined ? PATHS.map((_, p) => pvCell(d, h, p)) : [];
+        fact("pv", cells, pt.pageviews, `${label} hour ${d}/${h}`);
+        if (visible(pt.pageviews)) pvCells = pvCells.concat(cells);
+        const final = hourPoint(day(d).hourly!, d, h);
+        later(pt.pageviews, final.pageviews, `${label} hour ${d}/${h} pageviews`);
+        later(pt.visitors, final.visitors, `${label} hour ${d}/${h} visitors`);
+        const goals = ALL.flatMap((_, g) => (visible(goalPoint(d, h, g)) && goalPoint(d, h, g).value! > 0 ? [convCell(d, h, g)] : []));
+        fact("conv", goals, pt.conversions, `${label} hour ${d}/${h} conversions`);
+        if (visible(pt.conversions)) convCells = convCells.concat(goals);
+        if (d === m.d)
+          ALL.forEach((goal, g) => {
+            fact("conv", [convCell(d, h, g)], goalPoint(d, h, g), `${label} hour ${d}/${h} ${goal}`);
+            later(goalPoint(d, h, g), hourPoint(day(d).hourlyPerGoal![g]!, d, h).conversions, `${label} hour ${d}/${h} ${goal}`);
+          });
+      }
+      fact("pv", pvCells, report.totals.pageviews, `${label} total`);
+      fact("conv", convCells, report.totals.conversions, `${label} total conversions`);
+    }
+
+    for (const [label, conversions, hourly] of [
+      [`today ${at}`, m.today.conversions, m.today.hourly],
+      [`24h ${at}`, m.last24.conversions, m.last24.hourly],
+    ] as const) {
+      const inWindow = hourly.points.map(place).filter((x) => x.d >= 0 && x.h >= 0);
+      let total: string[] = [];
+      for (const row of conversions.rows) {
+        const g = ALL.indexOf(row.goal.id);
+        const shown = inWindow.filter((x) => visible(goalPoint(x.d, x.h, g)));
+        const cells = shown.map((x) => convCell(x.d, x.h, g));
+        fact("conv", cells, row.conversions, `${label} conversions ${row.goal.id}`);
+        if (visible(row.conversions)) total = total.concat(cells);
+        // Suppressed when no hour of the window is shown (hours of other days and hours count alike).
+        const anyShown = hourly.points.some((pt) => {
+          const x = place(pt);
+          return x.d < 0 || x.h < 0 ? pt.visitors.value !== null : visible(goalPoint(x.d, x.h, g));
+        });
+        f.consistency.push({
+          published: row.converting_sessions.value,
+          expected: anyShown ? shown.reduce((n, x) => n + t.goalHourUnits[x.d]![x.h]![g]!.size, 0) : null,
+          what: `${label} ${row.goal.id} converting`,
+        });
+        f.consistency.push({ published: row.sessions.value, expected: sumOfHours(hourly.points.map((pt) => pt.visitors)), what: `${label} sessions` });
+      }
+      fact("conv", total, conversions.totals.conversions, `${label} conversions total`);
+    }
+  }
+}
+
+/**
  * A4: groups of sessions from distinct counts of unions of page-days. The unknowns of day d are
  * its sessions per set of pages viewed (a class; the empty set too: a session may send no
  * pageview); the day's visitors, each page's visitors and each page goal's converting sessions
@@ -919,7 +1078,9 @@ describe("the k-anonymity filter under attack", () => {
         async (data) => {
           await load(db.client, data);
           const truth = truthOf(data);
-          const findings = examine(data, truth, await publish(db.client, data));
+          const published = await publish(db.client, data);
+          const findings = examine(data, truth, published);
+          examineInTime(data, truth, published, await publishInTime(db.client, data), findings);
 
           const inconsistent = findings.consistency.filter((c) => c.published !== c.expected);
           expect(inconsistent, "published figures match their documented semantics").toEqual([]);

@@ -50,8 +50,8 @@ beforeAll(async () => {
   await addSite(db.client, INDIA, "Asia/Kolkata");
 
   // 2026-11-05, 25 sessions (x0 began the day before). Hours: 00 (x0), 09 (a×10, g0), 10 (b×6, h0), 11 (c×5), 12 (d0).
-  // The hidden hours 00 and 12 hold 2 sessions, fewer than k, so the smallest shown hour (11)
-  // is hidden too. Pages: "/" 11, "/pricing" 6, "/docs" 5, "/secret" 1: "/docs" covers "/secret".
+  // 09 is the day's first hour of k units, its cover: the hidden hours 00 and 12 hold 2
+  // sessions, fewer than k, so it stays hidden; 10 and 11 are shown. Pages: "/" 11, "/pricing" 6, "/docs" 5, "/secret" 1: "/docs" covers "/secret".
   await entering(sessions("a", 10), "/", at("2026-11-05", 9, 10) + 123);
   await entering(sessions("b", 6), "/pricing", at("2026-11-05", 10, 20) + 456);
   await entering(sessions("c", 5), "/docs", at("2026-11-05", 11, 30) + 789);
@@ -95,11 +95,11 @@ afterAll(() => db?.close());
 
 /** The whole list, exactly: days newest first, rows of a day in (stored) id order. */
 const EXPECTED = [
-  ...sessions("a", 10).map(() => row("2026-11-05", 9, "/")),
+  ...sessions("a", 10).map(() => row("2026-11-05", null, "/")),
   ...sessions("b", 6).map(() => row("2026-11-05", 10, "/pricing")),
-  ...sessions("c", 5).map(() => row("2026-11-05", null, null)),
+  ...sessions("c", 5).map(() => row("2026-11-05", 11, null)),
   row("2026-11-05", null, null), // d0
-  row("2026-11-05", 9, null), // g0
+  row("2026-11-05", null, null), // g0
   row("2026-11-05", 10, null), // h0
   ...sessions("e", 5).map(() => row("2026-11-04", null, "/")),
   row("2026-11-04", null, "/"), // x0, listed on the day it began only
@@ -115,7 +115,7 @@ describe("listPublishedSessions", () => {
     const scope = { siteId: SITE, from: "2026-11-04", to: "2026-11-05", timeZone: "UTC", k: 5 };
     const series = await timeseriesReport(db.reader, scope, "hour");
     const visible = series.points.filter((p) => p.visitors.value !== null && p.visitors.value > 0).map((p) => Date.parse(p.start));
-    expect(visible).toEqual([at("2026-11-05", 9), at("2026-11-05", 10)]);
+    expect(visible).toEqual([at("2026-11-05", 10), at("2026-11-05", 11)]);
     const shown = await shownSiteHours(db.reader, scope);
     expect([...shown.entries()].map(([day, hours]) => [day, [...hours].sort((x, y) => x - y)])).toEqual([
       ["2026-11-04", []],

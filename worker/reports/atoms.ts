@@ -6,10 +6,11 @@
  * A goal-day of a page, time or scroll goal is also checked against the day's page-days as
  * the pages report shows them (pathGoalsVisible).
  */
+import type { Row } from "@libsql/client/web";
 import type { ReadOnlyDatabase } from "../lib/read-only";
 import { NOISE_COLUMN, perturb } from "./noise";
 import { pathFilter } from "./pattern";
-import { goalDayVisible, PAGE_ATOMS_SQL, pathGoalsVisible, siteDayVisible, type PathGoalDay } from "./privacy";
+import { goalDayVisible, hourComplementUnsafeSql, PAGE_ATOMS_SQL, pathGoalsVisible, siteDayVisible, type PathGoalDay } from "./privacy";
 import type { ReportScope } from "./scope";
 
 export interface SiteDayAtom {
@@ -55,14 +56,32 @@ export function shownValue(scope: ReportScope, value: number, keySum: number, co
   return scope.noise && !exact ? perturb(value, keySum, column) : value;
 }
 
+/**
+ * A site's day atoms in a date range, with `hour_unsafe`: 1 when the day must hide beside its
+ * hours (privacy.ts closingHours). Parameters: ?1 k, ?2 site, ?3 from, ?4 to. Only closed days
+ * may be asked for: the running day's cells are still growing.
+ */
+export const SITE_DAY_ATOMS_SQL =
+  `SELECT s.day AS day, s.visitors AS visitors, s.pageviews AS pageviews, s.key_sum AS key_sum, ` +
+  `${hourComplementUnsafeSql("rollup_site_hour", "visitors", "s", "visitors")} AS hour_unsafe ` +
+  "FROM rollup_site_day s WHERE s.site_id = ?2 AND s.day >= ?3 AND s.day <= ?4";
+
+/** A site's goal-day atoms in a date range, with `hour_unsafe` as above. Same parameters. */
+const GOAL_DAY_ATOMS_SQL =
+  `SELECT g.goal_id AS goal_id, g.day AS day, g.units AS units, g.conversions AS conversions, g.key_sum AS key_sum, ` +
+  `${hourComplementUnsafeSql("rollup_goal_hour", "units", "g", "units", (h) => ` AND ${h}.goal_id = g.goal_id`)} AS hour_unsafe ` +
+  "FROM rollup_goal_day g WHERE g.site_id = ?2 AND g.day >= ?3 AND g.day <= ?4";
+
+/** Whether a SITE_DAY_ATOMS_SQL row's atom is shown. */
+export function siteDayAtomVisible(row: Row, k: number): boolean {
+  return siteDayVisible(Number(row["visitors"]), k) && !Number(row["hour_unsafe"]);
+}
+
 export async function loadDayAtoms(db: ReadOnlyDatabase, scope: ReportScope): Promise<DayAtoms> {
   const range = [scope.siteId, scope.from, scope.to];
   const [siteRows, goalRows, goalList, pathRows] = await db.queryAll([
-    { sql: "SELECT day, visitors, pageviews, key_sum FROM rollup_site_day WHERE site_id = ? AND day >= ? AND day <= ?", args: range },
-    {
-      sql: "SELECT goal_id, day, units, conversions, key_sum FROM rollup_goal_day WHERE site_id = ? AND day >= ? AND day <= ?",
-      args: range,
-    },
+    { sql: SITE_DAY_ATOMS_SQL, args: [scope.k, ...range] },
+    { sql: GOAL_DAY_ATOMS_SQL, args: [scope.k, ...range] },
     { sql: "SELECT id, name, kind, match, threshold, purpose FROM goals WHERE site_id = ? ORDER BY created_at, id", args: [scope.siteId] },
     // The period's paths, when a goal matches paths: its atoms are checked against the pages report.
     {
@@ -80,7 +99,7 @@ export async function loadDayAtoms(db: ReadOnlyDatabase, scope: ReportScope): Pr
     siteDays.set(String(r.day), {
       units,
       pageviews,
-      visible: siteDayVisible(units, scope.k),
+      visible: siteDayAtomVisible(r, scope.k),
       shown: {
         units: shownValue(scope, units, keySum, NOISE_COLUMN.units),
         pageviews: shownValue(scope, pageviews, keySum, NOISE_COLUMN.events),
@@ -104,7 +123,7 @@ export async function loadDayAtoms(db: ReadOnlyDatabase, scope: ReportScope): Pr
     goalDays.get(goal)!.set(day, {
       units,
       conversions,
-      visible: goalDayVisible(units, siteDays.get(day)?.units ?? 0, scope.k),
+      visible: goalDayVisible(units, siteDays.get(day)?.units ?? 0, scope.k) && !Number(r.hour_unsafe),
       shown: {
         units: shownValue(scope, units, keySum, NOISE_COLUMN.units, exact),
         conversions: shownValue(scope, conversions, keySum, NOISE_COLUMN.events, exact),

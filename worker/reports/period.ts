@@ -1,16 +1,21 @@
 /**
  * The period of a report: whole days in the site's time zone, ending no later than the last
- * day the publisher has published (a day publishes shortly after it ends there). Today is
- * never reported: a figure that is still growing could be differenced against itself a
- * minute later, singling out the sessions that came in between.
+ * day the publisher has published (a day publishes shortly after it ends there); or, for the
+ * timeseries, the conversions report and the Overview, closed local hours (`today`, `24h`).
+ * A running hour is never reported: a figure still growing could be differenced against
+ * itself a minute later. A closed hour is decided once (privacy.ts closingHours) and never
+ * changes, so reading it again later singles no one out.
  */
 import { HttpProblem } from "../lib/problem";
-import { addDays, canonicalTimeZone, daysBetween, localDate } from "./timezone";
+import type { HourWindow, ReportScope } from "./scope";
+import { addDays, canonicalTimeZone, daysBetween, HOUR_MS, localDate, localHourStart, startOfLocalDay } from "./timezone";
 
 export const PERIODS = ["day", "7d", "30d"] as const;
-export type PeriodName = (typeof PERIODS)[number];
+/** Periods of closed hours, for the reports that have hours: the timeseries, conversions and the Overview. */
+export const HOUR_PERIODS = ["today", "24h"] as const;
+export type PeriodName = (typeof PERIODS)[number] | (typeof HOUR_PERIODS)[number];
 
-const LENGTH: Record<PeriodName, number> = { day: 1, "7d": 7, "30d": 30 };
+const LENGTH: Record<(typeof PERIODS)[number], number> = { day: 1, "7d": 7, "30d": 30 };
 
 /** Longest from/to span, in days. */
 export const MAX_DAYS = 366;
@@ -28,7 +33,34 @@ export interface Period {
   to: string;
   days: number;
   timeZone: string;
+  /** For `today` and `24h`: the closed hours covered; days up to `lastEndedDay` have ended. */
+  hours?: ReportScope["hours"];
 }
+
+/** The end of the last closed local hour at `throughMs`: hours ending by then are published. */
+export function lastClosedHourEnd(timeZone: string, throughMs: number): number {
+  return localHourStart(timeZone, throughMs);
+}
+
+/**
+ * A window of closed hours: `today` (the local day of the publication instant, from its start
+ * to its last closed hour: empty in its first hour) or `24h` (the 24 closed hours before it).
+ */
+export function hourPeriod(name: (typeof HOUR_PERIODS)[number], timeZone: string, throughMs: number): Period {
+  const toMs = lastClosedHourEnd(timeZone, throughMs);
+  const fromMs = name === "today" ? startOfLocalDay(timeZone, localDate(timeZone, throughMs)) : toMs - 24 * HOUR_MS;
+  return windowPeriod({ fromMs, toMs }, timeZone, throughMs);
+}
+
+/** The period of an arbitrary window of closed hours (the Overview's). */
+export function windowPeriod(window: HourWindow, timeZone: string, throughMs: number): Period {
+  const from = localDate(timeZone, window.fromMs);
+  const to = window.toMs > window.fromMs ? localDate(timeZone, window.toMs - 1) : from;
+  return { from, to, days: daysBetween(from, to), timeZone, hours: { window, lastEndedDay: lastCompleteDay(timeZone, throughMs) } };
+}
+
+const isHourPeriod = (name: PeriodName | undefined): name is (typeof HOUR_PERIODS)[number] =>
+  (HOUR_PERIODS as readonly string[]).includes(name ?? "");
 
 /** The last complete day in the zone at `now`. */
 export function lastCompleteDay(timeZone: string, now: number): string {
@@ -50,6 +82,12 @@ export function resolvePeriod(query: PeriodQuery, siteZone: string, publishedThr
         { field: "tz" },
       );
     }
+  }
+  if (isHourPeriod(query.period)) {
+    for (const field of ["date", "from", "to"] as const)
+      if (query[field] !== undefined)
+        throw new HttpProblem(400, `${field}: not with period=${query.period}, which ends at the last closed hour.`, { field });
+    return hourPeriod(query.period, siteZone, publishedThroughMs);
   }
   const latest = lastCompleteDay(siteZone, publishedThroughMs);
   let from: string;
@@ -79,7 +117,7 @@ export function resolvePeriod(query: PeriodQuery, siteZone: string, publishedThr
         field: "date",
       });
     }
-    from = addDays(to, -(LENGTH[query.period ?? "30d"] - 1));
+    from = addDays(to, -(LENGTH[(query.period as (typeof PERIODS)[number] | undefined) ?? "30d"] - 1));
   }
   return { from, to, days: daysBetween(from, to), timeZone: siteZone };
 }

@@ -21,6 +21,10 @@
  *   that make up their parent (pathGoalsVisible); time and scroll goals refine them.
  * - A vitals atom's rating groups partition its samples: a group is shown only when it provably
  *   holds k sessions, with complementary suppression (ratingGroupsVisible).
+ * - Hours are decided as they close, so that today's closed hours can be shown and never change
+ *   (closingHours): an hour cell with k units is shown at once, except the day's first such
+ *   hour, its cover, held back until the day ends. The day itself then treats the hours shown
+ *   as fixed: it is hidden when one of them differs from it by 1 to k − 1 units.
  */
 import { SUPPRESSED, type Figure } from "./figures";
 
@@ -87,21 +91,67 @@ export function coverHiddenRemainder(cells: PartitionCell[], k: number): void {
 }
 
 /**
- * Which children of one parent cell may be shown: the parent must be visible, each child
- * needs k units and a safe complement, and the hidden remainder of the partition is covered.
- * Used for hours inside a day (site traffic, a goal's conversions).
+ * What a day of hour cells (the site's traffic, or one goal's conversions) shows of each hour,
+ * decided as the hours close so that a shown hour never changes (docs/reports.md, "Today"):
+ *
+ * - An hour with data is shown when it holds k units — except the day's first hour with k
+ *   units, its cover, which is held back while the day runs. Once the day has ended, the cover
+ *   is shown too when the day is shown, no other hour with data is hidden and the day's other
+ *   units are none or at least k; otherwise it stays hidden, and the hidden hours together hold
+ *   at least its k units, so the day minus the shown hours never singles out a small group.
+ * - An hour without data shows 0 where `emptyShown` says so (emptyHoursShown, from the site's
+ *   hours for the site and every goal alike), else it is suppressed like a small hour.
+ * - The day cannot hide an hour shown before it ended, so it hides itself instead: a day is
+ *   hidden when one of its hours of k units other than the cover differs from it by 1 to k − 1
+ *   units (hourComplementUnsafeSql).
+ *
+ * `hours` are the day's hours that have closed, in order, each with its units (0: no data).
+ * `day` is null while the day runs; once it has ended, whether its atom is shown, and its units.
  */
-export function childCells<T extends { key: string; units: number; value: number }>(
-  parent: { units: number; visible: boolean },
-  children: T[],
+export function closingHours(
+  hours: readonly { units: number }[],
   k: number,
-): Array<T & { visible: boolean }> {
-  const cells = children.map((c) => ({
-    ...c,
-    visible: parent.visible && enoughUnits(c.units, k) && complementSafe(parent.units, c.units, k),
-  }));
-  if (parent.visible) coverHiddenRemainder(cells, k);
-  return cells;
+  day: { visible: boolean; units: number } | null,
+  emptyShown: readonly boolean[],
+): HourDecision[] {
+  const cover = hours.findIndex((h) => enoughUnits(h.units, k));
+  const smallHidden = hours.some((h) => h.units > 0 && !enoughUnits(h.units, k));
+  return hours.map((h, i): HourDecision => {
+    if (h.units === 0) return emptyShown[i] ? "zero" : "hidden";
+    if (!enoughUnits(h.units, k)) return "hidden";
+    if (i !== cover) return "shown";
+    return day?.visible && !smallHidden && complementSafe(day.units, h.units, k) ? "shown" : "hidden";
+  });
+}
+
+/**
+ * Which hours without data show 0, from the site's hours (the same for the site and every
+ * goal): those from the site's cover on, since by then the day has had k visitors in one hour;
+ * and every one once the day has ended shown or without data. Before that an empty hour is
+ * suppressed, so that which hours a day's first few visitors (or converters) came in is not
+ * told apart from the hours nobody came.
+ */
+export function emptyHoursShown(siteHours: readonly { units: number }[], k: number, siteDay: { visible: boolean; units: number } | null): boolean[] {
+  const cover = siteHours.findIndex((h) => enoughUnits(h.units, k));
+  const all = siteDay !== null && (siteDay.visible || siteDay.units === 0);
+  return siteHours.map((_, i) => all || (cover >= 0 && cover <= i));
+}
+
+/** An hour's fate: its figure shown, an exact 0 (no data), or suppressed. */
+export type HourDecision = "shown" | "zero" | "hidden";
+
+/**
+ * The day's side of closingHours, in SQL: 1 when some hour cell of `hourTable` in the day `day`
+ * (a row with site_id, day and the units in `dayUnits`) other than the day's cover has k units
+ * and differs from the day by 1 to k − 1. `match(alias)` adds conditions tying an hour row to
+ * the day (e.g. the goal). Parameter ?1: k.
+ */
+export function hourComplementUnsafeSql(hourTable: string, hourUnits: string, day: string, dayUnits: string, match: (alias: string) => string = () => ""): string {
+  const ofDay = (alias: string) => `${alias}.site_id = ${day}.site_id AND ${alias}.day = ${day}.day${match(alias)}`;
+  return (
+    `EXISTS (SELECT 1 FROM ${hourTable} h WHERE ${ofDay("h")} AND h.${hourUnits} >= ?1 AND ${day}.${dayUnits} - h.${hourUnits} BETWEEN 1 AND ?1 - 1 ` +
+    `AND h.hour > (SELECT min(c.hour) FROM ${hourTable} c WHERE ${ofDay("c")} AND c.${hourUnits} >= ?1))`
+  );
 }
 
 /**

@@ -1,4 +1,10 @@
-/** What every report is computed for: one site, whole local days from..to, and k. */
+/** Closed local hours [fromMs, toMs), both at local hour starts (UTC ms). */
+export interface HourWindow {
+  fromMs: number;
+  toMs: number;
+}
+
+/** What every report is computed for: one site, whole local days from..to (or closed hours in them), and k. */
 export interface ReportScope {
   siteId: string;
   /** First and last local date (YYYY-MM-DD), inclusive. */
@@ -13,4 +19,9 @@ export interface ReportScope {
    * suppression rules turn it off to attack exact figures, the stronger attacker.
    */
   noise?: boolean;
+  /**
+   * For reports of closed hours (`today`, `24h`, the Overview): the hours covered, and the last
+   * day that has ended (later days are still running).
+   */
+  hours?: { window: HourWindow; lastEndedDay: string };
 }

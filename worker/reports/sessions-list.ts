@@ -28,7 +28,8 @@ import { siteNotFound } from "../domain/sites";
 import type { Database } from "../lib/db";
 import { readOnly, type ReadOnlyDatabase } from "../lib/read-only";
 import { lastCompleteDay } from "./period";
-import { PAGE_ATOMS_SQL, siteDayVisible } from "./privacy";
+import { SITE_DAY_ATOMS_SQL, siteDayAtomVisible } from "./atoms";
+import { PAGE_ATOMS_SQL } from "./privacy";
 import { PUBLICATION_SQL, publicationOf } from "./publication";
 import { effectiveZone } from "./rollup";
 import { shownSiteHours } from "./timeseries";
@@ -119,11 +120,8 @@ export async function listPublishedSessions(db: ReadOnlyDatabase, siteId: string
   if (startOfLocalDay(zone, firstDay) < cutoff) firstDay = addDays(firstDay, 1);
 
   const start = options.after && options.after.day <= lastDay ? options.after : { day: lastDay, offset: 0 };
-  const dayRows = await db.query({
-    sql: "SELECT day, visitors FROM rollup_site_day WHERE site_id = ? AND day >= ? AND day <= ? ORDER BY day DESC",
-    args: [siteId, firstDay, start.day],
-  });
-  const days = dayRows.rows.filter((r) => siteDayVisible(Number(r.visitors), options.k)).map((r) => String(r.day));
+  const dayRows = await db.query({ sql: `${SITE_DAY_ATOMS_SQL} ORDER BY s.day DESC`, args: [options.k, siteId, firstDay, start.day] });
+  const days = dayRows.rows.filter((r) => siteDayAtomVisible(r, options.k)).map((r) => String(r.day));
 
   const listed: ListedSession[] = [];
   let next: SessionCursor | null = null;

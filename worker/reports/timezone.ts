@@ -64,6 +64,7 @@ export interface OffsetSegment {
 }
 
 const DAY_MS = 86_400_000;
+export const HOUR_MS = 3_600_000;
 
 /** The offsets in force between two instants, found by stepping a day at a time and bisecting each change. */
 export function offsetSegments(timeZone: string, from: number, to: number): OffsetSegment[] {
@@ -110,6 +111,11 @@ export function offsetSql(segments: OffsetSegment[], ts: string): string {
  */
 export function localHourStartSql(ts: string, offset: string): string {
   return `(${ts} - ((${ts} + ${offset}) % 3600000))`;
+}
+
+/** The instant (ms) the local hour of `instant` starts: localHourStartSql's twin. */
+export function localHourStart(timeZone: string, instant: number): number {
+  return instant - ((((instant + offsetAt(timeZone, instant)) % HOUR_MS) + HOUR_MS) % HOUR_MS);
 }
 
 /** The local calendar date (YYYY-MM-DD) of an instant in the zone. */

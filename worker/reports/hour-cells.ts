@@ -1,0 +1,166 @@
+/**
+ * The hour cells of a window of closed local hours, decided by the one hour rule
+ * (privacy.ts closingHours): the site's traffic (units = visitors, value = pageviews) and each
+ * goal's conversions (units = converting units, value = conversions). A day that has ended
+ * decides its hours beside its day atom (atoms.ts); the running day (today) decides each of
+ * its closed hours from the hours before it alone, so what it shows now is what it will show
+ * for good. The timeseries, the conversions report and the Overview sum these cells.
+ */
+import type { ResultSet } from "@libsql/client/web";
+import type { ReadOnlyDatabase } from "../lib/read-only";
+import { loadDayAtoms, shownValue, type DayAtoms } from "./atoms";
+import { NOISE_COLUMN } from "./noise";
+import { SUPPRESSED, type Figure } from "./figures";
+import { addToTally, closingHours, emptyHoursShown, type AtomTally, type HourDecision } from "./privacy";
+import type { ReportScope } from "./scope";
+import { addDays, HOUR_MS, localDate, startOfLocalDay } from "./timezone";
+
+
+export interface HourCell {
+  /** UTC instant at which the local hour starts. */
+  start: number;
+  decision: HourDecision;
+  /** True counts (for the rules) and what the cell shows (perturbed or exact). */
+  units: number;
+  value: number;
+  shown: { units: number; value: number };
+}
+
+export interface WindowCells {
+  /** Every local hour start of the window, in order. */
+  hours: number[];
+  site: Map<number, HourCell>;
+  /** goal id → hour start → cell, for the goals asked for. */
+  goals: Map<string, Map<number, HourCell>>;
+  /** The day atoms of the window's days that have ended (for callers that mix in whole days). */
+  atoms: DayAtoms;
+}
+
+interface RawCell {
+  units: number;
+  value: number;
+  keySum: number;
+}
+
+/**
+ * Decides the hours of `scope.hours.window` for the scope's site. Days up to `lastEndedDay`
+ * have ended and are published; a later day is running, and only its hours in the window
+ * (which ends at the last closed hour) are read. `goalIds` null: every goal of the site.
+ */
+export async function windowCells(db: ReadOnlyDatabase, scope: ReportScope & Required<Pick<ReportScope, "hours">>, goalIds: string[] | null): Promise<WindowCells> {
+  const { window, lastEndedDay } = scope.hours;
+  const zone = scope.timeZone;
+  const firstDay = localDate(zone, window.fromMs);
+  const lastDay = localDate(zone, window.toMs - 1);
+  const endedTo = lastDay <= lastEndedDay ? lastDay : lastEndedDay;
+  const atomScope = { ...scope, from: firstDay, to: endedTo, hours: undefined };
+  // Whole days are read: an hour's fate depends on the hours before it that day (its cover).
+  const dayStart = startOfLocalDay(zone, firstDay);
+  const [atoms, [siteRows, goalRows]] = await Promise.all([
+    firstDay <= endedTo ? loadDayAtoms(db, atomScope) : emptyAtoms(db, scope),
+    db.queryAll([
+      {
+        sql: "SELECT hour, visitors AS units, pageviews AS value, key_sum FROM rollup_site_hour WHERE site_id = ? AND day >= ? AND day <= ? AND hour < ?",
+        args: [scope.siteId, firstDay, lastDay, window.toMs],
+      },
+      {
+        sql: "SELECT goal_id, hour, units, conversions AS value, key_sum FROM rollup_goal_hour WHERE site_id = ? AND day >= ? AND day <= ? AND hour < ?",
+        args: [scope.siteId, firstDay, lastDay, window.toMs],
+      },
+    ]),
+  ]);
+  const wanted = new Set(goalIds ?? atoms.goals.map((g) => g.id));
+  const known = new Set(atoms.goals.map((g) => g.id));
+  const siteRaw = rawCells(siteRows!.rows);
+  const goalRaw = new Map<string, Map<number, RawCell>>();
+  for (const r of goalRows!.rows) {
+    const goal = String(r.goal_id);
+    if (!wanted.has(goal) || !known.has(goal)) continue;
+    if (!goalRaw.has(goal)) goalRaw.set(goal, new Map());
+    goalRaw.get(goal)!.set(Number(r.hour), rawOf(r));
+  }
+
+  const hours: number[] = [];
+  for (let h = window.fromMs; h < window.toMs; h += HOUR_MS) hours.push(h);
+  const inWindow = (h: number) => h >= window.fromMs && h < window.toMs;
+  const site = new Map<number, HourCell>();
+  const goals = new Map<string, Map<number, HourCell>>([...wanted].filter((g) => known.has(g)).map((g) => [g, new Map()]));
+  for (let day = firstDay, start = dayStart; day <= lastDay; day = addDays(day, 1)) {
+    const end = Math.min(startOfLocalDay(zone, addDays(day, 1)), window.toMs);
+    const slots: number[] = [];
+    for (let h = start; h < end; h += HOUR_MS) slots.push(h);
+    const ended = day <= lastEndedDay;
+    const siteDay = atoms.siteDays.get(day);
+    const siteFate = ended ? { visible: siteDay?.visible ?? false, units: siteDay?.units ?? 0 } : null;
+    const emptyShown = emptyHoursShown(slots.map((h) => siteRaw.get(h) ?? NO_DATA), scope.k, siteFate);
+    decideDay(scope, slots, siteRaw, siteFate, emptyShown, false, inWindow, site);
+    for (const [goal, cells] of goals) {
+      const goalDay = atoms.goalDays.get(goal)?.get(day);
+      const goalFate = ended ? { visible: goalDay?.visible ?? false, units: goalDay?.units ?? 0 } : null;
+      decideDay(scope, slots, goalRaw.get(goal) ?? new Map(), goalFate, emptyShown, atoms.exactGoals.has(goal), inWindow, cells);
+    }
+    start = startOfLocalDay(zone, addDays(day, 1));
+  }
+  return { hours, site, goals, atoms };
+}
+
+function decideDay(
+  scope: ReportScope,
+  slots: number[],
+  raw: Map<number, RawCell>,
+  day: { visible: boolean; units: number } | null,
+  emptyShown: boolean[],
+  exact: boolean,
+  inWindow: (h: number) => boolean,
+  out: Map<number, HourCell>,
+): void {
+  const cells = slots.map((h) => raw.get(h) ?? NO_DATA);
+  const decisions = closingHours(cells, scope.k, day, emptyShown);
+  slots.forEach((h, i) => {
+    if (!inWindow(h)) return;
+    const c = cells[i]!;
+    out.set(h, {
+      start: h,
+      decision: decisions[i]!,
+      units: c.units,
+      value: c.value,
+      shown: {
+        units: shownValue(scope, c.units, c.keySum, NOISE_COLUMN.units, exact),
+        value: shownValue(scope, c.value, c.keySum, NOISE_COLUMN.events, exact),
+      },
+    });
+  });
+}
+
+/** A decided hour cell's figure of units or value. */
+export function hourFigure(cell: HourCell, field: "units" | "value", noise: boolean | undefined, exact = false): Figure {
+  if (cell.decision === "zero") return { value: 0, qualifier: "exact" };
+  if (cell.decision === "hidden") return SUPPRESSED;
+  return { value: cell.shown[field], qualifier: noise && !exact ? "estimated" : "exact" };
+}
+
+/**
+ * Adds a decided cell to a tally: a shown cell adds its value, a shown 0 counts as a visible
+ * zero (so a sum of zeros and hidden hours is an estimated 0, not suppressed), a hidden cell
+ * counts as hidden.
+ */
+export function tallyHour(tally: AtomTally, cell: HourCell | undefined, field: "units" | "value"): AtomTally {
+  if (!cell) return tally;
+  return addToTally(tally, cell.decision === "zero" ? 0 : cell.shown[field], cell.decision !== "hidden");
+}
+
+const NO_DATA: RawCell = { units: 0, value: 0, keySum: 0 };
+
+function rawOf(r: ResultSet["rows"][number]): RawCell {
+  return { units: Number(r.units), value: Number(r.value), keySum: Number(r.key_sum) };
+}
+
+function rawCells(rows: ResultSet["rows"]): Map<number, RawCell> {
+  return new Map(rows.map((r) => [Number(r.hour), rawOf(r)]));
+}
+
+/** The goals of the site without any day atom: a window of the running day alone. */
+async function emptyAtoms(db: ReadOnlyDatabase, scope: ReportScope): Promise<DayAtoms> {
+  // An empty date range (to < from) reads the goal list and no atoms.
+  return loadDayAtoms(db, { ...scope, from: "9999-12-31", to: "0000-01-01" });
+}
