@@ -17,6 +17,9 @@ Usage:
   wren goals create --site S --kind page|event|time|scroll --match M [--threshold N] [--json]
   wren goals list --site S [--json]
   wren token SITE_ID                           print the site's s2s token
+  wren deployments create --site S --version V [--environment E] [--external-id X] [--description D] [--url U] [--json]
+  wren deployments list --site S [--json]
+  wren hooks deployment SITE_ID [--json]       make (or rotate) the site's deployment webhook: URL and secret
 
 Environment: HOST, PORT, WREN_DATA, WREN_PUBLIC_URL, WREN_DB_PORT, LIBSQL_URL, LIBSQL_AUTH_TOKEN.`;
 
@@ -45,6 +48,12 @@ export async function main(argv: string[]): Promise<number> {
         break;
       case "token":
         await (await import("./commands/token")).tokenCommand(settings, args);
+        break;
+      case "deployments":
+        await (await import("./commands/deployments")).deploymentsCommand(settings, args);
+        break;
+      case "hooks":
+        await (await import("./commands/hooks")).hooksCommand(settings, args);
         break;
       case undefined:
       case "help":

@@ -15,6 +15,11 @@ interface Case {
   success: number;
   /** The problem's `field` when the site is off the allowlist. */
   siteField?: string;
+  /**
+   * A resource named by its own id (a deployment marker) whose site is off the allowlist reads
+   * as missing: this status instead of 403.
+   */
+  outOfReachStatus?: number;
   consumesSite?: boolean;
   /** Builds the request for site `siteId` (fresh resources where the call consumes them). */
   request(f: ApiFixture, siteId: string): Promise<{ method: string; path: string; body?: unknown }>;
@@ -79,6 +84,41 @@ const cases: Case[] = [
       path: `/api/v1/funnels?site=${s}&period=7d&goals=${(await f.makeGoal(s)).id},${(await f.makeGoal(s)).id}`,
     }),
   },
+  {
+    name: "POST /api/v1/deployments",
+    scope: "write:deployments",
+    siteBound: true,
+    siteField: "site",
+    success: 201,
+    request: async (_f, s) => ({ method: "POST", path: "/api/v1/deployments", body: { site: s, version: fresh() } }),
+  },
+  { name: "GET /api/v1/deployments", scope: "read:reports", siteBound: true, siteField: "site", success: 200, request: async (_f, s) => ({ method: "GET", path: `/api/v1/deployments?site=${s}` }) },
+  {
+    name: "GET /api/v1/deployments/:id",
+    scope: "read:reports",
+    siteBound: true,
+    siteField: "id",
+    outOfReachStatus: 404,
+    success: 200,
+    request: async (f, s) => ({ method: "GET", path: `/api/v1/deployments/${(await f.admin("POST", "/api/v1/deployments", { site: s, version: fresh() })).body.id}` }),
+  },
+  {
+    name: "DELETE /api/v1/deployments/:id",
+    scope: "write:deployments",
+    siteBound: true,
+    siteField: "id",
+    outOfReachStatus: 404,
+    success: 204,
+    request: async (f, s) => ({ method: "DELETE", path: `/api/v1/deployments/${(await f.admin("POST", "/api/v1/deployments", { site: s, version: fresh() })).body.id}` }),
+  },
+  {
+    name: "POST /api/v1/sites/:id/deployment-hook",
+    scope: "write:deployments",
+    siteBound: true,
+    siteField: "id",
+    success: 200,
+    request: async (_f, s) => ({ method: "POST", path: `/api/v1/sites/${s}/deployment-hook` }),
+  },
   { name: "POST /api/v1/keys", scope: "admin", siteBound: false, success: 201, request: async () => ({ method: "POST", path: "/api/v1/keys", body: { scopes: ["read:reports"] } }) },
   { name: "GET /api/v1/keys", scope: "admin", siteBound: false, success: 200, request: async () => ({ method: "GET", path: "/api/v1/keys" }) },
   {
@@ -109,12 +149,13 @@ describe("route × scope × site allowlist", () => {
   }, 120_000);
   afterAll(() => f?.stack.stop());
 
-  it("covers every route of the OpenAPI document", async () => {
+  it("covers every route of the OpenAPI document that takes a key (the signed deployment hook takes none)", async () => {
     const doc = await f.admin("GET", "/api/v1/openapi.json");
     const documented = Object.entries(doc.body.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
       Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ":$1")}`),
     );
-    expect(cases.map((c) => c.name).sort()).toEqual(documented.sort());
+    expect(documented.filter((name) => name.startsWith("POST /hooks/"))).toEqual(["POST /hooks/deployments/:site"]);
+    expect(cases.map((c) => c.name).sort()).toEqual(documented.filter((name) => !name.startsWith("POST /hooks/")).sort());
   });
 
   for (const c of cases) {
@@ -122,7 +163,7 @@ describe("route × scope × site allowlist", () => {
       const allowed = scope === c.scope || scope === "admin";
       for (const where of c.siteBound ? (["in", "out"] as const) : (["-"] as const)) {
         const outOfReach = where === "out" && scope !== "admin";
-        const expected = !allowed || outOfReach ? 403 : c.success;
+        const expected = !allowed ? 403 : outOfReach ? (c.outOfReachStatus ?? 403) : c.success;
         it(`${c.name} with ${scope}${c.siteBound ? `, site ${where} of the allowlist` : ""} → ${expected}`, async () => {
           // A route that consumes its site (DELETE) always gets a fresh one.
           const target = c.consumesSite ? (await f.makeSite(`${fresh()}.example`)).id : where === "out" ? siteB : siteA;
@@ -131,7 +172,7 @@ describe("route × scope × site allowlist", () => {
           const { method, path, body } = await c.request(f, target);
           const res = await key.call(method, path, body);
           expect(res.status, res.text).toBe(expected);
-          if (expected === 403) {
+          if (expected === 403 || expected === c.outOfReachStatus) {
             expect(res.headers.get("content-type")).toBe("application/problem+json");
             expect(res.body.field).toBe(allowed ? c.siteField : "authorization");
           }

@@ -2,17 +2,20 @@
  * The writer's statements for sessions and site_beacons, run on a real libSQL database: the
  * verification's row is the first beacon per site and origin, and no later flush (a later
  * beacon, another page, a restarted isolate offering it again) changes it; a session keeps its
- * first time and entry page, and no per-session pageview count is written.
+ * first time and entry page, and no per-session pageview count is written; a smoke-test
+ * conversion gets its record (the caller's id in plain text) in the same flush, once.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emptyRequest, writeStatements, type IngestRequest } from "../../worker/collector/rows";
 import { EVENT_WINDOW_MS } from "../../worker/collector/window";
-import { addSite, openTestDb, type TestDb } from "../reports/helpers";
+import { addGoal, addSite, openTestDb, type TestDb } from "../reports/helpers";
 
 let db: TestDb;
 beforeAll(async () => {
   db = await openTestDb();
   await addSite(db.client, "site_rows");
+  await addGoal(db.client, "site_rows", "goal_smoke");
+  await addGoal(db.client, "site_rows", "goal_plain");
 }, 60_000);
 afterAll(() => db?.close());
 
@@ -50,5 +53,46 @@ describe("sessions", () => {
     ]);
     const [statement] = writeStatements([touch(5000, "/")], 10_000, EVENT_WINDOW_MS);
     expect(typeof statement === "string" ? statement : statement!.sql).not.toContain("pageviews");
+  });
+});
+
+describe("smoke_conversions", () => {
+  const conversion = (key: string, goalId: string, smokeId: string | null | undefined, tokenVersion: number | null = null) =>
+    request({
+      conversions: [
+        {
+          siteId: "site_rows",
+          goalId,
+          value: null,
+          source: "s2s",
+          key,
+          ts: 9000,
+          sessionId: null,
+          lookup: null,
+          tokenVersion,
+          ...(smokeId !== undefined ? { smoke: { id: smokeId } } : {}),
+        },
+      ],
+    });
+
+  it("records each stored smoke-test conversion once, with the caller's id, beside the conversion it describes", async () => {
+    await flush(conversion("id:a", "goal_smoke", "dep_a"), conversion("auto:b", "goal_smoke", null), conversion("id:c", "goal_plain", undefined));
+    // A replay (same key): no second conversion, no second record; a reused key on another goal: none.
+    await flush(conversion("id:a", "goal_smoke", "dep_a"), conversion("id:c", "goal_smoke", "dep_c"));
+    // Refused by the token version guard (the site's version is 1): nothing.
+    await flush(conversion("id:d", "goal_smoke", "dep_d", 7));
+    expect(
+      await table(
+        "SELECT c.event_key, s.goal_id, s.external_id, s.attached, s.ts FROM smoke_conversions s JOIN conversions c ON c.id = s.conversion_id ORDER BY c.id",
+      ),
+    ).toEqual([
+      { event_key: "id:a", goal_id: "goal_smoke", external_id: "dep_a", attached: 0, ts: 9000 },
+      { event_key: "auto:b", goal_id: "goal_smoke", external_id: null, attached: 0, ts: 9000 },
+    ]);
+    expect(await table("SELECT event_key, goal_id FROM conversions ORDER BY id")).toEqual([
+      { event_key: "id:a", goal_id: "goal_smoke" },
+      { event_key: "auto:b", goal_id: "goal_smoke" },
+      { event_key: "id:c", goal_id: "goal_plain" },
+    ]);
   });
 });

@@ -38,11 +38,35 @@ describe("the OpenAPI document", () => {
     expect(Object.keys(pages)).toEqual(["application/json", "text/csv", "application/x-ndjson"]);
   });
 
-  it("secures every route with an API key and documents the 401", () => {
+  it("secures every route with an API key but the signed webhook, and documents the 401", () => {
     for (const [name, op] of operationsOf(doc)) {
-      expect(op.security, name).toEqual([{ apiKey: [] }]);
+      expect(op.security, name).toEqual(name.startsWith("POST /hooks/") ? [] : [{ apiKey: [] }]);
       expect(op.responses["401"], name).toBeDefined();
     }
+  });
+
+  it("documents the deployment webhook by its signature headers, without a key's refusals", () => {
+    const hook = doc.paths["/hooks/deployments/{site}"].post;
+    expect(hook.parameters.filter((p: { in: string }) => p.in === "header").map((p: { name: string }) => p.name)).toEqual([
+      "X-Hub-Signature-256",
+      "X-GitHub-Event",
+      "webhook-id",
+      "webhook-timestamp",
+      "webhook-signature",
+    ]);
+    expect(hook.parameters).toContainEqual(expect.objectContaining({ in: "path", name: "site", required: true }));
+    expect(Object.keys(hook.responses).sort()).toEqual(["200", "201", "202", "400", "401", "413", "415", "422", "503"]);
+    expect(hook.responses["201"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Deployment" });
+    expect(hook.description).toContain("No API key");
+    const create = doc.paths["/api/v1/deployments"].post;
+    expect(create.requestBody.content["application/json"].schema.required).toEqual(["site", "version"]);
+    expect(create.requestBody.content["application/json"].schema.additionalProperties).toBe(false);
+    expect(Object.keys(doc.components.schemas.Deployment.properties).sort()).toEqual(
+      ["created_at", "deployed_at", "description", "environment", "external_id", "id", "site", "smoke", "source", "url", "version"],
+    );
+    expect(doc.paths["/api/v1/sites/{id}/deployment-hook"].post.responses["200"].content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/DeploymentHook",
+    });
   });
 
   it("names every operation by hand: unique, stable ids", () => {
@@ -55,6 +79,8 @@ describe("the OpenAPI document", () => {
 
   it("declares each route once, with its operation id in the route table", () => {
     expect(apiRoutes.map((r) => r.operationId).sort()).toEqual(Object.values(OPERATION_IDS).sort());
-    expect(apiRoutes.every((r) => r.auth === "key")).toBe(true);
+    expect(apiRoutes.filter((r) => r.auth !== "key").map((r) => [r.operationId, r.auth])).toEqual([
+      ["recordDeploymentWebhook", "webhook-signature"],
+    ]);
   });
 });

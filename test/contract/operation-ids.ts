@@ -21,6 +21,12 @@ export const OPERATION_IDS = {
   "GET /api/v1/conversions": "getConversionsReport",
   "GET /api/v1/funnels": "getFunnelReport",
   "GET /api/v1/timeseries": "getTimeseries",
+  "POST /api/v1/deployments": "createDeployment",
+  "GET /api/v1/deployments": "listDeployments",
+  "GET /api/v1/deployments/{id}": "getDeployment",
+  "DELETE /api/v1/deployments/{id}": "deleteDeployment",
+  "POST /api/v1/sites/{id}/deployment-hook": "createDeploymentHook",
+  "POST /hooks/deployments/{site}": "recordDeploymentWebhook",
 };
 
 /** A document's operations as ["METHOD /path", operation] pairs, in document order. */

@@ -100,7 +100,7 @@ describe.each([
   }, 60_000);
   afterAll(() => d?.close());
 
-  it("deletes the goal with its conversions and alert rules, and nothing of any other goal", async () => {
+  it("deletes the goal with its conversions (smoke-test records too) and alert rules, and nothing of any other goal", async () => {
     const { goal: doomed } = await createGoal(d.db, shop, { ...signup, match: "doomed" });
     const { goal: kept } = await createGoal(d.db, shop, { ...signup, match: "kept" });
     const ts = at("2026-11-02");
@@ -112,6 +112,7 @@ describe.each([
       [
         { sql: "INSERT INTO alert_rules (id, site_id, goal_id) VALUES ('alert_doomed', ?, ?)", args: [shop, doomed.id] },
         { sql: "INSERT INTO alert_rules (id, site_id, goal_id) VALUES ('alert_kept', ?, ?)", args: [shop, kept.id] },
+        "INSERT INTO smoke_conversions (conversion_id, site_id, goal_id, external_id, attached, ts) SELECT id, site_id, goal_id, 'v1', 0, ts FROM conversions",
       ],
       "write",
     );
@@ -121,6 +122,8 @@ describe.each([
     expect(await d.count("goals", { column: "id", value: doomed.id })).toBe(0);
     expect(await d.count("conversions", { column: "goal_id", value: doomed.id })).toBe(0);
     expect(await d.count("alert_rules", { column: "goal_id", value: doomed.id })).toBe(0);
+    expect(await d.count("smoke_conversions", { column: "goal_id", value: doomed.id })).toBe(0);
+    expect(await d.count("smoke_conversions", { column: "goal_id", value: kept.id })).toBe(1);
     expect(await d.count("goals", { column: "id", value: kept.id })).toBe(1);
     expect(await d.count("conversions", { column: "goal_id", value: kept.id })).toBe(1);
     expect(await d.count("alert_rules", { column: "goal_id", value: kept.id })).toBe(1);

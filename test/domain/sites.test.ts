@@ -150,7 +150,7 @@ describe.each([
   }, 60_000);
   afterAll(() => d?.close());
 
-  const RAW_TABLES = ["events", "conversions", "vitals", "sessions", "site_beacons", "alert_rules", "deployments", "goals"];
+  const RAW_TABLES = ["events", "conversions", "smoke_conversions", "vitals", "sessions", "site_beacons", "alert_rules", "deployments", "goals"];
 
   async function seed(siteId: string): Promise<void> {
     await addSite(d.client, siteId);
@@ -170,7 +170,14 @@ describe.each([
           sql: "INSERT INTO alert_rules (id, site_id, goal_id) VALUES (?, ?, ?)",
           args: [`alert_${siteId}`, siteId, `goal_${siteId}`],
         },
-        { sql: "INSERT INTO deployments (id, site_id, version, ts) VALUES (?, ?, 'v1', ?)", args: [`dep_${siteId}`, siteId, ts] },
+        {
+          sql: "INSERT INTO deployments (id, site_id, version, external_id, ts) VALUES (?, ?, 'v1', 'v1:production', ?)",
+          args: [`dep_${siteId}`, siteId, ts],
+        },
+        {
+          sql: "INSERT INTO smoke_conversions (conversion_id, site_id, goal_id, external_id, attached, ts) SELECT id, site_id, goal_id, 'v1', 1, ts FROM conversions WHERE site_id = ?",
+          args: [siteId],
+        },
       ],
       "write",
     );

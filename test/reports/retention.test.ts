@@ -265,6 +265,34 @@ describe("retention", () => {
     expect(await count(db.client, "events")).toBe(0);
   });
 
+  it("deletes smoke-test records (the callers' ids) past the period with their conversions, whether or not foreign keys cascade", async () => {
+    for (const foreignKeys of [true, false]) {
+      const db = await fresh();
+      if (!foreignKeys) await db.client.execute("PRAGMA foreign_keys = OFF");
+      await addSite(db.client, SITE);
+      await addGoal(db.client, SITE, "goal_smoke");
+      for (const [id, ts] of [
+        ["deploy-old", NOW - 30 * DAY - 1],
+        ["deploy-new", NOW - 30 * DAY],
+      ] as const) {
+        const inserted = await db.client.execute({
+          sql: "INSERT INTO conversions (site_id, goal_id, source, ts) VALUES (?, 'goal_smoke', 's2s', ?) RETURNING id",
+          args: [SITE, ts],
+        });
+        await db.client.execute({
+          sql: "INSERT INTO smoke_conversions (conversion_id, site_id, goal_id, external_id, attached, ts) VALUES (?, ?, 'goal_smoke', ?, 0, ?)",
+          args: [Number(inserted.rows[0]!.id), SITE, id, ts],
+        });
+      }
+      await catchUp(db.client as never);
+      const run = await applyRetention(db.client as never, { now: NOW, days: 30 });
+      expect(run.deleted, `foreign keys ${foreignKeys}`).toEqual({ smoke_conversions: 1, conversions: 1 });
+      expect((await db.client.execute("SELECT external_id FROM smoke_conversions")).rows.map((r) => r.external_id)).toEqual(["deploy-new"]);
+      expect(await count(db.client, "conversions")).toBe(1);
+      expect((await applyRetention(db.client as never, { now: NOW, days: 30 })).deleted).toEqual({});
+    }
+  });
+
   it("drops idempotency keys, s2s and once-per-session, once the 24-hour window has closed", async () => {
     const db = await fresh();
     await addSite(db.client, SITE);

@@ -8,6 +8,7 @@ import type { z } from "zod";
 import { problemResource } from "./resources";
 import type { AuthKind, Route } from "./registry";
 
+/** The refusals a key route can give whatever it declares. */
 const ERROR_RESPONSES: Record<number, string> = {
   400: "Malformed request (not JSON, bad path or query parameter).",
   401: "No API key, or an invalid or revoked one.",
@@ -21,11 +22,22 @@ const ERROR_RESPONSES: Record<number, string> = {
 
 const toOpenApiPath = (path: string) => path.replace(/:(\w+)/g, "{$1}");
 
+/** The refusals a signed webhook route can give whatever it declares (no key: no 403 or 429). */
+const SIGNED_ERROR_RESPONSES: Record<number, string> = {
+  400: "Malformed request (bad path parameter, body not JSON).",
+  401: "The signature does not verify, or a signature header is missing.",
+  413: "The body is too large.",
+  415: "The body is not application/json.",
+  422: "A field is invalid; `field` names it.",
+  503: "The database is not answering; retry after Retry-After.",
+};
+
 /** The security requirement of each auth kind; the schemes are declared in the document's components. */
 const SECURITY: Record<AuthKind, Record<string, string[]>[]> = {
   key: [{ apiKey: [] }],
   "site-token": [{ siteToken: [] }],
-  // The signature covers the raw body with a per-site secret: headers, not a bearer scheme.
+  // The signature covers the raw body with a per-site secret: headers (documented as the
+  // operation's header parameters), not a scheme OpenAPI can describe; no API key.
   "webhook-signature": [],
 };
 
@@ -54,22 +66,38 @@ export function openApiDocument(routes: Route[]): ReturnType<typeof createDocume
             : {}),
       };
     }
-    for (const [status, description] of Object.entries(ERROR_RESPONSES)) {
-      if (!spec.body && !spec.documentedBody && ["413", "415", "422"].includes(status)) continue;
+    const signed = spec.auth === "webhook-signature";
+    const body = signed ? undefined : spec.body;
+    const query = signed ? undefined : spec.query;
+    for (const [status, description] of Object.entries(signed ? SIGNED_ERROR_RESPONSES : ERROR_RESPONSES)) {
+      if (!body && !spec.documentedBody && ["413", "415", "422"].includes(status)) continue;
       responses[status] ??= { description, content: { "application/problem+json": { schema: problemResource } } };
     }
     const operation: Record<string, unknown> = {
       summary: spec.summary,
       tags: [spec.tag],
       operationId: spec.operationId,
-      description: `Requires scope \`${spec.scope}\`${spec.site ? `; the site must be on the key's allowlist` : ""}.`,
+      description: signed
+        ? spec.signedWith.description
+        : `Requires scope \`${spec.scope}\`${spec.site ? `; the site must be on the key's allowlist` : ""}.`,
       security: SECURITY[spec.auth],
+      ...(signed
+        ? {
+            parameters: Object.entries(spec.signedWith.headers).map(([name, description]) => ({
+              name,
+              in: "header",
+              required: false,
+              description,
+              schema: { type: "string" },
+            })),
+          }
+        : {}),
       requestParams: {
         ...(spec.params ? { path: spec.params as z.ZodObject } : {}),
-        ...(spec.query ? { query: spec.query as z.ZodObject } : {}),
+        ...(query ? { query: query as z.ZodObject } : {}),
       },
-      ...(spec.body || spec.documentedBody
-        ? { requestBody: { required: true, content: { "application/json": { schema: spec.body ?? spec.documentedBody } } } }
+      ...(body || spec.documentedBody
+        ? { requestBody: { required: true, content: { "application/json": { schema: body ?? spec.documentedBody } } } }
         : {}),
       responses,
     };

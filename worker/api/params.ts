@@ -1,6 +1,6 @@
 /** Path parameter schemas shared by the routes. */
 import { z } from "zod";
-import { goalId, keyId, siteId } from "../lib/ids";
+import { deploymentId, goalId, keyId, siteId } from "../lib/ids";
 
 export const siteParams = z.strictObject({ id: siteId.meta({ param: { description: "Site id" } }) });
 export const siteGoalParams = z.strictObject({
@@ -8,3 +8,4 @@ export const siteGoalParams = z.strictObject({
   goal: goalId.meta({ param: { description: "Goal id" } }),
 });
 export const keyParams = z.strictObject({ id: keyId.meta({ param: { description: "Key id" } }) });
+export const deploymentParams = z.strictObject({ id: deploymentId.meta({ param: { description: "Deployment id" } }) });

@@ -5,6 +5,10 @@
  * handler → render its reply. The call is counted for the key whatever the outcome once the
  * key is known — by the key's RateLimiter, in the same step as the token, so a request writes
  * nothing to the database for it — and rate-limit headers go on every answer.
+ *
+ * A signed webhook route (`webhook-signature`) has no key: its path is validated, its raw body
+ * read under its bound and its signature verified with the site's secret (hook-auth.ts) before
+ * the handler parses anything.
  */
 import type { IRequest } from "itty-router";
 import type { Caller } from "../domain/access";
@@ -17,16 +21,18 @@ import { DEFAULT_BODY_LIMIT, readJson, validate } from "./body";
 import type { ApiEnv } from "./env";
 import { rateLimiterFor } from "./key-limiter";
 import { parseDefaultLimit, rateLimitHeaders, type RateDecision } from "./ratelimit";
-import type { AuthKind, Route } from "./registry";
+import { authenticateDelivery } from "./hook-auth";
+import type { AuthKind, KeyRoute, Route, SignedRoute } from "./registry";
 import { renderReply, replier } from "./reply";
 
 type Authenticator = (request: Request, db: Database) => Promise<Caller>;
 
 /**
- * One authenticator per auth kind. Signed webhooks and site tokens get theirs with the first
- * route that takes them (the deployment hook); until then such a route cannot be mounted.
+ * One authenticator per key-like auth kind. Site tokens get theirs with the first route that
+ * takes them; until then such a route cannot be mounted. Signed webhooks go through
+ * `runSignedRoute`.
  */
-const AUTHENTICATORS: Partial<Record<AuthKind, Authenticator>> = { key: authenticateKey };
+const AUTHENTICATORS: Partial<Record<Exclude<AuthKind, "webhook-signature">, Authenticator>> = { key: authenticateKey };
 
 /** Takes a token from the key's bucket; the same call counts it for `route`. */
 async function takeRateToken(env: ApiEnv, caller: Caller, route: string): Promise<RateDecision> {
@@ -39,6 +45,23 @@ async function takeRateToken(env: ApiEnv, caller: Caller, route: string): Promis
 }
 
 export function runRoute(spec: Route) {
+  return spec.auth === "webhook-signature" ? runSignedRoute(spec) : runKeyRoute(spec);
+}
+
+function runSignedRoute(spec: SignedRoute) {
+  return async (request: IRequest, env: ApiEnv, execution: ExecutionContext): Promise<Response> => {
+    try {
+      const db = database(env);
+      const params = validate(spec.params, request.params ?? {}, "path") as Record<string, unknown>;
+      const delivery = await authenticateDelivery(request, env, db, String(params[spec.siteParam]), spec.bodyLimit);
+      return renderReply(await spec.handle({ request, env, execution, db, params, delivery, baseUrl: publicUrl(env), ...replier }));
+    } catch (error) {
+      return errorResponse(error);
+    }
+  };
+}
+
+function runKeyRoute(spec: KeyRoute) {
   const authenticate = AUTHENTICATORS[spec.auth];
   if (!authenticate) throw new Error(`${spec.operationId}: no authenticator for auth kind "${spec.auth}"`);
   const routeName = `${spec.method} ${spec.path}`;

@@ -3,6 +3,10 @@
  * authenticated, its scope, where its site id comes from, and its request and response
  * schemas; the router, the pipeline and the OpenAPI document are all built from this one
  * declaration, and a handler's reply is typechecked against the responses it declares.
+ *
+ * Two kinds of route: `route()` for callers with an API key (scope, site allowlist, rate
+ * limit, call counters), and `signedRoute()` for webhook deliveries signed with a per-site
+ * secret over the raw body (the deployment hook), which have no key, scope or allowlist.
  */
 import type { z } from "zod";
 import type { Scope } from "../lib/keys";
@@ -33,7 +37,7 @@ export interface RouteContext<P, Q, B, R extends Responses> extends Replier<R> {
 }
 
 /** What every route declares besides its schemas and handler. */
-interface RouteDeclaration {
+interface DeclarationBase {
   /** Hand-named and stable: generated clients call the route by it (`listSites`). */
   operationId: string;
   method: Method;
@@ -41,11 +45,14 @@ interface RouteDeclaration {
   path: string;
   summary: string;
   tag: string;
-  auth: AuthKind;
-  scope: Scope;
   bodyLimit?: number;
   /** A body the handler reads itself (e.g. to forward it); documented, not validated here. */
   documentedBody?: z.ZodType;
+}
+
+interface RouteDeclaration extends DeclarationBase {
+  auth: Exclude<AuthKind, "webhook-signature">;
+  scope: Scope;
   /** Which request value names the site the key must be allowed on. */
   site?: { from: "params" | "query" | "body"; name: string };
 }
@@ -63,14 +70,60 @@ export interface RouteSpec<
   handle(context: RouteContext<z.output<P>, z.output<Q>, z.output<B>, R>): Promise<Reply>;
 }
 
-/** A route as the router and the OpenAPI generator hold it, its schema types set aside. */
-export interface Route extends RouteDeclaration {
+/** A key route as the router and the OpenAPI generator hold it, its schema types set aside. */
+export interface KeyRoute extends RouteDeclaration {
   params?: z.ZodType;
   query?: z.ZodType;
   body?: z.ZodType;
   responses: Responses;
   handle(context: RouteContext<unknown, unknown, unknown, Responses>): Promise<Reply>;
 }
+
+/** A webhook delivery whose signature verified with its site's secret (api/hook-auth.ts). */
+export interface SignedDelivery {
+  siteId: string;
+  /** `github`: X-Hub-Signature-256; `standard`: Standard Webhooks. */
+  scheme: "github" | "standard";
+  /** The raw body the signature covers. */
+  body: Uint8Array;
+  /** GitHub's X-GitHub-Event. */
+  gitHubEvent: string | null;
+  /** Standard Webhooks' webhook-id. */
+  webhookId: string | null;
+}
+
+export interface SignedRouteContext<P, R extends Responses> extends Replier<R> {
+  request: Request;
+  env: ApiEnv;
+  execution: ExecutionContext;
+  db: Database;
+  params: P;
+  delivery: SignedDelivery;
+  baseUrl: string;
+}
+
+interface SignedRouteDeclaration extends DeclarationBase {
+  auth: "webhook-signature";
+  /** The path parameter naming the site whose secret signs the deliveries. */
+  siteParam: string;
+  /** How deliveries are signed, and the headers that carry it, for the OpenAPI document. */
+  signedWith: { description: string; headers: Record<string, string> };
+}
+
+export interface SignedRouteSpec<P extends z.ZodType, R extends Responses> extends SignedRouteDeclaration {
+  params: P;
+  responses: R;
+  handle(context: SignedRouteContext<z.output<P>, R>): Promise<Reply>;
+}
+
+export interface SignedRoute extends SignedRouteDeclaration {
+  params: z.ZodType;
+  responses: Responses;
+  handle(context: SignedRouteContext<unknown, Responses>): Promise<Reply>;
+}
+
+/** A route as the router and the OpenAPI generator hold it. */
+export type Route = KeyRoute | SignedRoute;
 
 /**
  * Declares a route, inferring the handler's parameter and reply types from its schemas. The
@@ -80,4 +133,12 @@ export function route<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodT
   spec: RouteSpec<P, Q, B, R>,
 ): Route {
   return spec;
+}
+
+/**
+ * Declares a route for signed webhook deliveries: the pipeline reads the raw body under its
+ * bound and verifies the signature with the site's secret before the handler parses anything.
+ */
+export function signedRoute<P extends z.ZodType, const R extends Responses>(spec: SignedRouteSpec<P, R>): Route {
+  return spec as SignedRoute;
 }

@@ -7,7 +7,7 @@ import type { ApiKeyRow } from "../domain/apikeys";
 import type { GoalRow } from "../domain/goals";
 import type { SiteRow, SiteVerification } from "../domain/sites";
 import { snippetFor } from "../domain/snippet";
-import { GOAL_KINDS } from "../lib/schema";
+import { DEPLOYMENT_SOURCES, GOAL_KINDS } from "../lib/schema";
 import { SCOPES } from "../lib/keys";
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -170,3 +170,47 @@ export const acceptedEventsResource = z
     duplicates: z.number().int().meta({ description: "Events whose id was already stored (counted once)." }),
   })
   .meta({ id: "AcceptedEvents" });
+
+export const smokeConversionResource = z
+  .object({
+    id: z.string().nullable().meta({ description: "The conversion's `id` as its caller sent it (null when it sent none)." }),
+    goal: z.string().meta({ description: "The smoke-test goal's id." }),
+    at: timestamp,
+    attached: z.boolean().meta({ description: "Whether it was attached to a session seen in the last 24 hours." }),
+  })
+  .meta({ id: "SmokeConversion" });
+
+export const deploymentResource = z
+  .object({
+    id: z.string().meta({ example: "dep_Q2mZbT1vEk3J9x0a" }),
+    site: z.string(),
+    version: z.string().meta({ description: "Commit SHA, tag or build number.", example: "3f9c2ab" }),
+    environment: z.string().meta({ example: "production" }),
+    external_id: z.string().meta({ description: "Idempotency key, unique per site." }),
+    description: z.string().nullable(),
+    url: z.string().nullable(),
+    deployed_at: timestamp,
+    source: z.enum(DEPLOYMENT_SOURCES).meta({ description: "api: POST /api/v1/deployments; github: a GitHub deployment_status; webhook: a Standard Webhooks delivery." }),
+    created_at: timestamp,
+    smoke: z.array(smokeConversionResource).meta({
+      description:
+        "Smoke-test conversions beside this marker, oldest first (at most 100): those whose id is this marker's id, external_id or version, else those stamped from its deployed_at until the next marker. Exact, at once: operator data.",
+    }),
+  })
+  .meta({ id: "Deployment" });
+
+export const deploymentHookResource = z
+  .object({
+    url: z.string().meta({ description: "Where to send deliveries: the webhook's Payload URL.", example: "https://wren.example.com/hooks/deployments/site_k3J9x0aQ2mZbT1vE" }),
+    secret: z.string().meta({
+      description: "The hook's secret (`whsec_…`, Standard Webhooks). Shown once; GitHub takes it as it is. Calling again rotates it: the old one stops at once.",
+    }),
+  })
+  .meta({ id: "DeploymentHook" });
+
+export const ignoredDeliveryResource = z
+  .object({
+    recorded: z.literal(false),
+    reason: z.string().meta({ description: "Why nothing was recorded (an event or state that makes no marker)." }),
+  })
+  .meta({ id: "IgnoredDelivery" });

@@ -8,6 +8,9 @@
  *
  * Page, time and scroll goals count at most once per session (the writer keys them by goal
  * and session); an event goal counts every time the event is sent, with its value.
+ * Smoke-test goals (an event goal with `purpose: "smoke-test"`) are the operator's own
+ * synthetic conversions: they count only through `/s2s` and `POST /api/v1/events`, never from
+ * a beacon, so a page cannot fake (or spoil) a deployment's smoke test.
  * Patterns are exact paths in which `*` stands for any run of characters, `/` included,
  * matched by `lib/glob.ts` in linear time (a backtracking regex let one beacon freeze the service).
  */
@@ -19,6 +22,8 @@ export interface GoalRule {
   kind: GoalKind;
   match: string;
   threshold: number;
+  /** A smoke-test goal: counted from s2s only, and recorded beside deployment markers. */
+  smoke?: boolean;
 }
 
 export interface BeaconFacts {
@@ -35,6 +40,7 @@ export function pathMatches(pattern: string, path: string): boolean {
 }
 
 export function goalCompleted(goal: GoalRule, fact: BeaconFacts): boolean {
+  if (goal.smoke) return false;
   switch (goal.kind) {
     case "page":
       return fact.type === "pageview" && pathMatches(goal.match, fact.path);

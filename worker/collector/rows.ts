@@ -59,6 +59,11 @@ export interface ConversionRow {
   lookup: [string, string | null] | null;
   /** s2s with a token: stored only while the site's token version still equals this. */
   tokenVersion: number | null;
+  /**
+   * A smoke-test goal's conversion (s2s only): also recorded in smoke_conversions, in the same
+   * transaction, with the caller's `id` in plain text (null when it sent none).
+   */
+  smoke?: { id: string | null };
 }
 
 export interface IngestRequest {
@@ -122,8 +127,9 @@ export function tokenVersionsStatement(siteIds: string[]): InStatement | null {
 
 /**
  * The writes for all requests of one flush, in dependency order: sessions before the
- * events and conversions that refer to them. The conversions statement is last and
- * returns the keys it stored, so each caller learns what was new and what was a duplicate.
+ * events and conversions that refer to them, smoke-test records after their conversions. The
+ * conversions statements return the keys they stored, so each caller learns what was new and
+ * what was a duplicate.
  */
 export function writeStatements(all: IngestRequest[], now: number, windowMs: number): InStatement[] {
   const statements: InStatement[] = [];
@@ -186,6 +192,21 @@ export function writeStatements(all: IngestRequest[], now: number, windowMs: num
           c.tokenVersion,
         ]),
       ],
+    });
+  }
+  const smoke = all.flatMap((r) => r.conversions).filter((c) => c.smoke !== undefined && c.key !== null);
+  for (const part of chunks(smoke)) {
+    statements.push({
+      // The conversion each names by its key, if it is stored (now, or before: then its smoke
+      // record exists already). Its goal and source must match, so a reused id never
+      // records another goal's conversion as a smoke test.
+      sql:
+        "INSERT INTO smoke_conversions (conversion_id, site_id, goal_id, external_id, attached, ts) " +
+        "SELECT c.id, c.site_id, c.goal_id, v.column4, c.session_id IS NOT NULL, c.ts " +
+        `FROM (VALUES ${valuesClause(part.length, 4)}) AS v ` +
+        "JOIN conversions c ON c.site_id = v.column1 AND c.event_key = v.column2 AND c.goal_id = v.column3 AND c.source = 's2s' " +
+        "WHERE true ON CONFLICT (conversion_id) DO NOTHING",
+      args: part.flatMap((c): InValue[] => [c.siteId, c.key, c.goalId, c.smoke!.id]),
     });
   }
   return statements;

@@ -13,6 +13,7 @@ import { hasMediaType, parseJson, readBoundedText } from "../lib/body";
 import { SERVICE_TOKEN_HEADER } from "../lib/tokens";
 import type { CollectorWorkerEnv } from "./env";
 import { eventKeyOf } from "./event-key";
+import type { GoalRule } from "./goals";
 import { originAllowed, requestOrigin } from "./origin";
 import { emptyRequest, type ConversionRow } from "./rows";
 import { describeIssue } from "../lib/issues";
@@ -70,16 +71,20 @@ function eventTime(item: Located, now: number): number {
   return ts;
 }
 
-/** Every goal must be the site's; a goal made seconds ago is found by one fresh read. */
-async function requireGoals(env: CollectorWorkerEnv, site: SiteConfig, items: Located[]): Promise<void> {
+/**
+ * Every goal must be the site's; a goal made seconds ago is found by one fresh read. Returns
+ * the site's goals by id, as last read.
+ */
+async function requireGoals(env: CollectorWorkerEnv, site: SiteConfig, items: Located[]): Promise<Map<string, GoalRule>> {
   const missing = (config: SiteConfig) => items.find((item) => !config.goals.some((g) => g.id === item.event.goal_id));
-  if (!missing(site)) return;
+  if (!missing(site)) return new Map(site.goals.map((g) => [g.id, g]));
   const fresh = (await siteConfig(env, site.id, { refresh: true })) ?? site;
   const item = missing(fresh);
   if (item) {
     const field = `${item.at}goal_id`;
     throw new HttpProblem(422, `${field}: ${item.event.goal_id} is not a goal of this site`, { field });
   }
+  return new Map(fresh.goals.map((g) => [g.id, g]));
 }
 
 async function ingestConversions(
@@ -105,7 +110,7 @@ async function ingestConversions(
       throw new HttpProblem(403, `Origin ${origin?.hostname ?? "null"} is not on this site's allowlist.`, { field: "origin" });
     }
   }
-  await requireGoals(env, site, items);
+  const goals = await requireGoals(env, site, items);
 
   const keys = items.some((item) => item.event.session) ? await sessionKeys(env, now) : null;
   const rows = emptyRequest();
@@ -123,6 +128,8 @@ async function ingestConversions(
       sessionId: null,
       lookup: event.session && keys ? await sessionCandidates(keys, site.id, event.session) : null,
       tokenVersion: token.version,
+      // A smoke test: listed beside its deployment marker with the caller's id (domain/deployments.ts).
+      ...(goals.get(event.goal_id)?.smoke ? { smoke: { id: event.id ?? null } } : {}),
     };
     submitted.push(row);
     rows.conversions.push(row);

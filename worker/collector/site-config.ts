@@ -4,7 +4,7 @@
  * no reads; a goal created a moment ago is picked up by `refresh` (s2s) or within the TTL.
  */
 import { libsqlClient } from "../lib/libsql";
-import type { GoalKind } from "../lib/schema";
+import { isSmokeTestGoal, type GoalKind } from "../lib/schema";
 import type { CollectorWorkerEnv } from "./env";
 import type { GoalRule } from "./goals";
 
@@ -25,7 +25,7 @@ async function load(env: CollectorWorkerEnv, siteId: string): Promise<SiteConfig
   const [siteRows, goalRows] = await libsqlClient(env).batch(
     [
       { sql: "SELECT id, allowlist, token_version FROM sites WHERE id = ?", args: [siteId] },
-      { sql: "SELECT id, kind, match, threshold FROM goals WHERE site_id = ? ORDER BY id", args: [siteId] },
+      { sql: "SELECT id, kind, match, threshold, purpose FROM goals WHERE site_id = ? ORDER BY id", args: [siteId] },
     ],
     "read",
   );
@@ -43,6 +43,7 @@ async function load(env: CollectorWorkerEnv, siteId: string): Promise<SiteConfig
     kind: String(g.kind) as GoalKind,
     match: String(g.match),
     threshold: Number(g.threshold),
+    smoke: isSmokeTestGoal({ kind: String(g.kind), purpose: g.purpose === null ? null : String(g.purpose) }),
   }));
   return { id: String(site.id), allowlist, tokenVersion: Number(site.token_version), goals };
 }

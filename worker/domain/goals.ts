@@ -6,7 +6,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { Database } from "../lib/db";
 import { newId } from "../lib/ids";
 import { HttpProblem } from "../lib/problem";
-import { alertRules, conversions, goals, type GoalKind } from "../lib/schema";
+import { alertRules, conversions, goals, smokeConversions, type GoalKind } from "../lib/schema";
 import { requireSite } from "./sites";
 
 export type GoalRow = typeof goals.$inferSelect;
@@ -80,10 +80,11 @@ export async function requireGoalsOfSite(db: Database, siteId: string, goalIds: 
   if (missing) throw new HttpProblem(422, `${field}: ${missing} is not a goal of this site.`, { field });
 }
 
-/** Deletes a site's goal with its conversions and alert rules, in one transaction. */
+/** Deletes a site's goal with its conversions (smoke-test records too) and alert rules, in one transaction. */
 export async function deleteGoal(db: Database, siteId: string, goalId: string): Promise<void> {
   await requireGoal(db, siteId, goalId);
   await db.batch([
+    db.delete(smokeConversions).where(eq(smokeConversions.goalId, goalId)),
     db.delete(conversions).where(eq(conversions.goalId, goalId)),
     db.delete(alertRules).where(eq(alertRules.goalId, goalId)),
     db.delete(goals).where(and(eq(goals.id, goalId), eq(goals.siteId, siteId))),

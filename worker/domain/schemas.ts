@@ -108,6 +108,74 @@ export const goalCreateBody = z
     purpose: goal.purpose ?? null,
   }));
 
+/** How far ahead of now a deployed_at may be (clock skew), and how far back. */
+export const DEPLOYED_AT_SKEW_MS = 5 * 60 * 1000;
+export const DEPLOYED_AT_MAX_AGE_MS = 24 * 3600 * 1000;
+
+/** Why a deployment time is refused at `now`, or null when it is within the window. */
+export function deployedAtProblem(ms: number, now: number): string | null {
+  if (!Number.isFinite(ms)) return "must be an ISO 8601 date-time";
+  if (ms > now + DEPLOYED_AT_SKEW_MS) return "is in the future (at most 5 minutes of clock skew are allowed)";
+  if (ms < now - DEPLOYED_AT_MAX_AGE_MS) return "is more than 24 hours ago";
+  return null;
+}
+
+/** Printable text: no control or format characters (a marker's fields are shown as they are). */
+const printable = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+$/u, `must be printable text (1–${max} characters)`);
+
+/** True for an absolute http:// or https:// URL without credentials. */
+function isWebUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") && !url.username && !url.password;
+  } catch {
+    return false;
+  }
+}
+
+const deploymentFields = {
+  version: z
+    .string()
+    .min(1)
+    .max(128)
+    .regex(/^[\p{L}\p{N}\p{P}\p{S}]+$/u, "must be a commit SHA, tag or build number (1–128 printable characters, no spaces)")
+    .meta({ description: "What was deployed: a commit SHA, tag or build number.", example: "3f9c2ab" }),
+  environment: printable(64)
+    .optional()
+    .meta({ description: "Where it was deployed (default `production`).", example: "production" }),
+  external_id: printable(200).optional().meta({
+    description:
+      "Idempotency key, unique per site: the same one again returns the same marker unchanged. Default `version:environment` (the webhook: `webhook:<webhook-id>`).",
+  }),
+  description: z
+    .string()
+    .max(1000)
+    .regex(/^(?:[^\p{Cc}\p{Cf}]|[\t\n\r])*$/u, "must be printable text (at most 1000 characters)")
+    .nullish(),
+  url: z.string().max(2048).refine(isWebUrl, "must be an http:// or https:// URL (without credentials)").nullish().meta({
+    description: "A link to the release (build log, changelog, environment).",
+  }),
+  deployed_at: z.iso
+    .datetime({ offset: true })
+    .superRefine((value, ctx) => {
+      const why = deployedAtProblem(Date.parse(value), Date.now());
+      if (why) ctx.addIssue({ code: "custom", message: why });
+    })
+    .optional()
+    .meta({ description: "When it was deployed (default now): not in the future (5 minutes of skew allowed), at most 24 hours ago." }),
+};
+
+export const deploymentCreateBody = z.strictObject({ site: siteId, ...deploymentFields });
+/** The body of a Standard Webhooks delivery to the deployment hook: the same fields, the site in the URL. */
+export const deploymentHookBody = z.strictObject(deploymentFields);
+
+export type DeploymentFields = z.output<typeof deploymentHookBody>;
 export type SiteCreateBody = z.infer<typeof siteCreateBody>;
 export type KeyCreateBody = z.infer<typeof keyCreateBody>;
 export type GoalCreateBody = z.infer<typeof goalCreateBody>;

@@ -8,7 +8,7 @@ import { eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../lib/db";
 import { newId } from "../lib/ids";
 import { HttpProblem } from "../lib/problem";
-import { alertRules, conversions, deployments, events, goals, sessions, siteBeacons, sites, vitals } from "../lib/schema";
+import { alertRules, conversions, deployments, events, goals, sessions, siteBeacons, sites, smokeConversions, vitals } from "../lib/schema";
 import { deleteSiteRollupsStatements, rebuildSiteRollups } from "../reports/rollup";
 import { changeSiteZone } from "../reports/zone-change";
 
@@ -122,6 +122,7 @@ export async function rotateSiteToken(db: Database, id: string): Promise<SiteRow
 export async function deleteSite(db: Database, id: string): Promise<void> {
   await requireSite(db, id);
   const deletes: InStatement[] = [
+    db.delete(smokeConversions).where(eq(smokeConversions.siteId, id)),
     db.delete(conversions).where(eq(conversions.siteId, id)),
     db.delete(vitals).where(eq(vitals.siteId, id)),
     db.delete(events).where(eq(events.siteId, id)),

@@ -6,11 +6,16 @@
 import { HttpProblem } from "./problem";
 
 export async function readBoundedText(request: Request, maxBytes: number): Promise<string> {
+  return decodeUtf8(await readBoundedBytes(request, maxBytes));
+}
+
+/** The body's bytes as sent (for a signature over the raw body), under the same bound. */
+export async function readBoundedBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (declared > maxBytes) throw new HttpProblem(413, `The body is larger than ${maxBytes} bytes.`, { field: "body" });
-  if (!request.body) return "";
+  if (!request.body) return new Uint8Array(0);
   // With a declared length the HTTP layer holds the body to it: read it in one go.
-  if (Number.isInteger(declared) && declared >= 0) return decodeUtf8(new Uint8Array(await request.arrayBuffer()));
+  if (Number.isInteger(declared) && declared >= 0) return new Uint8Array(await request.arrayBuffer());
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -30,10 +35,11 @@ export async function readBoundedText(request: Request, maxBytes: number): Promi
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return decodeUtf8(bytes);
+  return bytes;
 }
 
-function decodeUtf8(bytes: Uint8Array): string {
+/** Bytes as UTF-8 text; a 400 when they are not UTF-8. */
+export function decodeUtf8(bytes: Uint8Array): string {
   try {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {

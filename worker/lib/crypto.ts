@@ -17,6 +17,23 @@ export function toBase64Url(bytes: Uint8Array): string {
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
+/** Standard base64 with padding (RFC 4648 §4), as Standard Webhooks spells secrets and signatures. */
+export function toBase64(bytes: Uint8Array): string {
+  let binary = "";
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary);
+}
+
+/** Decodes standard base64 (padding optional); null when the text is not base64. */
+export function fromBase64(text: string): Uint8Array | null {
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.replace(/=+$/, "").length % 4 === 1) return null;
+  try {
+    return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+  } catch {
+    return null;
+  }
+}
+
 export function randomToken(byteLength: number): string {
   return toBase64Url(crypto.getRandomValues(new Uint8Array(byteLength)));
 }

@@ -4,6 +4,9 @@
  *
  * - Raw `events`, `conversions` and `vitals` stamped before the cutoff (now − the period), and
  *   only once folded (id ≤ their source's watermark): reports read the rollups, never raw rows.
+ * - `smoke_conversions` (the caller's id of each smoke-test conversion, in plain text) stamped
+ *   before the cutoff, with the raw conversions they describe: explicitly, since the cascade
+ *   from conversions needs foreign keys, which not every Hrana server enforces.
  * - `sessions` last seen before the cutoff: the sessions list shows only days that began after
  *   it (sessions-list.ts), and s2s conversions attach to sessions seen in the last 24 hours.
  * - The units rows (which sessions a cell has seen) and the funnel rows (each converting
@@ -162,6 +165,7 @@ function tasks(horizon: RetentionHorizon, limit: number): Task[] {
     const { probe, rowids } = oldest(table, where, limit, among);
     list.push({ table, probe, statement: `DELETE FROM ${table} WHERE rowid IN (${rowids})`, args: [arg] });
   };
+  remove("smoke_conversions", "ts < ?", horizon.rawBefore);
   for (const source of ["events", "conversions", "vitals"])
     remove(source, "ts < ?", horizon.rawBefore, `id <= ${folded(source)}`);
   remove("sessions", "last_seen < ?", horizon.rawBefore);

@@ -1,5 +1,6 @@
-/** Every /api/v1 route, in the order they are matched; the router and the OpenAPI document take them from here. */
+/** Every /api/v1 route (and the signed /hooks ones), in the order they are matched; the router and the OpenAPI document take them from here. */
 import type { Route } from "../registry";
+import { deploymentRoutes } from "./deployments";
 import { eventRoutes } from "./events";
 import { goalRoutes } from "./goals";
 import { keyRoutes } from "./keys";
@@ -7,4 +8,12 @@ import { reportRoutes } from "./reports";
 import { sessionRoutes } from "./sessions";
 import { siteRoutes } from "./sites";
 
-export const apiRoutes: Route[] = [...keyRoutes, ...siteRoutes, ...goalRoutes, ...sessionRoutes, ...eventRoutes, ...reportRoutes];
+export const apiRoutes: Route[] = [
+  ...keyRoutes,
+  ...siteRoutes,
+  ...goalRoutes,
+  ...sessionRoutes,
+  ...eventRoutes,
+  ...reportRoutes,
+  ...deploymentRoutes,
+];

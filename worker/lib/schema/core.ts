@@ -22,6 +22,11 @@ export const sites = sqliteTable(
      * day atoms are the unit of k-anonymity suppression (docs/reports.md).
      */
     timezone: text("timezone").notNull().default("UTC"),
+    /**
+     * Version of the deployment webhook's secret, derived from the server secret and this
+     * (domain/deployment-hook.ts); 0 while the site has no hook. Bumped to rotate.
+     */
+    deploymentHookVersion: integer("deployment_hook_version").notNull().default(0),
   },
   (t) => [uniqueIndex("sites_domain_unique").on(t.domain)],
 );
@@ -34,6 +39,18 @@ export const siteIdColumn = () =>
 
 export const GOAL_KINDS = ["page", "event", "time", "scroll"] as const;
 export type GoalKind = (typeof GOAL_KINDS)[number];
+
+/** The `purpose` that makes an event goal a smoke test: the operator's own synthetic conversions. */
+export const SMOKE_TEST_PURPOSE = "smoke-test";
+
+/**
+ * A smoke-test goal: an event goal with `purpose: "smoke-test"`. It counts only conversions
+ * posted through `/s2s` or `POST /api/v1/events`, never beacons, and each one is listed beside
+ * its deployment marker (smoke_conversions).
+ */
+export function isSmokeTestGoal(goal: { kind: string; purpose: string | null }): boolean {
+  return goal.kind === "event" && goal.purpose === SMOKE_TEST_PURPOSE;
+}
 
 /** A goal: what counts as a conversion on a site. */
 export const goals = sqliteTable(

@@ -100,3 +100,28 @@ export const siteBeacons = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.siteId, t.origin] })],
 );
+
+/**
+ * Each smoke-test conversion (an s2s conversion of a smoke-test goal) with the caller's `id` in
+ * plain text: the operator's own synthetic id (a deployment's id or version), so it can be
+ * listed beside its deployment marker. Written in the same transaction as its conversion
+ * (collector/rows.ts), and deleted with it (retention, goal and site deletion).
+ */
+export const smokeConversions = sqliteTable(
+  "smoke_conversions",
+  {
+    conversionId: integer("conversion_id")
+      .primaryKey()
+      .references(() => conversions.id, { onDelete: "cascade" }),
+    siteId: siteIdColumn(),
+    goalId: text("goal_id")
+      .notNull()
+      .references(() => goals.id, { onDelete: "cascade" }),
+    /** The caller's `id`, as sent; null when it sent none. */
+    externalId: text("external_id"),
+    /** Whether it was attached to a session (conversions.session_id not null). */
+    attached: integer("attached", { mode: "boolean" }).notNull(),
+    ts: integer("ts").notNull(),
+  },
+  (t) => [index("smoke_conversions_site_ts").on(t.siteId, t.ts), index("smoke_conversions_site_external_id").on(t.siteId, t.externalId)],
+);
