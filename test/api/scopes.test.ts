@@ -74,6 +74,14 @@ const cases: Case[] = [
     }),
   ),
   {
+    name: "GET /api/v1/overview",
+    scope: "read:reports",
+    siteBound: true,
+    siteField: "site",
+    success: 200,
+    request: async (_f, s) => ({ method: "GET", path: `/api/v1/overview?site=${s}` }),
+  },
+  {
     name: "GET /api/v1/funnels",
     scope: "read:reports",
     siteBound: true,

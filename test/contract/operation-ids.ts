@@ -21,6 +21,7 @@ export const OPERATION_IDS = {
   "GET /api/v1/conversions": "getConversionsReport",
   "GET /api/v1/funnels": "getFunnelReport",
   "GET /api/v1/timeseries": "getTimeseries",
+  "GET /api/v1/overview": "getOverview",
   "POST /api/v1/deployments": "createDeployment",
   "GET /api/v1/deployments": "listDeployments",
   "GET /api/v1/deployments/{id}": "getDeployment",

@@ -1,6 +1,6 @@
 /** Goals in the domain layer: idempotent creation on an existing site, lookups within a site, references a query makes, and deletion with what hangs on a goal. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createGoal, deleteGoal, goalsOfSite, requireGoal, requireGoalsOfSite } from "../../worker/domain/goals";
+import { createGoal, deleteGoal, goalsOfSite, requireGoal, requireReportGoals } from "../../worker/domain/goals";
 import { insertSite } from "../../worker/domain/sites";
 import { addConversions, at } from "../reports/helpers";
 import { openDomainDb, problemOf, type DomainDb } from "./helpers";
@@ -72,16 +72,25 @@ describe("lookups within a site", () => {
     });
   });
 
-  it("requireGoalsOfSite names the query field and the first goal that is not the site's (422)", async () => {
+  it("requireReportGoals names the query field and the first goal that is not the site's (422)", async () => {
     const [a, b] = await goalsOfSite(d.db, shop);
     const foreign = (await goalsOfSite(d.db, blog))[0]!;
-    await expect(requireGoalsOfSite(d.db, shop, [a!.id, b!.id], "goals")).resolves.toBeUndefined();
-    expect(await problemOf(requireGoalsOfSite(d.db, shop, [a!.id, foreign.id, "goal_unknown"], "goals"))).toEqual({
+    await expect(requireReportGoals(d.db, shop, [a!.id, b!.id], "goals")).resolves.toBeUndefined();
+    expect(await problemOf(requireReportGoals(d.db, shop, [a!.id, foreign.id, "goal_unknown"], "goals"))).toEqual({
       status: 422,
       detail: `goals: ${foreign.id} is not a goal of this site.`,
       field: "goals",
     });
-    expect((await problemOf(requireGoalsOfSite(d.db, shop, ["goal_unknown"], "goal"))).field).toBe("goal");
+    expect((await problemOf(requireReportGoals(d.db, shop, ["goal_unknown"], "goal"))).field).toBe("goal");
+  });
+
+  it("requireReportGoals refuses a smoke-test goal: its conversions are listed with the deployments, not in reports", async () => {
+    const smoke = (await createGoal(d.db, shop, { name: "Smoke", kind: "event", match: "smoke", threshold: 0, purpose: "smoke-test" })).goal;
+    expect(await problemOf(requireReportGoals(d.db, shop, [smoke.id], "goal"))).toEqual({
+      status: 422,
+      detail: `goal: ${smoke.id} is a smoke-test goal; its conversions are listed with the deployments (GET /api/v1/deployments), not in reports.`,
+      field: "goal",
+    });
   });
 });
 

@@ -6,7 +6,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { Database } from "../lib/db";
 import { newId } from "../lib/ids";
 import { HttpProblem } from "../lib/problem";
-import { alertRules, conversions, goals, smokeConversions, type GoalKind } from "../lib/schema";
+import { alertRules, conversions, goals, isSmokeTestGoal, smokeConversions, type GoalKind } from "../lib/schema";
 import { requireSite } from "./sites";
 
 export type GoalRow = typeof goals.$inferSelect;
@@ -69,15 +69,26 @@ export async function requireGoal(db: Database, siteId: string, goalId: string, 
  * Checks goal ids a query refers to (a funnel's steps, a timeseries' goal): each must be a
  * goal of the site, else a 422 naming the query field and the first stranger.
  */
-export async function requireGoalsOfSite(db: Database, siteId: string, goalIds: string[], field: string): Promise<void> {
+/**
+ * The goals a report is asked about: each must be a goal of the site, and not a smoke-test goal,
+ * whose synthetic conversions stay out of every report and are listed with their deployment
+ * markers instead. 422 naming `field` otherwise.
+ */
+export async function requireReportGoals(db: Database, siteId: string, goalIds: string[], field: string): Promise<void> {
   if (goalIds.length === 0) return;
   const found = await db
-    .select({ id: goals.id })
+    .select({ id: goals.id, kind: goals.kind, purpose: goals.purpose })
     .from(goals)
     .where(and(eq(goals.siteId, siteId), inArray(goals.id, goalIds)));
-  const known = new Set(found.map((g) => g.id));
-  const missing = goalIds.find((id) => !known.has(id));
-  if (missing) throw new HttpProblem(422, `${field}: ${missing} is not a goal of this site.`, { field });
+  const byId = new Map(found.map((g) => [g.id, g]));
+  for (const id of goalIds) {
+    const goal = byId.get(id);
+    if (!goal) throw new HttpProblem(422, `${field}: ${id} is not a goal of this site.`, { field });
+    if (isSmokeTestGoal(goal))
+      throw new HttpProblem(422, `${field}: ${id} is a smoke-test goal; its conversions are listed with the deployments (GET /api/v1/deployments), not in reports.`, {
+        field,
+      });
+  }
 }
 
 /** Deletes a site's goal with its conversions (smoke-test records too) and alert rules, in one transaction. */

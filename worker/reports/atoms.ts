@@ -8,6 +8,7 @@
  */
 import type { Row } from "@libsql/client/web";
 import type { ReadOnlyDatabase } from "../lib/read-only";
+import { SMOKE_TEST_PURPOSE } from "../lib/schema";
 import { NOISE_COLUMN, perturb } from "./noise";
 import { pathFilter } from "./pattern";
 import { goalDayVisible, hourComplementUnsafeSql, PAGE_ATOMS_SQL, pathGoalsVisible, siteDayVisible, type PathGoalDay } from "./privacy";
@@ -39,21 +40,11 @@ export interface DayAtoms {
   /** goal id → day → atom */
   goalDays: Map<string, Map<string, GoalDayAtom>>;
   goals: GoalInfo[];
-  /** Goals whose figures are shown exactly: smoke tests, the operator's own synthetic events. */
-  exactGoals: Set<string>;
 }
 
-/** A goal of the operator's own smoke tests: an event goal marked `purpose: "smoke-test"`. */
-export function isSmokeGoal(goal: { kind: string; purpose: string | null }): boolean {
-  return goal.kind === "event" && goal.purpose === "smoke-test";
-}
-
-/**
- * A cell's shown value: perturbed by its cell key when the scope asks for noise, unless the
- * cell is `exact` (a smoke-test goal's).
- */
-export function shownValue(scope: ReportScope, value: number, keySum: number, column: (typeof NOISE_COLUMN)[keyof typeof NOISE_COLUMN], exact = false): number {
-  return scope.noise && !exact ? perturb(value, keySum, column) : value;
+/** A cell's shown value: perturbed by its cell key when the scope asks for noise. */
+export function shownValue(scope: ReportScope, value: number, keySum: number, column: (typeof NOISE_COLUMN)[keyof typeof NOISE_COLUMN]): number {
+  return scope.noise ? perturb(value, keySum, column) : value;
 }
 
 /**
@@ -82,7 +73,11 @@ export async function loadDayAtoms(db: ReadOnlyDatabase, scope: ReportScope): Pr
   const [siteRows, goalRows, goalList, pathRows] = await db.queryAll([
     { sql: SITE_DAY_ATOMS_SQL, args: [scope.k, ...range] },
     { sql: GOAL_DAY_ATOMS_SQL, args: [scope.k, ...range] },
-    { sql: "SELECT id, name, kind, match, threshold, purpose FROM goals WHERE site_id = ? ORDER BY created_at, id", args: [scope.siteId] },
+    // Smoke-test goals stay out of every report: their conversions are listed with the deployments.
+    {
+      sql: "SELECT id, name, kind, match, threshold FROM goals WHERE site_id = ? AND NOT (kind = 'event' AND purpose IS ?) ORDER BY created_at, id",
+      args: [scope.siteId, SMOKE_TEST_PURPOSE],
+    },
     // The period's paths, when a goal matches paths: its atoms are checked against the pages report.
     {
       sql:
@@ -107,9 +102,6 @@ export async function loadDayAtoms(db: ReadOnlyDatabase, scope: ReportScope): Pr
     });
   }
   const goals = goalList!.rows.map((r) => ({ id: String(r.id), name: String(r.name), kind: String(r.kind) }));
-  const exactGoals = new Set(
-    goalList!.rows.filter((r) => isSmokeGoal({ kind: String(r.kind), purpose: r.purpose === null ? null : String(r.purpose) })).map((r) => String(r.id)),
-  );
   const known = new Set(goals.map((g) => g.id));
   const goalDays = new Map<string, Map<string, GoalDayAtom>>(goals.map((g) => [g.id, new Map()]));
   for (const r of goalRows!.rows) {
@@ -119,14 +111,13 @@ export async function loadDayAtoms(db: ReadOnlyDatabase, scope: ReportScope): Pr
     const units = Number(r.units);
     const conversions = Number(r.conversions);
     const keySum = Number(r.key_sum);
-    const exact = exactGoals.has(goal);
     goalDays.get(goal)!.set(day, {
       units,
       conversions,
       visible: goalDayVisible(units, siteDays.get(day)?.units ?? 0, scope.k) && !Number(r.hour_unsafe),
       shown: {
-        units: shownValue(scope, units, keySum, NOISE_COLUMN.units, exact),
-        conversions: shownValue(scope, conversions, keySum, NOISE_COLUMN.events, exact),
+        units: shownValue(scope, units, keySum, NOISE_COLUMN.units),
+        conversions: shownValue(scope, conversions, keySum, NOISE_COLUMN.events),
       },
     });
   }
@@ -134,7 +125,7 @@ export async function loadDayAtoms(db: ReadOnlyDatabase, scope: ReportScope): Pr
     .filter((r) => PATH_GOAL_KINDS.has(String(r.kind)))
     .map((r) => ({ id: String(r.id), kind: String(r.kind) as PathGoalDay["kind"], match: String(r.match), threshold: Number(r.threshold) }));
   if (pathGoals.length > 0 && pathRows!.rows.length > 0) await checkPathGoals(db, scope, pathGoals, pathRows!.rows.map((r) => String(r.path)), goalDays);
-  return { siteDays, goalDays, goals, exactGoals };
+  return { siteDays, goalDays, goals };
 }
 
 const PATH_GOAL_KINDS = new Set(["page", "time", "scroll"]);

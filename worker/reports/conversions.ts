@@ -26,7 +26,7 @@ export interface ConversionsReport {
 
 export async function conversionsReport(db: ReadOnlyDatabase, scope: ReportScope): Promise<ConversionsReport> {
   if (scope.hours) return windowConversions(scope, await windowCells(db, { ...scope, hours: scope.hours }, null));
-  const { siteDays, goalDays, goals, exactGoals } = await loadDayAtoms(db, scope);
+  const { siteDays, goalDays, goals } = await loadDayAtoms(db, scope);
   let sessionTally: AtomTally = EMPTY_TALLY;
   for (const atom of siteDays.values()) sessionTally = addToTally(sessionTally, atom.shown.units, atom.visible, atom.units > 0);
   const sessions = perturbedFigure(distinctFigure(sessionTally), scope.noise);
@@ -41,8 +41,7 @@ export async function conversionsReport(db: ReadOnlyDatabase, scope: ReportScope
       converting = addToTally(converting, atom.shown.units, atom.visible, atom.units > 0);
       totalConversions = addToTally(totalConversions, atom.shown.conversions, atom.visible, atom.units > 0);
     }
-    // Smoke-test goals are the operator's own synthetic events: shown exactly.
-    const perturbed = scope.noise && !exactGoals.has(goal.id);
+    const perturbed = scope.noise;
     if (perturbed && conversions.visible > 0) totalPerturbed = true;
     const convertingSessions = perturbedFigure(distinctFigure(converting), perturbed);
     return {
@@ -76,7 +75,7 @@ export function windowConversions(scope: ReportScope, cells: WindowCells): Conve
       converting = tallyHour(converting, cell, "units");
       totalConversions = tallyHour(totalConversions, cell, "value");
     }
-    const perturbed = scope.noise && !cells.atoms.exactGoals.has(goal.id);
+    const perturbed = scope.noise;
     if (perturbed && conversions.visible > 0) totalPerturbed = true;
     const convertingSessions = perturbedFigure(distinctFigure(converting), perturbed);
     return {

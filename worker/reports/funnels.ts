@@ -63,7 +63,7 @@ export function funnelCountsSql(steps: number): string {
 }
 
 export async function funnelReport(db: ReadOnlyDatabase, scope: ReportScope, goalIds: string[]): Promise<FunnelStep[]> {
-  const { goalDays, goals, exactGoals } = await loadDayAtoms(db, scope);
+  const { goalDays, goals } = await loadDayAtoms(db, scope);
   const rs = await db.query({
     sql: funnelCountsSql(goalIds.length),
     args: [scope.siteId, scope.from, scope.to, ...goalIds],
@@ -79,7 +79,7 @@ export async function funnelReport(db: ReadOnlyDatabase, scope: ReportScope, goa
     byDay.set(String(r.day), { counts, keySums });
   }
   // Perturbed like every count of units (noise.ts), unless every step is a smoke-test goal.
-  const noise = scope.noise === true && goalIds.some((id) => !exactGoals.has(id));
+  const noise = scope.noise === true;
 
   const steps = goalIds.length;
   const tallies: AtomTally[] = goalIds.map(() => EMPTY_TALLY);

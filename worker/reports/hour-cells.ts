@@ -93,11 +93,11 @@ export async function windowCells(db: ReadOnlyDatabase, scope: ReportScope & Req
     const siteDay = atoms.siteDays.get(day);
     const siteFate = ended ? { visible: siteDay?.visible ?? false, units: siteDay?.units ?? 0 } : null;
     const emptyShown = emptyHoursShown(slots.map((h) => siteRaw.get(h) ?? NO_DATA), scope.k, siteFate);
-    decideDay(scope, slots, siteRaw, siteFate, emptyShown, false, inWindow, site);
+    decideDay(scope, slots, siteRaw, siteFate, emptyShown, inWindow, site);
     for (const [goal, cells] of goals) {
       const goalDay = atoms.goalDays.get(goal)?.get(day);
       const goalFate = ended ? { visible: goalDay?.visible ?? false, units: goalDay?.units ?? 0 } : null;
-      decideDay(scope, slots, goalRaw.get(goal) ?? new Map(), goalFate, emptyShown, atoms.exactGoals.has(goal), inWindow, cells);
+      decideDay(scope, slots, goalRaw.get(goal) ?? new Map(), goalFate, emptyShown, inWindow, cells);
     }
     start = startOfLocalDay(zone, addDays(day, 1));
   }
@@ -110,7 +110,6 @@ function decideDay(
   raw: Map<number, RawCell>,
   day: { visible: boolean; units: number } | null,
   emptyShown: boolean[],
-  exact: boolean,
   inWindow: (h: number) => boolean,
   out: Map<number, HourCell>,
 ): void {
@@ -125,18 +124,18 @@ function decideDay(
       units: c.units,
       value: c.value,
       shown: {
-        units: shownValue(scope, c.units, c.keySum, NOISE_COLUMN.units, exact),
-        value: shownValue(scope, c.value, c.keySum, NOISE_COLUMN.events, exact),
+        units: shownValue(scope, c.units, c.keySum, NOISE_COLUMN.units),
+        value: shownValue(scope, c.value, c.keySum, NOISE_COLUMN.events),
       },
     });
   });
 }
 
 /** A decided hour cell's figure of units or value. */
-export function hourFigure(cell: HourCell, field: "units" | "value", noise: boolean | undefined, exact = false): Figure {
+export function hourFigure(cell: HourCell, field: "units" | "value", noise: boolean | undefined): Figure {
   if (cell.decision === "zero") return { value: 0, qualifier: "exact" };
   if (cell.decision === "hidden") return SUPPRESSED;
-  return { value: cell.shown[field], qualifier: noise && !exact ? "estimated" : "exact" };
+  return { value: cell.shown[field], qualifier: noise ? "estimated" : "exact" };
 }
 
 /**

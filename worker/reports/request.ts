@@ -37,7 +37,7 @@ export interface PreparedReport {
   /** The JSON body's head; CSV and NDJSON lines start with the same values (reply.ts). */
   head: {
     site: string;
-    period: { from: string; to: string; days: number; timezone: string };
+    period: { from: string; to: string; days: number; timezone: string; start?: string; end?: string };
     k: number;
     /** The last local day that is published: the freshest a report of this site can be. */
     published_through: string;
@@ -83,7 +83,7 @@ export async function prepareReport(
   const period = resolvePeriod(query, zone, publication.throughMs);
   check?.(period);
   const k = kAnonymity(env.WREN_K_ANONYMITY);
-  const scope: ReportScope = { siteId, from: period.from, to: period.to, timeZone: period.timeZone, k, noise: true };
+  const scope: ReportScope = { siteId, from: period.from, to: period.to, timeZone: period.timeZone, k, noise: true, hours: period.hours };
   const publishedThrough = lastCompleteDay(zone, publication.throughMs);
   const goals = String(goalRows!.rows[0]?.ids ?? "");
   return {
@@ -93,11 +93,18 @@ export async function prepareReport(
     format: negotiate(request.headers.get("accept")),
     head: {
       site: siteId,
-      period: { from: period.from, to: period.to, days: period.days, timezone: period.timeZone },
+      period: { from: period.from, to: period.to, days: period.days, timezone: period.timeZone, ...windowBounds(period) },
       k,
       published_through: publishedThrough,
     },
     cached: (name, params, compute) =>
       cache.remember(JSON.stringify([name, scope, publication.version, publishedThrough, goals, params]), compute),
   };
+}
+
+/** The instants a period of closed hours covers, for the head; nothing for whole days. */
+function windowBounds(period: Period): { start?: string; end?: string } {
+  if (!period.hours) return {};
+  const { fromMs, toMs } = period.hours.window;
+  return { start: new Date(fromMs).toISOString(), end: new Date(toMs).toISOString() };
 }

@@ -10,7 +10,7 @@ import { VITAL_METRICS } from "../lib/schema";
 import { QUALIFIERS } from "./figures";
 import { MAX_FUNNEL_STEPS } from "./funnels";
 import { decodeCursor } from "./list";
-import { PERIODS } from "./period";
+import { HOUR_PERIODS, PERIODS } from "./period";
 import { INTERVALS } from "./timeseries";
 import { canonicalTimeZone } from "./timezone";
 
@@ -45,6 +45,20 @@ const periodParams = {
     .meta({
       param: {
         description: "The site's time zone (IANA). Optional; any other zone is a 422: days are always cut in the site's zone.",
+      },
+    }),
+};
+
+/** The period parameters of the reports that also cover closed hours: the timeseries and conversions. */
+const hourPeriodParams = {
+  ...periodParams,
+  period: z
+    .enum([...PERIODS, ...HOUR_PERIODS])
+    .optional()
+    .meta({
+      param: {
+        description:
+          "`day`, `7d` or `30d` (default): whole days ending on `date`; or `today` (the site's local day up to its last closed hour) or `24h` (the 24 closed hours before now), reported per hour. Not with `from`/`to`.",
       },
     }),
 };
@@ -112,7 +126,7 @@ export const vitalsQuery = z.strictObject({
 });
 
 export const conversionsQuery = z.strictObject({
-  ...periodParams,
+  ...hourPeriodParams,
   sort: z
     .enum(["conversions", "converting_sessions", "rate", "name"])
     .default("conversions")
@@ -149,11 +163,11 @@ export const funnelsQuery = z.strictObject({
 });
 
 export const timeseriesQuery = z.strictObject({
-  ...periodParams,
+  ...hourPeriodParams,
   interval: z
     .enum(INTERVALS)
-    .default("day")
-    .meta({ param: { description: "`day` (default) or `hour` (local hours; periods of up to 31 days)." } }),
+    .optional()
+    .meta({ param: { description: "`day` (default) or `hour` (local hours; periods of up to 31 days). `today` and `24h` are always per hour." } }),
   goal: goalId.optional().meta({ param: { description: "Count conversions of this goal only (default: all goals)." } }),
 });
 
@@ -175,6 +189,14 @@ const periodSchema = z
     to: z.string().meta({ example: "2026-11-20" }),
     days: z.number().int(),
     timezone: z.string().meta({ description: "The site's time zone, in which the days are cut.", example: "Europe/Berlin" }),
+    start: z.string().optional().meta({
+      format: "date-time",
+      description: "Periods of closed hours (`today`, `24h`): the instant the first hour starts.",
+    }),
+    end: z.string().optional().meta({
+      format: "date-time",
+      description: "Periods of closed hours: the instant the last closed hour ends (the next one is still running).",
+    }),
   })
   .meta({ id: "ReportPeriod" });
 

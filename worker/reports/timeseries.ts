@@ -83,10 +83,7 @@ export async function timeseriesReport(
     atoms = cells.atoms;
     points = hourlyPoints(scope, cells);
   }
-  const goalIds = goal === undefined ? atoms.goals.map((g) => g.id) : [goal];
-  // Conversions of perturbed goals are estimated (smoke-test goals alone stay exact).
-  const perturbedGoals = scope.noise === true && goalIds.some((id) => !atoms.exactGoals.has(id));
-  for (const p of points) p.conversions = perturbedFigure(p.conversions, perturbedGoals);
+  for (const p of points) p.conversions = perturbedFigure(p.conversions, scope.noise);
   return { points, totals: totalsOf(points) };
 }
 

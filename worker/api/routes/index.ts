@@ -4,6 +4,7 @@ import { deploymentRoutes } from "./deployments";
 import { eventRoutes } from "./events";
 import { goalRoutes } from "./goals";
 import { keyRoutes } from "./keys";
+import { overviewRoutes } from "./overview";
 import { reportRoutes } from "./reports";
 import { sessionRoutes } from "./sessions";
 import { siteRoutes } from "./sites";
@@ -15,5 +16,6 @@ export const apiRoutes: Route[] = [
   ...sessionRoutes,
   ...eventRoutes,
   ...reportRoutes,
+  ...overviewRoutes,
   ...deploymentRoutes,
 ];

@@ -4,7 +4,7 @@
  * and the rollups (reports/request.ts), computing through the privacy filter, and answering
  * in the negotiated format (reports/reply.ts) live in worker/reports.
  */
-import { requireGoalsOfSite } from "../../domain/goals";
+import { requireReportGoals } from "../../domain/goals";
 import { HttpProblem } from "../../lib/problem";
 import { conversionsReport } from "../../reports/conversions";
 import { funnelReport } from "../../reports/funnels";
@@ -193,7 +193,7 @@ export const reportRoutes = [
     },
     async handle(context) {
       const { db, query } = context;
-      await requireGoalsOfSite(db, query.site, query.goals, "goals");
+      await requireReportGoals(db, query.site, query.goals, "goals");
       // Funnels read per-session rows, which retention keeps for WREN_RAW_RETENTION_DAYS only.
       const field = query.from !== undefined ? "from" : query.date !== undefined ? "date" : "period";
       const days = retentionDays(context.env.WREN_RAW_RETENTION_DAYS);
@@ -234,27 +234,30 @@ export const reportRoutes = [
     },
     async handle(context) {
       const { db, query } = context;
-      if (query.goal !== undefined) await requireGoalsOfSite(db, query.site, [query.goal], "goal");
+      if (query.goal !== undefined) await requireReportGoals(db, query.site, [query.goal], "goal");
+      let interval = query.interval ?? "day";
       const p = await prepareReport(context, query.site, query, (period) => {
-        if (query.interval === "hour" && period.days > MAX_HOURLY_DAYS) {
+        if (period.hours) {
+          if (query.interval === "day") throw new HttpProblem(400, `interval: period=${query.period} is reported per hour.`, { field: "interval" });
+          interval = "hour";
+        }
+        if (interval === "hour" && period.days > MAX_HOURLY_DAYS) {
           throw new HttpProblem(400, `interval: hourly points cover at most ${MAX_HOURLY_DAYS} days.`, { field: "interval" });
         }
       });
-      const report = await p.cached("timeseries", [query.interval, query.goal], () =>
-        timeseriesReport(p.db, p.scope, query.interval, query.goal),
-      );
+      const report = await p.cached("timeseries", [interval, query.goal], () => timeseriesReport(p.db, p.scope, interval, query.goal));
       return context.reply(
         200,
         {
           ...p.head,
-          interval: query.interval,
+          interval,
           points: report.points,
           totals: report.totals,
         },
         inFormat(
           context.request,
           p,
-          report.points.map((pt) => ({ interval: query.interval, ...pt })),
+          report.points.map((pt) => ({ interval, ...pt })),
           ["interval", "start", "local", ...figureColumns("visitors", "pageviews", "conversions")],
         ),
       );

@@ -1,0 +1,134 @@
+/**
+ * The Overview: what changed since a deployment. The window since the marker, up to the last
+ * closed hour, against the window of equal length just before it; without a marker, the last
+ * 24 closed hours against the 24 before. Hours are the cells (hour-cells.ts): the marker's own
+ * hour is in neither window, since it holds traffic from before and after the release. Every
+ * figure is a sum of decided hour cells, the same the timeseries and conversions report show,
+ * so the Overview adds no figure an attacker could difference: it is a window of them.
+ */
+import type { ReadOnlyDatabase } from "../lib/read-only";
+import { windowConversions } from "./conversions";
+import { round, SUPPRESSED, weakest, type Figure } from "./figures";
+import { tallyHour, windowCells } from "./hour-cells";
+import { additiveFigure, distinctFigure, EMPTY_TALLY, type AtomTally } from "./privacy";
+import { perturbedFigure } from "./figures";
+import type { HourWindow, ReportScope } from "./scope";
+import { HOUR_MS, localHourStart } from "./timezone";
+
+/** Windows compared without a marker: the last day of closed hours against the one before. */
+export const DEFAULT_WINDOW_HOURS = 24;
+
+export interface Delta {
+  /** current − previous. */
+  absolute: Figure;
+  /** (current − previous) / previous, rounded to 4 decimals; null when previous is 0. */
+  relative: Figure | null;
+}
+
+export interface Comparison {
+  current: Figure;
+  previous: Figure;
+  delta: Delta;
+}
+
+export interface RateComparison extends Comparison {
+  /** The figures the rate divides, so a screen can write "6 of 8 sessions". */
+  numerator: { name: "converting_sessions"; current: Figure; previous: Figure };
+  denominator: { name: "sessions"; current: Figure; previous: Figure };
+}
+
+export interface OverviewFigures {
+  visitors: Comparison;
+  pageviews: Comparison;
+  /** The rates' denominator: sessions of the window (shown site-hours' visitors). */
+  sessions: Comparison;
+  goals: {
+    goal: { id: string; name: string; kind: string };
+    conversions: Comparison;
+    converting_sessions: Comparison;
+    rate: RateComparison;
+  }[];
+}
+
+export interface OverviewWindows {
+  current: HourWindow;
+  previous: HourWindow;
+  /** Set when the current window holds no closed hour yet: when its first hour closes. */
+  pendingUntil: number | null;
+}
+
+/**
+ * The windows for a marker deployed at `deployedAtMs` (null: no marker), given the end of the
+ * last closed hour. The current window starts at the first local hour after the marker's; the
+ * previous one ends where the marker's hour starts.
+ */
+export function overviewWindows(timeZone: string, deployedAtMs: number | null, closedUntilMs: number): OverviewWindows {
+  if (deployedAtMs === null) {
+    const length = DEFAULT_WINDOW_HOURS * HOUR_MS;
+    return { current: { fromMs: closedUntilMs - length, toMs: closedUntilMs }, previous: { fromMs: closedUntilMs - 2 * length, toMs: closedUntilMs - length }, pendingUntil: null };
+  }
+  const markerHour = localHourStart(timeZone, deployedAtMs);
+  const start = markerHour + HOUR_MS;
+  const length = Math.max(0, closedUntilMs - start);
+  return {
+    current: { fromMs: start, toMs: start + length },
+    previous: { fromMs: markerHour - length, toMs: markerHour },
+    pendingUntil: length === 0 ? start + HOUR_MS : null,
+  };
+}
+
+/** Both windows' figures, compared. */
+export async function overviewFigures(db: ReadOnlyDatabase, scope: ReportScope, windows: OverviewWindows, lastEndedDay: string): Promise<OverviewFigures> {
+  const [current, previous] = await Promise.all([windows.current, windows.previous].map((w) => windowFigures(db, scope, w, lastEndedDay)));
+  return {
+    visitors: compare(current!.visitors, previous!.visitors),
+    pageviews: compare(current!.pageviews, previous!.pageviews),
+    sessions: compare(current!.conversions.totals.sessions, previous!.conversions.totals.sessions),
+    goals: current!.conversions.rows.map((row, i) => {
+      const before = previous!.conversions.rows[i]!;
+      return {
+        goal: row.goal,
+        conversions: compare(row.conversions, before.conversions),
+        converting_sessions: compare(row.converting_sessions, before.converting_sessions),
+        rate: {
+          ...compare(row.rate, before.rate),
+          numerator: { name: "converting_sessions", current: row.converting_sessions, previous: before.converting_sessions },
+          denominator: { name: "sessions", current: row.sessions, previous: before.sessions },
+        },
+      };
+    }),
+  };
+}
+
+async function windowFigures(db: ReadOnlyDatabase, scope: ReportScope, window: HourWindow, lastEndedDay: string) {
+  const cells = await windowCells(db, { ...scope, hours: { window, lastEndedDay } }, null);
+  let visitors: AtomTally = EMPTY_TALLY;
+  let pageviews: AtomTally = EMPTY_TALLY;
+  for (const cell of cells.site.values()) {
+    visitors = tallyHour(visitors, cell, "units");
+    pageviews = tallyHour(pageviews, cell, "value");
+  }
+  return {
+    visitors: perturbedFigure(distinctFigure(visitors), scope.noise),
+    pageviews: perturbedFigure(additiveFigure(pageviews), scope.noise),
+    conversions: windowConversions(scope, cells),
+  };
+}
+
+/**
+ * A figure against its previous value. A delta involving a suppressed side is suppressed, one
+ * involving an estimated side estimated; a relative change that rounding changed is estimated.
+ */
+export function compare(current: Figure, previous: Figure): Comparison {
+  return { current, previous, delta: delta(current, previous) };
+}
+
+function delta(current: Figure, previous: Figure): Delta {
+  if (current.value === null || previous.value === null) return { absolute: SUPPRESSED, relative: previous.value === 0 ? null : SUPPRESSED };
+  const qualifier = weakest(current.qualifier, previous.qualifier);
+  const absolute: Figure = { value: round(current.value - previous.value, 4), qualifier };
+  if (previous.value === 0) return { absolute, relative: null };
+  const exact = (current.value - previous.value) / previous.value;
+  const relative = round(exact, 4);
+  return { absolute, relative: { value: relative, qualifier: relative === exact ? qualifier : "estimated" } };
+}
