@@ -45,6 +45,7 @@ import { catchUp, rebuildSiteRollups } from "../../worker/reports/rollup";
 import { timeseriesReport, type TimeseriesReport } from "../../worker/reports/timeseries";
 import { changeSiteZone } from "../../worker/reports/zone-change";
 import { vitalsReport, type VitalsRow } from "../../worker/reports/vitals";
+import { overviewFigures, overviewWindows, type OverviewFigures, type OverviewWindows } from "../../worker/reports/overview";
 import { listPublishedSessions, type ListedSession, type SessionCursor } from "../../worker/reports/sessions-list";
 import { complementLeaks, linearLeaks, smallGroups, type Fact, type NestedPair, type Target } from "./attack";
 import { addConversions, addEvents, addGoal, addSite, addVitals, clearData, openTestDb, type TestDb } from "./helpers";
@@ -470,6 +471,8 @@ interface Moment {
   boundary: number;
   today: { hourly: TimeseriesReport; perGoal: TimeseriesReport[]; conversions: ConversionsReport };
   last24: { hourly: TimeseriesReport; conversions: ConversionsReport };
+  /** The Overview for a marker deployed the day before at 10:30: its window and the one before. */
+  overview: { windows: OverviewWindows; figures: OverviewFigures };
 }
 
 /** The UTC instant of a local hour (a value, not an index) of day d in the dataset's zone. */
@@ -493,6 +496,7 @@ async function publishInTime(client: Client, data: Dataset): Promise<Moment[]> {
       const base = { siteId: SITE, timeZone: data.zone, k: data.k };
       const today = { ...base, from: DATES[d]!, to: DATES[d]!, hours: { window: { fromMs: localHourInstant(data, d, 0), toMs }, lastEndedDay } };
       const last24 = { ...base, from: lastEndedDay, to: DATES[d]!, hours: { window: { fromMs: toMs - 24 * 3_600_000, toMs }, lastEndedDay } };
+      const windows = overviewWindows(data.zone, localHourInstant(data, d, 10.5) - 86_400_000, toMs);
       moments.push({
         d,
         boundary,
@@ -502,6 +506,7 @@ async function publishInTime(client: Client, data: Dataset): Promise<Moment[]> {
           conversions: await conversionsReport(c, today),
         },
         last24: { hourly: await timeseriesReport(c, last24, "hour"), conversions: await conversionsReport(c, last24) },
+        overview: { windows, figures: await overviewFigures(c, { ...base, from: lastEndedDay, to: DATES[d]! }, windows, lastEndedDay) },
       });
     }
   }
@@ -985,6 +990,31 @@ function examineInTime(data: Dataset, t: Truth, pub: Map<string, Published>, mom
       }
       fact("pv", pvCells, report.totals.pageviews, `${label} total`);
       fact("conv", convCells, report.totals.conversions, `${label} total conversions`);
+    }
+
+    // The Overview: both windows' pageviews and each goal's conversions, sums of the hours shown then.
+    const hoursOf = (w: { fromMs: number; toMs: number }) => {
+      const out: { d: number; h: number }[] = [];
+      for (let at = w.fromMs; at < w.toMs; at += 3_600_000) {
+        const local = new Date(at + ZONE_OFFSETS[data.zone]!).toISOString();
+        const x = { d: DATES.indexOf(local.slice(0, 10)), h: HOURS.indexOf(Number(local.slice(11, 13))) };
+        if (x.d >= 0 && x.h >= 0) out.push(x);
+      }
+      return out;
+    };
+    /** The site's hour figure as this moment shows it. */
+    const sitePoint = (d: number, h: number) => hourPoint(d === m.d ? m.today.hourly : day(d).hourly!, d, h);
+    for (const [side, w] of [
+      ["current", m.overview.windows.current],
+      ["previous", m.overview.windows.previous],
+    ] as const) {
+      const label = `overview ${side} ${at}`;
+      const hours = hoursOf(w);
+      fact("pv", hours.filter((x) => visible(sitePoint(x.d, x.h).pageviews)).flatMap((x) => PATHS.map((_, p) => pvCell(x.d, x.h, p))), m.overview.figures.pageviews[side], `${label} pageviews`);
+      for (const row of m.overview.figures.goals) {
+        const g = ALL.indexOf(row.goal.id);
+        fact("conv", hours.filter((x) => visible(goalPoint(x.d, x.h, g))).map((x) => convCell(x.d, x.h, g)), row.conversions[side], `${label} ${row.goal.id}`);
+      }
     }
 
     for (const [label, conversions, hourly] of [

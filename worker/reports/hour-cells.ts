@@ -54,6 +54,9 @@ export async function windowCells(db: ReadOnlyDatabase, scope: ReportScope & Req
   const lastDay = localDate(zone, window.toMs - 1);
   const endedTo = lastDay <= lastEndedDay ? lastDay : lastEndedDay;
   const atomScope = { ...scope, from: firstDay, to: endedTo, hours: undefined };
+  // An ended day's hours are all read, the running day's up to the window's end: a day's
+  // decisions depend on every one of its hours that has closed.
+  const readUntil = lastDay <= lastEndedDay ? startOfLocalDay(zone, addDays(lastDay, 1)) : window.toMs;
   // Whole days are read: an hour's fate depends on the hours before it that day (its cover).
   const dayStart = startOfLocalDay(zone, firstDay);
   const [atoms, [siteRows, goalRows]] = await Promise.all([
@@ -61,11 +64,11 @@ export async function windowCells(db: ReadOnlyDatabase, scope: ReportScope & Req
     db.queryAll([
       {
         sql: "SELECT hour, visitors AS units, pageviews AS value, key_sum FROM rollup_site_hour WHERE site_id = ? AND day >= ? AND day <= ? AND hour < ?",
-        args: [scope.siteId, firstDay, lastDay, window.toMs],
+        args: [scope.siteId, firstDay, lastDay, readUntil],
       },
       {
         sql: "SELECT goal_id, hour, units, conversions AS value, key_sum FROM rollup_goal_hour WHERE site_id = ? AND day >= ? AND day <= ? AND hour < ?",
-        args: [scope.siteId, firstDay, lastDay, window.toMs],
+        args: [scope.siteId, firstDay, lastDay, readUntil],
       },
     ]),
   ]);
@@ -86,10 +89,10 @@ export async function windowCells(db: ReadOnlyDatabase, scope: ReportScope & Req
   const site = new Map<number, HourCell>();
   const goals = new Map<string, Map<number, HourCell>>([...wanted].filter((g) => known.has(g)).map((g) => [g, new Map()]));
   for (let day = firstDay, start = dayStart; day <= lastDay; day = addDays(day, 1)) {
-    const end = Math.min(startOfLocalDay(zone, addDays(day, 1)), window.toMs);
-    const slots: number[] = [];
-    for (let h = start; h < end; h += HOUR_MS) slots.push(h);
     const ended = day <= lastEndedDay;
+    const next = startOfLocalDay(zone, addDays(day, 1));
+    const slots: number[] = [];
+    for (let h = start; h < (ended ? next : Math.min(next, window.toMs)); h += HOUR_MS) slots.push(h);
     const siteDay = atoms.siteDays.get(day);
     const siteFate = ended ? { visible: siteDay?.visible ?? false, units: siteDay?.units ?? 0 } : null;
     const emptyShown = emptyHoursShown(slots.map((h) => siteRaw.get(h) ?? NO_DATA), scope.k, siteFate);
@@ -99,7 +102,7 @@ export async function windowCells(db: ReadOnlyDatabase, scope: ReportScope & Req
       const goalFate = ended ? { visible: goalDay?.visible ?? false, units: goalDay?.units ?? 0 } : null;
       decideDay(scope, slots, goalRaw.get(goal) ?? new Map(), goalFate, emptyShown, inWindow, cells);
     }
-    start = startOfLocalDay(zone, addDays(day, 1));
+    start = next;
   }
   return { hours, site, goals, atoms };
 }
