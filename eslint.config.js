@@ -9,6 +9,15 @@ export default tseslint.config(
   { ignores: ["node_modules/", "dist/", "dashboard/dist/", "data/", "**/*.generated.ts", ".wrangler/"] },
   js.configs.recommended,
   { files: ["bin/**/*.js"], languageOptions: { globals: { process: "readonly" } } },
+  {
+    // The example scripts run in Node; their page.evaluate callbacks run in the page.
+    files: ["examples/**/*.mjs"],
+    languageOptions: {
+      globals: Object.fromEntries(
+        ["process", "console", "fetch", "AbortSignal", "setTimeout", "window", "document"].map((name) => [name, "readonly"]),
+      ),
+    },
+  },
   ...tseslint.configs.recommended,
   {
     rules: {

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs from Debian's packages: Chromium for the browser tests
-# (driven by playwright-core; no browser is ever downloaded) and jq for the example scripts.
-# Does nothing when both are present, so `npm test` can run it every time.
+# (driven by playwright-core; no browser is ever downloaded), and curl and jq for the example
+# scripts. Does nothing when all are present, so `npm test` can run it every time.
 set -euo pipefail
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium fonts-liberation)
 command -v jq >/dev/null 2>&1 || missing+=(jq)
+command -v curl >/dev/null 2>&1 || missing+=(curl ca-certificates)
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi

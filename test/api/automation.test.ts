@@ -1,14 +1,12 @@
 /**
  * The README's automation patterns, run as the copy-paste scripts they are (bash, curl, jq),
- * against the real stack.
+ * against the real stack. Pattern 2, the smoke test, needs a deployed page and a browser: its
+ * two examples are run by test/e2e/smoke-examples.test.ts.
  */
-import { createClient } from "@libsql/client";
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventKeyOf } from "../../worker/collector/event-key";
 import { ROOT } from "../helpers/stack";
 import { apiFixture, type ApiFixture } from "./fixtures";
 
@@ -50,33 +48,5 @@ describe("automation patterns", () => {
     expect(failure?.code).toBe(1);
     expect(failure?.stdout).toBe("");
     expect(failure?.stderr).toContain('Wren refused the site: {"type":"about:blank","title":"Forbidden","status":403');
-  });
-
-  it("2. a smoke-test conversion after each deployment: 202, counted once per deployment", async () => {
-    const site = await f.makeSite("smoke.example");
-    const goal = await f.makeGoal(site.id, { name: "Smoke test", kind: "event", match: "smoke-test", purpose: "smoke-test" });
-    const deployer = await f.makeKey(["write:events"], [site.id]);
-    const env = { ...process.env, WREN_URL: f.stack.url, WREN_KEY: deployer.key, SITE_ID: site.id, GOAL_ID: goal.id, DEPLOY_ID: "3f9c2ab" };
-    const first = await run("bash", [script("smoke-test-conversion.sh")], { env });
-    expect(first.stdout).toContain("smoke-test conversion recorded for deployment 3f9c2ab");
-    const retry = await run("bash", [script("smoke-test-conversion.sh")], { env });
-    expect(retry.stdout).toContain("recorded for deployment 3f9c2ab");
-    await run("bash", [script("smoke-test-conversion.sh")], { env: { ...env, DEPLOY_ID: "77d01e4" } });
-
-    const db = createClient({ url: `file:${join(f.stack.dataDir, "wren.db")}` });
-    const rows = await db.execute({ sql: "SELECT event_key, source FROM conversions WHERE goal_id = ?", args: [goal.id] });
-    db.close();
-    // One row per deployment, keyed by a hash of its id (the id itself is never stored).
-    const secret = readFileSync(join(f.stack.dataDir, "secret.key"), "utf8").trim();
-    const keys = await Promise.all(["smoke-3f9c2ab", "smoke-77d01e4"].map((id) => eventKeyOf(secret, site.id, id)));
-    expect(rows.rows.map((r) => [r.event_key, r.source]).sort()).toEqual(keys.map((key) => [key, "s2s"]).sort());
-
-    const outsider = await f.makeKey(["write:events"], [(await f.makeSite("other-smoke.example")).id]);
-    const refused = await run("bash", [script("smoke-test-conversion.sh")], { env: { ...env, WREN_KEY: outsider.key } }).then(
-      () => null,
-      (error: { code: number; stderr: string }) => error,
-    );
-    expect(refused?.code).toBe(1);
-    expect(refused?.stderr).toContain("smoke-test conversion refused: HTTP 403");
   });
 });

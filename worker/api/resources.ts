@@ -168,6 +168,20 @@ export const acceptedEventsResource = z
   .object({
     accepted: z.number().int().meta({ description: "Events stored by this request." }),
     duplicates: z.number().int().meta({ description: "Events whose id was already stored (counted once)." }),
+    attached: z.number().int().meta({ description: "Events stored by this request on a session seen in the last 24 hours." }),
+    events: z
+      .array(
+        z.object({
+          goal_id: z.string(),
+          id: z.string().optional().meta({ description: "The event's id, when it was sent one." }),
+          status: z.enum(["stored", "duplicate"]).meta({ description: "stored: new; duplicate: its id was already stored, nothing was written." }),
+          session: z
+            .enum(["attached", "unattached"])
+            .nullable()
+            .meta({ description: "Whether it was attached to a session seen in the last 24 hours; null for a duplicate." }),
+        }),
+      )
+      .meta({ description: "One result per event, in the order sent." }),
   })
   .meta({ id: "AcceptedEvents" });
 
