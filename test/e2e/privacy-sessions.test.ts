@@ -118,17 +118,19 @@ describe("attack 7: the sessions list", () => {
     });
     const { sessions: listed, publishedThrough, texts } = await listAll(site);
     expect(publishedThrough).toBe(Y);
-    // "/secret" and its hour are hidden, and "/docs" and its hour hidden with them as their cover.
+    // "/secret" and its hour are hidden. Pages: "/docs" is hidden with "/secret" as its cover.
+    // Hours: 12:00, the day's first hour of k, is the hours' cover, hidden with 15:00.
     const hour = (h: number) => new Date(Date.parse(`${Y}T${String(h).padStart(2, "0")}:00:00Z`)).toISOString();
     const expected: Listed[] = [
-      ...Array.from({ length: 10 }, () => ({ day: Y, hour: hour(12), entry_path: "/" })),
+      ...Array.from({ length: 10 }, () => ({ day: Y, hour: null, entry_path: "/" })),
       ...Array.from({ length: 6 }, () => ({ day: Y, hour: hour(13), entry_path: "/pricing" })),
-      ...Array.from({ length: 6 }, () => ({ day: Y, hour: null, entry_path: null })),
+      ...Array.from({ length: 5 }, () => ({ day: Y, hour: hour(14), entry_path: null })),
+      { day: Y, hour: null, entry_path: null },
     ];
     expect(sorted(listed)).toEqual(sorted(expected));
     // The same cells the reports show: the hours and pages the list names are the visible ones.
     const series = await f.admin("GET", `/api/v1/timeseries?site=${site}&period=day&interval=hour`);
-    expect(series.body.points.filter((p: { visitors: { value: number | null } }) => p.visitors.value).map((p: { start: string }) => p.start)).toEqual([hour(12), hour(13)]);
+    expect(series.body.points.filter((p: { visitors: { value: number | null } }) => p.visitors.value).map((p: { start: string }) => p.start)).toEqual([hour(13), hour(14)]);
     const pages = await f.admin("GET", `/api/v1/pages?site=${site}&period=day`);
     expect(pages.body.rows.filter((r: { visitors: { value: number | null } }) => r.visitors.value !== null).map((r: { path: string }) => r.path).sort()).toEqual(["/", "/pricing"]);
     // Nothing finer than the hour, nothing of the stored ids.
