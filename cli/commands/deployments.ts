@@ -4,7 +4,7 @@
  * the API and the webhook make the same markers (idempotent per external id).
  */
 import { parseArgs } from "node:util";
-import { listDeployments, recordDeployment, type DeploymentMarker } from "../../worker/domain/deployments";
+import { deploymentInput, listDeployments, recordDeployment, type DeploymentMarker } from "../../worker/domain/deployments";
 import { deploymentCreateBody } from "../../worker/domain/schemas";
 import { getSite } from "../../worker/domain/sites";
 import { describeIssue } from "../../worker/lib/issues";
@@ -56,16 +56,7 @@ export async function deploymentsCommand(settings: Settings, args: string[]): Pr
       const { field, message } = describeIssue(parsed.error, input);
       throw new CliError(`--${FLAG[field] ?? field}: ${message}`, 2);
     }
-    const body = parsed.data;
-    const { marker, created } = await recordDeployment(db, site.id, {
-      version: body.version,
-      environment: body.environment,
-      externalId: body.external_id,
-      description: body.description,
-      url: body.url,
-      deployedAt: body.deployed_at === undefined ? undefined : Date.parse(body.deployed_at),
-      source: "api",
-    });
+    const { marker, created } = await recordDeployment(db, site.id, deploymentInput(parsed.data, "api"));
     print(
       values.json,
       { ...marker, created },

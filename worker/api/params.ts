@@ -1,4 +1,4 @@
-/** Path parameter schemas shared by the routes. */
+/** Path and query parameter schemas shared by the routes. */
 import { z } from "zod";
 import { deploymentId, goalId, keyId, siteId } from "../lib/ids";
 
@@ -9,3 +9,12 @@ export const siteGoalParams = z.strictObject({
 });
 export const keyParams = z.strictObject({ id: keyId.meta({ param: { description: "Key id" } }) });
 export const deploymentParams = z.strictObject({ id: deploymentId.meta({ param: { description: "Deployment id" } }) });
+
+/** The page size of the lists that page by cursor (sessions, deployments). */
+export const listLimit = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(500)
+  .default(100)
+  .meta({ param: { description: "Page size (1–500, default 100)." } });

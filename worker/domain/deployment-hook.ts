@@ -20,7 +20,7 @@ import { describeIssue } from "../lib/issues";
 import { HttpProblem } from "../lib/problem";
 import { sites } from "../lib/schema";
 import { WEBHOOK_SECRET_PREFIX } from "../lib/webhook-signature";
-import type { DeploymentInput } from "./deployments";
+import { deploymentInput, type DeploymentInput } from "./deployments";
 import { deployedAtProblem, deploymentHookBody } from "./schemas";
 import { siteNotFound } from "./sites";
 
@@ -93,16 +93,7 @@ function checked(fields: Record<string, unknown>, where: (field: string) => stri
     const { field, message } = describeIssue(parsed.error, fields);
     throw invalid(where(field), message);
   }
-  const body = parsed.data;
-  return {
-    version: body.version,
-    environment: body.environment,
-    externalId: body.external_id,
-    description: body.description,
-    url: body.url,
-    deployedAt: body.deployed_at === undefined ? undefined : Date.parse(body.deployed_at),
-    source: "webhook",
-  };
+  return deploymentInput(parsed.data, "webhook");
 }
 
 /** A GitHub delivery: `event` is its X-GitHub-Event header. */

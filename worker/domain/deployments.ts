@@ -21,6 +21,7 @@ import { newId } from "../lib/ids";
 import { HttpProblem } from "../lib/problem";
 import { readOnly, type ReadOnlyDatabase } from "../lib/read-only";
 import { deployments, type DeploymentSource } from "../lib/schema";
+import type { DeploymentFields } from "./schemas";
 import { addDays, startOfLocalDay } from "../reports/timezone";
 import { smokeByMarker } from "./smoke-conversions";
 import { requireSite } from "./sites";
@@ -180,6 +181,19 @@ export interface DeploymentInput {
   source: DeploymentSource;
   /** The Standard Webhooks delivery that made it, so a replay finds it. */
   webhookId?: string | null | undefined;
+}
+
+/** A marker's input from a body the API, the CLI or a webhook validated (deploymentHookBody's fields). */
+export function deploymentInput(body: DeploymentFields, source: DeploymentSource): DeploymentInput {
+  return {
+    version: body.version,
+    environment: body.environment,
+    externalId: body.external_id,
+    description: body.description,
+    url: body.url,
+    deployedAt: body.deployed_at === undefined ? undefined : Date.parse(body.deployed_at),
+    source,
+  };
 }
 
 /**

@@ -49,18 +49,19 @@ export function shownValue(scope: ReportScope, value: number, keySum: number, co
 
 /**
  * A site's day atoms in a date range, with `hour_unsafe`: 1 when the day must hide beside its
- * hours (privacy.ts closingHours). Parameters: ?1 k, ?2 site, ?3 from, ?4 to. Only closed days
- * may be asked for: the running day's cells are still growing.
+ * hours (privacy.ts closingHours; never for a day of the earlier hour rule, legacyDays).
+ * Parameters: ?1 k, ?2 site, ?3 from, ?4 to, ?5 the last legacy day ("" for none). Only ended
+ * days may be asked for: the running day's cells are still growing.
  */
 export const SITE_DAY_ATOMS_SQL =
   `SELECT s.day AS day, s.visitors AS visitors, s.pageviews AS pageviews, s.key_sum AS key_sum, ` +
-  `${hourComplementUnsafeSql("rollup_site_hour", "visitors", "s", "visitors")} AS hour_unsafe ` +
+  `(s.day > ?5 AND ${hourComplementUnsafeSql("rollup_site_hour", "visitors", "s", "visitors")}) AS hour_unsafe ` +
   "FROM rollup_site_day s WHERE s.site_id = ?2 AND s.day >= ?3 AND s.day <= ?4";
 
 /** A site's goal-day atoms in a date range, with `hour_unsafe` as above. Same parameters. */
 const GOAL_DAY_ATOMS_SQL =
   `SELECT g.goal_id AS goal_id, g.day AS day, g.units AS units, g.conversions AS conversions, g.key_sum AS key_sum, ` +
-  `${hourComplementUnsafeSql("rollup_goal_hour", "units", "g", "units", (h) => ` AND ${h}.goal_id = g.goal_id`)} AS hour_unsafe ` +
+  `(g.day > ?5 AND ${hourComplementUnsafeSql("rollup_goal_hour", "units", "g", "units", (h) => ` AND ${h}.goal_id = g.goal_id`)}) AS hour_unsafe ` +
   "FROM rollup_goal_day g WHERE g.site_id = ?2 AND g.day >= ?3 AND g.day <= ?4";
 
 /** Whether a SITE_DAY_ATOMS_SQL row's atom is shown. */
@@ -71,8 +72,8 @@ export function siteDayAtomVisible(row: Row, k: number): boolean {
 export async function loadDayAtoms(db: ReadOnlyDatabase, scope: ReportScope): Promise<DayAtoms> {
   const range = [scope.siteId, scope.from, scope.to];
   const [siteRows, goalRows, goalList, pathRows] = await db.queryAll([
-    { sql: SITE_DAY_ATOMS_SQL, args: [scope.k, ...range] },
-    { sql: GOAL_DAY_ATOMS_SQL, args: [scope.k, ...range] },
+    { sql: SITE_DAY_ATOMS_SQL, args: [scope.k, ...range, scope.legacyDays ?? ""] },
+    { sql: GOAL_DAY_ATOMS_SQL, args: [scope.k, ...range, scope.legacyDays ?? ""] },
     // Smoke-test goals stay out of every report: their conversions are listed with the deployments.
     {
       sql: "SELECT id, name, kind, match, threshold FROM goals WHERE site_id = ? AND NOT (kind = 'event' AND purpose IS ?) ORDER BY created_at, id",

@@ -27,32 +27,17 @@ export interface ConversionsReport {
 export async function conversionsReport(db: ReadOnlyDatabase, scope: ReportScope): Promise<ConversionsReport> {
   if (scope.hours) return windowConversions(scope, await windowCells(db, { ...scope, hours: scope.hours }, null));
   const { siteDays, goalDays, goals } = await loadDayAtoms(db, scope);
-  let sessionTally: AtomTally = EMPTY_TALLY;
-  for (const atom of siteDays.values()) sessionTally = addToTally(sessionTally, atom.shown.units, atom.visible, atom.units > 0);
-  const sessions = perturbedFigure(distinctFigure(sessionTally), scope.noise);
-
-  let totalConversions: AtomTally = EMPTY_TALLY;
-  let totalPerturbed = false;
-  const rows = goals.map((goal): ConversionRow => {
+  let sessions: AtomTally = EMPTY_TALLY;
+  for (const atom of siteDays.values()) sessions = addToTally(sessions, atom.shown.units, atom.visible, atom.units > 0);
+  return assemble(scope, goals, sessions, (goal) => {
     let conversions: AtomTally = EMPTY_TALLY;
     let converting: AtomTally = EMPTY_TALLY;
-    for (const atom of goalDays.get(goal.id)!.values()) {
+    for (const atom of goalDays.get(goal)!.values()) {
       conversions = addToTally(conversions, atom.shown.conversions, atom.visible, atom.units > 0);
       converting = addToTally(converting, atom.shown.units, atom.visible, atom.units > 0);
-      totalConversions = addToTally(totalConversions, atom.shown.conversions, atom.visible, atom.units > 0);
     }
-    const perturbed = scope.noise;
-    if (perturbed && conversions.visible > 0) totalPerturbed = true;
-    const convertingSessions = perturbedFigure(distinctFigure(converting), perturbed);
-    return {
-      goal,
-      conversions: perturbedFigure(additiveFigure(conversions), perturbed),
-      converting_sessions: convertingSessions,
-      sessions,
-      rate: ratio(convertingSessions, sessions),
-    };
+    return { conversions, converting };
   });
-  return { rows, totals: { conversions: perturbedFigure(additiveFigure(totalConversions), totalPerturbed), sessions } };
 }
 
 /**
@@ -62,29 +47,39 @@ export async function conversionsReport(db: ReadOnlyDatabase, scope: ReportScope
  * more than one hour are `estimated`.
  */
 export function windowConversions(scope: ReportScope, cells: WindowCells): ConversionsReport {
-  let sessionTally: AtomTally = EMPTY_TALLY;
-  for (const cell of cells.site.values()) sessionTally = tallyHour(sessionTally, cell, "units");
-  const sessions = perturbedFigure(distinctFigure(sessionTally), scope.noise);
-  let totalConversions: AtomTally = EMPTY_TALLY;
-  let totalPerturbed = false;
-  const rows = cells.atoms.goals.map((goal): ConversionRow => {
+  let sessions: AtomTally = EMPTY_TALLY;
+  for (const cell of cells.site.values()) sessions = tallyHour(sessions, cell, "units");
+  return assemble(scope, cells.atoms.goals, sessions, (goal) => {
     let conversions: AtomTally = EMPTY_TALLY;
     let converting: AtomTally = EMPTY_TALLY;
-    for (const cell of cells.goals.get(goal.id)!.values()) {
+    for (const cell of cells.goals.get(goal)!.values()) {
       conversions = tallyHour(conversions, cell, "value");
       converting = tallyHour(converting, cell, "units");
-      totalConversions = tallyHour(totalConversions, cell, "value");
     }
-    const perturbed = scope.noise;
-    if (perturbed && conversions.visible > 0) totalPerturbed = true;
-    const convertingSessions = perturbedFigure(distinctFigure(converting), perturbed);
+    return { conversions, converting };
+  });
+}
+
+/** The report from its tallies: the sessions' and, per goal, its conversions' and converting units'. */
+function assemble(
+  scope: ReportScope,
+  goals: ConversionRow["goal"][],
+  sessionTally: AtomTally,
+  tallies: (goalId: string) => { conversions: AtomTally; converting: AtomTally },
+): ConversionsReport {
+  const sessions = perturbedFigure(distinctFigure(sessionTally), scope.noise);
+  let total: AtomTally = EMPTY_TALLY;
+  const rows = goals.map((goal): ConversionRow => {
+    const { conversions, converting } = tallies(goal.id);
+    total = { sum: total.sum + conversions.sum, visible: total.visible + conversions.visible, hidden: total.hidden + conversions.hidden };
+    const convertingSessions = perturbedFigure(distinctFigure(converting), scope.noise);
     return {
       goal,
-      conversions: perturbedFigure(additiveFigure(conversions), perturbed),
+      conversions: perturbedFigure(additiveFigure(conversions), scope.noise),
       converting_sessions: convertingSessions,
       sessions,
       rate: ratio(convertingSessions, sessions),
     };
   });
-  return { rows, totals: { conversions: perturbedFigure(additiveFigure(totalConversions), totalPerturbed), sessions } };
+  return { rows, totals: { conversions: perturbedFigure(additiveFigure(total), scope.noise), sessions } };
 }

@@ -11,7 +11,7 @@ import type { ReadOnlyDatabase } from "../lib/read-only";
 import { loadDayAtoms, shownValue, type DayAtoms } from "./atoms";
 import { NOISE_COLUMN } from "./noise";
 import { SUPPRESSED, type Figure } from "./figures";
-import { addToTally, closingHours, emptyHoursShown, type AtomTally, type HourDecision } from "./privacy";
+import { addToTally, closingHours, emptyHoursShown, legacyHours, type AtomTally, type HourDecision } from "./privacy";
 import type { ReportScope } from "./scope";
 import { addDays, HOUR_MS, localDate, startOfLocalDay } from "./timezone";
 
@@ -96,11 +96,12 @@ export async function windowCells(db: ReadOnlyDatabase, scope: ReportScope & Req
     const siteDay = atoms.siteDays.get(day);
     const siteFate = ended ? { visible: siteDay?.visible ?? false, units: siteDay?.units ?? 0 } : null;
     const emptyShown = emptyHoursShown(slots.map((h) => siteRaw.get(h) ?? NO_DATA), scope.k, siteFate);
-    decideDay(scope, slots, siteRaw, siteFate, emptyShown, inWindow, site);
+    const legacy = ended && day <= (scope.legacyDays ?? "");
+    decideDay(scope, slots, siteRaw, siteFate, emptyShown, legacy, inWindow, site);
     for (const [goal, cells] of goals) {
       const goalDay = atoms.goalDays.get(goal)?.get(day);
       const goalFate = ended ? { visible: goalDay?.visible ?? false, units: goalDay?.units ?? 0 } : null;
-      decideDay(scope, slots, goalRaw.get(goal) ?? new Map(), goalFate, emptyShown, inWindow, cells);
+      decideDay(scope, slots, goalRaw.get(goal) ?? new Map(), goalFate, emptyShown, legacy, inWindow, cells);
     }
     start = next;
   }
@@ -113,11 +114,13 @@ function decideDay(
   raw: Map<number, RawCell>,
   day: { visible: boolean; units: number } | null,
   emptyShown: boolean[],
+  legacy: boolean,
   inWindow: (h: number) => boolean,
   out: Map<number, HourCell>,
 ): void {
   const cells = slots.map((h) => raw.get(h) ?? NO_DATA);
-  const decisions = closingHours(cells, scope.k, day, emptyShown);
+  // A day published under the earlier rule keeps its decisions (publication.ts legacyDays).
+  const decisions = legacy && day ? legacyHours(cells, scope.k, day) : closingHours(cells, scope.k, day, emptyShown);
   slots.forEach((h, i) => {
     if (!inWindow(h)) return;
     const c = cells[i]!;

@@ -137,6 +137,25 @@ export function emptyHoursShown(siteHours: readonly { units: number }[], k: numb
   return siteHours.map((_, i) => all || (cover >= 0 && cover <= i));
 }
 
+/**
+ * The earlier hour rule, kept for the days published under it (publication.ts legacyDays), so
+ * that an upgrade changes no published figure: a day's hours were decided when it ended, shown
+ * only inside a shown day, each with k units and a complement of 0 or at least k in the day,
+ * and the hidden remainder covered by hiding the smallest shown hour (coverHiddenRemainder).
+ * Inside a hidden day every hour was suppressed; inside a shown one an empty hour was 0.
+ */
+export function legacyHours(hours: readonly { units: number; value: number }[], k: number, day: { visible: boolean; units: number }): HourDecision[] {
+  if (day.units > 0 && !day.visible) return hours.map(() => "hidden");
+  const cells: PartitionCell[] = hours.map((h, i) => ({
+    key: String(i).padStart(3, "0"),
+    units: h.units,
+    value: h.value,
+    visible: day.visible && enoughUnits(h.units, k) && complementSafe(day.units, h.units, k),
+  }));
+  if (day.visible) coverHiddenRemainder(cells, k);
+  return cells.map((c) => (c.units === 0 ? "zero" : c.visible ? "shown" : "hidden"));
+}
+
 /** An hour's fate: its figure shown, an exact 0 (no data), or suppressed. */
 export type HourDecision = "shown" | "zero" | "hidden";
 

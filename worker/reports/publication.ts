@@ -7,6 +7,7 @@
  * raises the version.
  */
 import type { InStatement, ResultSet } from "@libsql/client/web";
+import { lastCompleteDay } from "./period";
 
 export interface Publication {
   /** Every cell that ends at or before this instant (ms) is published. */
@@ -15,18 +16,29 @@ export interface Publication {
   publishedAt: number;
   /** Rises when a site's rollups are rebuilt: a cache key for readers. */
   version: number;
+  /** Days that had ended by this instant keep the earlier hour rule (legacyDays); 0: none. */
+  hourRuleFrom: number;
 }
 
 /** Raises the version; a no-op before the first publication (nothing is readable then). */
 export const BUMP_VERSION: InStatement = "UPDATE rollup_publication SET version = version + 1 WHERE id = 1";
 
-export const PUBLICATION_SQL = "SELECT through_ms, published_at, version FROM rollup_publication WHERE id = 1";
+export const PUBLICATION_SQL = "SELECT through_ms, published_at, version, hour_rule_from FROM rollup_publication WHERE id = 1";
 
 /** The publication from a PUBLICATION_SQL result; null before the publisher's first run. */
 export function publicationOf(rs: ResultSet): Publication | null {
   const row = rs.rows[0];
   if (!row) return null;
-  return { throughMs: Number(row.through_ms), publishedAt: Number(row.published_at), version: Number(row.version) };
+  return { throughMs: Number(row.through_ms), publishedAt: Number(row.published_at), version: Number(row.version), hourRuleFrom: Number(row.hour_rule_from) };
+}
+
+/**
+ * The last local day of a site published under the earlier hour rule (a day's hours decided
+ * when it ended, privacy.ts legacyHours): every day that had ended when the service was
+ * upgraded. Those days keep it, so no published figure changes; "" when there is none.
+ */
+export function legacyDays(publication: Publication, timeZone: string): string {
+  return publication.hourRuleFrom > 0 ? lastCompleteDay(timeZone, publication.hourRuleFrom) : "";
 }
 
 /**

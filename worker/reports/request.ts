@@ -13,7 +13,7 @@ import { ReportCache } from "./cache";
 import { negotiate, type Format } from "./format";
 import { lastCompleteDay, resolvePeriod, type Period, type PeriodQuery } from "./period";
 import { kAnonymity } from "./privacy";
-import { PUBLICATION_SQL, publicationOf } from "./publication";
+import { legacyDays, PUBLICATION_SQL, publicationOf } from "./publication";
 import { effectiveZone } from "./rollup";
 import type { ReportScope } from "./scope";
 
@@ -83,7 +83,16 @@ export async function prepareReport(
   const period = resolvePeriod(query, zone, publication.throughMs);
   check?.(period);
   const k = kAnonymity(env.WREN_K_ANONYMITY);
-  const scope: ReportScope = { siteId, from: period.from, to: period.to, timeZone: period.timeZone, k, noise: true, hours: period.hours };
+  const scope: ReportScope = {
+    siteId,
+    from: period.from,
+    to: period.to,
+    timeZone: period.timeZone,
+    k,
+    noise: true,
+    hours: period.hours,
+    legacyDays: legacyDays(publication, zone),
+  };
   const publishedThrough = lastCompleteDay(zone, publication.throughMs);
   const goals = String(goalRows!.rows[0]?.ids ?? "");
   return {

@@ -24,4 +24,9 @@ export interface ReportScope {
    * day that has ended (later days are still running).
    */
   hours?: { window: HourWindow; lastEndedDay: string };
+  /**
+   * The last day published under the earlier hour rule (publication.ts legacyDays): its hours and
+   * those before keep the decisions they were published with. Absent or "": none.
+   */
+  legacyDays?: string;
 }

@@ -30,7 +30,8 @@ import { readOnly, type ReadOnlyDatabase } from "../lib/read-only";
 import { lastCompleteDay } from "./period";
 import { SITE_DAY_ATOMS_SQL, siteDayAtomVisible } from "./atoms";
 import { PAGE_ATOMS_SQL } from "./privacy";
-import { PUBLICATION_SQL, publicationOf } from "./publication";
+import { legacyDays, PUBLICATION_SQL, publicationOf } from "./publication";
+import type { ReportScope } from "./scope";
 import { effectiveZone } from "./rollup";
 import { shownSiteHours } from "./timeseries";
 import { retentionHorizon } from "./retention";
@@ -120,7 +121,8 @@ export async function listPublishedSessions(db: ReadOnlyDatabase, siteId: string
   if (startOfLocalDay(zone, firstDay) < cutoff) firstDay = addDays(firstDay, 1);
 
   const start = options.after && options.after.day <= lastDay ? options.after : { day: lastDay, offset: 0 };
-  const dayRows = await db.query({ sql: `${SITE_DAY_ATOMS_SQL} ORDER BY s.day DESC`, args: [options.k, siteId, firstDay, start.day] });
+  const legacy = legacyDays(publication, zone);
+  const dayRows = await db.query({ sql: `${SITE_DAY_ATOMS_SQL} ORDER BY s.day DESC`, args: [options.k, siteId, firstDay, start.day, legacy] });
   const days = dayRows.rows.filter((r) => siteDayAtomVisible(r, options.k)).map((r) => String(r.day));
 
   const listed: ListedSession[] = [];
@@ -139,7 +141,7 @@ export async function listPublishedSessions(db: ReadOnlyDatabase, siteId: string
       next = { day, offset };
       break;
     }
-    const { hours, paths } = await shownOn(db, siteId, zone, day, options.k);
+    const { hours, paths } = await shownOn(db, { siteId, from: day, to: day, timeZone: zone, k: options.k, legacyDays: legacy });
     for (const r of rs.rows.slice(0, wanted)) {
       const hour = r.hour === null ? null : Number(r.hour);
       const entry = r.entry_path === null ? null : String(r.entry_path);
@@ -158,10 +160,10 @@ export async function listPublishedSessions(db: ReadOnlyDatabase, siteId: string
 }
 
 /** What the reports show of one day: the hours the timeseries shows and the pages the pages report shows. */
-async function shownOn(db: ReadOnlyDatabase, siteId: string, zone: string, day: string, k: number): Promise<{ hours: Set<number>; paths: Set<string> }> {
+async function shownOn(db: ReadOnlyDatabase, scope: ReportScope): Promise<{ hours: Set<number>; paths: Set<string> }> {
   const [hours, pages] = await Promise.all([
-    shownSiteHours(db, { siteId, from: day, to: day, timeZone: zone, k }),
-    db.query({ sql: SHOWN_PAGES_SQL, args: [k, siteId, day, day] }),
+    shownSiteHours(db, scope),
+    db.query({ sql: SHOWN_PAGES_SQL, args: [scope.k, scope.siteId, scope.from, scope.to] }),
   ]);
-  return { hours: hours.get(day) ?? new Set(), paths: new Set(pages.rows.map((r) => String(r.path))) };
+  return { hours: hours.get(scope.from) ?? new Set(), paths: new Set(pages.rows.map((r) => String(r.path))) };
 }

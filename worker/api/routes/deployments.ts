@@ -10,6 +10,7 @@ import { gitHubDelivery, rotateDeploymentHook, standardDelivery } from "../../do
 import {
   decodeDeploymentCursor,
   deleteDeployment,
+  deploymentInput,
   encodeDeploymentCursor,
   recordDeployment,
   requireDeployment,
@@ -19,7 +20,7 @@ import { deploymentCreateBody } from "../../domain/schemas";
 import { decodeUtf8, parseJson } from "../../lib/body";
 import { siteId } from "../../lib/ids";
 import { HOOK_BODY_LIMIT, HOOK_SIGNING } from "../hook-auth";
-import { deploymentParams, siteParams } from "../params";
+import { deploymentParams, listLimit, siteParams } from "../params";
 import { route, signedRoute } from "../registry";
 import { deploymentHookResource, deploymentResource, ignoredDeliveryResource } from "../resources";
 
@@ -55,15 +56,7 @@ export const deploymentRoutes = [
       404: { description: "No such site (`field`: `site`)." },
     },
     async handle({ db, body, reply }) {
-      const { marker, created } = await recordDeployment(db, body.site, {
-        version: body.version,
-        environment: body.environment,
-        externalId: body.external_id,
-        description: body.description,
-        url: body.url,
-        deployedAt: body.deployed_at === undefined ? undefined : Date.parse(body.deployed_at),
-        source: "api",
-      });
+      const { marker, created } = await recordDeployment(db, body.site, deploymentInput(body, "api"));
       return reply(created ? 201 : 200, marker);
     },
   }),
@@ -79,13 +72,7 @@ export const deploymentRoutes = [
       site: siteId.meta({ param: { description: "Site id" } }),
       from: bound("Earliest deployed_at: a date (the whole day in the site's time zone) or a date-time with offset."),
       to: bound("Latest deployed_at: a date (the whole day in the site's time zone) or a date-time with offset."),
-      limit: z.coerce
-        .number()
-        .int()
-        .min(1)
-        .max(500)
-        .default(100)
-        .meta({ param: { description: "Page size (1–500, default 100)." } }),
+      limit: listLimit,
       cursor: cursor.optional().meta({ param: { description: "next_cursor from the previous page." } }),
     }),
     site: { from: "query", name: "site" },

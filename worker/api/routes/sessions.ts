@@ -7,6 +7,7 @@ import { siteId } from "../../lib/ids";
 import { kAnonymity } from "../../reports/privacy";
 import { retentionDays } from "../../reports/retention";
 import { decodeSessionCursor, encodeSessionCursor, sessionsPage } from "../../reports/sessions-list";
+import { listLimit } from "../params";
 import { route } from "../registry";
 import { sessionResource } from "../resources";
 
@@ -27,13 +28,7 @@ export const sessionRoutes = [
     scope: "read:sessions",
     query: z.strictObject({
       site: siteId.meta({ param: { description: "Site id" } }),
-      limit: z.coerce
-        .number()
-        .int()
-        .min(1)
-        .max(500)
-        .default(100)
-        .meta({ param: { description: "Page size (1–500, default 100)." } }),
+      limit: listLimit,
       cursor: cursor.optional().meta({ param: { description: "next_cursor from the previous page." } }),
     }),
     site: { from: "query", name: "site" },
