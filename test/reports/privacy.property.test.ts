@@ -1040,6 +1040,7 @@ function examineInTime(data: Dataset, t: Truth, pub: Map<string, Published>, mom
           what: `${label} ${row.goal.id} converting`,
         });
         f.consistency.push({ published: row.sessions.value, expected: sumOfHours(hourly.points.map((pt) => pt.visitors)), what: `${label} sessions` });
+        f.consistency.push({ published: row.sessions.value, expected: hourly.totals.visitors.value, what: `${label} sessions are the timeseries' visitors` });
       }
       fact("conv", total, conversions.totals.conversions, `${label} conversions total`);
     }

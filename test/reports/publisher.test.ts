@@ -171,7 +171,7 @@ describe("the publisher's schedule and status", () => {
   it("reports starting, current and behind in /healthz", () => {
     const now = at("2026-11-03", 12);
     expect(publisherStatus(null, {}, now)).toEqual({ status: "starting", published_through: null, lag_seconds: null });
-    const current = { throughMs: now - 20_000, publishedAt: now - 5_000, version: 3 };
+    const current = { throughMs: now - 20_000, publishedAt: now - 5_000, version: 3, hourRuleFrom: 0 };
     expect(publisherStatus(current, {}, now)).toEqual({
       status: "current",
       published_through: "2026-11-03T11:59:40.000Z",

@@ -15,7 +15,6 @@ import { addToTally, closingHours, emptyHoursShown, legacyHours, type AtomTally,
 import type { ReportScope } from "./scope";
 import { addDays, HOUR_MS, localDate, startOfLocalDay } from "./timezone";
 
-
 export interface HourCell {
   /** UTC instant at which the local hour starts. */
   start: number;
@@ -32,7 +31,7 @@ export interface WindowCells {
   site: Map<number, HourCell>;
   /** goal id → hour start → cell, for the goals asked for. */
   goals: Map<string, Map<number, HourCell>>;
-  /** The day atoms of the window's days that have ended (for callers that mix in whole days). */
+  /** The day atoms of the window's days that have ended, and the site's goals. */
   atoms: DayAtoms;
 }
 
@@ -57,7 +56,7 @@ export async function windowCells(db: ReadOnlyDatabase, scope: ReportScope & Req
   // An ended day's hours are all read, the running day's up to the window's end: a day's
   // decisions depend on every one of its hours that has closed.
   const readUntil = lastDay <= lastEndedDay ? startOfLocalDay(zone, addDays(lastDay, 1)) : window.toMs;
-  // Whole days are read: an hour's fate depends on the hours before it that day (its cover).
+  // Whole days are decided: an hour's fate depends on the hours before it that day (its cover).
   const dayStart = startOfLocalDay(zone, firstDay);
   const [atoms, [siteRows, goalRows]] = await Promise.all([
     firstDay <= endedTo ? loadDayAtoms(db, atomScope) : emptyAtoms(db, scope),

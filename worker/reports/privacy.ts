@@ -167,9 +167,11 @@ export type HourDecision = "shown" | "zero" | "hidden";
  */
 export function hourComplementUnsafeSql(hourTable: string, hourUnits: string, day: string, dayUnits: string, match: (alias: string) => string = () => ""): string {
   const ofDay = (alias: string) => `${alias}.site_id = ${day}.site_id AND ${alias}.day = ${day}.day${match(alias)}`;
+  // "Not the cover": an earlier hour of the same day has k units. The hour bounds (a day is at
+  // most 25 hours long) keep that lookup a short range of the primary key.
   return (
     `EXISTS (SELECT 1 FROM ${hourTable} h WHERE ${ofDay("h")} AND h.${hourUnits} >= ?1 AND ${day}.${dayUnits} - h.${hourUnits} BETWEEN 1 AND ?1 - 1 ` +
-    `AND h.hour > (SELECT min(c.hour) FROM ${hourTable} c WHERE ${ofDay("c")} AND c.${hourUnits} >= ?1))`
+    `AND EXISTS (SELECT 1 FROM ${hourTable} c WHERE ${ofDay("c")} AND c.hour < h.hour AND c.hour > h.hour - 90000000 AND c.${hourUnits} >= ?1))`
   );
 }
 

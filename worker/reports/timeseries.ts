@@ -46,15 +46,18 @@ function dayFigure(value: number, units: number, visible: boolean, perturbed: bo
   return visible ? { value, qualifier: perturbed ? "estimated" : "exact" } : SUPPRESSED;
 }
 
-/** Sums visible points into totals (never an independent figure). */
-function totalsOf(points: TimeseriesPoint[]): TimeseriesReport["totals"] {
+/**
+ * Sums visible points into totals (never an independent figure). A day without data adds
+ * nothing; an hour's shown 0 counts as shown, as in every sum of hours (hour-cells.ts tallyHour).
+ */
+function totalsOf(points: TimeseriesPoint[], hourly: boolean): TimeseriesReport["totals"] {
   const sum = (pick: (p: TimeseriesPoint) => Figure, distinct: boolean) => {
     let tally: AtomTally = EMPTY_TALLY;
     let estimated = false;
     for (const p of points) {
       const f = pick(p);
       if (f.qualifier === "estimated") estimated = true;
-      if (f.value === 0 && f.qualifier === "exact") continue;
+      if (!hourly && f.value === 0 && f.qualifier === "exact") continue;
       tally = addToTally(tally, f.value ?? 0, f.value !== null);
     }
     const figure = distinct ? distinctFigure(tally) : additiveFigure(tally);
@@ -84,7 +87,7 @@ export async function timeseriesReport(
     points = hourlyPoints(scope, cells);
   }
   for (const p of points) p.conversions = perturbedFigure(p.conversions, scope.noise);
-  return { points, totals: totalsOf(points) };
+  return { points, totals: totalsOf(points, interval === "hour" || scope.hours !== undefined) };
 }
 
 function dailyPoints(
