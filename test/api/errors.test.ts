@@ -46,6 +46,10 @@ describe("bad input changes nothing", () => {
     { name: "event without a site", method: "POST", path: () => "/api/v1/events", body: '{"goal_id":"goal_x"}', headers: json, status: 422, field: "site" },
     { name: "event with malformed JSON", method: "POST", path: () => "/api/v1/events", body: "{", headers: json, status: 400, field: "body" },
     { name: "event with oversize body", method: "POST", path: () => "/api/v1/events", body: JSON.stringify({ site: "site_x", pad: "p".repeat(300_000) }), headers: json, status: 413, field: "body" },
+    // Read to its end by the api before it answers, so the front door relays the 413 (not a failed forward: 503).
+    { name: "body just under the front door's bound", method: "POST", path: () => "/api/v1/sites", body: JSON.stringify({ name: "x", pad: "p".repeat(1_900_000) }), headers: json, status: 413, field: "body" },
+    // Refused by the front door itself.
+    { name: "body over the front door's bound", method: "POST", path: () => "/api/v1/sites", body: JSON.stringify({ name: "x", pad: "p".repeat(2_200_000) }), headers: json, status: 413, field: "body" },
     { name: "PATCH with unknown field", method: "PATCH", path: () => `/api/v1/sites/${siteId}`, body: '{"name":"ok","allowlist":["evil.example"]}', headers: json, status: 422, field: "allowlist" },
   ];
 

@@ -6,6 +6,7 @@
  * token versions; writes are group-committed in the isolate (writer.ts).
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
+import { DRAIN_LIMIT } from "../lib/body";
 import { problem } from "../lib/problem";
 import { createRouter } from "../lib/router";
 import { beaconPreflight, handleBeacon } from "./beacon";
@@ -29,7 +30,17 @@ router
   .all("/e", notAllowed("POST, OPTIONS"))
   .post("/s2s", (request, env, ctx) => handleS2s(request, env, ctx))
   .all("/s2s", notAllowed("POST"))
-  .all("*", (request, env) => env.API?.fetch(request));
+  .all("*", (request, env) => forwardToApi(request, env));
+
+/**
+ * Every other path goes to the api worker. A body declared larger than any api route takes is
+ * refused here, so the api never has to read (and drop) more than DRAIN_LIMIT to answer its 413.
+ */
+function forwardToApi(request: Request, env: CollectorWorkerEnv): Promise<Response> | Response | undefined {
+  if (Number(request.headers.get("content-length") ?? 0) > DRAIN_LIMIT)
+    return problem(413, `The body is larger than ${DRAIN_LIMIT} bytes.`, { field: "body" });
+  return env.API?.fetch(request);
+}
 
 /**
  * The same HTTP paths as a plain handler, for a service binding with `entrypoint = "http"`:

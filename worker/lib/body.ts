@@ -2,8 +2,36 @@
  * Request bodies under a byte bound: the declared length is checked first (and then holds,
  * the HTTP layer enforces it); a body without one is counted as it streams in, so an
  * oversized body is refused without being held in memory.
+ *
+ * A refused body is read to its end (and dropped) up to DRAIN_LIMIT before the 413 goes out:
+ * answering while the sender is still writing lets the connection be reset under the answer,
+ * and the collector, which forwards api requests as the front door, then sees a failed
+ * subrequest instead of the 413. The front door refuses bodies over DRAIN_LIMIT itself.
  */
 import { HttpProblem } from "./problem";
+
+/** The most a refused body is read (and dropped) before the 413; the front door's own bound. */
+export const DRAIN_LIMIT = 2 * 1024 * 1024;
+
+function tooLarge(maxBytes: number): HttpProblem {
+  return new HttpProblem(413, `The body is larger than ${maxBytes} bytes.`, { field: "body" });
+}
+
+/** Reads and drops what is left of a refused body, up to DRAIN_LIMIT bytes in all. */
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, alreadyRead: number): Promise<void> {
+  let size = alreadyRead;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      size += value.byteLength;
+      if (size > DRAIN_LIMIT) break;
+    }
+  } catch {
+    return;
+  }
+  await reader.cancel().catch(() => {});
+}
 
 export async function readBoundedText(request: Request, maxBytes: number): Promise<string> {
   return decodeUtf8(await readBoundedBytes(request, maxBytes));
@@ -12,7 +40,10 @@ export async function readBoundedText(request: Request, maxBytes: number): Promi
 /** The body's bytes as sent (for a signature over the raw body), under the same bound. */
 export async function readBoundedBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get("content-length") ?? "NaN");
-  if (declared > maxBytes) throw new HttpProblem(413, `The body is larger than ${maxBytes} bytes.`, { field: "body" });
+  if (declared > maxBytes) {
+    if (request.body && declared <= DRAIN_LIMIT) await drain(request.body.getReader(), 0);
+    throw tooLarge(maxBytes);
+  }
   if (!request.body) return new Uint8Array(0);
   // With a declared length the HTTP layer holds the body to it: read it in one go.
   if (Number.isInteger(declared) && declared >= 0) return new Uint8Array(await request.arrayBuffer());
@@ -24,8 +55,8 @@ export async function readBoundedBytes(request: Request, maxBytes: number): Prom
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {
-      await reader.cancel();
-      throw new HttpProblem(413, `The body is larger than ${maxBytes} bytes.`, { field: "body" });
+      await drain(reader, size);
+      throw tooLarge(maxBytes);
     }
     chunks.push(value);
   }
