@@ -6,11 +6,10 @@
 import { parseArgs } from "node:util";
 import { deploymentInput, listDeployments, recordDeployment, type DeploymentMarker } from "../../worker/domain/deployments";
 import { deploymentCreateBody } from "../../worker/domain/schemas";
-import { getSite } from "../../worker/domain/sites";
 import { describeIssue } from "../../worker/lib/issues";
-import { openDatabase } from "../database";
 import { CliError, print, table } from "../output";
 import type { Settings } from "../settings";
+import { openSite } from "../site";
 
 const USAGE =
   "usage: wren deployments create --site S --version V [--environment E] [--external-id X] [--description D] [--url U] [--deployed-at T] [--json]" +
@@ -37,9 +36,7 @@ export async function deploymentsCommand(settings: Settings, args: string[]): Pr
   });
   if (action !== "create" && action !== "list") throw new CliError(USAGE, 2);
   if (!values.site) throw new CliError("--site: a site id is required", 2);
-  const db = await openDatabase(settings);
-  const site = await getSite(db, values.site);
-  if (!site) throw new CliError(`no site ${values.site}`);
+  const { db, site } = await openSite(settings, values.site);
 
   if (action === "create") {
     const input = {

@@ -3,10 +3,9 @@ import { parseArgs } from "node:util";
 import { insertGoal, listGoals } from "../../worker/domain/goals";
 import { goalCreateBody } from "../../worker/domain/schemas";
 import { describeIssue } from "../../worker/lib/issues";
-import { getSite } from "../../worker/domain/sites";
-import { openDatabase } from "../database";
 import { CliError, print, table } from "../output";
 import type { Settings } from "../settings";
+import { openSite } from "../site";
 
 export async function goalsCommand(settings: Settings, args: string[]): Promise<void> {
   const [action, ...rest] = args;
@@ -29,9 +28,7 @@ export async function goalsCommand(settings: Settings, args: string[]): Promise<
     );
   }
   if (!values.site) throw new CliError("--site: a site id is required", 2);
-  const db = await openDatabase(settings);
-  const site = await getSite(db, values.site);
-  if (!site) throw new CliError(`no site ${values.site}`);
+  const { db, site } = await openSite(settings, values.site);
 
   if (action === "create") {
     const input = {

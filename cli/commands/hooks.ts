@@ -4,11 +4,10 @@
  */
 import { parseArgs } from "node:util";
 import { rotateDeploymentHook } from "../../worker/domain/deployment-hook";
-import { getSite } from "../../worker/domain/sites";
-import { openDatabase } from "../database";
 import { CliError, print } from "../output";
 import { requireSecret } from "../secret";
 import type { Settings } from "../settings";
+import { openSite } from "../site";
 
 export async function hooksCommand(settings: Settings, args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
@@ -20,9 +19,7 @@ export async function hooksCommand(settings: Settings, args: string[]): Promise<
   if (kind !== "deployment" || !siteId || positionals.length > 2)
     throw new CliError("usage: wren hooks deployment SITE_ID [--json]", 2);
   const secret = requireSecret(settings);
-  const db = await openDatabase(settings);
-  const site = await getSite(db, siteId);
-  if (!site) throw new CliError(`no site ${siteId}`);
+  const { db, site } = await openSite(settings, siteId);
   const hook = await rotateDeploymentHook(db, secret, site.id, settings.publicUrl);
   print(values.json, { site: site.id, ...hook }, () =>
     [

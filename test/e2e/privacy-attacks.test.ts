@@ -14,8 +14,8 @@ import { addDays } from "../../worker/reports/timezone";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
 import { waitForPublication } from "../helpers/stack";
 import { addConversions, addEvents, sessions } from "../reports/helpers";
+import { BROWSER_UA } from "../collector/helpers";
 
-const BROWSER_UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36";
 const Y = lastCompleteDay("UTC", Date.now());
 const atY = (hour: number, minute = 0) => Date.parse(`${Y}T${String(hour).padStart(2, "0")}:${String(minute).padStart(2, "0")}:00Z`);
 

@@ -16,8 +16,8 @@ import { eventKeyOf } from "../../worker/collector/event-key";
 import { applyRetention } from "../../worker/reports/retention";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
 import { freePort } from "../helpers/ports";
+import { BROWSER_UA } from "../collector/helpers";
 
-const BROWSER_UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36";
 const RAW_ID = "user-42:order-9";
 const DOMAIN = "event-ids.example";
 const TRACKER_ID = "tab-of-user-42-abcdefgh";

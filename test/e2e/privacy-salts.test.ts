@@ -21,8 +21,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Salt } from "../../worker/collector/salts";
 import { client, type Call } from "../helpers/http";
 import { startStack, type Stack } from "../helpers/stack";
+import { BROWSER_UA } from "../collector/helpers";
 
-const BROWSER_UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36";
 const DOMAIN = "salts.example";
 const TRACKER_ID = "salted-visitor-abcdefgh";
 const HOUR = 3_600_000;

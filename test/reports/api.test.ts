@@ -29,9 +29,9 @@ import { addDays } from "../../worker/reports/timezone";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
 import { ROOT, startStack, waitForPublication } from "../helpers/stack";
 import { addConversions, addEvents, addVitals, sessions, shown, type RawEvent } from "./helpers";
+import { BROWSER_UA } from "../collector/helpers";
 
 const run = promisify(execFile);
-const BROWSER_UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36";
 
 const x = (value: number) => ({ value, qualifier: "exact" });
 const est = (value: number) => ({ value, qualifier: "estimated" });

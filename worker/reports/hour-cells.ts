@@ -12,7 +12,7 @@ import { loadDayAtoms, shownValue, type DayAtoms } from "./atoms";
 import { NOISE_COLUMN } from "./noise";
 import { SUPPRESSED, type Figure } from "./figures";
 import { addToTally, closingHours, emptyHoursShown, legacyHours, type AtomTally, type HourDecision } from "./privacy";
-import type { ReportScope } from "./scope";
+import type { HourWindow, ReportScope } from "./scope";
 import { addDays, HOUR_MS, localDate, startOfLocalDay } from "./timezone";
 
 export interface HourCell {
@@ -105,6 +105,17 @@ export async function windowCells(db: ReadOnlyDatabase, scope: ReportScope & Req
     start = next;
   }
   return { hours, site, goals, atoms };
+}
+
+/** The cells of the hours of `window`, a part of the window they were decided for. */
+export function cellsWithin(cells: WindowCells, window: HourWindow): WindowCells {
+  const inside = <T>(map: Map<number, T>) => new Map([...map].filter(([h]) => h >= window.fromMs && h < window.toMs));
+  return {
+    hours: cells.hours.filter((h) => h >= window.fromMs && h < window.toMs),
+    site: inside(cells.site),
+    goals: new Map([...cells.goals].map(([goal, hours]) => [goal, inside(hours)])),
+    atoms: cells.atoms,
+  };
 }
 
 function decideDay(

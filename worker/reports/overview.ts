@@ -9,7 +9,7 @@
 import type { ReadOnlyDatabase } from "../lib/read-only";
 import { windowConversions } from "./conversions";
 import { round, SUPPRESSED, weakest, type Figure } from "./figures";
-import { tallyHour, windowCells } from "./hour-cells";
+import { cellsWithin, tallyHour, windowCells, type WindowCells } from "./hour-cells";
 import { additiveFigure, distinctFigure, EMPTY_TALLY, type AtomTally } from "./privacy";
 import { perturbedFigure } from "./figures";
 import type { HourWindow, ReportScope } from "./scope";
@@ -77,9 +77,15 @@ export function overviewWindows(timeZone: string, deployedAtMs: number | null, c
   };
 }
 
-/** Both windows' figures, compared. */
+/**
+ * Both windows' figures, compared. One read decides the hours of both: they lie side by side
+ * (only the marker's own hour between them), and an hour's fate depends on its day alone.
+ */
 export async function overviewFigures(db: ReadOnlyDatabase, scope: ReportScope, windows: OverviewWindows, lastEndedDay: string): Promise<OverviewFigures> {
-  const [current, previous] = await Promise.all([windows.current, windows.previous].map((w) => windowFigures(db, scope, w, lastEndedDay)));
+  const both = { fromMs: windows.previous.fromMs, toMs: windows.current.toMs };
+  const cells = await windowCells(db, { ...scope, hours: { window: both, lastEndedDay } }, null);
+  const current = windowFigures(scope, cellsWithin(cells, windows.current));
+  const previous = windowFigures(scope, cellsWithin(cells, windows.previous));
   return {
     visitors: compare(current!.visitors, previous!.visitors),
     pageviews: compare(current!.pageviews, previous!.pageviews),
@@ -100,8 +106,7 @@ export async function overviewFigures(db: ReadOnlyDatabase, scope: ReportScope, 
   };
 }
 
-async function windowFigures(db: ReadOnlyDatabase, scope: ReportScope, window: HourWindow, lastEndedDay: string) {
-  const cells = await windowCells(db, { ...scope, hours: { window, lastEndedDay } }, null);
+function windowFigures(scope: ReportScope, cells: WindowCells) {
   let visitors: AtomTally = EMPTY_TALLY;
   let pageviews: AtomTally = EMPTY_TALLY;
   for (const cell of cells.site.values()) {
