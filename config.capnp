@@ -19,7 +19,8 @@ const config :Workerd.Config = (
   services = [
     (name = "api", worker = .apiWorker),
     (name = "collector", worker = .collectorWorker),
-    .libsqlService, .doStorageService, .dashboardService, .noNetworkService,
+    (name = "alerts", worker = .alertsWorker),
+    .libsqlService, .doStorageService, .dashboardService, .noNetworkService, .webhookNetworkService,
   ],
   sockets = [.publicSocket],
 );
@@ -42,8 +43,9 @@ const collectorProcess :Workerd.Config = (
 const apiProcess :Workerd.Config = (
   services = [
     (name = "api", worker = .apiWorker),
+    (name = "alerts", worker = .alertsWorker),
     (name = "collector", external = (address = "127.0.0.1:8787", http = ())),
-    .libsqlService, .doStorageService, .dashboardService, .noNetworkService,
+    .libsqlService, .doStorageService, .dashboardService, .noNetworkService, .webhookNetworkService,
   ],
   sockets = [(name = "api", address = "127.0.0.1:8786", http = (), service = "api")],
 );
@@ -54,8 +56,16 @@ const libsqlService :Workerd.Service = (name = "libsql", external = (address = "
 # Durable Object storage; both processes share the folder (each owns its own namespaces).
 const doStorageService :Workerd.Service = (name = "do-storage", disk = (path = "data/do", writable = true));
 const dashboardService :Workerd.Service = (name = "dashboard", disk = (path = "dashboard/dist"));
-# Neither worker needs the network beyond its bindings: global fetch() reaches nothing.
+# Neither the api nor the collector needs the network beyond its bindings: global fetch()
+# reaches nothing.
 const noNetworkService :Workerd.Service = (name = "no-network", network = (allow = []));
+# The alerts worker's way out, for webhook deliveries alone: public addresses only, checked at the
+# socket after DNS (so rebinding to a private address is refused too). `wren start` widens it
+# with WREN_WEBHOOK_ALLOW (cli/workerd.ts writes the list into a config beside this one).
+const webhookNetworkService :Workerd.Service = (
+  name = "webhook-network",
+  network = (allow = ["public"], tlsOptions = (trustBrowserCas = true)),
+);
 
 # The collector is the front door: beacons, the hot path, take no extra hop; it hands every
 # other path to the api worker. Its plain `http` entrypoint costs less per request than the
@@ -82,6 +92,9 @@ const apiWorker :Workerd.Worker = (
     (name = "WREN_PUBLISH_INTERVAL", fromEnvironment = "WREN_PUBLISH_INTERVAL"),
     (name = "WREN_RAW_RETENTION_DAYS", fromEnvironment = "WREN_RAW_RETENTION_DAYS"),
     (name = "PUBLISHER", durableObjectNamespace = "Publisher"),
+    # Starts the alert scheduler and queues test notifications' sending (worker/alerts/).
+    (name = "ALERTS", durableObjectNamespace = (className = "AlertScheduler", serviceName = "alerts")),
+    (name = "WREN_WEBHOOK_ALLOW", fromEnvironment = "WREN_WEBHOOK_ALLOW"),
   ],
   durableObjectNamespaces = [
     (className = "RateLimiter", uniqueKey = "wren-rate-limiter-v1"),
@@ -110,4 +123,28 @@ const collectorWorker :Workerd.Worker = (
   ],
   durableObjectStorage = (localDisk = "do-storage"),
   globalOutbound = "no-network",
+);
+
+# Alert rules: evaluation and webhook delivery (worker/alerts/), in the api process. The only
+# worker whose global fetch() reaches anything: the webhook network service.
+const alertsWorker :Workerd.Worker = (
+  modules = [(name = "alerts.js", esModule = embed "dist/alerts.js")],
+  compatibilityDate = .compatibilityDate,
+  bindings = [
+    (name = "DB", service = "libsql"),
+    (name = "LIBSQL_URL", fromEnvironment = "LIBSQL_URL"),
+    (name = "LIBSQL_AUTH_TOKEN", fromEnvironment = "LIBSQL_AUTH_TOKEN"),
+    (name = "WREN_SECRET", fromEnvironment = "WREN_SECRET"),
+    (name = "WREN_K_ANONYMITY", fromEnvironment = "WREN_K_ANONYMITY"),
+    (name = "WREN_PUBLIC_URL", fromEnvironment = "WREN_PUBLIC_URL"),
+    (name = "WREN_ALERT_INTERVAL", fromEnvironment = "WREN_ALERT_INTERVAL"),
+    (name = "WREN_WEBHOOK_ALLOW", fromEnvironment = "WREN_WEBHOOK_ALLOW"),
+    (name = "WREN_WEBHOOK_RETRY_SECONDS", fromEnvironment = "WREN_WEBHOOK_RETRY_SECONDS"),
+  ],
+  durableObjectNamespaces = [
+    # Evaluates the rules and drains the outbox on an alarm (at least once a minute).
+    (className = "AlertScheduler", uniqueKey = "wren-alert-scheduler-v1"),
+  ],
+  durableObjectStorage = (localDisk = "do-storage"),
+  globalOutbound = "webhook-network",
 );

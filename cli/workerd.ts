@@ -9,8 +9,10 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { setPriority } from "node:os";
+import { lookup } from "node:dns/promises";
 import { join, relative } from "node:path";
 import workerd from "workerd";
+import { parseWebhookAllow, workerdAllowList } from "../worker/lib/webhook-allow";
 import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from "../worker/reports/retention";
 import { CliError } from "./output";
 import { ROOT } from "./paths";
@@ -31,17 +33,22 @@ export function hostPort(url: URL): string {
 }
 
 /**
- * A TLS database (Turso, sqld behind https) needs an `https` external service, which
- * `--external-addr` cannot switch to: write a small config that reuses config.capnp's
- * workers and replaces only the database service.
+ * What `--external-addr` cannot say — a TLS database (Turso, sqld behind https) needs an `https`
+ * external service, and WREN_WEBHOOK_ALLOW widens the webhook network's `allow` list — goes in a
+ * small config written beside the data, which reuses config.capnp's workers and replaces only
+ * those two services.
  */
-function tlsOverlayConfig(settings: Settings, url: URL): string {
+function overlayConfig(settings: Settings, url: URL, webhookAllow: string[]): string {
   const dir = join(settings.dataDir, "run");
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, "workerd-tls.capnp");
+  const file = join(dir, "workerd.capnp");
   const base = relative(dir, join(ROOT, "config.capnp"));
-  const libsql = `(name = "libsql", external = (address = ${JSON.stringify(hostPort(url))}, https = (
-      tlsOptions = (trustBrowserCas = true), certificateHost = ${JSON.stringify(url.hostname)})))`;
+  const libsql =
+    url.protocol === "https:"
+      ? `(name = "libsql", external = (address = ${JSON.stringify(hostPort(url))}, https = (
+      tlsOptions = (trustBrowserCas = true), certificateHost = ${JSON.stringify(url.hostname)})))`
+      : "Base.libsqlService";
+  const webhooks = `(name = "webhook-network", network = (allow = [${webhookAllow.map((a) => JSON.stringify(a)).join(", ")}], tlsOptions = (trustBrowserCas = true)))`;
   writeFileSync(
     file,
     `using Workerd = import "/workerd/workerd.capnp";
@@ -58,15 +65,60 @@ const collectorProcess :Workerd.Config = (
 const apiProcess :Workerd.Config = (
   services = [
     (name = "api", worker = Base.apiWorker),
+    (name = "alerts", worker = Base.alertsWorker),
     (name = "collector", external = (address = "127.0.0.1:8787", http = ())),
     ${libsql},
     Base.doStorageService, Base.dashboardService, Base.noNetworkService,
+    ${webhooks},
   ],
   sockets = [(name = "api", address = "127.0.0.1:8786", http = (), service = "api")],
 );
 `,
   );
   return file;
+}
+
+/**
+ * WREN_WEBHOOK_ALLOW as workerd's allow list (host names resolved now, every address they have),
+ * or null when unset: config.capnp's `public` alone.
+ */
+export async function webhookAllowList(value: string | undefined): Promise<string[] | null> {
+  if (value === undefined || value.trim() === "") return null;
+  let allow;
+  try {
+    allow = parseWebhookAllow(value);
+  } catch (error) {
+    throw new CliError(`WREN_WEBHOOK_ALLOW: ${(error as Error).message}`);
+  }
+  const resolved: string[] = [];
+  for (const host of allow.hosts) {
+    try {
+      resolved.push(...(await lookup(host, { all: true })).map((a) => a.address));
+    } catch {
+      throw new CliError(`WREN_WEBHOOK_ALLOW: the host name ${host} does not resolve`);
+    }
+  }
+  return workerdAllowList(allow, resolved);
+}
+
+/** WREN_ALERT_INTERVAL as given, refused unless 1–60 seconds (how often alert rules are evaluated). */
+export function alertIntervalSetting(value: string | undefined): string | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  const seconds = Number(value);
+  if (!/^\s*\d+(\.\d+)?\s*$/.test(value) || seconds < 1 || seconds > 60) {
+    throw new CliError(`WREN_ALERT_INTERVAL must be a number of seconds from 1 to 60, got "${value}"`);
+  }
+  return value.trim();
+}
+
+/** WREN_WEBHOOK_RETRY_SECONDS as given, refused unless 1–3600 (the first retry's wait). */
+export function retrySecondsSetting(value: string | undefined): string | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  const seconds = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || seconds < 1 || seconds > 3600) {
+    throw new CliError(`WREN_WEBHOOK_RETRY_SECONDS must be a whole number of seconds from 1 to 3600, got "${value}"`);
+  }
+  return value.trim();
 }
 
 /** WREN_K_ANONYMITY as given, refused unless an integer of at least 2 (reports never show smaller groups). */
@@ -137,7 +189,11 @@ export async function spawnWorkerd({ settings, databaseUrl, databaseToken, secre
   const retention = retentionSetting(process.env.WREN_RAW_RETENTION_DAYS);
   // Turso hands out libsql:// URLs; over HTTP they mean https://.
   const url = new URL(databaseUrl.replace(/^libsql:/, "https:"));
-  const configFile = url.protocol === "https:" ? tlsOverlayConfig(settings, url) : join(ROOT, "config.capnp");
+  const alertInterval = alertIntervalSetting(process.env.WREN_ALERT_INTERVAL);
+  const retrySeconds = retrySecondsSetting(process.env.WREN_WEBHOOK_RETRY_SECONDS);
+  const webhookAllow = await webhookAllowList(process.env.WREN_WEBHOOK_ALLOW);
+  const configFile =
+    url.protocol === "https:" || webhookAllow ? overlayConfig(settings, url, webhookAllow ?? ["public"]) : join(ROOT, "config.capnp");
   const doStorage = join(settings.dataDir, "do");
   mkdirSync(doStorage, { recursive: true, mode: 0o700 });
   const apiAddress = `127.0.0.1:${await freeLoopbackPort()}`;
@@ -157,6 +213,9 @@ export async function spawnWorkerd({ settings, databaseUrl, databaseToken, secre
       ...(k ? { WREN_K_ANONYMITY: k } : {}),
       ...(publishInterval ? { WREN_PUBLISH_INTERVAL: publishInterval } : {}),
       ...(retention ? { WREN_RAW_RETENTION_DAYS: retention } : {}),
+      ...(alertInterval ? { WREN_ALERT_INTERVAL: alertInterval } : {}),
+      ...(retrySeconds ? { WREN_WEBHOOK_RETRY_SECONDS: retrySeconds } : {}),
+      ...(webhookAllow ? { WREN_WEBHOOK_ALLOW: process.env.WREN_WEBHOOK_ALLOW!.trim() } : {}),
     },
   };
   const api = spawn(

@@ -1,5 +1,5 @@
 /**
- * Builds what workerd serves: the two workers bundled from TypeScript into dist/, and the
+ * Builds what workerd serves: the three workers bundled from TypeScript into dist/, and the
  * dashboard into dashboard/dist/. `buildIfStale` skips the work when every output is newer
  * than every source, so `npm start` stays fast after the first run.
  */
@@ -13,6 +13,7 @@ import { buildTracker } from "../tracker/build";
 const WORKERS = {
   "dist/api.js": "worker/api/index.ts",
   "dist/collector.js": "worker/collector/index.ts",
+  "dist/alerts.js": "worker/alerts/index.ts",
 } as const;
 
 const DASHBOARD_OUT = "dashboard/dist";

@@ -3,6 +3,7 @@ import type { DatabaseBindings } from "../lib/env";
 import type { RateLimiter } from "./ratelimit";
 import type { PublisherEnv } from "../reports/publisher";
 import type { Publisher } from "../reports/publisher-object";
+import type { AlertScheduler } from "../alerts/scheduler";
 
 export interface ApiEnv extends DatabaseBindings, PublisherEnv {
   WREN_SECRET: string;
@@ -17,6 +18,10 @@ export interface ApiEnv extends DatabaseBindings, PublisherEnv {
   WREN_K_ANONYMITY?: string | null;
   /** Folds and publishes the report rollups on an alarm (worker/reports/publisher-object.ts); optional. */
   PUBLISHER?: DurableObjectNamespace<Publisher>;
+  /** The alert scheduler (worker/alerts/scheduler.ts), in the alerts worker; optional. */
+  ALERTS?: DurableObjectNamespace<AlertScheduler>;
+  /** Destinations beyond public addresses (lib/webhook-allow.ts), checked when a rule is made. */
+  WREN_WEBHOOK_ALLOW?: string | null;
   /** The built dashboard (a `disk` service); absent when the dashboard is served elsewhere. */
   DASHBOARD?: Fetcher;
 }

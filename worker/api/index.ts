@@ -2,7 +2,7 @@
  * The api worker: the public API under /api/v1, the dashboard and /healthz. It is reached
  * through the collector (the front door, see config.capnp), which hands it every path that
  * is not a collector path. Its first request starts the publisher, which folds and publishes
- * the report rollups in the background from then on.
+ * the report rollups in the background from then on, and the alert scheduler.
  */
 import type { ApiEnv } from "./env";
 import { healthz } from "./health";
@@ -10,7 +10,7 @@ import { createRouter } from "../lib/router";
 import { serveDashboard } from "./dashboard";
 import { openApiDocument } from "./openapi";
 import { runRoute } from "./pipeline";
-import { startPublisher } from "../reports/start-publisher";
+import { startBackgroundWork } from "./background";
 import { apiRoutes } from "./routes/index";
 
 export { RateLimiter } from "./ratelimit";
@@ -43,7 +43,7 @@ for (const spec of apiRoutes) {
 
 export default {
   fetch(request, env, execution) {
-    startPublisher(env.PUBLISHER, execution);
+    startBackgroundWork(env, execution);
     return router.fetch(request, env, execution);
   },
 } satisfies ExportedHandler<ApiEnv>;

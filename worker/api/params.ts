@@ -1,6 +1,6 @@
 /** Path and query parameter schemas shared by the routes. */
 import { z } from "zod";
-import { deploymentId, goalId, keyId, siteId } from "../lib/ids";
+import { deploymentId, goalId, keyId, siteId, alertRuleId } from "../lib/ids";
 
 export const siteParams = z.strictObject({ id: siteId.meta({ param: { description: "Site id" } }) });
 export const siteGoalParams = z.strictObject({
@@ -18,3 +18,5 @@ export const listLimit = z.coerce
   .max(500)
   .default(100)
   .meta({ param: { description: "Page size (1–500, default 100)." } });
+
+export const alertParams = z.strictObject({ id: alertRuleId.meta({ param: { description: "Alert rule id" } }) });

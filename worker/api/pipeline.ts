@@ -83,7 +83,7 @@ function runKeyRoute(spec: KeyRoute) {
           field: "authorization",
         });
       } else {
-        requireScope(caller, spec.scope);
+        requireScope(caller, spec.scope, spec.orScope);
         const params = spec.params ? validate(spec.params, request.params ?? {}, "path") : {};
         const query = spec.query ? validate(spec.query, Object.fromEntries(new URL(request.url).searchParams), "query") : {};
         const body = spec.body

@@ -53,6 +53,8 @@ interface DeclarationBase {
 interface RouteDeclaration extends DeclarationBase {
   auth: Exclude<AuthKind, "webhook-signature">;
   scope: Scope;
+  /** A second scope that is enough on its own (reading alert rules: read:reports or write:alerts). */
+  orScope?: Scope;
   /** Which request value names the site the key must be allowed on. */
   site?: { from: "params" | "query" | "body"; name: string };
 }

@@ -7,7 +7,10 @@ import type { ApiKeyRow } from "../domain/apikeys";
 import type { GoalRow } from "../domain/goals";
 import type { SiteRow, SiteVerification } from "../domain/sites";
 import { snippetFor } from "../domain/snippet";
-import { DEPLOYMENT_SOURCES, GOAL_KINDS } from "../lib/schema";
+import type { AlertRule } from "../domain/alert-rules";
+import { ALERT_CONDITIONS, ALERT_KINDS, ALERT_METRICS, ALERT_STATES, DEPLOYMENT_SOURCES, DESTINATION_FORMATS, GOAL_KINDS, OUTBOX_STATUSES } from "../lib/schema";
+import type { Qualifier } from "../reports/figures";
+import { figureSchema } from "../reports/schemas";
 import { SCOPES } from "../lib/keys";
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -228,3 +231,109 @@ export const ignoredDeliveryResource = z
     reason: z.string().meta({ description: "Why nothing was recorded (an event or state that makes no marker)." }),
   })
   .meta({ id: "IgnoredDelivery" });
+
+const alertFigure = figureSchema.meta({ description: "A figure as reports show it: a suppressed one has a null value." });
+
+export const alertRuleResource = z
+  .object({
+    id: z.string().meta({ example: "alr_Q2mZbT1vEk3J9x0a" }),
+    site: z.string(),
+    kind: z.enum(ALERT_KINDS),
+    metric: z.enum(ALERT_METRICS).nullable(),
+    goal_id: z.string().nullable(),
+    condition: z.enum(ALERT_CONDITIONS).nullable(),
+    threshold: z.number().int().nullable(),
+    window_hours: z.number().int().nullable(),
+    for_minutes: z.number().int(),
+    within_minutes: z.number().int().nullable(),
+    enabled: z.boolean(),
+    destinations: z.array(
+      z.object({
+        id: z.string(),
+        url: z.string(),
+        format: z.enum(DESTINATION_FORMATS),
+        secret: z.string().optional().meta({ description: "The signing secret (`whsec_…`, Standard Webhooks), in the answer that made the destination only." }),
+      }),
+    ),
+    state: z.object({
+      status: z.enum(ALERT_STATES),
+      since: timestamp,
+      pending_since: timestamp.nullable().meta({ description: "Since when the condition has held, while for_minutes runs." }),
+      figure: alertFigure.nullable().meta({ description: "The figure last evaluated; null before the first evaluation." }),
+      evaluated_at: timestamp.nullable(),
+      deployment_id: z.string().nullable().meta({ description: "deployment_without_smoke: the marker the state is about." }),
+    }),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: "AlertRule" });
+
+export function toAlertRule(rule: AlertRule, secrets?: Map<string, string>): z.infer<typeof alertRuleResource> {
+  const figure =
+    rule.lastQualifier === null
+      ? null
+      : rule.lastQualifier === "suppressed" || rule.lastValue === null
+        ? { value: null, qualifier: "suppressed" as const }
+        : { value: rule.lastValue, qualifier: rule.lastQualifier as Qualifier };
+  return {
+    id: rule.id,
+    site: rule.siteId,
+    kind: rule.kind,
+    metric: rule.metric,
+    goal_id: rule.goalId,
+    condition: rule.condition,
+    threshold: rule.threshold,
+    window_hours: rule.windowHours,
+    for_minutes: rule.forMinutes,
+    within_minutes: rule.withinMinutes,
+    enabled: rule.enabled,
+    destinations: rule.destinations.map((d) => ({ id: d.id, url: d.url, format: d.format, ...(secrets?.has(d.id) ? { secret: secrets.get(d.id)! } : {}) })),
+    state: {
+      status: rule.state,
+      since: iso(rule.stateSince),
+      pending_since: rule.pendingSince === null ? null : iso(rule.pendingSince),
+      figure,
+      evaluated_at: rule.evaluatedAt === null ? null : iso(rule.evaluatedAt),
+      deployment_id: rule.deploymentId,
+    },
+    created_at: iso(rule.createdAt),
+    updated_at: iso(rule.updatedAt),
+  };
+}
+
+const deliveryResource = z.object({
+  webhook_id: z.string().meta({ description: "The message's webhook-id, the same on every attempt." }),
+  destination: z.string(),
+  type: z.string(),
+  status: z.enum(OUTBOX_STATUSES),
+  attempts: z.array(
+    z.object({
+      attempt: z.number().int(),
+      at: timestamp,
+      status: z.number().int().nullable().meta({ description: "The receiver's HTTP status; null when it gave none." }),
+      error: z.string().nullable().meta({ description: "Why there was no answer (timeout, refused address)." }),
+      duration_ms: z.number().int(),
+    }),
+  ),
+  next_attempt_at: timestamp.nullable(),
+  delivered_at: timestamp.nullable(),
+});
+
+export const alertHistoryResource = z
+  .object({
+    rule: z.string(),
+    transitions: z.array(
+      z.object({
+        seq: z.number().int(),
+        at: timestamp,
+        from: z.enum(ALERT_STATES),
+        to: z.enum(ALERT_STATES),
+        figure: alertFigure,
+        window: z.object({ start: timestamp, end: timestamp }),
+        deployment_id: z.string().nullable(),
+        deliveries: z.array(deliveryResource),
+      }),
+    ),
+    tests: z.array(deliveryResource),
+  })
+  .meta({ id: "AlertHistory" });

@@ -106,7 +106,8 @@ export async function overviewFigures(db: ReadOnlyDatabase, scope: ReportScope, 
   };
 }
 
-function windowFigures(scope: ReportScope, cells: WindowCells) {
+/** A window's figures as the Overview shows them (alert rules read the same, alerts/figures.ts). */
+export function windowFigures(scope: ReportScope, cells: WindowCells) {
   let visitors: AtomTally = EMPTY_TALLY;
   let pageviews: AtomTally = EMPTY_TALLY;
   for (const cell of cells.site.values()) {

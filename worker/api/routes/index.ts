@@ -1,5 +1,6 @@
 /** Every /api/v1 route (and the signed /hooks ones), in the order they are matched; the router and the OpenAPI document take them from here. */
 import type { Route } from "../registry";
+import { alertRoutes } from "./alerts";
 import { deploymentRoutes } from "./deployments";
 import { eventRoutes } from "./events";
 import { goalRoutes } from "./goals";
@@ -18,4 +19,5 @@ export const apiRoutes: Route[] = [
   ...reportRoutes,
   ...overviewRoutes,
   ...deploymentRoutes,
+  ...alertRoutes,
 ];

@@ -1,5 +1,5 @@
 /** The operator's own records: deployment markers and alert rules. */
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { createdAt } from "./columns";
 import { goals, siteIdColumn } from "./core";
 
@@ -37,23 +37,133 @@ export const deployments = sqliteTable(
   ],
 );
 
-/** An alert rule on a goal counter over a window (24 h by default). */
+export const ALERT_KINDS = ["threshold", "deployment_without_smoke"] as const;
+export const ALERT_METRICS = ["goal", "pageviews", "visitors"] as const;
+export const ALERT_CONDITIONS = ["below", "above"] as const;
+export const ALERT_STATES = ["ok", "firing"] as const;
+export const DESTINATION_FORMATS = ["standard", "slack"] as const;
+export const OUTBOX_STATUSES = ["pending", "delivered", "failed"] as const;
+export type AlertKind = (typeof ALERT_KINDS)[number];
+export type AlertMetric = (typeof ALERT_METRICS)[number];
+export type AlertCondition = (typeof ALERT_CONDITIONS)[number];
+export type AlertState = (typeof ALERT_STATES)[number];
+export type DestinationFormat = (typeof DESTINATION_FORMATS)[number];
+
+/**
+ * An alert rule (worker/alerts/): a threshold on a counter over trailing closed hours, or
+ * `deployment_without_smoke`. Its state lives beside it; `seq` counts its transitions, and a
+ * transition is written only where `seq` still holds the value read, so two evaluators (two
+ * boxes) can never both record one.
+ */
 export const alertRules = sqliteTable(
   "alert_rules",
   {
     id: text("id").primaryKey(),
     siteId: siteIdColumn(),
-    goalId: text("goal_id")
-      .notNull()
-      .references(() => goals.id, { onDelete: "cascade" }),
-    windowHours: integer("window_hours").notNull().default(24),
-    /** Fires when the goal counted fewer than this many conversions in the window. */
-    minCount: integer("min_count").notNull().default(1),
-    state: text("state", { enum: ["ok", "firing"] })
-      .notNull()
-      .default("ok"),
-    lastEvaluatedAt: integer("last_evaluated_at"),
+    kind: text("kind", { enum: ALERT_KINDS }).notNull(),
+    metric: text("metric", { enum: ALERT_METRICS }),
+    goalId: text("goal_id").references(() => goals.id, { onDelete: "cascade" }),
+    condition: text("condition", { enum: ALERT_CONDITIONS }),
+    threshold: integer("threshold"),
+    windowHours: integer("window_hours"),
+    forMinutes: integer("for_minutes").notNull().default(0),
+    withinMinutes: integer("within_minutes"),
+    enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+    state: text("state", { enum: ALERT_STATES }).notNull().default("ok"),
+    seq: integer("seq").notNull().default(0),
+    /** When the state was entered (ms). */
+    stateSince: integer("state_since").notNull(),
+    /** Since when the firing (or resolving) condition has held, waiting out for_minutes. */
+    pendingSince: integer("pending_since"),
+    /** The last figure evaluated (null value: suppressed or not yet known). */
+    lastValue: integer("last_value"),
+    lastQualifier: text("last_qualifier"),
+    evaluatedAt: integer("evaluated_at"),
+    /** deployment_without_smoke: the marker the state is about. */
+    deploymentId: text("deployment_id"),
     createdAt: createdAt(),
+    updatedAt: integer("updated_at").notNull(),
   },
   (t) => [index("alert_rules_site").on(t.siteId)],
 );
+
+/** Where a rule's notifications go. The signing secret is derived, never stored (alerts/secrets.ts). */
+export const alertDestinations = sqliteTable(
+  "alert_destinations",
+  {
+    id: text("id").primaryKey(),
+    ruleId: text("rule_id").notNull(),
+    position: integer("position").notNull(),
+    url: text("url").notNull(),
+    format: text("format", { enum: DESTINATION_FORMATS }).notNull(),
+  },
+  (t) => [index("alert_destinations_rule").on(t.ruleId, t.position)],
+);
+
+/** Every state change of a rule, kept for its history. The id is `rule:seq`: one per transition. */
+export const alertTransitions = sqliteTable(
+  "alert_transitions",
+  {
+    id: text("id").primaryKey(),
+    ruleId: text("rule_id").notNull(),
+    seq: integer("seq").notNull(),
+    at: integer("at").notNull(),
+    fromState: text("from_state", { enum: ALERT_STATES }).notNull(),
+    toState: text("to_state", { enum: ALERT_STATES }).notNull(),
+    value: integer("value"),
+    qualifier: text("qualifier").notNull(),
+    windowStart: integer("window_start").notNull(),
+    windowEnd: integer("window_end").notNull(),
+    deploymentId: text("deployment_id"),
+  },
+  (t) => [index("alert_transitions_rule").on(t.ruleId, t.seq)],
+);
+
+/**
+ * The durable outbox: one row per notification and destination, written in the transaction that
+ * makes it. Its id is the Standard Webhooks `webhook-id`, the same on every attempt. A sender
+ * claims a row (claimed_by, claimed_until) before it sends, so one box sends it at a time.
+ */
+export const alertOutbox = sqliteTable(
+  "alert_outbox",
+  {
+    id: text("id").primaryKey(),
+    ruleId: text("rule_id").notNull(),
+    transitionId: text("transition_id"),
+    destinationId: text("destination_id").notNull(),
+    type: text("type").notNull(),
+    payload: text("payload").notNull(),
+    status: text("status", { enum: OUTBOX_STATUSES }).notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: integer("next_attempt_at").notNull(),
+    claimedBy: text("claimed_by"),
+    claimedUntil: integer("claimed_until"),
+    deliveredAt: integer("delivered_at"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("alert_outbox_due").on(t.status, t.nextAttemptAt), index("alert_outbox_rule").on(t.ruleId), index("alert_outbox_claim").on(t.claimedBy)],
+);
+
+/** Each delivery attempt of an outbox row: when, the HTTP status or the error, how long it took. */
+export const alertDeliveryAttempts = sqliteTable(
+  "alert_delivery_attempts",
+  {
+    outboxId: text("outbox_id").notNull(),
+    attempt: integer("attempt").notNull(),
+    at: integer("at").notNull(),
+    status: integer("status"),
+    error: text("error"),
+    durationMs: integer("duration_ms").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.outboxId, t.attempt] })],
+);
+
+/**
+ * Leases over work that one box of several must do alone (alert evaluation): taken and renewed
+ * with one conditional upsert, so the holder changes only when its lease has run out.
+ */
+export const leases = sqliteTable("leases", {
+  name: text("name").primaryKey(),
+  holder: text("holder").notNull(),
+  expiresAt: integer("expires_at").notNull(),
+});
