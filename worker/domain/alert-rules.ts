@@ -21,6 +21,8 @@ import { newId } from "../lib/ids";
 import { isSmokeTestGoal } from "../lib/schema";
 import type { AlertCondition, AlertKind, AlertMetric, AlertState, DestinationFormat } from "../lib/schema";
 import { destinationProblem, parseWebhookAllow } from "../lib/webhook-allow";
+import { testStatements } from "../alerts/evaluate";
+import { ruleHistory, type RuleHistory } from "../alerts/history";
 import { destinationSecret } from "../alerts/secrets";
 import { requireGoal } from "./goals";
 import { requireSite } from "./sites";
@@ -362,4 +364,25 @@ export async function requireRule(db: Database, id: string, mayActOn: (siteId: s
 export async function siteRules(db: Database, siteId: string): Promise<AlertRule[]> {
   await requireSite(db, siteId);
   return loadRules(db.$client, "r.site_id = ?", [siteId]);
+}
+
+export { ALERT_CONDITIONS, ALERT_KINDS, ALERT_METRICS, DESTINATION_FORMATS } from "../lib/schema";
+
+/** The rule's history (alerts/history.ts). */
+export async function alertHistory(db: Database, id: string, mayActOn: (siteId: string) => boolean): Promise<RuleHistory> {
+  return ruleHistory(db.$client, await requireRule(db, id, mayActOn));
+}
+
+/** Queues an `alert.test` to each destination through the outbox; each destination's message id. */
+export async function queueTestNotifications(
+  db: Database,
+  id: string,
+  mayActOn: (siteId: string) => boolean,
+  now: number,
+  publicUrl: string,
+): Promise<{ destination: string; webhook_id: string }[]> {
+  const rule = await requireRule(db, id, mayActOn);
+  const { ids, statements } = testStatements(rule, now, publicUrl);
+  await db.$client.batch(statements, "write");
+  return rule.destinations.map((d, i) => ({ destination: d.id, webhook_id: ids[i]! }));
 }

@@ -5,12 +5,24 @@
  * key may act on. Evaluation and delivery run in the alerts worker (worker/alerts/).
  */
 import { z } from "zod";
-import { createRule, deleteRule, MAX_DESTINATIONS, requireRule, siteRules, updateRule, type AlertRule, type Settings } from "../../domain/alert-rules";
+import {
+  ALERT_CONDITIONS,
+  ALERT_KINDS,
+  ALERT_METRICS,
+  alertHistory,
+  createRule,
+  deleteRule,
+  DESTINATION_FORMATS,
+  MAX_DESTINATIONS,
+  queueTestNotifications,
+  requireRule,
+  siteRules,
+  updateRule,
+  type AlertRule,
+  type Settings,
+} from "../../domain/alert-rules";
 import { goalId, siteId } from "../../lib/ids";
-import { ALERT_CONDITIONS, ALERT_KINDS, ALERT_METRICS, DESTINATION_FORMATS } from "../../lib/schema";
 import { kAnonymity } from "../../reports/privacy";
-import { ruleHistory } from "../../alerts/history";
-import { testStatements } from "../../alerts/evaluate";
 import type { ApiEnv } from "../env";
 import { alertParams } from "../params";
 import { route } from "../registry";
@@ -168,8 +180,7 @@ export const alertRoutes = [
     params: alertParams,
     responses: { 200: { description: "The history (the latest 100 transitions and 20 tests).", schema: alertHistoryResource }, 404: notFound },
     async handle({ db, caller, params, reply }) {
-      const rule = await requireRule(db, params.id, caller.mayActOn);
-      return reply(200, await ruleHistory(db.$client, rule));
+      return reply(200, await alertHistory(db, params.id, caller.mayActOn));
     },
   }),
   route({
@@ -188,13 +199,10 @@ export const alertRoutes = [
       },
       404: notFound,
     },
-    async handle({ db, env, caller, params, reply, execution }) {
-      const rule = await requireRule(db, params.id, caller.mayActOn);
-      const publicUrl = (env.WREN_PUBLIC_URL ?? "").replace(/\/+$/, "");
-      const { ids, statements } = testStatements(rule, Date.now(), publicUrl);
-      await db.$client.batch(statements, "write");
+    async handle({ db, env, caller, params, baseUrl, reply, execution }) {
+      const queued = await queueTestNotifications(db, params.id, caller.mayActOn, Date.now(), baseUrl);
       execution.waitUntil(sendSoon(env));
-      return reply(202, { queued: rule.destinations.map((d, i) => ({ destination: d.id, webhook_id: ids[i]! })) });
+      return reply(202, { queued });
     },
   }),
 ];
