@@ -1,0 +1,241 @@
+/**
+ * Evaluation, lease and outbox on a real libSQL database, with an injected clock: the state
+ * machine's hysteresis and for_minutes, one transition however many evaluators race, the lease
+ * passing to another box only when it has run out, claims that never overlap, and the retry
+ * schedule to `failed`. Deliveries go to a real HTTP receiver on 127.0.0.1.
+ */
+import type { Client } from "@libsql/client";
+import { createHmac } from "node:crypto";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { decide, resolveBand } from "../../worker/alerts/decide";
+import { drainOutbox } from "../../worker/alerts/drain";
+import { evaluateRules } from "../../worker/alerts/evaluate";
+import { EVALUATOR_LEASE, takeLease } from "../../worker/alerts/lease";
+import { claimDue, MAX_ATTEMPTS, releaseClaims, retryDelay } from "../../worker/alerts/outbox";
+import { destinationSecret } from "../../worker/alerts/secrets";
+import type { AlertRule } from "../../worker/domain/alert-rules";
+import { parseWebhookAllow } from "../../worker/lib/webhook-allow";
+import { serveOnLoopback, type LoopbackServer } from "../helpers/http";
+import { addSite, clearData, openTestDb, type TestDb } from "../reports/helpers";
+
+const SECRET = "ab".repeat(32);
+const T0 = Date.parse("2026-11-23T10:00:30Z");
+const MINUTE = 60_000;
+const SITE = "site_alerts";
+const GOAL = "goal_smoke";
+
+let db: TestDb;
+let client: Client;
+beforeAll(async () => {
+  db = await openTestDb();
+  client = db.client;
+});
+afterAll(() => db?.close());
+afterEach(() => clearData(client));
+
+function rule(over: Partial<AlertRule>): AlertRule {
+  return {
+    id: "alr_test",
+    siteId: SITE,
+    kind: "threshold",
+    metric: "goal",
+    goalId: GOAL,
+    smoke: true,
+    condition: "below",
+    threshold: 10,
+    windowHours: 1,
+    forMinutes: 0,
+    withinMinutes: null,
+    enabled: true,
+    state: "ok",
+    seq: 0,
+    stateSince: T0,
+    pendingSince: null,
+    lastValue: null,
+    lastQualifier: null,
+    evaluatedAt: null,
+    deploymentId: null,
+    createdAt: T0,
+    updatedAt: T0,
+    destinations: [],
+    ...over,
+  };
+}
+
+const reading = (value: number | null, at = T0) => ({
+  figure: value === null ? { value: null, qualifier: "suppressed" as const } : { value, qualifier: "exact" as const },
+  window: { fromMs: at - 3_600_000, toMs: at },
+  at,
+  deployment: null,
+});
+
+describe("the state machine", () => {
+  it("fires below the threshold and resolves only past the band, so a counter at the threshold does not flap", () => {
+    expect(resolveBand(10)).toBe(1);
+    expect(resolveBand(250)).toBe(25);
+    expect(decide(rule({}), reading(9)).transition).toEqual({ from: "ok", to: "firing" });
+    const firing = rule({ state: "firing", seq: 1 });
+    expect(decide(firing, reading(10)).transition).toBeNull();
+    expect(decide(firing, reading(9)).transition).toBeNull();
+    expect(decide(firing, reading(11))).toEqual({ state: "ok", pendingSince: null, transition: { from: "firing", to: "ok" } });
+    const above = rule({ condition: "above", threshold: 100, state: "firing" });
+    expect(decide(above, reading(91)).transition).toBeNull();
+    expect(decide(above, reading(90)).transition).toEqual({ from: "firing", to: "ok" });
+  });
+
+  it("decides nothing on a suppressed figure", () => {
+    expect(decide(rule({}), reading(null))).toEqual({ state: "ok", pendingSince: null, transition: null });
+    expect(decide(rule({ state: "firing", pendingSince: null }), reading(null)).transition).toBeNull();
+  });
+
+  it("waits for_minutes of figures before firing, and forgets the wait when the condition lapses", () => {
+    const waiting = rule({ forMinutes: 10 });
+    const first = decide(waiting, reading(0, T0));
+    expect(first).toEqual({ state: "ok", pendingSince: T0, transition: null });
+    expect(decide({ ...waiting, pendingSince: T0 }, reading(0, T0 + 9 * MINUTE)).transition).toBeNull();
+    expect(decide({ ...waiting, pendingSince: T0 }, reading(0, T0 + 10 * MINUTE)).transition).toEqual({ from: "ok", to: "firing" });
+    expect(decide({ ...waiting, pendingSince: T0 }, reading(12, T0 + 5 * MINUTE)).pendingSince).toBeNull();
+  });
+});
+
+async function seedRules(n: number, receiverUrl: string): Promise<string[]> {
+  await addSite(client, SITE);
+  await client.execute({ sql: "INSERT INTO goals (id, site_id, name, kind, match, purpose) VALUES (?, ?, 'smoke', 'event', 'smoke', 'smoke-test')", args: [GOAL, SITE] });
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const id = `alr_rule${i}`;
+    ids.push(id);
+    await client.batch(
+      [
+        {
+          sql:
+            "INSERT INTO alert_rules (id, site_id, kind, metric, goal_id, condition, threshold, window_hours, for_minutes, enabled, state, seq, state_since, created_at, updated_at) " +
+            "VALUES (?, ?, 'threshold', 'goal', ?, 'below', 1, 1, 0, 1, 'ok', 0, ?, ?, ?)",
+          args: [id, SITE, GOAL, T0, T0, T0],
+        },
+        { sql: "INSERT INTO alert_destinations (id, rule_id, position, url, format) VALUES (?, ?, 0, ?, 'standard')", args: [`dst_${i}`, id, receiverUrl] },
+      ],
+      "write",
+    );
+  }
+  return ids;
+}
+
+const options = (holder: string, now: number) => ({ now, holder, k: 5, publicUrl: "http://127.0.0.1:1", leaseMs: 30_000 });
+
+describe("evaluation across boxes", () => {
+  it("makes one transition and one notification per rule however many boxes evaluate at once", async () => {
+    await seedRules(3, "http://127.0.0.1:9/hook");
+    const runs = await Promise.all(["box_a", "box_b", "box_c"].map((holder) => evaluateRules(client as never, options(holder, T0))));
+    expect(runs.filter((r) => r.leader)).toHaveLength(1);
+    expect(runs.reduce((n, r) => n + r.transitions, 0)).toBe(3);
+    const [transitions, outbox, states] = await client.batch(
+      ["SELECT count(*) AS n FROM alert_transitions", "SELECT id FROM alert_outbox ORDER BY id", "SELECT DISTINCT state, seq FROM alert_rules"],
+      "read",
+    );
+    expect(Number(transitions!.rows[0]!.n)).toBe(3);
+    expect(outbox!.rows.map((r) => String(r.id))).toEqual(["msg_rule0.1.0", "msg_rule1.1.0", "msg_rule2.1.0"]);
+    expect(states!.rows.map((r) => [r.state, Number(r.seq)])).toEqual([["firing", 1]]);
+  });
+
+  it("passes the lease to another box only once it has run out, and a box that lost it writes nothing", async () => {
+    await seedRules(1, "http://127.0.0.1:9/hook");
+    expect(await takeLease(client as never, EVALUATOR_LEASE, "box_a", T0, 30_000)).toBe(true);
+    expect((await evaluateRules(client as never, options("box_b", T0 + 29_999))).leader).toBe(false);
+    expect(Number((await client.execute("SELECT count(*) AS n FROM alert_transitions")).rows[0]!.n)).toBe(0);
+    const later = await evaluateRules(client as never, options("box_b", T0 + 30_000));
+    expect(later).toEqual({ leader: true, rules: 1, transitions: 1 });
+    // box_a's lease is gone: its renewal fails, and so would its fenced writes.
+    expect(await takeLease(client as never, EVALUATOR_LEASE, "box_a", T0 + 30_001, 30_000)).toBe(false);
+  });
+});
+
+describe("the outbox", () => {
+  let receiver: LoopbackServer;
+  const seen: { id: string; signature: string; timestamp: string; body: string }[] = [];
+  let answers: number[] = [];
+  beforeAll(async () => {
+    receiver = await serveOnLoopback((req, res) => {
+      let body = "";
+      req.on("data", (c) => (body += c));
+      req.on("end", () => {
+        seen.push({ id: String(req.headers["webhook-id"]), signature: String(req.headers["webhook-signature"]), timestamp: String(req.headers["webhook-timestamp"]), body });
+        res.writeHead(answers.shift() ?? 200).end("x".repeat(100_000));
+      });
+    });
+  });
+  afterAll(() => receiver?.close());
+  afterEach(() => {
+    seen.length = 0;
+    answers = [];
+  });
+
+  it("never lets two boxes claim the same row", async () => {
+    await seedRules(20, `${receiver.url}/hook`);
+    await evaluateRules(client as never, options("box_a", T0));
+    const [a, b] = await Promise.all([claimDue(client as never, "box_a", T0, 15), claimDue(client as never, "box_b", T0, 15)]);
+    const ids = [...a, ...b].map((r) => r.id);
+    expect(ids).toHaveLength(20);
+    expect(new Set(ids).size).toBe(20);
+    // A claim holds until released: nothing is due for a third box, until box_a releases its own.
+    expect(await claimDue(client as never, "box_c", T0 + 1000, 50)).toEqual([]);
+    await releaseClaims(client as never, "box_a");
+    expect((await claimDue(client as never, "box_c", T0 + 1000, 50)).map((r) => r.id).sort()).toEqual(a.map((r) => r.id).sort());
+  });
+
+  it("retries with the same webhook-id, signed each time, on the backoff schedule, until delivered", async () => {
+    await seedRules(1, `${receiver.url}/hook`);
+    await evaluateRules(client as never, options("box_a", T0));
+    answers = [500, 500, 503, 200];
+    let now = T0;
+    const drain = () => drainOutbox(client as never, { holder: "box_a", now: () => now, serverSecret: SECRET, allow: parseWebhookAllow("127.0.0.1"), retryBaseMs: 30_000 });
+    expect(await drain()).toEqual({ attempts: 1, delivered: 0 });
+    // Not due before its backoff: 30 s, then 60 s, then 120 s.
+    for (const wait of [30_000, 60_000, 120_000]) {
+      now += wait - 1;
+      expect(await drain()).toEqual({ attempts: 0, delivered: 0 });
+      now += 1;
+      expect((await drain()).attempts).toBe(1);
+    }
+    expect(seen.map((s) => s.id)).toEqual(Array(4).fill("msg_rule0.1.0"));
+    // Standard Webhooks: base64 HMAC-SHA256 of "id.timestamp.body" under the secret's key bytes,
+    // computed here with node:crypto (the package's verify() also checks the timestamp against the
+    // real clock, which this test's clock is not).
+    const key = Buffer.from((await destinationSecret(SECRET, "dst_0")).slice("whsec_".length), "base64");
+    expect(seen.map((s) => Number(s.timestamp))).toEqual([0, 30, 90, 210].map((d) => Math.floor(T0 / 1000) + d));
+    for (const s of seen) {
+      expect(s.signature).toBe(`v1,${createHmac("sha256", key).update(`${s.id}.${s.timestamp}.${s.body}`).digest("base64")}`);
+    }
+    const row = (await client.execute("SELECT status, attempts, delivered_at FROM alert_outbox")).rows[0]!;
+    expect([row.status, Number(row.attempts), Number(row.delivered_at)]).toEqual(["delivered", 4, now]);
+    const attempts = await client.execute("SELECT status FROM alert_delivery_attempts ORDER BY attempt");
+    expect(attempts.rows.map((r) => Number(r.status))).toEqual([500, 500, 503, 200]);
+  });
+
+  it("gives up after the last attempt: the schedule doubles to 12 h, then the row is failed", async () => {
+    const delays = Array.from({ length: MAX_ATTEMPTS }, (_, i) => retryDelay(i + 1, 30_000));
+    expect(delays).toEqual([30, 60, 120, 240, 480, 960, 1920, 3840, 7680, 15360, 30720, 43200, null].map((s) => (s === null ? null : s * 1000)));
+    await seedRules(1, `${receiver.url}/hook`);
+    await evaluateRules(client as never, options("box_a", T0));
+    answers = Array(MAX_ATTEMPTS).fill(500);
+    let now = T0;
+    for (let i = 0; i < MAX_ATTEMPTS; i++) {
+      await drainOutbox(client as never, { holder: "box_a", now: () => now, serverSecret: SECRET, allow: parseWebhookAllow("127.0.0.1"), retryBaseMs: 30_000 });
+      now += delays[i] ?? 0;
+    }
+    const row = (await client.execute("SELECT status, attempts FROM alert_outbox")).rows[0]!;
+    expect([row.status, Number(row.attempts)]).toEqual(["failed", MAX_ATTEMPTS]);
+    expect(seen).toHaveLength(MAX_ATTEMPTS);
+  });
+
+  it("refuses a destination the allow list no longer covers, without sending", async () => {
+    await seedRules(1, `${receiver.url}/hook`);
+    await evaluateRules(client as never, options("box_a", T0));
+    const run = await drainOutbox(client as never, { holder: "box_a", now: () => T0, serverSecret: SECRET, allow: parseWebhookAllow(""), retryBaseMs: 30_000 });
+    expect(run).toEqual({ attempts: 1, delivered: 0 });
+    expect(seen).toEqual([]);
+    const attempt = (await client.execute("SELECT status, error FROM alert_delivery_attempts")).rows[0]!;
+    expect(attempt.status).toBeNull();
+    expect(String(attempt.error)).toMatch(/^url must be an https:\/\/ URL/);
+  });
+});
