@@ -28,6 +28,11 @@
  *     set of pages each viewed; the day's, the pages' and the page goals' session counts are
  *     sums of those classes, and no set of classes of 1 to k − 1 sessions may follow from them.
  *     A second property runs A4 alone on many one-day datasets shaped for the page goal rule.
+ * Alert rules join in: at every closed hour, rules on the pageviews and each goal's conversions over
+ * trailing windows of 1 to 30 hours read their figures through the evaluator's own code
+ * (alerts/figures.ts hourRuleReadings); each reading is a fact for A1 and must be the sum of the
+ * hours shown then, and the notification it would send must carry that figure (a suppressed one
+ * as null).
  * And every published figure must equal what its documented semantics says, computed from
  * the raw data (so the attacker's model of each figure is the true one), with `suppressed`
  * exactly when the value is null.
@@ -47,6 +52,9 @@ import { changeSiteZone } from "../../worker/reports/zone-change";
 import { vitalsReport, type VitalsRow } from "../../worker/reports/vitals";
 import { overviewFigures, overviewWindows, type OverviewFigures, type OverviewWindows } from "../../worker/reports/overview";
 import { listPublishedSessions, type ListedSession, type SessionCursor } from "../../worker/reports/sessions-list";
+import type { AlertRule } from "../../worker/domain/alert-rules";
+import { hourRuleReadings, type RuleReading } from "../../worker/alerts/figures";
+import { notification, type Notification } from "../../worker/alerts/payload";
 import { complementLeaks, linearLeaks, smallGroups, type Fact, type NestedPair, type Target } from "./attack";
 import { addConversions, addEvents, addGoal, addSite, addVitals, clearData, openTestDb, type TestDb } from "./helpers";
 
@@ -90,7 +98,10 @@ const pageGoalsOf = fc.oneof(
   // Structures the rule has a clause for: a goal over a hidden page and its cover (/b* vs /b),
   // a goal inserted under a parent it now makes up with a visible page (*a = /a + /ba), two
   // crossing goals under a common parent.
-  { weight: 1, arbitrary: fc.constantFrom(["/b", "/b*"], ["*a", "/ba"], ["*", "/b*", "*a"], ["/a", "/ba", "*a"]).map((g) => [...g]) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(["/b", "/b*"], ["*a", "/ba"], ["*", "/b*", "*a"], ["/a", "/ba", "*a"]).map((g) => [...g]),
+  },
 );
 /** Mostly good samples, so the other groups are often small; some sessions send two. */
 const vitalsOf = fc.array(
@@ -154,7 +165,12 @@ const journeys: fc.Arbitrary<Dataset> = fc.record({
         hour: fc.integer({ min: 0, max: HOURS.length - 1 }),
         vitals: vitalsOf,
       })
-      .map(({ goals, hour, vitals }) => ({ day: 0, views: [{ path: 0, hour }], conversions: goals.map((goal) => ({ goal, hour })), vitals })),
+      .map(({ goals, hour, vitals }) => ({
+        day: 0,
+        views: [{ path: 0, hour }],
+        conversions: goals.map((goal) => ({ goal, hour })),
+        vitals,
+      })),
     { minLength: 4, maxLength: 30 },
   ),
   unattached: fc.constant([]),
@@ -200,13 +216,22 @@ const pageUnions: fc.Arbitrary<Dataset> = fc.record({
   k: fc.constantFrom(2, 3),
   zone: fc.constant("UTC"),
   // How many sessions viewed each set of /a, /b, /ba: many sets empty, the rest near k.
-  sessions: fc.array(fc.integer({ min: 0, max: 4 }), { minLength: VIEW_SETS.length, maxLength: VIEW_SETS.length }).map((counts) =>
-    counts.flatMap((n, i) =>
-      Array.from({ length: n }, () => ({ day: 0, views: VIEW_SETS[i]!.map((path) => ({ path, hour: 0 })), conversions: [], vitals: [] })),
+  sessions: fc
+    .array(fc.integer({ min: 0, max: 4 }), { minLength: VIEW_SETS.length, maxLength: VIEW_SETS.length })
+    .map((counts) =>
+      counts.flatMap((n, i) =>
+        Array.from({ length: n }, () => ({
+          day: 0,
+          views: VIEW_SETS[i]!.map((path) => ({ path, hour: 0 })),
+          conversions: [],
+          vitals: [],
+        })),
+      ),
     ),
-  ),
   unattached: fc.constant([]),
-  pageGoals: fc.constantFrom(["/b", "/b*"], ["*a", "/ba"], ["*", "/b*", "*a"], ["/a", "/ba", "*a"], ["*", "*a", "/ba"]).map((g) => [...g]),
+  pageGoals: fc
+    .constantFrom(["/b", "/b*"], ["*a", "/ba"], ["*", "/b*", "*a"], ["/a", "/ba", "*a"], ["*", "*a", "/ba"])
+    .map((g) => [...g]),
 });
 
 /** The UTC instant of a local day, hour and minute in the dataset's zone. */
@@ -263,7 +288,11 @@ function truthOf(data: Dataset): Truth {
     goalHourUnits: grid(() => new Set(), DATES.length, HOURS.length, goalIds(data).length),
     firsts: grid(() => new Map(), DATES.length, GOALS.length),
     viewed: grid(() => new Map(), DATES.length),
-    vitals: grid(() => ({ samples: [0, 0, 0], sessions: [new Set(), new Set(), new Set()], units: new Set() }), DATES.length, PATHS.length),
+    vitals: grid(
+      () => ({ samples: [0, 0, 0], sessions: [new Set(), new Set(), new Set()], units: new Set() }),
+      DATES.length,
+      PATHS.length,
+    ),
   };
   data.sessions.forEach((s, i) => {
     const id = `s${i}`;
@@ -283,7 +312,10 @@ function truthOf(data: Dataset): Truth {
       first[c.goal] = first[c.goal] === null ? ts : Math.min(first[c.goal]!, ts);
     });
     for (let g = 0; g < GOALS.length; g++) if (t.goalUnits[d]![g]!.has(id)) t.firsts[d]![g]!.set(id, first);
-    t.viewed[d]!.set(id, s.views.reduce((mask, v) => mask | (1 << v.path), 0));
+    t.viewed[d]!.set(
+      id,
+      s.views.reduce((mask, v) => mask | (1 << v.path), 0),
+    );
     // Page goals: one conversion per session, at its first pageview of a matching path.
     data.pageGoals.forEach((pattern, i) => {
       const first = pageGoalView(s, pattern);
@@ -374,7 +406,9 @@ async function load(client: Client, data: Dataset): Promise<void> {
     ...data.sessions.flatMap((s, i) =>
       data.pageGoals.flatMap((pattern, g) => {
         const first = pageGoalView(s, pattern);
-        return first ? [{ site: SITE, goal: `page_${g}`, session: `s${i}`, ts: instant(data, s.day, first.hour, first.minute) }] : [];
+        return first
+          ? [{ site: SITE, goal: `page_${g}`, session: `s${i}`, ts: instant(data, s.day, first.hour, first.minute) }]
+          : [];
       }),
     ),
   ]);
@@ -473,6 +507,8 @@ interface Moment {
   last24: { hourly: TimeseriesReport; conversions: ConversionsReport };
   /** The Overview for a marker deployed the day before at 10:30: its window and the one before. */
   overview: { windows: OverviewWindows; figures: OverviewFigures };
+  /** What alert rules over trailing windows read then, and the notification each would send. */
+  alerts: { rule: AlertRule; reading: RuleReading; payload: Notification }[];
 }
 
 /** The UTC instant of a local hour (a value, not an index) of day d in the dataset's zone. */
@@ -494,8 +530,18 @@ async function publishInTime(client: Client, data: Dataset): Promise<Moment[]> {
     for (const boundary of BOUNDARIES) {
       const toMs = localHourInstant(data, d, boundary);
       const base = { siteId: SITE, timeZone: data.zone, k: data.k };
-      const today = { ...base, from: DATES[d]!, to: DATES[d]!, hours: { window: { fromMs: localHourInstant(data, d, 0), toMs }, lastEndedDay } };
-      const last24 = { ...base, from: lastEndedDay, to: DATES[d]!, hours: { window: { fromMs: toMs - 24 * 3_600_000, toMs }, lastEndedDay } };
+      const today = {
+        ...base,
+        from: DATES[d]!,
+        to: DATES[d]!,
+        hours: { window: { fromMs: localHourInstant(data, d, 0), toMs }, lastEndedDay },
+      };
+      const last24 = {
+        ...base,
+        from: lastEndedDay,
+        to: DATES[d]!,
+        hours: { window: { fromMs: toMs - 24 * 3_600_000, toMs }, lastEndedDay },
+      };
       const windows = overviewWindows(data.zone, localHourInstant(data, d, 10.5) - 86_400_000, toMs);
       moments.push({
         d,
@@ -506,11 +552,72 @@ async function publishInTime(client: Client, data: Dataset): Promise<Moment[]> {
           conversions: await conversionsReport(c, today),
         },
         last24: { hourly: await timeseriesReport(c, last24, "hour"), conversions: await conversionsReport(c, last24) },
-        overview: { windows, figures: await overviewFigures(c, { ...base, from: lastEndedDay, to: DATES[d]! }, windows, lastEndedDay) },
+        overview: {
+          windows,
+          figures: await overviewFigures(c, { ...base, from: lastEndedDay, to: DATES[d]! }, windows, lastEndedDay),
+        },
+        alerts: await alertsAt(c, data, base, toMs, lastEndedDay),
       });
     }
   }
   return moments;
+}
+
+/** Alert rules over trailing windows of 1 to 30 closed hours: the site's pageviews, each goal's conversions. */
+function alertRules(data: Dataset): AlertRule[] {
+  const rule = (id: string, metric: AlertRule["metric"], windowHours: number, goalId: string | null = null): AlertRule => ({
+    id,
+    siteId: SITE,
+    kind: "threshold",
+    metric,
+    goalId,
+    smoke: false,
+    condition: "below",
+    threshold: 1,
+    windowHours,
+    forMinutes: 0,
+    withinMinutes: null,
+    enabled: true,
+    state: "ok",
+    seq: 0,
+    stateSince: 0,
+    pendingSince: null,
+    lastValue: null,
+    lastQualifier: null,
+    evaluatedAt: null,
+    deploymentId: null,
+    createdAt: 0,
+    updatedAt: 0,
+    destinations: [],
+  });
+  return [
+    ...ALERT_WINDOWS.map((h) => rule(`alr_pv${h}`, "pageviews", h)),
+    ...goalIds(data).flatMap((g) => [2, 24].map((h) => rule(`alr_${g}_${h}`, "goal", h, g))),
+  ];
+}
+const ALERT_WINDOWS = [1, 2, 3, 24, 30];
+
+/** Every rule's reading at the end of a closed hour, through the evaluator's own code, and its firing payload. */
+async function alertsAt(
+  c: ReturnType<typeof readOnly>,
+  data: Dataset,
+  base: { siteId: string; timeZone: string; k: number },
+  toMs: number,
+  lastEndedDay: string,
+) {
+  const fromMs = toMs - Math.max(...ALERT_WINDOWS) * 3_600_000;
+  const scope = { ...base, from: DATES[0]!, to: DATES[DATES.length - 1]!, hours: { window: { fromMs, toMs }, lastEndedDay } };
+  const rules = alertRules(data);
+  const readings = await hourRuleReadings(c, scope, rules);
+  return rules.map((rule) => {
+    const reading = readings.get(rule.id)!;
+    const state = { from: "ok" as const, to: "firing" as const, at: new Date(toMs).toISOString() };
+    return {
+      rule,
+      reading,
+      payload: notification("alert.firing", rule, state, reading.figure, reading.window, null, "http://127.0.0.1", toMs),
+    };
+  });
 }
 
 // ---- What the attacker reads off the reports ----
@@ -647,7 +754,9 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
       // Nested only where every day that adds to the page adds to the visitors too: a day hidden
       // beside its hours (closingHours) may still show its pages.
       const path = PATHS.indexOf(r.path);
-      const nested = days.every((d) => !row(d, path) || !visible(row(d, path)!.visitors) || visible(day(d).daily.points[0]!.visitors));
+      const nested = days.every(
+        (d) => !row(d, path) || !visible(row(d, path)!.visitors) || visible(day(d).daily.points[0]!.visitors),
+      );
       if (nested && visible(r.visitors) && visible(p.daily.totals.visitors))
         f.pairs.push({
           parent: p.daily.totals.visitors.value!,
@@ -684,7 +793,13 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
       const local = Number(pt.local.slice(11, 13));
       if (HOURS.includes(local)) return false;
       // The site's hours decide for every goal too.
-      const zero = emptyHourZero(dayVisible, t.daySessions[d]!.size > 0, HOURS.map((_, h) => t.hourSessions[d]![h]!.size), local, k);
+      const zero = emptyHourZero(
+        dayVisible,
+        t.daySessions[d]!.size > 0,
+        HOURS.map((_, h) => t.hourSessions[d]![h]!.size),
+        local,
+        k,
+      );
       const ok = zero
         ? pt.visitors.value === 0 && pt.pageviews.value === 0 && pt.conversions.value === 0
         : pt.visitors.value === null && pt.pageviews.value === null && pt.conversions.value === null;
@@ -901,7 +1016,9 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
       BANDS.forEach((band, bi) => {
         const share = r[band];
         const count: Figure =
-          visible(share) && visible(r.samples) ? { value: Math.round(share.value! * r.samples.value!), qualifier: share.qualifier } : share;
+          visible(share) && visible(r.samples)
+            ? { value: Math.round(share.value! * r.samples.value!), qualifier: share.qualifier }
+            : share;
         const cells = shownDays.filter((x) => visible(x.r![band])).map((x) => vitCell(x.d, pi, bi));
         fact("vit", cells, count, `vitals ${a}-${b} ${path} ${band}`);
       });
@@ -914,7 +1031,11 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
       if (truth.units.size === 0 || !r) return;
       if (!visible(r.samples)) {
         if (truth.units.size < k)
-          f.targets.push({ family: "vit", cells: BANDS.map((_, bi) => vitCell(d, pi, bi)), what: `vitals ${path} day ${d} (${truth.units.size} sessions)` });
+          f.targets.push({
+            family: "vit",
+            cells: BANDS.map((_, bi) => vitCell(d, pi, bi)),
+            what: `vitals ${path} day ${d} (${truth.units.size} sessions)`,
+          });
         return;
       }
       f.direct.push({ units: truth.units.size, what: `vitals ${path} day ${d}` });
@@ -926,7 +1047,13 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
         "vit",
         BANDS.flatMap((band, bi) =>
           !visible(r[band]) && truth.samples[bi]! > 0
-            ? [{ cells: [vitCell(d, pi, bi)], units: truth.sessions[bi]!, what: `${band} LCP on ${path} day ${d} (${truth.sessions[bi]!.size} sessions)` }]
+            ? [
+                {
+                  cells: [vitCell(d, pi, bi)],
+                  units: truth.sessions[bi]!,
+                  what: `${band} LCP on ${path} day ${d} (${truth.sessions[bi]!.size} sessions)`,
+                },
+              ]
             : [],
         ),
       );
@@ -945,20 +1072,30 @@ function examineInTime(data: Dataset, t: Truth, pub: Map<string, Published>, mom
   const day = (d: number) => pub.get(`${d}-${d}`)!;
   const sum = (cells: string[]) => cells.reduce((n, c) => n + (t.cells.get(c) ?? 0), 0);
   const fact = (family: string, cells: string[], figure: Figure, source: string) => {
-    if ((figure.value === null) !== (figure.qualifier === "suppressed")) f.consistency.push({ published: figure.value, expected: -1, what: `${source} qualifier` });
+    if ((figure.value === null) !== (figure.qualifier === "suppressed"))
+      f.consistency.push({ published: figure.value, expected: -1, what: `${source} qualifier` });
     if (!visible(figure)) return;
     f.facts.push({ family, cells, value: figure.value!, source });
     f.consistency.push({ published: figure.value, expected: sum(cells), what: source });
   };
   const later = (figure: Figure, final: Figure, what: string) => {
-    if (visible(figure)) f.consistency.push({ published: figure.value, expected: visible(final) ? final.value : null, what: `${what} (shown, so the same for good)` });
+    if (visible(figure))
+      f.consistency.push({
+        published: figure.value,
+        expected: visible(final) ? final.value : null,
+        what: `${what} (shown, so the same for good)`,
+      });
   };
   for (const m of moments) {
     const at = `at ${DATES[m.d]} ${m.boundary}:00`;
     /** Where a point lies: its day and HOURS index (−1: an hour or day without data). */
-    const place = (pt: { local: string }) => ({ d: DATES.indexOf(pt.local.slice(0, 10)), h: HOURS.indexOf(Number(pt.local.slice(11, 13))) });
+    const place = (pt: { local: string }) => ({
+      d: DATES.indexOf(pt.local.slice(0, 10)),
+      h: HOURS.indexOf(Number(pt.local.slice(11, 13))),
+    });
     /** Goal g's hour figure as this moment shows it: today's from its own report, an ended day's from the final one. */
-    const goalPoint = (d: number, h: number, g: number) => hourPoint(d === m.d ? m.today.perGoal[g]! : day(d).hourlyPerGoal![g]!, d, h).conversions;
+    const goalPoint = (d: number, h: number, g: number) =>
+      hourPoint(d === m.d ? m.today.perGoal[g]! : day(d).hourlyPerGoal![g]!, d, h).conversions;
 
     for (const [label, report] of [
       [`today ${at}`, m.today.hourly],
@@ -979,7 +1116,9 @@ function examineInTime(data: Dataset, t: Truth, pub: Map<string, Published>, mom
         const final = hourPoint(day(d).hourly!, d, h);
         later(pt.pageviews, final.pageviews, `${label} hour ${d}/${h} pageviews`);
         later(pt.visitors, final.visitors, `${label} hour ${d}/${h} visitors`);
-        const goals = ALL.flatMap((_, g) => (visible(goalPoint(d, h, g)) && goalPoint(d, h, g).value! > 0 ? [convCell(d, h, g)] : []));
+        const goals = ALL.flatMap((_, g) =>
+          visible(goalPoint(d, h, g)) && goalPoint(d, h, g).value! > 0 ? [convCell(d, h, g)] : [],
+        );
         fact("conv", goals, pt.conversions, `${label} hour ${d}/${h} conversions`);
         if (visible(pt.conversions)) convCells = convCells.concat(goals);
         if (d === m.d)
@@ -1010,11 +1149,51 @@ function examineInTime(data: Dataset, t: Truth, pub: Map<string, Published>, mom
     ] as const) {
       const label = `overview ${side} ${at}`;
       const hours = hoursOf(w);
-      fact("pv", hours.filter((x) => visible(sitePoint(x.d, x.h).pageviews)).flatMap((x) => PATHS.map((_, p) => pvCell(x.d, x.h, p))), m.overview.figures.pageviews[side], `${label} pageviews`);
+      fact(
+        "pv",
+        hours.filter((x) => visible(sitePoint(x.d, x.h).pageviews)).flatMap((x) => PATHS.map((_, p) => pvCell(x.d, x.h, p))),
+        m.overview.figures.pageviews[side],
+        `${label} pageviews`,
+      );
       for (const row of m.overview.figures.goals) {
         const g = ALL.indexOf(row.goal.id);
-        fact("conv", hours.filter((x) => visible(goalPoint(x.d, x.h, g))).map((x) => convCell(x.d, x.h, g)), row.conversions[side], `${label} ${row.goal.id}`);
+        fact(
+          "conv",
+          hours.filter((x) => visible(goalPoint(x.d, x.h, g))).map((x) => convCell(x.d, x.h, g)),
+          row.conversions[side],
+          `${label} ${row.goal.id}`,
+        );
       }
+    }
+
+    // Alert rules: each reading is the window's sum of the hours shown then, and so is the figure
+    // its notification carries (never a suppressed value).
+    for (const { rule, reading, payload } of m.alerts) {
+      const label = `alert ${rule.id} ${at}`;
+      const hours = hoursOf(reading.window);
+      if (rule.metric === "pageviews")
+        fact(
+          "pv",
+          hours.filter((x) => visible(sitePoint(x.d, x.h).pageviews)).flatMap((x) => PATHS.map((_, p) => pvCell(x.d, x.h, p))),
+          reading.figure,
+          label,
+        );
+      else {
+        const g = ALL.indexOf(rule.goalId!);
+        fact(
+          "conv",
+          hours.filter((x) => visible(goalPoint(x.d, x.h, g))).map((x) => convCell(x.d, x.h, g)),
+          reading.figure,
+          label,
+        );
+      }
+      const carried = payload.data.figure;
+      if (
+        carried.qualifier === "suppressed"
+          ? carried.value !== null
+          : carried.value !== reading.figure.value || reading.figure.value === null
+      )
+        f.consistency.push({ published: carried.value, expected: reading.figure.value, what: `${label} payload` });
     }
 
     for (const [label, conversions, hourly] of [
@@ -1039,8 +1218,16 @@ function examineInTime(data: Dataset, t: Truth, pub: Map<string, Published>, mom
           expected: anyShown ? shown.reduce((n, x) => n + t.goalHourUnits[x.d]![x.h]![g]!.size, 0) : null,
           what: `${label} ${row.goal.id} converting`,
         });
-        f.consistency.push({ published: row.sessions.value, expected: sumOfHours(hourly.points.map((pt) => pt.visitors)), what: `${label} sessions` });
-        f.consistency.push({ published: row.sessions.value, expected: hourly.totals.visitors.value, what: `${label} sessions are the timeseries' visitors` });
+        f.consistency.push({
+          published: row.sessions.value,
+          expected: sumOfHours(hourly.points.map((pt) => pt.visitors)),
+          what: `${label} sessions`,
+        });
+        f.consistency.push({
+          published: row.sessions.value,
+          expected: hourly.totals.visitors.value,
+          what: `${label} sessions are the timeseries' visitors`,
+        });
       }
       fact("conv", total, conversions.totals.conversions, `${label} conversions total`);
     }
@@ -1076,7 +1263,8 @@ function pageGroups(
     out.consistency.push({ published: figure.value, expected: of.reduce((n, c) => n + counts[c]!, 0), what });
   };
   sessionsFact(classes, day.daily.points[0]!.visitors, `day ${d} visitors, by pages viewed`);
-  for (const r of day.pages.rows) sessionsFact(meeting([PATHS.indexOf(r.path)]), r.visitors, `day ${d} ${r.path} visitors, by pages viewed`);
+  for (const r of day.pages.rows)
+    sessionsFact(meeting([PATHS.indexOf(r.path)]), r.visitors, `day ${d} ${r.path} visitors, by pages viewed`);
   data.pageGoals.forEach((pattern, i) => {
     const r = day.conversions.rows.find((row) => row.goal.id === `page_${i}`)!;
     const paths = PATHS.flatMap((path, p) => (patternMatches(pattern, path) ? [p] : []));
@@ -1085,9 +1273,15 @@ function pageGroups(
     if (visible(r.converting_sessions) && r.converting_sessions.value! > 0 && r.converting_sessions.value! < data.k)
       out.groups.push(`day ${d}: page goal ${pattern} shows ${r.converting_sessions.value} sessions`);
   });
-  const name = (c: number) => `{${present.filter((_, i) => c & (1 << i)).map((p) => PATHS[p]).join(",")}}`;
+  const name = (c: number) =>
+    `{${present
+      .filter((_, i) => c & (1 << i))
+      .map((p) => PATHS[p])
+      .join(",")}}`;
   for (const group of smallGroups(size, facts, counts, data.k))
-    out.groups.push(`day ${d}: sessions that viewed exactly ${group.map(name).join(" or ")} (${group.reduce((n, c) => n + counts[c]!, 0)})`);
+    out.groups.push(
+      `day ${d}: sessions that viewed exactly ${group.map(name).join(" or ")} (${group.reduce((n, c) => n + counts[c]!, 0)})`,
+    );
   return out;
 }
 
@@ -1101,11 +1295,7 @@ describe("the k-anonymity filter under attack", () => {
   it("no hidden figure can be recovered from every report of every period", async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.oneof(
-          { arbitrary: dataset, weight: 2 },
-          { arbitrary: journeys, weight: 1 },
-          { arbitrary: crowded, weight: 3 },
-        ),
+        fc.oneof({ arbitrary: dataset, weight: 2 }, { arbitrary: journeys, weight: 1 }, { arbitrary: crowded, weight: 3 }),
         async (data) => {
           await load(db.client, data);
           const truth = truthOf(data);
@@ -1257,7 +1447,10 @@ async function pageFacts(client: Client, zone: string, models: TimedView[][], k:
       const path = PATHS.indexOf(row.path);
       const cellsOf = (rows: TimedView[]) =>
         rows
-          .filter((v) => v.path === path && new Date(utcInstant(v) + ZONE_OFFSET_IN_NOVEMBER[zone]!).toISOString().slice(0, 10) === date)
+          .filter(
+            (v) =>
+              v.path === path && new Date(utcInstant(v) + ZONE_OFFSET_IN_NOVEMBER[zone]!).toISOString().slice(0, 10) === date,
+          )
           .map((v) => v.cell);
       const candidates = models.map(cellsOf);
       const cells = candidates.find((c) => c.length === row.pageviews.value) ?? candidates[0]!;
@@ -1278,7 +1471,9 @@ async function loadTimed(client: Client, views: TimedView[], prefix: string): Pr
 function smallCells(views: TimedView[], k: number): Target[] {
   const groups = new Map<string, number>();
   for (const v of views) groups.set(v.cell, (groups.get(v.cell) ?? 0) + 1);
-  return [...groups].filter(([, n]) => n < k).map(([cell, n]) => ({ family: "pv", cells: [cell], what: `${cell} (${n} sessions)` }));
+  return [...groups]
+    .filter(([, n]) => n < k)
+    .map(([cell, n]) => ({ family: "pv", cells: [cell], what: `${cell} (${n} sessions)` }));
 }
 
 /** A site with `views` folded and every day of DATES published. */
@@ -1307,7 +1502,10 @@ describe("the k-anonymity filter under attack, in time", () => {
           await rebuildSiteRollups(db.client as never, SITE);
           facts.push(...(await pageFacts(db.client, "Europe/Berlin", [views], k, "Berlin")));
         }
-        expect(facts.filter((f) => f.cells.length !== f.value).map((f) => f.source), "figures are what they sum").toEqual([]);
+        expect(
+          facts.filter((f) => f.cells.length !== f.value).map((f) => f.source),
+          "figures are what they sum",
+        ).toEqual([]);
         expect(linearLeaks(facts, smallCells(views, k)).map((t) => t.what)).toEqual([]);
       }),
       { numRuns: 100 },
@@ -1324,8 +1522,14 @@ describe("the k-anonymity filter under attack, in time", () => {
         await catchUp(db.client as never);
         const second = await pageFacts(db.client, "UTC", [views, [...views, ...late]], k, "second");
         const facts = [...first, ...second];
-        expect(facts.filter((f) => f.cells.length !== f.value).map((f) => f.source), "figures are what they sum").toEqual([]);
-        expect(second.map((f) => f.value), "a published figure never changes").toEqual(first.map((f) => f.value));
+        expect(
+          facts.filter((f) => f.cells.length !== f.value).map((f) => f.source),
+          "figures are what they sum",
+        ).toEqual([]);
+        expect(
+          second.map((f) => f.value),
+          "a published figure never changes",
+        ).toEqual(first.map((f) => f.value));
         expect(linearLeaks(facts, smallCells(late, k)).map((t) => t.what)).toEqual([]);
       }),
       { numRuns: 100 },
@@ -1345,7 +1549,13 @@ describe("the k-anonymity filter under attack, in time", () => {
         const listed: ListedSession[] = [];
         let after: SessionCursor | undefined;
         do {
-          const page = await listPublishedSessions(readOnly(db.client as never), SITE, { limit: 7, after, k, retentionDays: 30, now: PUBLISHED_THROUGH });
+          const page = await listPublishedSessions(readOnly(db.client as never), SITE, {
+            limit: 7,
+            after,
+            k,
+            retentionDays: 30,
+            now: PUBLISHED_THROUGH,
+          });
           listed.push(...page.sessions);
           after = page.next ?? undefined;
         } while (after);
@@ -1369,8 +1579,10 @@ describe("the k-anonymity filter under attack, in time", () => {
           };
           // Direct reading: the day, each shown hour and each shown entry page hold at least k sessions.
           if (ofDay.length < k) leaks.push(`${day}: ${ofDay.length} sessions`);
-          for (const [hour, n] of groups((s) => s.hour)) if (n < k || n !== truth(day, hour, null)) leaks.push(`${day} ${hour}: ${n} sessions`);
-          for (const [path, n] of groups((s) => s.entry_path)) if (n < k || n !== truth(day, null, path)) leaks.push(`${day} ${path}: ${n} sessions`);
+          for (const [hour, n] of groups((s) => s.hour))
+            if (n < k || n !== truth(day, hour, null)) leaks.push(`${day} ${hour}: ${n} sessions`);
+          for (const [path, n] of groups((s) => s.entry_path))
+            if (n < k || n !== truth(day, null, path)) leaks.push(`${day} ${path}: ${n} sessions`);
           // Complements: the sessions without a shown hour (or page) are a group of 0 or at least k.
           const pairs: NestedPair[] = [
             { parent: ofDay.length, child: ofDay.filter((s) => s.hour !== null).length, what: `${day} without an hour` },

@@ -57,7 +57,7 @@ export async function siteReadings(db: ReadOnlyDatabase, siteId: string, rules: 
   return readings;
 }
 
-/** One read of the hour cells for all of the site's hourly rules: the longest window covers the rest. */
+/** The site's hourly rules' readings at the last closed hour that publication allows. */
 async function hourReadings(db: ReadOnlyDatabase, siteId: string, rules: AlertRule[], k: number, out: Map<string, RuleReading>): Promise<void> {
   const [siteRows, publicationRows] = await db.queryAll([{ sql: "SELECT timezone FROM sites WHERE id = ?", args: [siteId] }, PUBLICATION_SQL]);
   const publication = publicationOf(publicationRows!);
@@ -66,18 +66,30 @@ async function hourReadings(db: ReadOnlyDatabase, siteId: string, rules: AlertRu
   const zone = effectiveZone(String(site.timezone));
   const toMs = lastClosedHourEnd(zone, publication.throughMs);
   const longest = Math.max(...rules.map((r) => r.windowHours!));
-  const window = { fromMs: toMs - longest * HOUR_MS, toMs };
-  const lastEndedDay = lastCompleteDay(zone, publication.throughMs);
+  const fromMs = toMs - longest * HOUR_MS;
   const scope: ReportScope = {
     siteId,
-    from: localDate(zone, window.fromMs),
+    from: localDate(zone, fromMs),
     to: localDate(zone, toMs - 1),
     timeZone: zone,
     k,
     noise: true,
     legacyDays: legacyDays(publication, zone),
+    hours: { window: { fromMs, toMs }, lastEndedDay: lastCompleteDay(zone, publication.throughMs) },
   };
-  const cells = await windowCells(db, { ...scope, hours: { window, lastEndedDay } }, null);
+  for (const [id, reading] of await hourRuleReadings(db, scope as HourScope, rules)) out.set(id, reading);
+}
+
+export type HourScope = ReportScope & Required<Pick<ReportScope, "hours">>;
+
+/**
+ * Hourly rules' readings over windows ending where `scope.hours.window` ends (which must cover
+ * the longest): one read of the hour cells, then each rule's window of them, as the Overview sums it.
+ */
+export async function hourRuleReadings(db: ReadOnlyDatabase, scope: HourScope, rules: AlertRule[]): Promise<Map<string, RuleReading>> {
+  const out = new Map<string, RuleReading>();
+  const cells = await windowCells(db, scope, null);
+  const toMs = scope.hours.window.toMs;
   for (const rule of rules) {
     const own = { fromMs: toMs - rule.windowHours! * HOUR_MS, toMs };
     const figures = windowFigures(scope, cellsWithin(cells, own));
@@ -89,6 +101,7 @@ async function hourReadings(db: ReadOnlyDatabase, siteId: string, rules: AlertRu
           : figures.conversions.rows.find((row) => row.goal.id === rule.goalId)?.conversions;
     if (figure) out.set(rule.id, { figure, window: own, at: toMs, deployment: null });
   }
+  return out;
 }
 
 async function smokeReading(db: ReadOnlyDatabase, rule: AlertRule, now: number): Promise<RuleReading> {
