@@ -86,5 +86,5 @@ export async function buildIfStale(): Promise<string[]> {
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   await Promise.all([buildWorkers(), buildDashboard()]);
-  console.log("built dist/api.js, dist/collector.js and dashboard/dist/");
+  console.log("built dist/api.js, dist/collector.js, dist/alerts.js and dashboard/dist/");
 }
