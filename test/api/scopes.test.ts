@@ -10,6 +10,8 @@ import { apiFixture, type ApiFixture } from "./fixtures";
 interface Case {
   name: string;
   scope: string;
+  /** A second scope that is enough on its own (reading alert rules: read:reports or write:alerts). */
+  orScope?: string;
   /** True when the route names a site the key must be allowed on. */
   siteBound: boolean;
   success: number;
@@ -27,6 +29,16 @@ interface Case {
 
 let uniq = 0;
 const fresh = () => `r${Date.now().toString(36)}${++uniq}`;
+
+/** An alert rule that never fires on an empty site (nothing is above 1000). */
+const quietRule = (site: string) => ({ site, metric: "pageviews", condition: "above", threshold: 1000, destinations: [{ url: "https://hooks.example.com/wren" }] });
+
+/** A fresh alert rule on the site, made by the admin key; its id. */
+async function alertRule(f: ApiFixture, site: string): Promise<string> {
+  const res = await f.admin("POST", "/api/v1/alerts", quietRule(site));
+  if (res.status !== 201) throw new Error(`alert rule create: ${res.status} ${res.text}`);
+  return res.body.id;
+}
 
 const cases: Case[] = [
   { name: "POST /api/v1/sites", scope: "write:sites", siteBound: false, success: 201, request: async () => ({ method: "POST", path: "/api/v1/sites", body: { name: "n", domain: `${fresh()}.example` } }) },
@@ -127,6 +139,70 @@ const cases: Case[] = [
     success: 200,
     request: async (_f, s) => ({ method: "POST", path: `/api/v1/sites/${s}/deployment-hook` }),
   },
+  {
+    name: "POST /api/v1/alerts",
+    scope: "write:alerts",
+    siteBound: true,
+    siteField: "site",
+    success: 201,
+    request: async (_f, s) => ({ method: "POST", path: "/api/v1/alerts", body: quietRule(s) }),
+  },
+  {
+    name: "GET /api/v1/alerts",
+    scope: "read:reports",
+    orScope: "write:alerts",
+    siteBound: true,
+    siteField: "site",
+    success: 200,
+    request: async (_f, s) => ({ method: "GET", path: `/api/v1/alerts?site=${s}` }),
+  },
+  {
+    name: "GET /api/v1/alerts/:id",
+    scope: "read:reports",
+    orScope: "write:alerts",
+    siteBound: true,
+    siteField: "id",
+    outOfReachStatus: 404,
+    success: 200,
+    request: async (f, s) => ({ method: "GET", path: `/api/v1/alerts/${await alertRule(f, s)}` }),
+  },
+  {
+    name: "PATCH /api/v1/alerts/:id",
+    scope: "write:alerts",
+    siteBound: true,
+    siteField: "id",
+    outOfReachStatus: 404,
+    success: 200,
+    request: async (f, s) => ({ method: "PATCH", path: `/api/v1/alerts/${await alertRule(f, s)}`, body: { enabled: false } }),
+  },
+  {
+    name: "DELETE /api/v1/alerts/:id",
+    scope: "write:alerts",
+    siteBound: true,
+    siteField: "id",
+    outOfReachStatus: 404,
+    success: 204,
+    request: async (f, s) => ({ method: "DELETE", path: `/api/v1/alerts/${await alertRule(f, s)}` }),
+  },
+  {
+    name: "GET /api/v1/alerts/:id/history",
+    scope: "read:reports",
+    orScope: "write:alerts",
+    siteBound: true,
+    siteField: "id",
+    outOfReachStatus: 404,
+    success: 200,
+    request: async (f, s) => ({ method: "GET", path: `/api/v1/alerts/${await alertRule(f, s)}/history` }),
+  },
+  {
+    name: "POST /api/v1/alerts/:id/test",
+    scope: "write:alerts",
+    siteBound: true,
+    siteField: "id",
+    outOfReachStatus: 404,
+    success: 202,
+    request: async (f, s) => ({ method: "POST", path: `/api/v1/alerts/${await alertRule(f, s)}/test` }),
+  },
   { name: "POST /api/v1/keys", scope: "admin", siteBound: false, success: 201, request: async () => ({ method: "POST", path: "/api/v1/keys", body: { scopes: ["read:reports"] } }) },
   { name: "GET /api/v1/keys", scope: "admin", siteBound: false, success: 200, request: async () => ({ method: "GET", path: "/api/v1/keys" }) },
   {
@@ -168,7 +244,7 @@ describe("route × scope × site allowlist", () => {
 
   for (const c of cases) {
     for (const scope of SCOPES) {
-      const allowed = scope === c.scope || scope === "admin";
+      const allowed = scope === c.scope || scope === c.orScope || scope === "admin";
       for (const where of c.siteBound ? (["in", "out"] as const) : (["-"] as const)) {
         const outOfReach = where === "out" && scope !== "admin";
         const expected = !allowed ? 403 : outOfReach ? (c.outOfReachStatus ?? 403) : c.success;

@@ -69,12 +69,46 @@ describe("the OpenAPI document", () => {
     });
   });
 
+  it("documents the alert notification Wren sends as a webhook: its signed body, headers and types, Slack's message, retries", () => {
+    expect(Object.keys(doc.webhooks)).toEqual(["alertNotification"]);
+    const hook = doc.webhooks.alertNotification.post;
+    expect(hook.parameters.map((p: { in: string; name: string }) => [p.in, p.name])).toEqual([
+      ["header", "webhook-id"],
+      ["header", "webhook-timestamp"],
+      ["header", "webhook-signature"],
+    ]);
+    expect(hook.requestBody.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/AlertNotification" });
+    const body = doc.components.schemas.AlertNotification;
+    expect(body.required).toEqual(["type", "timestamp", "data"]);
+    expect(body.properties.type.enum).toEqual(["alert.firing", "alert.resolved", "alert.test"]);
+    expect(Object.keys(body.properties.data.properties)).toEqual(["rule", "state", "figure", "window", "deployment", "links"]);
+    expect(body.properties.data.required).toEqual(["rule", "state", "figure", "window", "deployment", "links"]);
+    expect(Object.keys(body.properties.data.properties.rule.properties)).toEqual([
+      "id",
+      "site",
+      "kind",
+      "metric",
+      "goal_id",
+      "condition",
+      "threshold",
+      "window_hours",
+      "for_minutes",
+      "within_minutes",
+    ]);
+    expect(hook.description).toContain("`slack`");
+    expect(hook.description).toContain("unsigned");
+    expect(Object.keys(hook.responses)).toEqual(["2XX", "default"]);
+    // Not an operation of the API: no key, no operation id among the routes'.
+    expect(hook.security).toBeUndefined();
+    expect(hook.operationId).toBeUndefined();
+  });
+
   it("names every operation by hand: unique, stable ids", () => {
     const ids = operationIdsOf(doc);
     expect(ids).toEqual(OPERATION_IDS);
     expect(new Set(Object.values(ids)).size).toBe(Object.keys(ids).length);
     for (const id of Object.values(ids))
-      expect(id).toMatch(/^(create|list|get|update|delete|revoke|rotate|record)[A-Z][A-Za-z]+$/);
+      expect(id).toMatch(/^(create|list|get|update|delete|revoke|rotate|record|test)[A-Z][A-Za-z]+$/);
   });
 
   it("declares each route once, with its operation id in the route table", () => {

@@ -28,6 +28,13 @@ export const OPERATION_IDS = {
   "DELETE /api/v1/deployments/{id}": "deleteDeployment",
   "POST /api/v1/sites/{id}/deployment-hook": "createDeploymentHook",
   "POST /hooks/deployments/{site}": "recordDeploymentWebhook",
+  "POST /api/v1/alerts": "createAlertRule",
+  "GET /api/v1/alerts": "listAlertRules",
+  "GET /api/v1/alerts/{id}": "getAlertRule",
+  "PATCH /api/v1/alerts/{id}": "updateAlertRule",
+  "DELETE /api/v1/alerts/{id}": "deleteAlertRule",
+  "GET /api/v1/alerts/{id}/history": "getAlertHistory",
+  "POST /api/v1/alerts/{id}/test": "testAlertRule",
 };
 
 /** A document's operations as ["METHOD /path", operation] pairs, in document order. */

@@ -119,8 +119,20 @@ describe.each([
     ]);
     await d.client.batch(
       [
-        { sql: "INSERT INTO alert_rules (id, site_id, goal_id) VALUES ('alert_doomed', ?, ?)", args: [shop, doomed.id] },
-        { sql: "INSERT INTO alert_rules (id, site_id, goal_id) VALUES ('alert_kept', ?, ?)", args: [shop, kept.id] },
+        ...[
+          ["alr_doomed", doomed.id],
+          ["alr_kept", kept.id],
+        ].flatMap(([rule, goal]) => [
+          {
+            sql: "INSERT INTO alert_rules (id, site_id, kind, metric, goal_id, condition, threshold, window_hours, state_since, updated_at) VALUES (?, ?, 'threshold', 'goal', ?, 'below', 1, 24, 0, 0)",
+            args: [rule!, shop, goal!],
+          },
+          { sql: "INSERT INTO alert_destinations (id, rule_id, position, url, format) VALUES (?, ?, 0, 'https://hooks.example.com/', 'standard')", args: [`dst_${rule}`, rule!] },
+          {
+            sql: "INSERT INTO alert_outbox (id, rule_id, destination_id, type, payload, next_attempt_at, created_at) VALUES (?, ?, ?, 'alert.test', '{}', 0, 0)",
+            args: [`msg_${rule}`, rule!, `dst_${rule}`],
+          },
+        ]),
         "INSERT INTO smoke_conversions (conversion_id, site_id, goal_id, external_id, attached, ts) SELECT id, site_id, goal_id, 'v1', 0, ts FROM conversions",
       ],
       "write",
@@ -131,6 +143,11 @@ describe.each([
     expect(await d.count("goals", { column: "id", value: doomed.id })).toBe(0);
     expect(await d.count("conversions", { column: "goal_id", value: doomed.id })).toBe(0);
     expect(await d.count("alert_rules", { column: "goal_id", value: doomed.id })).toBe(0);
+    // The rules go with their destinations and undelivered notifications (nothing left to send).
+    expect(await d.count("alert_destinations", { column: "rule_id", value: "alr_doomed" })).toBe(0);
+    expect(await d.count("alert_outbox", { column: "rule_id", value: "alr_doomed" })).toBe(0);
+    expect(await d.count("alert_destinations", { column: "rule_id", value: "alr_kept" })).toBe(1);
+    expect(await d.count("alert_outbox", { column: "rule_id", value: "alr_kept" })).toBe(1);
     expect(await d.count("smoke_conversions", { column: "goal_id", value: doomed.id })).toBe(0);
     expect(await d.count("smoke_conversions", { column: "goal_id", value: kept.id })).toBe(1);
     expect(await d.count("goals", { column: "id", value: kept.id })).toBe(1);

@@ -167,8 +167,16 @@ describe.each([
         },
         { sql: "INSERT INTO site_beacons VALUES (?, 'https://x.example', ?)", args: [siteId, ts] },
         {
-          sql: "INSERT INTO alert_rules (id, site_id, goal_id) VALUES (?, ?, ?)",
-          args: [`alert_${siteId}`, siteId, `goal_${siteId}`],
+          sql: "INSERT INTO alert_rules (id, site_id, kind, metric, goal_id, condition, threshold, window_hours, state_since, updated_at) VALUES (?, ?, 'threshold', 'goal', ?, 'below', 1, 24, 0, 0)",
+          args: [`alr_${siteId}`, siteId, `goal_${siteId}`],
+        },
+        {
+          sql: "INSERT INTO alert_destinations (id, rule_id, position, url, format) VALUES (?, ?, 0, 'https://hooks.example.com/', 'standard')",
+          args: [`dst_${siteId}`, `alr_${siteId}`],
+        },
+        {
+          sql: "INSERT INTO alert_outbox (id, rule_id, destination_id, type, payload, next_attempt_at, created_at) VALUES (?, ?, ?, 'alert.test', '{}', 0, 0)",
+          args: [`msg_${siteId}`, `alr_${siteId}`, `dst_${siteId}`],
         },
         {
           sql: "INSERT INTO deployments (id, site_id, version, external_id, ts) VALUES (?, ?, 'v1', 'v1:production', ?)",
@@ -199,6 +207,15 @@ describe.each([
     await deleteSite(d.db, "site_gone");
 
     expect(await d.count("sites", { column: "id", value: "site_gone" })).toBe(0);
+    // Its alert rules go with their destinations and undelivered notifications (nothing left to send).
+    for (const [table, site] of [
+      ["alert_destinations", "site_gone"],
+      ["alert_outbox", "site_gone"],
+      ["alert_destinations", "site_kept"],
+      ["alert_outbox", "site_kept"],
+    ] as const) {
+      expect(await d.count(table, { column: "rule_id", value: `alr_${site}` }), `${table} of ${site}`).toBe(site === "site_gone" ? 0 : 1);
+    }
     for (const table of [...RAW_TABLES, ...ROLLUP_TABLES]) {
       expect(await d.count(table, { column: "site_id", value: "site_gone" }), table).toBe(0);
     }

@@ -8,6 +8,7 @@ import type { GoalRow } from "../domain/goals";
 import type { SiteRow, SiteVerification } from "../domain/sites";
 import { snippetFor } from "../domain/snippet";
 import type { AlertRule } from "../domain/alert-rules";
+import type { Notification } from "../alerts/payload";
 import { ALERT_CONDITIONS, ALERT_KINDS, ALERT_METRICS, ALERT_STATES, DEPLOYMENT_SOURCES, DESTINATION_FORMATS, GOAL_KINDS, OUTBOX_STATUSES } from "../lib/schema";
 import type { Qualifier } from "../reports/figures";
 import { figureSchema } from "../reports/schemas";
@@ -337,3 +338,52 @@ export const alertHistoryResource = z
     tests: z.array(deliveryResource),
   })
   .meta({ id: "AlertHistory" });
+
+/**
+ * The body of an alert notification to a `standard` destination (alerts/payload.ts), for the
+ * document's `webhooks`. Kept to the `Notification` interface by the check below: a field added
+ * to one and not the other fails the typecheck.
+ */
+export const alertNotificationResource = z
+  .object({
+    type: z.enum(["alert.firing", "alert.resolved", "alert.test"]).meta({
+      description: "`alert.firing`: the rule's condition began to hold; `alert.resolved`: it stopped; `alert.test`: sent by POST /api/v1/alerts/{id}/test.",
+    }),
+    timestamp: timestamp.meta({ description: "When the notification was made: the evaluation that saw the transition, or the test request." }),
+    data: z.object({
+      rule: z
+        .object({
+          id: z.string(),
+          site: z.string(),
+          kind: z.enum(ALERT_KINDS),
+          metric: z.enum(ALERT_METRICS).nullable(),
+          goal_id: z.string().nullable(),
+          condition: z.enum(ALERT_CONDITIONS).nullable(),
+          threshold: z.number().int().nullable(),
+          window_hours: z.number().int().nullable(),
+          for_minutes: z.number().int(),
+          within_minutes: z.number().int().nullable(),
+        })
+        .meta({ description: "The rule's settings when the notification was made." }),
+      state: z
+        .object({ from: z.enum(ALERT_STATES), to: z.enum(ALERT_STATES), at: timestamp })
+        .nullable()
+        .meta({ description: "The transition; null for alert.test." }),
+      figure: alertFigure.meta({ description: "The figure the rule saw: a suppressed one has a null value, never a number." }),
+      window: z.object({ start: timestamp, end: timestamp }).meta({ description: "The window the figure covers." }),
+      deployment: z
+        .object({ id: z.string(), version: z.string(), deployed_at: timestamp })
+        .nullable()
+        .meta({ description: "deployment_without_smoke: the marker without a smoke conversion; null otherwise." }),
+      links: z.object({
+        overview: z.string().meta({ description: "The Overview API for the site (and the marker)." }),
+        dashboard: z.string(),
+        history: z.string().meta({ description: "The rule's history." }),
+      }),
+    }),
+  })
+  .meta({ id: "AlertNotification" });
+
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+const notificationMatches: Same<z.infer<typeof alertNotificationResource>, Notification> = true;
+void notificationMatches;

@@ -175,7 +175,7 @@ async function secretsOf(serverSecret: string, destinations: Destination[]): Pro
 }
 
 export async function createRule(db: Database, input: RuleInput, settings: Settings, now: number): Promise<CreatedRule> {
-  await requireSite(db, input.site);
+  await requireSite(db, input.site, "site");
   await checkRule(db, input, settings.k, settings.webhookAllow);
   const id = newId("alr");
   const threshold = input.kind === "threshold";
@@ -325,7 +325,7 @@ function ruleOf(r: Row, destinations: Destination[]): AlertRule {
   };
 }
 
-/** Reads rules chosen by `where` (over alert_rules r) with their destinations, in id order. */
+/** Reads rules chosen by `where` (over alert_rules r) with their destinations, oldest first. */
 export async function loadRules(
   client: { batch(statements: InStatement[], mode: "read"): Promise<{ rows: Row[] }[]> },
   where: string,
@@ -333,7 +333,7 @@ export async function loadRules(
 ): Promise<AlertRule[]> {
   const [rules, destinations] = await client.batch(
     [
-      { sql: `SELECT ${RULE_COLUMNS} FROM alert_rules r LEFT JOIN goals g ON g.id = r.goal_id WHERE ${where} ORDER BY r.id`, args },
+      { sql: `SELECT ${RULE_COLUMNS} FROM alert_rules r LEFT JOIN goals g ON g.id = r.goal_id WHERE ${where} ORDER BY r.created_at, r.id`, args },
       {
         sql: `SELECT d.id, d.rule_id, d.url, d.format FROM alert_destinations d WHERE d.rule_id IN (SELECT r.id FROM alert_rules r WHERE ${where}) ORDER BY d.rule_id, d.position`,
         args,
@@ -362,7 +362,7 @@ export async function requireRule(db: Database, id: string, mayActOn: (siteId: s
 }
 
 export async function siteRules(db: Database, siteId: string): Promise<AlertRule[]> {
-  await requireSite(db, siteId);
+  await requireSite(db, siteId, "site");
   return loadRules(db.$client, "r.site_id = ?", [siteId]);
 }
 

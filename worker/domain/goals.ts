@@ -6,7 +6,9 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { Database } from "../lib/db";
 import { newId } from "../lib/ids";
 import { HttpProblem } from "../lib/problem";
-import { alertRules, conversions, goals, isSmokeTestGoal, smokeConversions, type GoalKind } from "../lib/schema";
+import type { InStatement, InValue } from "@libsql/client/web";
+import { conversions, goals, isSmokeTestGoal, smokeConversions, type GoalKind } from "../lib/schema";
+import { ruleDeletes } from "./alert-rules";
 import { requireSite } from "./sites";
 
 export type GoalRow = typeof goals.$inferSelect;
@@ -91,13 +93,23 @@ export async function requireReportGoals(db: Database, siteId: string, goalIds: 
   }
 }
 
-/** Deletes a site's goal with its conversions (smoke-test records too) and alert rules, in one transaction. */
+/**
+ * Deletes a site's goal with its conversions (smoke-test records too) and alert rules (with
+ * their destinations, history and undelivered notifications), in one transaction.
+ */
 export async function deleteGoal(db: Database, siteId: string, goalId: string): Promise<void> {
   await requireGoal(db, siteId, goalId);
-  await db.batch([
-    db.delete(smokeConversions).where(eq(smokeConversions.goalId, goalId)),
-    db.delete(conversions).where(eq(conversions.goalId, goalId)),
-    db.delete(alertRules).where(eq(alertRules.goalId, goalId)),
-    db.delete(goals).where(and(eq(goals.id, goalId), eq(goals.siteId, siteId))),
-  ]);
+  const statement = (query: { toSQL(): { sql: string; params: unknown[] } }): InStatement => {
+    const { sql, params } = query.toSQL();
+    return { sql, args: params as InValue[] };
+  };
+  await db.$client.batch(
+    [
+      statement(db.delete(smokeConversions).where(eq(smokeConversions.goalId, goalId))),
+      statement(db.delete(conversions).where(eq(conversions.goalId, goalId))),
+      ...ruleDeletes("goal_id = ?", [goalId]),
+      statement(db.delete(goals).where(and(eq(goals.id, goalId), eq(goals.siteId, siteId)))),
+    ],
+    "write",
+  );
 }

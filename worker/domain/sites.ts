@@ -8,9 +8,10 @@ import { eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../lib/db";
 import { newId } from "../lib/ids";
 import { HttpProblem } from "../lib/problem";
-import { alertRules, conversions, deployments, events, goals, sessions, siteBeacons, sites, smokeConversions, vitals } from "../lib/schema";
+import { conversions, deployments, events, goals, sessions, siteBeacons, sites, smokeConversions, vitals } from "../lib/schema";
 import { deleteSiteRollupsStatements, rebuildSiteRollups } from "../reports/rollup";
 import { changeSiteZone } from "../reports/zone-change";
+import { ruleDeletes } from "./alert-rules";
 
 export type SiteRow = typeof sites.$inferSelect;
 
@@ -128,7 +129,6 @@ export async function deleteSite(db: Database, id: string): Promise<void> {
     db.delete(events).where(eq(events.siteId, id)),
     db.delete(sessions).where(eq(sessions.siteId, id)),
     db.delete(siteBeacons).where(eq(siteBeacons.siteId, id)),
-    db.delete(alertRules).where(eq(alertRules.siteId, id)),
     db.delete(deployments).where(eq(deployments.siteId, id)),
     db.delete(goals).where(eq(goals.siteId, id)),
     db.delete(sites).where(eq(sites.id, id)),
@@ -136,7 +136,7 @@ export async function deleteSite(db: Database, id: string): Promise<void> {
     const { sql: text, params } = query.toSQL();
     return { sql: text, args: params as InValue[] };
   });
-  await db.$client.batch([...deleteSiteRollupsStatements(id), ...deletes], "write");
+  await db.$client.batch([...deleteSiteRollupsStatements(id), ...ruleDeletes("site_id = ?", [id]), ...deletes], "write");
 }
 
 export interface SiteVerification {
