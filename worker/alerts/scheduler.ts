@@ -24,6 +24,8 @@ const MIN_LEASE_MS = 30_000;
 
 export class AlertScheduler extends DurableObject<AlertsEnv> {
   private holder: string | undefined;
+  /** Set when something is queued while an alarm runs, so that alarm does not push the send back. */
+  private queued = false;
 
   /** Sets the alarm unless one is set: the first pass happens at once. */
   async start(): Promise<void> {
@@ -32,6 +34,7 @@ export class AlertScheduler extends DurableObject<AlertsEnv> {
 
   /** Something was queued (a test notification): send now rather than at the next pass. */
   async sendSoon(): Promise<void> {
+    this.queued = true;
     await this.ctx.storage.setAlarm(Date.now());
   }
 
@@ -49,6 +52,7 @@ export class AlertScheduler extends DurableObject<AlertsEnv> {
     const interval = alertIntervalMs(this.env.WREN_ALERT_INTERVAL);
     const client = libsqlClient(this.env);
     const holder = await this.boxId();
+    this.queued = false;
     let next = Date.now() + interval;
     try {
       await releaseClaims(client, holder);
@@ -77,6 +81,6 @@ export class AlertScheduler extends DurableObject<AlertsEnv> {
       // A lost database must not stop the schedule; the next pass retries.
       console.error("alert delivery failed:", error instanceof Error ? error.message : String(error));
     }
-    await this.ctx.storage.setAlarm(next);
+    await this.ctx.storage.setAlarm(this.queued ? Date.now() : next);
   }
 }
