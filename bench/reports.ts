@@ -49,7 +49,7 @@ const REPORT_RUNS = 30;
 const RAW_RUNS = 5;
 
 /** Deterministic data: mulberry32. */
-function prng(seed: number): () => number {
+export function prng(seed: number): () => number {
   return () => {
     seed = (seed + 0x6d2b79f5) | 0;
     let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
@@ -58,8 +58,8 @@ function prng(seed: number): () => number {
   };
 }
 
-/** Zipf(1) over the pages: page i is viewed in proportion to 1 / (i + 1). */
-function zipf(random: () => number, n: number): () => number {
+/** Zipf(1) over n items (pages, sites): item i is drawn in proportion to 1 / (i + 1). */
+export function zipf(random: () => number, n: number): () => number {
   const cdf: number[] = [];
   let total = 0;
   for (let i = 0; i < n; i++) cdf.push((total += 1 / (i + 1)));

@@ -9,6 +9,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   mixed: () => import("./mixed"),
   guards: () => import("./guards"),
   noise: () => import("./noise"),
+  alerts: () => import("./alerts"),
 };
 
 const wanted = process.argv.slice(2);

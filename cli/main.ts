@@ -20,8 +20,15 @@ Usage:
   wren deployments create --site S --version V [--environment E] [--external-id X] [--description D] [--url U] [--json]
   wren deployments list --site S [--json]
   wren hooks deployment SITE_ID [--json]       make (or rotate) the site's deployment webhook: URL and secret
+  wren alerts create --site S (--goal G | --metric pageviews|visitors) (--below N | --above N) [--window-hours H] [--for-minutes M]
+                     --url URL [--url URL2] [--format standard|slack] [--json]
+  wren alerts create --site S --deployment-without-smoke [--within-minutes M] --url URL [--format standard|slack] [--json]
+                                               an alert rule; each destination's signing secret is shown once
+  wren alerts list --site S [--json]
+  wren alerts delete RULE_ID
 
-Environment: HOST, PORT, WREN_DATA, WREN_PUBLIC_URL, WREN_DB_PORT, LIBSQL_URL, LIBSQL_AUTH_TOKEN.`;
+Environment: HOST, PORT, WREN_DATA, WREN_PUBLIC_URL, WREN_DB_PORT, LIBSQL_URL, LIBSQL_AUTH_TOKEN
+(alert rules also read WREN_K_ANONYMITY and WREN_WEBHOOK_ALLOW: give the CLI the service's).`;
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
@@ -54,6 +61,9 @@ export async function main(argv: string[]): Promise<number> {
         break;
       case "hooks":
         await (await import("./commands/hooks")).hooksCommand(settings, args);
+        break;
+      case "alerts":
+        await (await import("./commands/alerts")).alertsCommand(settings, args);
         break;
       case undefined:
       case "help":

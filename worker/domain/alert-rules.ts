@@ -264,7 +264,14 @@ export async function updateRule(
           id,
         ],
       },
-      ...(changes.destinations ? [{ sql: "DELETE FROM alert_destinations WHERE rule_id = ?", args: [id] }, ...destinationInserts(id, destinations)] : []),
+      ...(changes.destinations
+        ? [
+            // Undelivered notifications to the replaced destinations go with them.
+            { sql: "DELETE FROM alert_outbox WHERE rule_id = ? AND status = 'pending'", args: [id] },
+            { sql: "DELETE FROM alert_destinations WHERE rule_id = ?", args: [id] },
+            ...destinationInserts(id, destinations),
+          ]
+        : []),
     ],
     "write",
   );
