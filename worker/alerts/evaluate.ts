@@ -12,6 +12,7 @@
 import type { Client, InStatement } from "@libsql/client/web";
 import { loadRules, type AlertRule } from "../domain/alert-rules";
 import { newId } from "../lib/ids";
+import { storedFigure } from "../reports/figures";
 import { readOnly } from "../lib/read-only";
 import { decide, type Decision } from "./decide";
 import { siteReadings, type RuleReading } from "./figures";
@@ -123,7 +124,7 @@ function transitionStatements(rule: AlertRule, reading: RuleReading, decision: D
 
 /** An `alert.test` for each of the rule's destinations, through the outbox; the ids of the rows. */
 export function testStatements(rule: AlertRule, now: number, publicUrl: string): { ids: string[]; statements: InStatement[] } {
-  const figure = rule.lastQualifier === null ? { value: null, qualifier: "suppressed" as const } : { value: rule.lastValue, qualifier: rule.lastQualifier as "exact" };
+  const figure = storedFigure(rule.lastValue, rule.lastQualifier);
   const body = JSON.stringify(notification("alert.test", rule, null, figure, { fromMs: now, toMs: now }, null, publicUrl, now));
   const ids = rule.destinations.map(() => newId("msg"));
   return {

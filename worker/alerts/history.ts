@@ -5,7 +5,7 @@
  */
 import type { Client } from "@libsql/client/web";
 import type { AlertRule } from "../domain/alert-rules";
-import type { Figure, Qualifier } from "../reports/figures";
+import { storedFigure, type Figure } from "../reports/figures";
 import type { AlertState } from "../lib/schema";
 
 export const HISTORY_TRANSITIONS = 100;
@@ -93,7 +93,7 @@ export async function ruleHistory(client: Client, rule: AlertRule): Promise<Rule
       at: iso(t.at)!,
       from: String(t.from_state) as AlertState,
       to: String(t.to_state) as AlertState,
-      figure: t.value === null ? { value: null, qualifier: "suppressed" } : { value: Number(t.value), qualifier: String(t.qualifier) as Qualifier },
+      figure: storedFigure(t.value, t.qualifier),
       window: { start: iso(t.window_start)!, end: iso(t.window_end)! },
       deployment_id: t.deployment_id === null ? null : String(t.deployment_id),
       deliveries: byTransition.get(String(t.id)) ?? [],

@@ -5,7 +5,7 @@
  * Overview. The `slack` format is a Slack incoming-webhook message saying the same in words.
  */
 import type { AlertRule } from "../domain/alert-rules";
-import type { Figure } from "../reports/figures";
+import { storedFigure, type Figure } from "../reports/figures";
 import type { AlertState } from "../lib/schema";
 import type { Marker } from "./figures";
 import type { HourWindow } from "../reports/scope";
@@ -38,11 +38,6 @@ export interface Notification {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** A figure as a payload may carry it: a suppressed one never holds a value. */
-function safeFigure(figure: Figure): Figure {
-  return figure.qualifier === "suppressed" || figure.value === null ? { value: null, qualifier: "suppressed" } : { value: figure.value, qualifier: figure.qualifier };
-}
-
 export function notification(
   type: NotificationType,
   rule: AlertRule,
@@ -71,7 +66,8 @@ export function notification(
         within_minutes: rule.withinMinutes,
       },
       state,
-      figure: safeFigure(figure),
+      // A suppressed figure is carried as such, never with a value.
+      figure: storedFigure(figure.value, figure.qualifier),
       window: { start: iso(window.fromMs), end: iso(window.toMs) },
       deployment,
       links: { overview, dashboard: `${publicUrl}/dashboard/?site=${rule.siteId}`, history: `${publicUrl}/api/v1/alerts/${rule.id}/history` },

@@ -10,7 +10,7 @@ import { snippetFor } from "../domain/snippet";
 import type { AlertRule } from "../domain/alert-rules";
 import type { Notification } from "../alerts/payload";
 import { ALERT_CONDITIONS, ALERT_KINDS, ALERT_METRICS, ALERT_STATES, DEPLOYMENT_SOURCES, DESTINATION_FORMATS, GOAL_KINDS, OUTBOX_STATUSES } from "../lib/schema";
-import type { Qualifier } from "../reports/figures";
+import { storedFigure } from "../reports/figures";
 import { figureSchema } from "../reports/schemas";
 import { SCOPES } from "../lib/keys";
 
@@ -270,12 +270,7 @@ export const alertRuleResource = z
   .meta({ id: "AlertRule" });
 
 export function toAlertRule(rule: AlertRule, secrets?: Map<string, string>): z.infer<typeof alertRuleResource> {
-  const figure =
-    rule.lastQualifier === null
-      ? null
-      : rule.lastQualifier === "suppressed" || rule.lastValue === null
-        ? { value: null, qualifier: "suppressed" as const }
-        : { value: rule.lastValue, qualifier: rule.lastQualifier as Qualifier };
+  const figure = rule.lastQualifier === null ? null : storedFigure(rule.lastValue, rule.lastQualifier);
   return {
     id: rule.id,
     site: rule.siteId,

@@ -13,6 +13,15 @@ export interface Figure {
 
 export const SUPPRESSED: Figure = Object.freeze({ value: null, qualifier: "suppressed" }) as Figure;
 
+/**
+ * A figure from stored columns (an alert rule's last figure, a transition's): a null value or a
+ * `suppressed` qualifier is the suppressed figure, never a number.
+ */
+export function storedFigure(value: unknown, qualifier: unknown): Figure {
+  if (value === null || value === undefined || qualifier === "suppressed") return SUPPRESSED;
+  return { value: Number(value), qualifier: String(qualifier) as Qualifier };
+}
+
 export function exact(value: number): Figure {
   return { value, qualifier: "exact" };
 }
