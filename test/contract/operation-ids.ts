@@ -2,6 +2,7 @@
 export const OPERATION_IDS = {
   "POST /api/v1/keys": "createKey",
   "GET /api/v1/keys": "listKeys",
+  "GET /api/v1/keys/current": "getCurrentKey",
   "DELETE /api/v1/keys/{id}": "revokeKey",
   "GET /api/v1/keys/{id}/usage": "getKeyUsage",
   "POST /api/v1/sites": "createSite",
@@ -13,6 +14,7 @@ export const OPERATION_IDS = {
   "GET /api/v1/sites/{id}/verification": "getSiteVerification",
   "POST /api/v1/sites/{id}/goals": "createGoal",
   "GET /api/v1/sites/{id}/goals": "listGoals",
+  "PATCH /api/v1/sites/{id}/goals/{goal}": "updateGoal",
   "DELETE /api/v1/sites/{id}/goals/{goal}": "deleteGoal",
   "GET /api/v1/sessions": "listSessions",
   "POST /api/v1/events": "recordEvents",

@@ -31,7 +31,8 @@ export async function authenticateKey(request: Request, db: Database): Promise<C
 }
 
 /** The key must hold `scope`, or `alternative` when the route accepts either. */
-export function requireScope(caller: Caller, scope: Scope, alternative?: Scope): void {
+export function requireScope(caller: Caller, scope: Scope | "any", alternative?: Scope): void {
+  if (scope === "any") return;
   if (!caller.hasScope(scope) && !(alternative && caller.hasScope(alternative))) {
     const needed = alternative ? `${scope} or ${alternative}` : scope;
     throw new HttpProblem(403, `This key lacks the ${needed} scope.`, { field: "authorization", required_scope: scope });

@@ -134,7 +134,9 @@ export function openApiDocument(routes: Route[]): ReturnType<typeof createDocume
       operationId: spec.operationId,
       description: signed
         ? spec.signedWith.description
-        : `Requires scope \`${spec.scope}\`${spec.orScope ? ` or \`${spec.orScope}\`` : ""}${spec.site ? `; the site must be on the key's allowlist` : ""}.`,
+        : spec.scope === "any"
+          ? "Any valid key may call it."
+          : `Requires scope \`${spec.scope}\`${spec.orScope ? ` or \`${spec.orScope}\`` : ""}${spec.site ? `; the site must be on the key's allowlist` : ""}.`,
       security: SECURITY[spec.auth],
       ...(signed
         ? {

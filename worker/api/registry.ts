@@ -52,7 +52,8 @@ interface DeclarationBase {
 
 interface RouteDeclaration extends DeclarationBase {
   auth: Exclude<AuthKind, "webhook-signature">;
-  scope: Scope;
+  /** The scope the key must hold; "any" for a route every valid key may call (who am I). */
+  scope: Scope | "any";
   /** A second scope that is enough on its own (reading alert rules: read:reports or write:alerts). */
   orScope?: Scope;
   /** Which request value names the site the key must be allowed on. */

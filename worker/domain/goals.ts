@@ -97,6 +97,33 @@ export async function requireReportGoals(db: Database, siteId: string, goalIds: 
  * Deletes a site's goal with its conversions (smoke-test records too) and alert rules (with
  * their destinations, history and undelivered notifications), in one transaction.
  */
+/**
+ * Renames a goal or changes its purpose. A goal's purpose may not turn it into a smoke-test goal
+ * or back: smoke conversions are read exactly and kept out of reports, so the switch would
+ * show a visitor goal's small groups exactly, or pour synthetic conversions into reports.
+ */
+export async function updateGoal(
+  db: Database,
+  siteId: string,
+  goalId: string,
+  changes: { name?: string; purpose?: string | null },
+): Promise<GoalRow> {
+  const goal = await requireGoal(db, siteId, goalId);
+  const purpose = changes.purpose === undefined ? goal.purpose : changes.purpose;
+  if (isSmokeTestGoal(goal) !== isSmokeTestGoal({ kind: goal.kind, purpose })) {
+    throw new HttpProblem(422, "A goal cannot become a smoke-test goal or stop being one; create a new goal.", {
+      field: "purpose",
+    });
+  }
+  const [updated] = await db
+    .update(goals)
+    .set({ name: changes.name ?? goal.name, purpose })
+    .where(and(eq(goals.id, goalId), eq(goals.siteId, siteId)))
+    .returning();
+  if (!updated) throw new HttpProblem(404, `No goal ${goalId} on site ${siteId}.`, { field: "goal" });
+  return updated;
+}
+
 export async function deleteGoal(db: Database, siteId: string, goalId: string): Promise<void> {
   await requireGoal(db, siteId, goalId);
   const statement = (query: { toSQL(): { sql: string; params: unknown[] } }): InStatement => {

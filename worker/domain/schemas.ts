@@ -178,4 +178,15 @@ export const deploymentHookBody = z.strictObject(deploymentFields);
 export type DeploymentFields = z.output<typeof deploymentHookBody>;
 export type SiteCreateBody = z.infer<typeof siteCreateBody>;
 export type KeyCreateBody = z.infer<typeof keyCreateBody>;
+/** What of a goal may change: its labels. What it counts (kind, match, threshold) is its history's meaning. */
+export const goalUpdateBody = z
+  .strictObject({
+    name: name.optional(),
+    purpose: z.string().trim().min(1).max(100).nullable().optional(),
+  })
+  .refine((body) => body.name !== undefined || body.purpose !== undefined, {
+    message: "give name or purpose",
+    path: ["name"],
+  });
+
 export type GoalCreateBody = z.infer<typeof goalCreateBody>;

@@ -1,7 +1,7 @@
-/** Goals of a site: create (returns the existing goal for the same kind and match), list, delete. */
+/** Goals of a site: create (returns the existing goal for the same kind and match), list, rename, delete. */
 import { z } from "zod";
-import { createGoal, deleteGoal, goalsOfSite } from "../../domain/goals";
-import { goalCreateBody } from "../../domain/schemas";
+import { createGoal, deleteGoal, goalsOfSite, updateGoal } from "../../domain/goals";
+import { goalCreateBody, goalUpdateBody } from "../../domain/schemas";
 import { siteGoalParams, siteParams } from "../params";
 import { route } from "../registry";
 import { goalResource, toGoal } from "../resources";
@@ -44,6 +44,25 @@ export const goalRoutes = [
     },
     async handle({ db, params, reply }) {
       return reply(200, { goals: (await goalsOfSite(db, params.id)).map(toGoal) });
+    },
+  }),
+  route({
+    operationId: "updateGoal",
+    method: "PATCH",
+    path: "/api/v1/sites/:id/goals/:goal",
+    summary: "Rename a goal or change its purpose (what it counts stays: make a new goal to count something else)",
+    tag: "Goals",
+    auth: "key",
+    scope: "write:goals",
+    params: siteGoalParams,
+    body: goalUpdateBody,
+    site: { from: "params", name: "id" },
+    responses: {
+      200: { description: "The goal as changed.", schema: goalResource },
+      404: { description: "No such goal on this site." },
+    },
+    async handle({ db, params, body, reply }) {
+      return reply(200, toGoal(await updateGoal(db, params.id, params.goal, body)));
     },
   }),
   route({

@@ -1,4 +1,4 @@
-/** API keys: issue, list, revoke, and per-day call counters (admin). */
+/** API keys: issue, list, revoke, and per-day call counters (admin); and any key's view of itself. */
 import { z } from "zod";
 import { issueKey, listKeys, revokeKey } from "../../domain/apikeys";
 import { keyCreateBody } from "../../domain/schemas";
@@ -41,6 +41,19 @@ export const keyRoutes = [
     responses: { 200: { description: "Active keys.", schema: z.object({ keys: z.array(keyResource) }) } },
     async handle({ db, reply }) {
       return reply(200, { keys: (await listKeys(db)).map(toKey) });
+    },
+  }),
+  route({
+    operationId: "getCurrentKey",
+    method: "GET",
+    path: "/api/v1/keys/current",
+    summary: "The calling key: its scopes and sites (a client shows only what they allow)",
+    tag: "Keys",
+    auth: "key",
+    scope: "any",
+    responses: { 200: { description: "The key the request was made with.", schema: keyResource } },
+    async handle({ caller, reply }) {
+      return reply(200, toKey(caller.key));
     },
   }),
   route({

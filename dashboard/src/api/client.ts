@@ -1,0 +1,68 @@
+/**
+ * The dashboard's only way to the server: a typed client for the public API, its types
+ * generated from the OpenAPI document (scripts/generate-api-types.ts), so a renamed route or
+ * field breaks this typecheck rather than the screens. Every call carries the signed-in key.
+ */
+import createClient, { type Middleware } from "openapi-fetch";
+import type { components, paths } from "./openapi";
+
+export type Schemas = components["schemas"];
+export type Figure = Schemas["Figure"];
+export type Site = Schemas["Site"];
+export type Goal = Schemas["Goal"];
+export type ApiKey = Schemas["ApiKey"];
+export type Scope = ApiKey["scopes"][number];
+
+/** An RFC 9457 problem the API answered, with the field and scope it names. */
+export class ApiProblem extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly field?: string,
+    readonly requiredScope?: string,
+  ) {
+    super(message);
+  }
+}
+
+let currentKey: string | null = null;
+
+/** Sets the key every later call is made with (null: none). */
+export function useKey(key: string | null): void {
+  currentKey = key;
+}
+
+const authorize: Middleware = {
+  onRequest({ request }) {
+    if (currentKey) request.headers.set("authorization", `Bearer ${currentKey}`);
+    return request;
+  },
+};
+
+export const api = createClient<paths>({ baseUrl: location.origin });
+api.use(authorize);
+
+interface Answer<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
+
+/** The answer's body, or an ApiProblem carrying the API's own words. */
+export async function unwrap<T>(call: Promise<Answer<T>>): Promise<T> {
+  let answer: Answer<T>;
+  try {
+    answer = await call;
+  } catch {
+    throw new ApiProblem(0, "The server cannot be reached. Is `wren start` running?");
+  }
+  const { data, error, response } = answer;
+  if (response.ok) return data as T;
+  const problem = (error ?? {}) as { detail?: string; title?: string; field?: string; required_scope?: string };
+  throw new ApiProblem(
+    response.status,
+    problem.detail ?? problem.title ?? `${response.status} ${response.statusText}`,
+    problem.field,
+    problem.required_scope,
+  );
+}

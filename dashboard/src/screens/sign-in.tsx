@@ -1,0 +1,60 @@
+/** Sign-in with an API key: the admin key printed at first start, or any key an admin made. */
+import { useState } from "preact/hooks";
+import { ApiProblem } from "../api/client";
+import { signIn } from "../state/session";
+
+export function SignInScreen() {
+  const [key, setKey] = useState("");
+  const [problem, setProblem] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setProblem(null);
+    try {
+      await signIn(key.trim());
+    } catch (error) {
+      setProblem(
+        error instanceof ApiProblem && error.status === 401
+          ? "This key is not valid: it may be mistyped or revoked."
+          : error instanceof Error
+            ? error.message
+            : String(error),
+      );
+      setBusy(false);
+    }
+  };
+  return (
+    <main id="main" class="sign-in">
+      <h1>Wren</h1>
+      <form onSubmit={submit} aria-describedby="sign-in-hint">
+        <label for="api-key">API key</label>
+        <input
+          id="api-key"
+          name="api-key"
+          type="password"
+          autoComplete="off"
+          spellcheck={false}
+          placeholder="wren_…"
+          required
+          value={key}
+          onInput={(e) => setKey((e.target as HTMLInputElement).value)}
+          aria-invalid={problem ? true : undefined}
+          aria-errormessage={problem ? "sign-in-problem" : undefined}
+        />
+        <button type="submit" disabled={busy}>
+          {busy ? "Signing in…" : "Sign in"}
+        </button>
+        {problem && (
+          <p id="sign-in-problem" class="failure" role="alert">
+            {problem}
+          </p>
+        )}
+        <p id="sign-in-hint" class="hint">
+          Use the admin key printed when Wren first started, or a key from <code>npx wren keys create</code>. The key is kept in this tab only and
+          forgotten when you sign out or close it.
+        </p>
+      </form>
+    </main>
+  );
+}

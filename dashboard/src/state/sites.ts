@@ -1,0 +1,29 @@
+/**
+ * The sites the signed-in key can see, for the site switcher. A key with `read:sites` lists
+ * them (the API lists only its allowed sites); any other key knows its sites by id only.
+ */
+import { signal } from "@preact/signals";
+import { api, unwrap, type Site } from "../api/client";
+import { currentKey, hasScope } from "./session";
+
+export interface SiteChoice {
+  id: string;
+  name: string;
+  domain: string | null;
+}
+
+/** null until the first read after sign-in. */
+export const sites = signal<SiteChoice[] | null>(null);
+
+export async function reloadSites(): Promise<SiteChoice[]> {
+  const key = currentKey.value;
+  let list: SiteChoice[];
+  if (hasScope("read:sites")) {
+    const { sites: all } = await unwrap(api.GET("/api/v1/sites"));
+    list = all.map((site: Site) => ({ id: site.id, name: site.name, domain: site.domain }));
+  } else {
+    list = (key?.sites ?? []).filter((id) => id !== "*").map((id) => ({ id, name: id, domain: null }));
+  }
+  sites.value = list;
+  return list;
+}

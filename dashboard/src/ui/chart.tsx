@@ -1,0 +1,104 @@
+/**
+ * A time series chart on uPlot, with vertical markers (deployments) drawn on it. Hidden points
+ * are gaps, never zeros; the screens list every point's figure beside the chart, "< k"
+ * included, so the chart is a picture of the table, not the only place a figure lives.
+ */
+import uPlot from "uplot";
+import { useEffect, useRef } from "preact/hooks";
+
+export interface ChartSeries {
+  label: string;
+  values: (number | null)[];
+}
+
+export interface ChartMarker {
+  /** Unix seconds. */
+  at: number;
+  label: string;
+}
+
+const PALETTE = ["--series-1", "--series-2", "--series-3", "--series-4"];
+
+function cssVar(name: string): string {
+  return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || "#888";
+}
+
+/** Draws each marker as a dashed vertical line with its label at the top. */
+function markerPlugin(markers: ChartMarker[]): uPlot.Plugin {
+  return {
+    hooks: {
+      draw: (u) => {
+        const { ctx } = u;
+        const { top, height } = u.bbox;
+        ctx.save();
+        ctx.strokeStyle = cssVar("--marker");
+        ctx.fillStyle = cssVar("--marker");
+        ctx.lineWidth = 1.5 * devicePixelRatio;
+        ctx.setLineDash([4 * devicePixelRatio, 3 * devicePixelRatio]);
+        ctx.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
+        for (const marker of markers) {
+          const x = Math.round(u.valToPos(marker.at, "x", true));
+          if (x < u.bbox.left || x > u.bbox.left + u.bbox.width) continue;
+          ctx.beginPath();
+          ctx.moveTo(x, top);
+          ctx.lineTo(x, top + height);
+          ctx.stroke();
+          ctx.fillText(marker.label, x + 4 * devicePixelRatio, top + 12 * devicePixelRatio);
+        }
+        ctx.restore();
+      },
+    },
+  };
+}
+
+export function TimeChart({
+  title,
+  times,
+  series,
+  markers = [],
+  height = 240,
+}: {
+  title: string;
+  /** Unix seconds, one per point. */
+  times: number[];
+  series: ChartSeries[];
+  markers?: ChartMarker[];
+  height?: number;
+}) {
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const element = box.current;
+    if (!element) return;
+    const axis = { stroke: cssVar("--muted"), grid: { stroke: cssVar("--grid") }, ticks: { stroke: cssVar("--grid") } };
+    const plot = new uPlot(
+      {
+        width: element.clientWidth || 320,
+        height,
+        legend: { show: true },
+        cursor: { drag: { x: false, y: false } },
+        scales: { x: { time: true } },
+        axes: [axis, axis],
+        series: [
+          {},
+          ...series.map((s, i) => ({
+            label: s.label,
+            stroke: cssVar(PALETTE[i % PALETTE.length]!),
+            width: 2,
+            spanGaps: false,
+            points: { show: times.length <= 48 },
+          })),
+        ],
+        plugins: [markerPlugin(markers)],
+      },
+      [times, ...series.map((s) => s.values)] as uPlot.AlignedData,
+      element,
+    );
+    const resize = new ResizeObserver(() => plot.setSize({ width: element.clientWidth || 320, height }));
+    resize.observe(element);
+    return () => {
+      resize.disconnect();
+      plot.destroy();
+    };
+  }, [times, series, markers, height]);
+  return <div class="chart" ref={box} role="img" aria-label={title} />;
+}

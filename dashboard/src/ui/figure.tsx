@@ -1,0 +1,74 @@
+/**
+ * How a report figure is drawn: exact as counted; estimated with "≈"; suppressed as "< k",
+ * never as 0 or blank. Each carries a tooltip (and the same words for screen readers) that
+ * says why, in the terms of docs/reports.md.
+ */
+import type { Figure } from "../api/client";
+
+export type FigureFormat = "count" | "percent" | "ms" | "seconds" | "decimal";
+
+const counts = new Intl.NumberFormat("en", { maximumFractionDigits: 0 });
+const decimals = new Intl.NumberFormat("en", { maximumFractionDigits: 2 });
+
+export function formatValue(value: number, format: FigureFormat = "count"): string {
+  switch (format) {
+    case "percent":
+      return `${decimals.format(Math.round(value * 1000) / 10)} %`;
+    case "ms":
+      return `${counts.format(value)} ms`;
+    case "seconds":
+      return `${decimals.format(value)} s`;
+    case "decimal":
+      return decimals.format(value);
+    default:
+      return counts.format(value);
+  }
+}
+
+export function suppressedReason(k: number): string {
+  return `Hidden: fewer than ${k} sessions, or hiding it keeps a small group from being worked out from the figures shown.`;
+}
+
+export const ESTIMATED_REASON =
+  "Estimated: computed rather than counted (sessions added up over hours or days, a percentile from a histogram, a sum that leaves hidden parts out, or noise added for privacy).";
+
+/** The figure as plain text, as the screen shows it ("< 5", "≈ 12", "6"). */
+export function figureText(figure: Figure, k: number, format?: FigureFormat): string {
+  if (figure.qualifier === "suppressed" || figure.value === null) return `< ${k}`;
+  const text = formatValue(figure.value, format);
+  return figure.qualifier === "estimated" ? `≈ ${text}` : text;
+}
+
+export function FigureView({ figure, k, format }: { figure: Figure; k: number; format?: FigureFormat }) {
+  const text = figureText(figure, k, format);
+  if (figure.qualifier === "suppressed" || figure.value === null) {
+    const why = suppressedReason(k);
+    return (
+      <span class="figure suppressed" title={why} aria-label={`${text}. ${why}`} data-qualifier="suppressed">
+        {text}
+      </span>
+    );
+  }
+  if (figure.qualifier === "estimated") {
+    return (
+      <span class="figure estimated" title={ESTIMATED_REASON} aria-label={`${text}. ${ESTIMATED_REASON}`} data-qualifier="estimated">
+        {text}
+      </span>
+    );
+  }
+  return (
+    <span class="figure" data-qualifier="exact">
+      {text}
+    </span>
+  );
+}
+
+/** A conversion rate written with its denominator: "6 of 8 sessions, 75 %". */
+export function RateView({ numerator, denominator, rate, k }: { numerator: Figure; denominator: Figure; rate: Figure; k: number }) {
+  return (
+    <span class="rate">
+      <FigureView figure={numerator} k={k} /> of <FigureView figure={denominator} k={k} /> sessions,{" "}
+      <FigureView figure={rate} k={k} format="percent" />
+    </span>
+  );
+}
