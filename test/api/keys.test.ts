@@ -127,4 +127,29 @@ describe("keys, limits and counters", () => {
     expect((await client(f.stack.url, "not-a-key")("GET", "/api/v1/sites")).status).toBe(401);
     expect((await client(f.stack.url, `wren_${"A".repeat(43)}`)("GET", "/api/v1/sites")).status).toBe(401);
   });
+
+  it("GET /api/v1/keys/current describes the calling key to any key, and to no one else", async () => {
+    const site = await f.makeSite("current.example");
+    const reader = await f.makeKey(["read:reports"], [site.id]);
+    const me = await reader.call("GET", "/api/v1/keys/current");
+    expect(me.status).toBe(200);
+    expect(me.body).toEqual({
+      id: reader.id,
+      name: expect.stringMatching(/^test /),
+      prefix: reader.key.slice(0, 11),
+      scopes: ["read:reports"],
+      sites: [site.id],
+      rate_limit: null,
+      created_at: expect.any(String),
+      last_used_at: null,
+    });
+    expect(JSON.stringify(me.body)).not.toContain(reader.key);
+    const admin = await f.admin("GET", "/api/v1/keys/current");
+    expect(admin.body).toMatchObject({ scopes: ["admin"], sites: null });
+    expect((await client(f.stack.url)("GET", "/api/v1/keys/current")).status).toBe(401);
+    expect((await f.admin("DELETE", `/api/v1/keys/${reader.id}`)).status).toBe(204);
+    const revoked = await reader.call("GET", "/api/v1/keys/current");
+    expect(revoked.status).toBe(401);
+    expect(revoked.body.field).toBe("authorization");
+  });
 });

@@ -57,6 +57,14 @@ const cases: Case[] = [
   { name: "POST /api/v1/sites/:id/token", scope: "write:sites", siteBound: true, siteField: "id", success: 200, request: async (_f, s) => ({ method: "POST", path: `/api/v1/sites/${s}/token` }) },
   { name: "GET /api/v1/sites/:id/verification", scope: "read:sites", siteBound: true, siteField: "id", success: 200, request: async (_f, s) => ({ method: "GET", path: `/api/v1/sites/${s}/verification` }) },
   { name: "POST /api/v1/sites/:id/goals", scope: "write:goals", siteBound: true, siteField: "id", success: 201, request: async (_f, s) => ({ method: "POST", path: `/api/v1/sites/${s}/goals`, body: { kind: "event", match: fresh() } }) },
+  {
+    name: "PATCH /api/v1/sites/:id/goals/:goal",
+    scope: "write:goals",
+    siteBound: true,
+    siteField: "id",
+    success: 200,
+    request: async (f, s) => ({ method: "PATCH", path: `/api/v1/sites/${s}/goals/${(await f.makeGoal(s)).id}`, body: { name: "Renamed" } }),
+  },
   { name: "GET /api/v1/sites/:id/goals", scope: "read:sites", siteBound: true, siteField: "id", success: 200, request: async (_f, s) => ({ method: "GET", path: `/api/v1/sites/${s}/goals` }) },
   {
     name: "DELETE /api/v1/sites/:id/goals/:goal",
@@ -205,6 +213,8 @@ const cases: Case[] = [
   },
   { name: "POST /api/v1/keys", scope: "admin", siteBound: false, success: 201, request: async () => ({ method: "POST", path: "/api/v1/keys", body: { scopes: ["read:reports"] } }) },
   { name: "GET /api/v1/keys", scope: "admin", siteBound: false, success: 200, request: async () => ({ method: "GET", path: "/api/v1/keys" }) },
+  // Every key may describe itself: the dashboard learns its scopes from it.
+  { name: "GET /api/v1/keys/current", scope: "any", siteBound: false, success: 200, request: async () => ({ method: "GET", path: "/api/v1/keys/current" }) },
   {
     name: "DELETE /api/v1/keys/:id",
     scope: "admin",
@@ -244,7 +254,7 @@ describe("route × scope × site allowlist", () => {
 
   for (const c of cases) {
     for (const scope of SCOPES) {
-      const allowed = scope === c.scope || scope === c.orScope || scope === "admin";
+      const allowed = c.scope === "any" || scope === c.scope || scope === c.orScope || scope === "admin";
       for (const where of c.siteBound ? (["in", "out"] as const) : (["-"] as const)) {
         const outOfReach = where === "out" && scope !== "admin";
         const expected = !allowed ? 403 : outOfReach ? (c.outOfReachStatus ?? 403) : c.success;

@@ -79,12 +79,12 @@ describe("GET /api/v1/sessions", () => {
     expect([...session.required].sort()).toEqual(["day", "entry_path", "hour"]);
     const list = doc.paths["/api/v1/sessions"].get.responses["200"].content["application/json"].schema;
     expect(Object.keys(list.properties).sort()).toEqual(["next_cursor", "published_through", "sessions"]);
-    expect(Object.keys(doc.components.schemas.SiteVerification.properties).sort()).toEqual(["first_seen", "origin", "site", "verified"]);
+    expect(Object.keys(doc.components.schemas.SiteVerification.properties).sort()).toEqual(["first_seen", "origin", "page", "site", "verified"]);
   });
 });
 
 describe("GET /api/v1/sites/{id}/verification", () => {
-  it("names the first beacon's time and origin, and nothing of a later one", async () => {
+  it("names the first beacon's time, origin and page, and nothing of a later one", async () => {
     const domain = "verify-api.example";
     const id = (await f.makeSite(domain)).id;
     const send = async (session: string, path: string) => {
@@ -100,8 +100,8 @@ describe("GET /api/v1/sites/{id}/verification", () => {
     const between = Date.now();
     const first = await f.admin("GET", `/api/v1/sites/${id}/verification`);
     expect(first.status).toBe(200);
-    expect(Object.keys(first.body).sort()).toEqual(["first_seen", "origin", "site", "verified"]);
-    expect(first.body).toMatchObject({ site: id, verified: true, origin: `https://${domain}` });
+    expect(Object.keys(first.body).sort()).toEqual(["first_seen", "origin", "page", "site", "verified"]);
+    expect(first.body).toMatchObject({ site: id, verified: true, origin: `https://${domain}`, page: "/welcome" });
     expect(Date.parse(first.body.first_seen)).toBeGreaterThanOrEqual(before);
     expect(Date.parse(first.body.first_seen)).toBeLessThanOrEqual(between);
     await new Promise((r) => setTimeout(r, 5));

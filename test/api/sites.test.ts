@@ -117,7 +117,7 @@ describe("sites and the registry", () => {
   it("verification says unverified until a beacon arrives", async () => {
     const site = await f.makeSite("verify.example");
     const res = await f.admin("GET", `/api/v1/sites/${site.id}/verification`);
-    expect(res.body).toEqual({ site: site.id, verified: false, first_seen: null, origin: null });
+    expect(res.body).toEqual({ site: site.id, verified: false, first_seen: null, origin: null, page: null });
   });
 
   it("goals: create, re-create returns the same goal, list, delete", async () => {
@@ -139,6 +139,42 @@ describe("sites and the registry", () => {
     expect((await f.admin("DELETE", `/api/v1/sites/${site.id}/goals/${created.body.id}`)).status).toBe(404);
     const missing = await f.admin("POST", "/api/v1/sites/site_doesnotexist/goals", body);
     expect(missing.status).toBe(404);
+  });
+
+  it("PATCH a goal changes its name and purpose only; hostile or empty bodies change nothing", async () => {
+    const site = await f.makeSite("goal-edit.example");
+    const goal = (await f.admin("POST", `/api/v1/sites/${site.id}/goals`, { name: "Signup", kind: "event", match: "signup" })).body;
+    const path = `/api/v1/sites/${site.id}/goals/${goal.id}`;
+    const renamed = await f.admin("PATCH", path, { name: "Trial started", purpose: "sales funnel" });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toEqual({ ...goal, name: "Trial started", purpose: "sales funnel" });
+    const refused: [unknown, string][] = [
+      [{}, "name"],
+      [{ match: "other" }, "match"],
+      [{ kind: "page" }, "kind"],
+      [{ name: "x".repeat(101) }, "name"],
+      [{ name: "" }, "name"],
+      [{ purpose: "smoke-test" }, "purpose"],
+      [{ name: ["array"] }, "name"],
+    ];
+    for (const [body, field] of refused) {
+      const res = await f.admin("PATCH", path, body);
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(res.headers.get("content-type")).toBe("application/problem+json");
+      expect(res.body.field, JSON.stringify(body)).toBe(field);
+    }
+    const notJson = await fetch(`${f.stack.url}${path}`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${f.stack.adminKey}`, "content-type": "application/json" },
+      body: "{not json",
+    });
+    expect(notJson.status).toBe(400);
+    const huge = await f.admin("PATCH", path, { name: "a", purpose: "p".repeat(200_000) });
+    expect(huge.status).toBe(413);
+    const other = await f.makeSite("goal-edit-other.example");
+    expect((await f.admin("PATCH", `/api/v1/sites/${other.id}/goals/${goal.id}`, { name: "Moved" })).status).toBe(404);
+    const list = await f.admin("GET", `/api/v1/sites/${site.id}/goals`);
+    expect(list.body.goals).toEqual([{ ...goal, name: "Trial started", purpose: "sales funnel" }]);
   });
 
   it("sessions list answers an empty page for a new site", async () => {

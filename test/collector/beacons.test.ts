@@ -62,7 +62,7 @@ describe("origin allowlist", () => {
       { kind: "pageview", path: "/", referrer: "news.example", name: null, value: null },
     ]);
     expect(await rows(db, "SELECT * FROM site_beacons WHERE site_id = ?", [shop.id])).toEqual([
-      { site_id: shop.id, origin: "http://shop.test:4321", first_seen: expect.any(Number) },
+      { site_id: shop.id, origin: "http://shop.test:4321", first_seen: expect.any(Number), path: "/" },
     ]);
   });
 

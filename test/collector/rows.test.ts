@@ -30,15 +30,15 @@ async function flush(...requests: IngestRequest[]): Promise<void> {
 const table = async (sql: string) => (await db.client.execute(sql)).rows.map((r) => ({ ...r }));
 
 describe("site_beacons", () => {
-  it("keeps the first beacon per site and origin, whatever comes later", async () => {
-    const beacon = (origin: string, ts: number) => request({ beacons: [{ siteId: "site_rows", origin, ts }] });
+  it("keeps the first beacon per site and origin, with its page, whatever comes later", async () => {
+    const beacon = (origin: string, ts: number) => request({ beacons: [{ siteId: "site_rows", origin, ts, path: `/at-${ts}` }] });
     // One flush with two beacons of one origin: the earlier one.
     await flush(beacon("https://a.example", 2000), beacon("https://a.example", 1500));
     await flush(beacon("https://a.example", 5000));
     await flush(beacon("https://a.example", 1000), beacon("https://www.a.example", 7000));
     expect(await table("SELECT * FROM site_beacons ORDER BY origin")).toEqual([
-      { site_id: "site_rows", origin: "https://a.example", first_seen: 1500 },
-      { site_id: "site_rows", origin: "https://www.a.example", first_seen: 7000 },
+      { site_id: "site_rows", origin: "https://a.example", first_seen: 1500, path: "/at-1500" },
+      { site_id: "site_rows", origin: "https://www.a.example", first_seen: 7000, path: "/at-7000" },
     ]);
   });
 });

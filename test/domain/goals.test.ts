@@ -1,6 +1,6 @@
 /** Goals in the domain layer: idempotent creation on an existing site, lookups within a site, references a query makes, and deletion with what hangs on a goal. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createGoal, deleteGoal, goalsOfSite, requireGoal, requireReportGoals } from "../../worker/domain/goals";
+import { createGoal, deleteGoal, goalsOfSite, requireGoal, requireReportGoals, updateGoal } from "../../worker/domain/goals";
 import { insertSite } from "../../worker/domain/sites";
 import { addConversions, at } from "../reports/helpers";
 import { openDomainDb, problemOf, type DomainDb } from "./helpers";
@@ -159,5 +159,38 @@ describe.each([
     const { goal } = await createGoal(d.db, blog, { ...signup, match: "stays" });
     expect((await problemOf(deleteGoal(d.db, shop, goal.id))).status).toBe(404);
     expect(await d.count("goals", { column: "id", value: goal.id })).toBe(1);
+  });
+});
+
+describe("updateGoal", () => {
+  it("renames a goal and changes its purpose; what it counts stays", async () => {
+    const { goal } = await createGoal(d.db, shop, { ...signup, match: "renamed" });
+    const changed = await updateGoal(d.db, shop, goal.id, { name: "Trial started", purpose: "sales" });
+    expect(changed).toEqual({ ...goal, name: "Trial started", purpose: "sales" });
+    expect(await updateGoal(d.db, shop, goal.id, { purpose: null })).toEqual({ ...goal, name: "Trial started", purpose: null });
+  });
+
+  it("refuses to make a goal a smoke-test goal or unmake one (422 purpose), changing nothing", async () => {
+    const { goal: visitors } = await createGoal(d.db, shop, { ...signup, match: "visitor-goal" });
+    const { goal: smoke } = await createGoal(d.db, shop, { ...signup, match: "smoke", purpose: "smoke-test" });
+    for (const [goal, purpose] of [
+      [visitors, "smoke-test"],
+      [smoke, "release checks"],
+      [smoke, null],
+    ] as const) {
+      const problem = await problemOf(updateGoal(d.db, shop, goal.id, { name: "x", purpose }));
+      expect(problem.status).toBe(422);
+      expect(problem.field).toBe("purpose");
+      expect(await requireGoal(d.db, shop, goal.id)).toEqual(goal);
+    }
+    // A smoke goal's name may change; its purpose stays.
+    expect((await updateGoal(d.db, shop, smoke.id, { name: "Release smoke" })).purpose).toBe("smoke-test");
+  });
+
+  it("refuses another site's goal: 404, and the goal stays as it was", async () => {
+    const { goal } = await createGoal(d.db, blog, { ...signup, match: "not-yours" });
+    const problem = await problemOf(updateGoal(d.db, shop, goal.id, { name: "Stolen" }));
+    expect(problem.status).toBe(404);
+    expect(await requireGoal(d.db, blog, goal.id)).toEqual(goal);
   });
 });

@@ -58,7 +58,7 @@ async function listAll(site: string, limit = 5): Promise<{ sessions: Listed[]; p
 const sorted = (rows: Listed[]) => [...rows].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
 
 describe("attack 8: polling the verification endpoint", () => {
-  it("says verified with the first beacon's time and origin, and nothing about later visitors, across a restart", async () => {
+  it("says verified with the first beacon's time, origin and page, and nothing about later visitors, across a restart", async () => {
     const domain = "verify-poll.example";
     const site = (await f.makeSite(domain)).id;
     const poll = async () => {
@@ -66,7 +66,7 @@ describe("attack 8: polling the verification endpoint", () => {
       expect(res.status, res.text).toBe(200);
       return res.body;
     };
-    expect(await poll()).toEqual({ site, verified: false, first_seen: null, origin: null });
+    expect(await poll()).toEqual({ site, verified: false, first_seen: null, origin: null, page: null });
 
     const seen: unknown[] = [];
     const sentAt: number[] = [];
@@ -84,11 +84,11 @@ describe("attack 8: polling the verification endpoint", () => {
     const first = seen[0] as { first_seen: string };
     expect(Date.parse(first.first_seen)).toBeGreaterThanOrEqual(sentAt[0]!);
     expect(Date.parse(first.first_seen)).toBeLessThan(sentAt[1]!);
-    // Every poll after the first beacon reads the same: its time and origin, no page, no later time.
-    expect(seen).toEqual(seen.map(() => ({ site, verified: true, first_seen: first.first_seen, origin: `https://${domain}` })));
+    // Every poll after the first beacon reads the same: its time, origin and page, no later time or page.
+    expect(seen).toEqual(seen.map(() => ({ site, verified: true, first_seen: first.first_seen, origin: `https://${domain}`, page: "/" })));
     const stored = await f.database().execute({ sql: "SELECT * FROM site_beacons WHERE site_id = ?", args: [site] });
-    expect(stored.columns).toEqual(["site_id", "origin", "first_seen"]);
-    expect(stored.rows.map((r) => ({ ...r }))).toEqual([{ site_id: site, origin: `https://${domain}`, first_seen: Date.parse(first.first_seen) }]);
+    expect(stored.columns).toEqual(["site_id", "origin", "first_seen", "path"]);
+    expect(stored.rows.map((r) => ({ ...r }))).toEqual([{ site_id: site, origin: `https://${domain}`, first_seen: Date.parse(first.first_seen), path: "/" }]);
   }, 120_000);
 });
 

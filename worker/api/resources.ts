@@ -129,6 +129,7 @@ export const verificationResource = z
     verified: z.boolean().meta({ description: "True once a beacon from an allowlisted origin has arrived." }),
     first_seen: timestamp.nullable().meta({ description: "When the first beacon arrived. Nothing about later beacons is kept or shown." }),
     origin: z.string().nullable().meta({ description: "The origin of the first beacon." }),
+    page: z.string().nullable().meta({ description: "The path of the page the first beacon came from (null for beacons stored before Wren kept it)." }),
   })
   .meta({ id: "SiteVerification" });
 
@@ -138,6 +139,7 @@ export function toVerification(siteId: string, state: SiteVerification): z.infer
     verified: state.verified,
     first_seen: state.firstSeen === null ? null : iso(state.firstSeen),
     origin: state.origin,
+    page: state.path,
   };
 }
 

@@ -100,7 +100,7 @@ export function beaconRows(beacon: BeaconBody, site: SiteConfig, sessionId: stri
   }
   rows.sessions.push({ id: sessionId, siteId: site.id, ts: now, entryPath });
   if (!beaconRecorded.has(beaconKey(site.id, origin.origin))) {
-    rows.beacons.push({ siteId: site.id, origin: origin.origin, ts: now });
+    rows.beacons.push({ siteId: site.id, origin: origin.origin, ts: now, path: beacon.events[0]!.path });
   }
   return rows;
 }

@@ -44,6 +44,8 @@ export interface BeaconSeen {
   siteId: string;
   origin: string;
   ts: number;
+  /** The beacon's first event's path. */
+  path: string;
 }
 
 export interface ConversionRow {
@@ -107,13 +109,12 @@ function mergeSessions(touches: SessionTouch[]): Array<{ id: string; siteId: str
   return [...merged.values()];
 }
 
-function mergeBeacons(seen: BeaconSeen[]): Array<{ siteId: string; origin: string; first: number }> {
-  const merged = new Map<string, { siteId: string; origin: string; first: number }>();
+function mergeBeacons(seen: BeaconSeen[]): BeaconSeen[] {
+  const merged = new Map<string, BeaconSeen>();
   for (const b of seen) {
     const key = `${b.siteId}\u0000${b.origin}`;
     const m = merged.get(key);
-    if (!m) merged.set(key, { siteId: b.siteId, origin: b.origin, first: b.ts });
-    else m.first = Math.min(m.first, b.ts);
+    if (!m || b.ts < m.ts) merged.set(key, b);
   }
   return [...merged.values()];
 }
@@ -158,9 +159,9 @@ export function writeStatements(all: IngestRequest[], now: number, windowMs: num
   for (const part of chunks(mergeBeacons(all.flatMap((r) => r.beacons)))) {
     statements.push({
       sql:
-        `INSERT INTO site_beacons (site_id, origin, first_seen) VALUES ${valuesClause(part.length, 3)} ` +
+        `INSERT INTO site_beacons (site_id, origin, first_seen, path) VALUES ${valuesClause(part.length, 4)} ` +
         "ON CONFLICT (site_id, origin) DO NOTHING",
-      args: part.flatMap((b) => [b.siteId, b.origin, b.first]),
+      args: part.flatMap((b) => [b.siteId, b.origin, b.ts, b.path]),
     });
   }
   for (const part of chunks(all.flatMap((r) => r.conversions))) {

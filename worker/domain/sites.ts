@@ -144,6 +144,8 @@ export interface SiteVerification {
   /** When the first beacon from an allowlisted origin arrived, and from which origin. */
   firstSeen: number | null;
   origin: string | null;
+  /** The page that first beacon came from. */
+  path: string | null;
 }
 
 /**
@@ -153,5 +155,5 @@ export interface SiteVerification {
 export async function siteVerification(db: Database, id: string): Promise<SiteVerification> {
   await requireSite(db, id);
   const [first] = await db.select().from(siteBeacons).where(eq(siteBeacons.siteId, id)).orderBy(siteBeacons.firstSeen).limit(1);
-  return { verified: first !== undefined, firstSeen: first?.firstSeen ?? null, origin: first?.origin ?? null };
+  return { verified: first !== undefined, firstSeen: first?.firstSeen ?? null, origin: first?.origin ?? null, path: first?.path ?? null };
 }

@@ -97,6 +97,8 @@ export const siteBeacons = sqliteTable(
     siteId: siteIdColumn(),
     origin: text("origin").notNull(),
     firstSeen: integer("first_seen").notNull(),
+    /** The page of that first beacon (its first event's path), for the wizard's "Verified on /pricing". */
+    path: text("path"),
   },
   (t) => [primaryKey({ columns: [t.siteId, t.origin] })],
 );

@@ -1,0 +1,1 @@
+ALTER TABLE `site_beacons` ADD `path` text;
