@@ -10,6 +10,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   guards: () => import("./guards"),
   noise: () => import("./noise"),
   alerts: () => import("./alerts"),
+  dashboard: () => import("./dashboard"),
 };
 
 const wanted = process.argv.slice(2);

@@ -6,4 +6,7 @@ import { resume } from "./state/session";
 
 const root = document.getElementById("app")!;
 document.addEventListener("click", followLink);
-void resume().finally(() => render(<App />, root));
+void resume().finally(() => {
+  root.replaceChildren();
+  render(<App />, root);
+});

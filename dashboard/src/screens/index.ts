@@ -1,16 +1,21 @@
 /**
  * Every screen, where it lives in the URL, and what it needs. A site's screens are tabs under
- * /s/<site>/; the app shell draws the navigation from this table.
+ * /s/<site>/; the app shell draws the navigation from this table. Each screen is loaded when
+ * first shown (its own chunk), so the first load carries the shell and one screen.
  */
 import type { FunctionComponent } from "preact";
 import type { Scope } from "../api/client";
-import { AlertsScreen } from "./alerts";
-import { DeploymentsScreen } from "./deployments";
-import { GoalsScreen } from "./goals";
-import { OverviewScreen } from "./overview";
-import { PagesScreen } from "./pages";
-import { SessionsScreen } from "./sessions";
-import { VitalsScreen } from "./vitals";
+import { lazyScreen } from "../ui/lazy";
+
+const OverviewScreen = lazyScreen(() => import("./overview").then((m) => m.OverviewScreen));
+const PagesScreen = lazyScreen(() => import("./pages").then((m) => m.PagesScreen));
+const VitalsScreen = lazyScreen(() => import("./vitals").then((m) => m.VitalsScreen));
+const GoalsScreen = lazyScreen(() => import("./goals").then((m) => m.GoalsScreen));
+const SessionsScreen = lazyScreen(() => import("./sessions").then((m) => m.SessionsScreen));
+const DeploymentsScreen = lazyScreen(() => import("./deployments").then((m) => m.DeploymentsScreen));
+const AlertsScreen = lazyScreen(() => import("./alerts").then((m) => m.AlertsScreen));
+export const KeysScreen = lazyScreen(() => import("./keys").then((m) => m.KeysScreen));
+export const WizardScreen = lazyScreen(() => import("./wizard").then((m) => m.WizardScreen));
 
 export interface SiteScreen {
   slug: string;

@@ -1,4 +1,121 @@
-/** The Pages screen. (Placeholder: being built.) */
+/**
+ * Pages: visitors and pageviews per path over whole days (GET /api/v1/pages). Sort, pattern
+ * filter and page cursor live in the URL, so any view can be bookmarked; "Download CSV" gives
+ * every row of the same view.
+ */
+import { api, unwrap, type Schemas } from "../api/client";
+import { useLoad } from "../state/load";
+import { query, setQuery } from "../state/location";
+import { dayPeriodParams, period } from "../state/period";
+import { FigureView } from "../ui/figure";
+import { CsvDownload } from "../ui/report-csv";
+import { CaptionRange } from "../ui/report-range";
+import { WholeDayNote } from "../ui/report-days";
+import { Empty, Loaded } from "../ui/states";
+import { PatternFilter } from "../ui/table-filter";
+import { Pager, urlCursor, useCursorReset } from "../ui/table-pager";
+import { SortHeader, urlSort, type SortState } from "../ui/table-sort";
+
+type Column = "visitors" | "pageviews" | "path";
+const COLUMNS: readonly Column[] = ["visitors", "pageviews", "path"];
+const defaultOrder = (column: Column) => (column === "path" ? "asc" : "desc");
+
 export function PagesScreen({ site }: { site: string }) {
-  return <p>Pages of {site}</p>;
+  const days = dayPeriodParams(period.value);
+  const sort = urlSort(COLUMNS, "visitors", defaultOrder);
+  const pattern = query.value.get("filter") ?? "";
+  const cursor = urlCursor();
+  const params = { site, ...days, page: pattern || undefined, sort: sort.sort, order: sort.order };
+  const source = JSON.stringify(params);
+  useCursorReset(JSON.stringify(days));
+  // The route also answers CSV and NDJSON; without an Accept header it answers JSON.
+  const read = () => unwrap(api.GET("/api/v1/pages", { params: { query: { ...params, cursor } } }));
+  const load = useLoad(read, [source, cursor]);
+  // A pattern the API refuses belongs next to the filter, not in place of the screen.
+  const patternProblem = load.status === "failed" && load.problem.field === "page" ? load.problem : undefined;
+  const readCsv = () => unwrap(api.GET("/api/v1/pages", { params: { query: params }, parseAs: "text", headers: { accept: "text/csv" } }));
+
+  return (
+    <>
+      <WholeDayNote what="Pages" site={site} />
+      <div class="report-tools">
+        <PatternFilter id="pages-pattern" value={pattern} problem={patternProblem} onApply={(p) => setQuery({ filter: p || undefined, cursor: undefined })} />
+        {load.status === "ready" && (
+          <CsvDownload source={source} read={readCsv} filename={`pages-${site}-${load.data.period.from}-${load.data.period.to}.csv`} />
+        )}
+      </div>
+      {!patternProblem && (
+        <Loaded load={load} what="pages">
+          {(report) => <PagesTable report={report} sort={sort} pattern={pattern} />}
+        </Loaded>
+      )}
+    </>
+  );
+}
+
+function PagesTable({ report, sort, pattern }: { report: Schemas["PagesReport"]; sort: SortState<Column>; pattern: string }) {
+  const { k } = report;
+  if (report.rows.length === 0 && !urlCursor()) {
+    return (
+      <Empty>
+        {pattern ? (
+          <p>No page matches {pattern} in this period. Try another pattern, or clear the filter.</p>
+        ) : (
+          <p>No pageviews in this period yet. Check that the snippet is installed (the Overview shows the site's latest hours), or pick a longer period.</p>
+        )}
+      </Empty>
+    );
+  }
+  return (
+    <>
+      <div class="table-wrap">
+        <table class="report-table">
+          <caption>
+            Pages by path{pattern && `, matching ${pattern}`}
+            <CaptionRange range={report.period} />
+          </caption>
+          <thead>
+            <tr>
+              <SortHeader column="path" label="Path" state={sort} defaultOrder={defaultOrder} />
+              <SortHeader column="visitors" label="Visitors" state={sort} defaultOrder={defaultOrder} numeric />
+              <SortHeader column="pageviews" label="Pageviews" state={sort} defaultOrder={defaultOrder} numeric />
+            </tr>
+          </thead>
+          <tbody>
+            {report.rows.map((row) => (
+              <tr key={row.path}>
+                <th scope="row" class="report-path">
+                  {row.path}
+                </th>
+                <td class="num">
+                  <FigureView figure={row.visitors} k={k} />
+                </td>
+                <td class="num">
+                  <FigureView figure={row.pageviews} k={k} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr>
+              <th scope="row">{pattern ? "All matching pages" : "All pages"}</th>
+              <td class="num">
+                {/* Distinct visitors do not add up across pages: one session can view several. */}
+                <span aria-hidden="true" title="Not added up: one visitor can view several pages.">
+                  —
+                </span>
+                <span class="sr-only">Visitors are not added up across pages: one visitor can view several.</span>
+              </td>
+              <td class="num">
+                <FigureView figure={report.totals.pageviews} k={k} />
+              </td>
+            </tr>
+          </tfoot>
+        </table>
+      </div>
+      {report.rows.length === 0 && <p>No more rows.</p>}
+      <p class="hint">Totals add up the rows shown over all pages of the list; hidden rows (&lt; {k}) are left out.</p>
+      <Pager label="Pages" nextCursor={report.next_cursor} />
+    </>
+  );
 }

@@ -1,4 +1,145 @@
-/** The Vitals screen. (Placeholder: being built.) */
+/**
+ * Vitals: the 75th percentile of each Web Vital per page (GET /api/v1/vitals), with the share
+ * of samples rated good, needs improvement and poor. Metric, pattern filter, sort and cursor
+ * live in the URL.
+ */
+import { api, unwrap, type Schemas } from "../api/client";
+import { useLoad } from "../state/load";
+import { query, setQuery } from "../state/location";
+import { dayPeriodParams, period } from "../state/period";
+import { FigureView } from "../ui/figure";
+import { CaptionRange } from "../ui/report-range";
+import { WholeDayNote } from "../ui/report-days";
+import { RatingBar } from "../ui/rating-bar";
+import { Empty, Loaded } from "../ui/states";
+import { PatternFilter } from "../ui/table-filter";
+import { Pager, urlCursor, useCursorReset } from "../ui/table-pager";
+import { SortHeader, urlSort, type SortState } from "../ui/table-sort";
+
+type Report = Schemas["VitalsReport"];
+type Metric = Report["rows"][number]["metric"];
+type Column = "samples" | "p75" | "path";
+
+const COLUMNS: readonly Column[] = ["samples", "p75", "path"];
+const defaultOrder = (column: Column) => (column === "path" ? "asc" : "desc");
+
+const METRICS: readonly { name: Metric; label: string; thresholds: string }[] = [
+  { name: "LCP", label: "Largest Contentful Paint", thresholds: "good ≤ 2.5 s, poor > 4 s" },
+  { name: "INP", label: "Interaction to Next Paint", thresholds: "good ≤ 200 ms, poor > 500 ms" },
+  { name: "CLS", label: "Cumulative Layout Shift", thresholds: "good ≤ 0.1, poor > 0.25" },
+  { name: "FCP", label: "First Contentful Paint", thresholds: "good ≤ 1.8 s, poor > 3 s" },
+  { name: "TTFB", label: "Time to First Byte", thresholds: "good ≤ 0.8 s, poor > 1.8 s" },
+];
+
 export function VitalsScreen({ site }: { site: string }) {
-  return <p>Vitals of {site}</p>;
+  const days = dayPeriodParams(period.value);
+  const sort = urlSort(COLUMNS, "samples", defaultOrder);
+  const pattern = query.value.get("filter") ?? "";
+  const metric = METRICS.find((m) => m.name === query.value.get("metric"))?.name;
+  const cursor = urlCursor();
+  const params = { site, ...days, page: pattern || undefined, metric, sort: sort.sort, order: sort.order };
+  const source = JSON.stringify(params);
+  useCursorReset(JSON.stringify(days));
+  // The route also answers CSV and NDJSON; without an Accept header it answers JSON.
+  const read = () => unwrap(api.GET("/api/v1/vitals", { params: { query: { ...params, cursor } } }));
+  const load = useLoad(read, [source, cursor]);
+  const patternProblem = load.status === "failed" && load.problem.field === "page" ? load.problem : undefined;
+
+  return (
+    <>
+      <WholeDayNote what="Vitals" site={site} />
+      <div class="report-tools">
+        <PatternFilter id="vitals-pattern" value={pattern} problem={patternProblem} onApply={(p) => setQuery({ filter: p || undefined, cursor: undefined })} />
+        <label class="report-select">
+          Metric
+          <select value={metric ?? ""} onChange={(event) => setQuery({ metric: (event.target as HTMLSelectElement).value || undefined, cursor: undefined })}>
+            <option value="">All metrics</option>
+            {METRICS.map((m) => (
+              <option key={m.name} value={m.name}>
+                {m.name} ({m.label})
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <details class="report-thresholds">
+        <summary>Thresholds</summary>
+        <p>p75: three in four samples were at most this. Samples are rated on the standard thresholds:</p>
+        <ul>
+          {METRICS.map((m) => (
+            <li key={m.name}>
+              <abbr title={m.label}>{m.name}</abbr>: {m.thresholds}
+            </li>
+          ))}
+        </ul>
+      </details>
+      {!patternProblem && (
+        <Loaded load={load} what="vitals">
+          {(report) => <VitalsTable report={report} sort={sort} filtered={Boolean(pattern || metric)} />}
+        </Loaded>
+      )}
+    </>
+  );
+}
+
+function VitalsTable({ report, sort, filtered }: { report: Report; sort: SortState<Column>; filtered: boolean }) {
+  const { k } = report;
+  if (report.rows.length === 0 && !urlCursor()) {
+    return (
+      <Empty>
+        {filtered ? (
+          <p>No vitals match this filter in this period. Try another pattern or metric, or clear the filter.</p>
+        ) : (
+          <p>
+            No Web Vitals measured in this period. The snippet sends them from browsers that measure them, once a page is left or hidden; pick a longer
+            period, or check that the snippet is installed.
+          </p>
+        )}
+      </Empty>
+    );
+  }
+  return (
+    <>
+      <div class="table-wrap">
+        <table class="report-table">
+          <caption>
+            Web Vitals by page
+            <CaptionRange range={report.period} />
+          </caption>
+          <thead>
+            <tr>
+              <SortHeader column="path" label="Path" state={sort} defaultOrder={defaultOrder} />
+              <th scope="col">Metric</th>
+              <SortHeader column="p75" label="p75" state={sort} defaultOrder={defaultOrder} numeric />
+              <th scope="col">Rating</th>
+              <SortHeader column="samples" label="Samples" state={sort} defaultOrder={defaultOrder} numeric />
+            </tr>
+          </thead>
+          <tbody>
+            {report.rows.map((row) => (
+              <tr key={`${row.path} ${row.metric}`}>
+                <th scope="row" class="report-path">
+                  {row.path}
+                </th>
+                <td>
+                  <abbr title={METRICS.find((m) => m.name === row.metric)?.label}>{row.metric}</abbr>
+                </td>
+                <td class="num">
+                  <FigureView figure={row.p75} k={k} format={row.unit === "ms" ? "ms" : "decimal"} />
+                </td>
+                <td>
+                  <RatingBar good={row.good} needs={row.needs_improvement} poor={row.poor} k={k} />
+                </td>
+                <td class="num">
+                  <FigureView figure={row.samples} k={k} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {report.rows.length === 0 && <p>No more rows.</p>}
+      <Pager label="Vitals" nextCursor={report.next_cursor} />
+    </>
+  );
 }

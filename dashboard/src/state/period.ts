@@ -43,6 +43,8 @@ export function periodParams(p: Period): { period?: "today" | "24h" | "day" | "7
 }
 
 /** Whole-day reports cannot read hours: an hourly period reads yesterday there instead. */
-export function dayPeriodParams(p: Period): ReturnType<typeof periodParams> {
-  return isHourly(p) ? { period: "day" } : periodParams(p);
+export function dayPeriodParams(p: Period): { period?: "day" | "7d" | "30d"; from?: string; to?: string } {
+  if (p.name === "today" || p.name === "24h") return { period: "day" };
+  if (p.name === "custom") return p.from && p.to ? { from: p.from, to: p.to } : { period: "7d" };
+  return { period: p.name };
 }

@@ -19,6 +19,9 @@ export interface ChartMarker {
 
 const PALETTE = ["--series-1", "--series-2", "--series-3", "--series-4"];
 
+/** One empty list for every chart without markers: a fresh [] each render would rebuild the chart. */
+const NO_MARKERS: ChartMarker[] = [];
+
 function cssVar(name: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || "#888";
 }
@@ -55,7 +58,7 @@ export function TimeChart({
   title,
   times,
   series,
-  markers = [],
+  markers = NO_MARKERS,
   height = 240,
 }: {
   title: string;

@@ -30,11 +30,12 @@ export function Empty({ children }: { children: ComponentChildren }) {
   return <div class="empty">{children}</div>;
 }
 
-export function NeedsScopeNotice({ scope }: { scope: string }) {
+/** Names the scope a screen (or a part of one: `what`) needs, and how to get a key with it. */
+export function NeedsScopeNotice({ scope, what = "This screen" }: { scope: string; what?: string }) {
   return (
     <div class="needs-scope" role="note">
       <p>
-        This screen needs a key with the <code>{scope}</code> scope. Ask an admin for one (<code>npx wren keys create --scopes {scope}</code>),
+        {what} needs a key with the <code>{scope}</code> scope. Ask an admin for one (<code>npx wren keys create --scopes {scope}</code>),
         then sign in with it.
       </p>
     </div>

@@ -1,0 +1,288 @@
+/**
+ * The form that makes an alert rule (POST /api/v1/alerts), labelled as docs/alerts.md names
+ * the settings. It sends only the chosen kind's fields (the API refuses the other kind's by
+ * name) and shows a refusal next to the field it names, with the focus moved there.
+ */
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
+import { ApiProblem, api, unwrap, type Goal, type Schemas } from "../../api/client";
+import type { AlertRule } from "./describe";
+import { DestinationsFieldset, newDestination, type DestinationDraft } from "./destinations";
+import { Field, fieldIssue, focusField, type FieldIssue } from "../../ui/field";
+import { GoalField, isSmokeTestGoal } from "./goal-field";
+
+type RuleCreate = Schemas["AlertRuleCreate"];
+type Kind = RuleCreate["kind"];
+type Metric = NonNullable<RuleCreate["metric"]>;
+type Condition = NonNullable<RuleCreate["condition"]>;
+
+interface Draft {
+  kind: Kind;
+  metric: Metric;
+  goalId: string;
+  condition: Condition;
+  threshold: string;
+  windowHours: string;
+  forMinutes: string;
+  withinMinutes: string;
+  destinations: DestinationDraft[];
+}
+
+const FORM = "alert-new";
+
+const FRESH: Omit<Draft, "destinations"> = {
+  kind: "threshold",
+  metric: "pageviews",
+  goalId: "",
+  condition: "below",
+  threshold: "",
+  windowHours: "24",
+  forMinutes: "0",
+  withinMinutes: "15",
+};
+
+function ruleBody(site: string, d: Draft): RuleCreate {
+  const destinations = d.destinations.map(({ url, format }) => ({ url: url.trim(), format }));
+  if (d.kind === "deployment_without_smoke")
+    return { site, kind: d.kind, enabled: true, within_minutes: Number(d.withinMinutes), destinations };
+  return {
+    site,
+    kind: d.kind,
+    enabled: true,
+    metric: d.metric,
+    ...(d.metric === "goal" ? { goal_id: d.goalId.trim() } : {}),
+    condition: d.condition,
+    threshold: Number(d.threshold),
+    window_hours: Number(d.windowHours),
+    for_minutes: Number(d.forMinutes),
+    destinations,
+  };
+}
+
+/** The fields the draft draws: a refusal naming any other is shown for the whole form. */
+function drawnFields(d: Draft): Set<string> {
+  const fields =
+    d.kind === "threshold"
+      ? ["kind", "metric", ...(d.metric === "goal" ? ["goal_id"] : []), "condition", "threshold", "window_hours", "for_minutes"]
+      : ["kind", "within_minutes"];
+  d.destinations.forEach((_, i) => fields.push(`destinations.${i}.url`, `destinations.${i}.format`));
+  return new Set([...fields, "destinations"]);
+}
+
+/** The rule "1 or at least k" in words (docs/alerts.md, Privacy). */
+function thresholdHint(k: number | null, smoke: boolean): string {
+  if (smoke) return "A smoke-test goal counts exactly: any whole number, 0 included.";
+  if (k === null)
+    return "A whole number: 1 (with Below: none at all) or at least k, the privacy threshold (5 unless the operator changed it). The reports show no figure between, so a rule could not see one cross there.";
+  if (k <= 2) return "A whole number, 1 or more (1 with Below: none at all).";
+  return `A whole number: 1 (with Below: none at all) or at least ${k}, the privacy threshold k. The reports show no figure from 2 to ${k - 1}, so a rule could not see one cross there.`;
+}
+
+const numberOf = (event: Event) => (event.target as HTMLInputElement).value;
+
+export function AlertRuleForm({
+  site,
+  goals,
+  k,
+  onCreated,
+  onCancel,
+}: {
+  site: string;
+  /** null: this key cannot list goals, so the goal is given by id. */
+  goals: Goal[] | null;
+  k: number | null;
+  /** The new rule, with each destination's secret: the only time they are shown. */
+  onCreated: (rule: AlertRule) => void;
+  onCancel: () => void;
+}) {
+  const [draft, setDraft] = useState<Draft>(() => ({ ...FRESH, destinations: [newDestination()] }));
+  const [issue, setIssue] = useState<FieldIssue | null>(null);
+  const [busy, setBusy] = useState(false);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const formProblem = useRef<HTMLDivElement>(null);
+  const set = (patch: Partial<Draft>) => setDraft((d) => ({ ...d, ...patch }));
+  const drawn = drawnFields(draft);
+  const formLevel = issue !== null && (issue.field === null || !drawn.has(issue.field));
+  const smoke = draft.metric === "goal" && (goals?.some((g) => g.id === draft.goalId && isSmokeTestGoal(g)) ?? false);
+
+  useLayoutEffect(() => heading.current?.focus(), []);
+  useLayoutEffect(() => {
+    if (!issue) return;
+    if (formLevel || !issue.field || !focusField(FORM, issue.field)) formProblem.current?.focus();
+  }, [issue]);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setIssue(null);
+    try {
+      onCreated(await unwrap(api.POST("/api/v1/alerts", { body: ruleBody(site, draft) })));
+    } catch (error) {
+      setIssue(fieldIssue(error instanceof ApiProblem ? error : new ApiProblem(0, String(error))));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form id="alert-form" class="ak-form" aria-labelledby="alert-form-title" onSubmit={submit}>
+      <h3 id="alert-form-title" tabIndex={-1} ref={heading}>
+        New alert rule
+      </h3>
+      {formLevel && (
+        <div class="failure" role="alert" tabIndex={-1} ref={formProblem}>
+          <p>The rule was not made: {issue.text}</p>
+        </div>
+      )}
+      <div class="ak-grid">
+        <Field
+          form={FORM}
+          field="kind"
+          label="Kind"
+          hint={
+            draft.kind === "threshold"
+              ? "A counter crosses a line over a window."
+              : "A deployment gets no smoke-test conversion in time."
+          }
+          issue={issue}
+        >
+          {(props) => (
+            <select {...props} value={draft.kind} onChange={(e) => set({ kind: (e.target as HTMLSelectElement).value as Kind })}>
+              <option value="threshold">Threshold</option>
+              <option value="deployment_without_smoke">Deployment without smoke test</option>
+            </select>
+          )}
+        </Field>
+        {draft.kind === "threshold" ? (
+          <>
+            <Field form={FORM} field="metric" label="Metric" issue={issue}>
+              {(props) => (
+                <select
+                  {...props}
+                  value={draft.metric}
+                  onChange={(e) => set({ metric: (e.target as HTMLSelectElement).value as Metric })}
+                >
+                  <option value="pageviews">Pageviews</option>
+                  <option value="visitors">Visitors</option>
+                  <option value="goal">Goal conversions</option>
+                </select>
+              )}
+            </Field>
+            {draft.metric === "goal" && (
+              <GoalField form={FORM} goals={goals} value={draft.goalId} issue={issue} onChange={(goalId) => set({ goalId })} />
+            )}
+            <Field
+              form={FORM}
+              field="condition"
+              label="Condition"
+              hint="Below fires when the figure is less than the threshold; above, when it is more."
+              issue={issue}
+            >
+              {(props) => (
+                <select
+                  {...props}
+                  value={draft.condition}
+                  onChange={(e) => set({ condition: (e.target as HTMLSelectElement).value as Condition })}
+                >
+                  <option value="below">Below</option>
+                  <option value="above">Above</option>
+                </select>
+              )}
+            </Field>
+            <Field form={FORM} field="threshold" label="Threshold" hint={thresholdHint(k, smoke)} issue={issue}>
+              {(props) => (
+                <input
+                  {...props}
+                  type="number"
+                  inputMode="numeric"
+                  required
+                  min={0}
+                  max={1_000_000_000}
+                  step={1}
+                  value={draft.threshold}
+                  onInput={(e) => set({ threshold: numberOf(e) })}
+                />
+              )}
+            </Field>
+            <Field
+              form={FORM}
+              field="window_hours"
+              label="Window (hours)"
+              hint="The trailing closed hours the figure covers, 1–168."
+              issue={issue}
+            >
+              {(props) => (
+                <input
+                  {...props}
+                  type="number"
+                  inputMode="numeric"
+                  required
+                  min={1}
+                  max={168}
+                  step={1}
+                  value={draft.windowHours}
+                  onInput={(e) => set({ windowHours: numberOf(e) })}
+                />
+              )}
+            </Field>
+            <Field
+              form={FORM}
+              field="for_minutes"
+              label="For (minutes)"
+              hint="How long the condition must hold before the rule fires, 0–10,080. Hourly rules move on hour boundaries."
+              issue={issue}
+            >
+              {(props) => (
+                <input
+                  {...props}
+                  type="number"
+                  inputMode="numeric"
+                  required
+                  min={0}
+                  max={10_080}
+                  step={1}
+                  value={draft.forMinutes}
+                  onInput={(e) => set({ forMinutes: numberOf(e) })}
+                />
+              )}
+            </Field>
+          </>
+        ) : (
+          <Field
+            form={FORM}
+            field="within_minutes"
+            label="Within (minutes)"
+            hint="How long after a deployment its smoke-test conversion may take, 1–1,440. Fires for a deployment without one."
+            issue={issue}
+          >
+            {(props) => (
+              <input
+                {...props}
+                type="number"
+                inputMode="numeric"
+                required
+                min={1}
+                max={1440}
+                step={1}
+                value={draft.withinMinutes}
+                onInput={(e) => set({ withinMinutes: numberOf(e) })}
+              />
+            )}
+          </Field>
+        )}
+      </div>
+      <DestinationsFieldset
+        form={FORM}
+        rows={draft.destinations}
+        issue={issue}
+        onChange={(destinations) => set({ destinations })}
+      />
+      <div class="row">
+        <button type="submit" class="primary" disabled={busy}>
+          {busy ? "Creating…" : "Create rule"}
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,263 @@
+/**
+ * The form that issues an API key (POST /api/v1/keys): a name, its scopes, the sites it may
+ * act on, an optional rate limit. Least privilege by default: no scope ticked, and chosen
+ * sites rather than every site.
+ */
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
+import { ApiProblem, api, unwrap, type Scope, type Schemas } from "../../api/client";
+import { sites } from "../../state/sites";
+import { Field, FieldProblem, controlProps, fieldIssue, focusField, type FieldIssue } from "../../ui/field";
+import { SCOPES, SCOPE_HELP } from "./scopes";
+
+export type NewApiKey = Schemas["NewApiKey"];
+type SiteChoice = "chosen" | "every" | "own";
+
+const FORM = "key-new";
+
+interface Draft {
+  name: string;
+  scopes: Scope[];
+  siteChoice: SiteChoice;
+  siteIds: string[];
+  requests: string;
+  perSeconds: string;
+}
+
+/** The form field a refusal is shown beside ("scopes.2" → the scopes group, "sites.0" → the sites group). */
+function formField(field: string | null): string | null {
+  if (field === null) return null;
+  if (field.startsWith("scopes")) return "scopes";
+  if (field.startsWith("sites")) return "sites";
+  if (field === "rate_limit") return "rate_limit.requests";
+  return field;
+}
+
+/** What the draft lacks before it is worth sending; the API checks the rest. */
+function draftIssue(d: Draft): FieldIssue | null {
+  if (d.scopes.length === 0) return { field: "scopes", text: "Choose at least one scope." };
+  if (!d.scopes.includes("admin") && d.siteChoice === "chosen" && d.siteIds.length === 0)
+    return { field: "sites", text: "Choose at least one site, or another option." };
+  if ((d.requests === "") !== (d.perSeconds === ""))
+    return {
+      field: d.requests === "" ? "rate_limit.requests" : "rate_limit.per_seconds",
+      text: "Give both numbers, or neither for the server's default.",
+    };
+  return null;
+}
+
+function keyBody(d: Draft) {
+  const admin = d.scopes.includes("admin");
+  return {
+    name: d.name.trim(),
+    scopes: d.scopes,
+    // Admin keys reach every site whatever the list says; "own" leaves it out (the sites the key creates).
+    ...(admin || d.siteChoice === "own" ? {} : { sites: d.siteChoice === "every" ? ["*"] : d.siteIds }),
+    ...(d.requests !== "" ? { rate_limit: { requests: Number(d.requests), per_seconds: Number(d.perSeconds) } } : {}),
+  };
+}
+
+function ScopesFieldset({
+  value,
+  issue,
+  onChange,
+}: {
+  value: Scope[];
+  issue: FieldIssue | null;
+  onChange: (scopes: Scope[]) => void;
+}) {
+  const group = controlProps(FORM, "scopes", issue, false);
+  return (
+    <fieldset class="key-scopes" aria-describedby={group["aria-describedby"]}>
+      <legend>Scopes</legend>
+      {SCOPES.map((scope, i) => (
+        <label key={scope} class="ak-check">
+          <input
+            type="checkbox"
+            // The first box carries the group's id, so a refusal of "scopes" focuses it.
+            id={i === 0 ? group.id : undefined}
+            value={scope}
+            checked={value.includes(scope)}
+            onChange={(e) =>
+              onChange((e.target as HTMLInputElement).checked ? [...value, scope] : value.filter((s) => s !== scope))
+            }
+          />
+          <span>
+            <code>{scope}</code> <span class="muted">{SCOPE_HELP[scope]}</span>
+          </span>
+        </label>
+      ))}
+      <FieldProblem form={FORM} field="scopes" issue={issue} />
+    </fieldset>
+  );
+}
+
+function SitesFieldset({ draft, issue, set }: { draft: Draft; issue: FieldIssue | null; set: (patch: Partial<Draft>) => void }) {
+  const group = controlProps(FORM, "sites", issue, false);
+  if (draft.scopes.includes("admin")) {
+    return (
+      <fieldset class="key-sites">
+        <legend>Sites</legend>
+        <p class="hint">An admin key reaches every site.</p>
+      </fieldset>
+    );
+  }
+  const list = sites.value ?? [];
+  const choice = (value: SiteChoice, label: string, hint: string) => (
+    <label class="ak-check">
+      <input
+        type="radio"
+        name="key-sites"
+        value={value}
+        checked={draft.siteChoice === value}
+        onChange={() => set({ siteChoice: value })}
+      />
+      <span>
+        {label} <span class="muted">{hint}</span>
+      </span>
+    </label>
+  );
+  return (
+    <fieldset class="key-sites" aria-describedby={group["aria-describedby"]}>
+      <legend>Sites</legend>
+      {choice("chosen", "These sites", "(and the sites it creates)")}
+      {draft.siteChoice === "chosen" &&
+        (list.length === 0 ? (
+          <p class="hint">There are no sites yet: choose another option.</p>
+        ) : (
+          <div class="key-site-list" role="group" aria-label="Sites the key may act on">
+            {list.map((site, i) => (
+              <label key={site.id} class="ak-check">
+                <input
+                  type="checkbox"
+                  id={i === 0 ? group.id : undefined}
+                  value={site.id}
+                  checked={draft.siteIds.includes(site.id)}
+                  onChange={(e) =>
+                    set({
+                      siteIds: (e.target as HTMLInputElement).checked
+                        ? [...draft.siteIds, site.id]
+                        : draft.siteIds.filter((id) => id !== site.id),
+                    })
+                  }
+                />
+                <span>
+                  {site.name} {site.domain && <span class="muted">{site.domain}</span>}
+                </span>
+              </label>
+            ))}
+          </div>
+        ))}
+      {choice("every", "Every site (*)", "(including sites added later)")}
+      {choice("own", "Only the sites it creates", "(e.g. a CI key that registers preview sites)")}
+      <FieldProblem form={FORM} field="sites" issue={issue} />
+    </fieldset>
+  );
+}
+
+const valueOf = (event: Event) => (event.target as HTMLInputElement).value;
+
+export function KeyForm({ onCreated, onCancel }: { onCreated: (key: NewApiKey) => void; onCancel: () => void }) {
+  const [draft, setDraft] = useState<Draft>({
+    name: "",
+    scopes: [],
+    siteChoice: "chosen",
+    siteIds: [],
+    requests: "",
+    perSeconds: "",
+  });
+  const [issue, setIssue] = useState<FieldIssue | null>(null);
+  const [busy, setBusy] = useState(false);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const formProblem = useRef<HTMLDivElement>(null);
+  const set = (patch: Partial<Draft>) => setDraft((d) => ({ ...d, ...patch }));
+
+  useLayoutEffect(() => heading.current?.focus(), []);
+  useLayoutEffect(() => {
+    if (issue && (issue.field === null || !focusField(FORM, issue.field))) formProblem.current?.focus();
+  }, [issue]);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const missing = draftIssue(draft);
+    setIssue(missing);
+    if (missing) return;
+    setBusy(true);
+    try {
+      onCreated(await unwrap(api.POST("/api/v1/keys", { body: keyBody(draft) })));
+    } catch (error) {
+      const found = fieldIssue(error instanceof ApiProblem ? error : new ApiProblem(0, String(error)));
+      setIssue({ ...found, field: formField(found.field) });
+      setBusy(false);
+    }
+  };
+
+  const known = ["name", "scopes", "sites", "rate_limit.requests", "rate_limit.per_seconds"];
+  return (
+    <form id="key-form" class="ak-form" aria-labelledby="key-form-title" onSubmit={submit}>
+      <h2 id="key-form-title" tabIndex={-1} ref={heading}>
+        New key
+      </h2>
+      {issue && (issue.field === null || !known.includes(issue.field)) && (
+        <div class="failure" role="alert" tabIndex={-1} ref={formProblem}>
+          <p>The key was not made: {issue.text}</p>
+        </div>
+      )}
+      <Field form={FORM} field="name" label="Name" hint="What the key is for, e.g. warehouse or ci-previews." issue={issue}>
+        {(props) => (
+          <input
+            {...props}
+            required
+            maxLength={100}
+            autoComplete="off"
+            value={draft.name}
+            onInput={(e) => set({ name: valueOf(e) })}
+          />
+        )}
+      </Field>
+      <ScopesFieldset value={draft.scopes} issue={issue} onChange={(scopes) => set({ scopes })} />
+      <SitesFieldset draft={draft} issue={issue} set={set} />
+      <fieldset class="key-rate">
+        <legend>Rate limit (optional)</legend>
+        <p class="hint">Leave both empty for the server's default (WREN_RATE_LIMIT, 600 requests per 60 s unless changed).</p>
+        <div class="row">
+          <Field form={FORM} field="rate_limit.requests" label="Requests" issue={issue}>
+            {(props) => (
+              <input
+                {...props}
+                type="number"
+                inputMode="numeric"
+                min={1}
+                max={1_000_000}
+                step={1}
+                value={draft.requests}
+                onInput={(e) => set({ requests: valueOf(e) })}
+              />
+            )}
+          </Field>
+          <Field form={FORM} field="rate_limit.per_seconds" label="Per (seconds)" issue={issue}>
+            {(props) => (
+              <input
+                {...props}
+                type="number"
+                inputMode="numeric"
+                min={1}
+                max={86_400}
+                step={1}
+                value={draft.perSeconds}
+                onInput={(e) => set({ perSeconds: valueOf(e) })}
+              />
+            )}
+          </Field>
+        </div>
+      </fieldset>
+      <div class="row">
+        <button type="submit" class="primary" disabled={busy}>
+          {busy ? "Creating…" : "Create key"}
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,35 @@
+/**
+ * "No data yet" for the Overview. Report figures cannot say it: sums of hours are estimated
+ * lower bounds and small hours are hidden, so a 0 may hide a few visits. The site's
+ * verification can: until its first beacon has arrived there is nothing to report.
+ */
+import { api, unwrap } from "../../api/client";
+import { useLoad } from "../../state/load";
+import { BASE } from "../../state/location";
+import { hasScope } from "../../state/session";
+import { Empty } from "../../ui/states";
+
+/** false: no beacon has ever arrived; true: one has; null: not known (loading, refused, no read:sites). */
+export function useVerified(site: string): boolean | null {
+  const canRead = hasScope("read:sites");
+  const load = useLoad(
+    () => (canRead ? unwrap(api.GET("/api/v1/sites/{id}/verification", { params: { path: { id: site } } })) : Promise.resolve(null)),
+    [site, canRead],
+  );
+  return load.status === "ready" && load.data ? load.data.verified : null;
+}
+
+export function NoDataYet({ site }: { site: string }) {
+  const wizard = `${BASE}/sites/new?site=${encodeURIComponent(site)}&step=snippet`;
+  return (
+    <Empty>
+      <p>
+        <strong>No data yet:</strong> no pageview has arrived from this site.
+      </p>
+      <p>
+        <a href={wizard}>Install the snippet and check that it works</a>. Figures appear here about 25 seconds after each hour with
+        visits closes.
+      </p>
+    </Empty>
+  );
+}

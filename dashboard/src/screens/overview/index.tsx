@@ -1,0 +1,90 @@
+/**
+ * The Overview: what changed since a release. The comparison (GET /api/v1/overview) uses the
+ * hours since a deployment marker against as many hours before it; the trend below
+ * (GET /api/v1/timeseries) follows the shared period; the markers (GET /api/v1/deployments)
+ * feed the "Compare since" choice, the chart's marker lines and the smoke-test list.
+ */
+import { api, unwrap, type Schemas } from "../../api/client";
+import { useLoad } from "../../state/load";
+import { query } from "../../state/location";
+import { period, PERIODS } from "../../state/period";
+import { MetricCards, Windows, type Overview } from "./cards";
+import { NoDataYet, useVerified } from "./empty";
+import { GoalsTable } from "./goals";
+import { CompareSince, RecentMarkers } from "./markers";
+import { SmokeList, useGoalNames } from "./smoke";
+import { Trend, useTimeseries } from "./trend";
+import { Loaded } from "../../ui/states";
+
+type Deployment = Schemas["Deployment"];
+
+/** One empty list for "not loaded yet", so the chart is not redrawn at every render. */
+const NO_DEPLOYMENTS: readonly Deployment[] = [];
+
+function Comparison({ overview, site, goalNames }: { overview: Overview; site: string; goalNames: ReadonlyMap<string, string> }) {
+  const { deployment } = overview;
+  return (
+    <>
+      <Windows overview={overview} />
+      <MetricCards overview={overview} />
+      {deployment && (
+        <div class="overview-smoke">
+          Smoke tests of {deployment.version}: <SmokeList smoke={deployment.smoke} goalNames={goalNames} timeZone={overview.timezone} />
+        </div>
+      )}
+      <h3>Goals</h3>
+      <GoalsTable overview={overview} site={site} />
+    </>
+  );
+}
+
+export function OverviewScreen({ site }: { site: string }) {
+  const chosen = query.value.get("deployment") ?? "";
+  const current = period.value;
+  const overview = useLoad(
+    () => unwrap(api.GET("/api/v1/overview", { params: { query: { site, ...(chosen ? { deployment: chosen } : {}) } } })),
+    [site, chosen],
+  );
+  const series = useTimeseries(site, current);
+  const markers = useLoad(() => unwrap(api.GET("/api/v1/deployments", { params: { query: { site, limit: 100 } } })), [site]);
+  const goalNames = useGoalNames(site);
+  const verified = useVerified(site);
+
+  const deployments = markers.status === "ready" ? markers.data.deployments : NO_DEPLOYMENTS;
+  const answered = overview.status === "ready" ? overview.data : null;
+  const timeZone = answered?.timezone ?? (series.status === "ready" ? series.data.period.timezone : undefined);
+  const periodLabel = PERIODS.find((p) => p.name === current.name)?.label ?? current.name;
+
+  return (
+    <div class="overview">
+      <div class="row overview-controls">
+        <CompareSince deployments={deployments} value={chosen} extra={answered?.deployment ?? null} timeZone={timeZone} />
+      </div>
+      {verified === false ? (
+        <NoDataYet site={site} />
+      ) : (
+        <>
+          <section aria-labelledby="overview-comparison">
+            <h2 id="overview-comparison">Comparison</h2>
+            <Loaded load={overview} what="the comparison">
+              {(data) => <Comparison overview={data} site={site} goalNames={goalNames} />}
+            </Loaded>
+          </section>
+          <section aria-labelledby="overview-trend">
+            <h2 id="overview-trend">Trend: {periodLabel}</h2>
+            <p class="hint">The period above sets the chart and its table; the comparison uses the deployment's own hours.</p>
+            <Loaded load={series} what="the trend">
+              {(data) => <Trend series={data} deployments={deployments} />}
+            </Loaded>
+          </section>
+        </>
+      )}
+      <section aria-labelledby="overview-deployments">
+        <h2 id="overview-deployments">Deployments</h2>
+        <Loaded load={markers} what="deployment markers">
+          {(data) => <RecentMarkers site={site} deployments={data.deployments} goalNames={goalNames} timeZone={timeZone} />}
+        </Loaded>
+      </section>
+    </div>
+  );
+}

@@ -1,4 +1,0 @@
-/** The Wizard screen. (Placeholder: being built.) */
-export function WizardScreen() {
-  return <p>Wizard</p>;
-}
