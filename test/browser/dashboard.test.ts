@@ -16,7 +16,6 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
-import { SITE_CONFIG_TTL_MS } from "../../worker/collector/site-config";
 import { BROWSER_UA } from "../collector/helpers";
 import { launchChromium } from "../helpers/browser";
 import { serveOnLoopback, type LoopbackServer } from "../helpers/http";
@@ -28,6 +27,8 @@ declare function getComputedStyle(element: unknown): { backgroundColor: string }
 
 const DOMAIN = "shop.wren.test";
 const HOUR_MS = 3_600_000;
+/** SITE_CONFIG_TTL_MS in worker/collector/site-config.ts (not imported: it brings the workers' types). */
+const SITE_CONFIG_TTL_MS = 5_000;
 const SCREENSHOTS = process.env.WREN_SCREENSHOTS ? join(ROOT, "docs/screenshots") : null;
 
 let f: ApiFixture;
