@@ -7,7 +7,7 @@
  * read:reports key: no keys screen, none of the admin's data, the missing scope named. Then
  * every screen under axe-core (no serious or critical violation, light and dark), at 1280 and
  * 375 px (no sideways scrolling), with no console error; keyboard alone signs in and opens
- * the wizard. WREN_SCREENSHOTS=1 writes the screenshots to docs/screenshots/.
+ * the wizard. WREN_SCREENSHOTS=1 writes the screenshots in docs/screenshots/.
  */
 import AxeBuilder from "@axe-core/playwright";
 import { mkdirSync } from "node:fs";
@@ -263,9 +263,11 @@ describe("every screen: accessible, responsive, dark mode, no console errors", (
           const overflow = await page.evaluate(() => document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth);
           if (overflow > 0) found.push(`scrolls sideways by ${overflow} px`);
           if (found.length) problems[name] = found;
-          if (SCREENSHOTS) {
+          // Every screen in light mode, and the Overview in dark mode too.
+          if (SCREENSHOTS && (!dark || name === "overview")) {
             mkdirSync(SCREENSHOTS, { recursive: true });
-            await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}${dark ? "-dark" : ""}.png`), fullPage: true });
+            const path = join(SCREENSHOTS, `${name}-${width}${dark ? "-dark" : ""}.jpg`);
+            await page.screenshot({ path, fullPage: true, type: "jpeg", quality: 80 });
           }
         };
         await page.goto(`${f.stack.url}/dashboard/`);

@@ -59,6 +59,7 @@ export function TimeChart({
   times,
   series,
   markers = NO_MARKERS,
+  span,
   height = 240,
 }: {
   title: string;
@@ -66,6 +67,8 @@ export function TimeChart({
   times: number[];
   series: ChartSeries[];
   markers?: ChartMarker[];
+  /** The x axis' extent (Unix seconds), when the points cover more than their starts: a day's point runs to its end. */
+  span?: readonly [number, number];
   height?: number;
 }) {
   const box = useRef<HTMLDivElement>(null);
@@ -79,7 +82,7 @@ export function TimeChart({
         height,
         legend: { show: true },
         cursor: { drag: { x: false, y: false } },
-        scales: { x: { time: true } },
+        scales: { x: span ? { time: true, range: (): uPlot.Range.MinMax => [span[0], span[1]] } : { time: true } },
         axes: [axis, axis],
         series: [
           {},
@@ -102,6 +105,6 @@ export function TimeChart({
       resize.disconnect();
       plot.destroy();
     };
-  }, [times, series, markers, height]);
+  }, [times, series, markers, span, height]);
   return <div class="chart" ref={box} role="img" aria-label={title} />;
 }

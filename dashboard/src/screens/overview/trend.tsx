@@ -56,6 +56,11 @@ function TrendChart({ series, deployments }: { series: Timeseries; deployments: 
       .filter((m) => m.at >= range[0] && m.at < range[1])
       .map((m) => ({ ...m, at: siteClock(m.at, zone) }));
   }, [series, deployments]);
+  // To the end of the last point, so a marker in the last day or hour is drawn too.
+  const extent = useMemo(() => {
+    const range = span(series);
+    return range ? ([siteClock(range[0], zone), siteClock(range[1], zone)] as const) : undefined;
+  }, [series]);
   const unit = series.interval === "hour" ? "hour" : "day";
   const described = markers.length ? `, with ${markers.length} deployment ${markers.length === 1 ? "marker" : "markers"} (${markers.map((m) => m.label).join(", ")})` : "";
   return (
@@ -64,6 +69,7 @@ function TrendChart({ series, deployments }: { series: Timeseries; deployments: 
       times={times}
       series={lines}
       markers={markers}
+      span={extent}
     />
   );
 }
