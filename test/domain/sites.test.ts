@@ -124,18 +124,18 @@ describe("requireSite, updateSite, rotateSiteToken", () => {
 });
 
 describe("siteVerification", () => {
-  it("is unverified until a beacon arrives, then names the first and the latest", async () => {
+  it("is unverified until a beacon arrives, then names the first one's time, origin and page, whatever came later", async () => {
     const { site } = await insertSite(d.db, { name: "Ver", domain: "verify.example", createdByKey: null });
-    expect(await siteVerification(d.db, site.id)).toEqual({ verified: false, firstSeen: null, origin: null });
+    expect(await siteVerification(d.db, site.id)).toEqual({ verified: false, firstSeen: null, origin: null, path: null });
     await d.client.batch(
       [
-        { sql: "INSERT INTO site_beacons VALUES (?, 'https://www.verify.example', 2000)", args: [site.id] },
-        { sql: "INSERT INTO site_beacons VALUES (?, 'https://verify.example', 1000)", args: [site.id] },
+        { sql: "INSERT INTO site_beacons VALUES (?, 'https://www.verify.example', 2000, '/later')", args: [site.id] },
+        { sql: "INSERT INTO site_beacons VALUES (?, 'https://verify.example', 1000, '/first')", args: [site.id] },
       ],
       "write",
     );
     // The first beacon of all, from whichever origin sent it; nothing about any later one.
-    expect(await siteVerification(d.db, site.id)).toEqual({ verified: true, firstSeen: 1000, origin: "https://verify.example" });
+    expect(await siteVerification(d.db, site.id)).toEqual({ verified: true, firstSeen: 1000, origin: "https://verify.example", path: "/first" });
   });
 });
 
@@ -165,7 +165,7 @@ describe.each([
           sql: "INSERT INTO sessions (id, site_id, first_seen, last_seen) VALUES (?, ?, ?, ?)",
           args: [`${siteId}-s`, siteId, ts, ts],
         },
-        { sql: "INSERT INTO site_beacons VALUES (?, 'https://x.example', ?)", args: [siteId, ts] },
+        { sql: "INSERT INTO site_beacons VALUES (?, 'https://x.example', ?, '/')", args: [siteId, ts] },
         {
           sql: "INSERT INTO alert_rules (id, site_id, kind, metric, goal_id, condition, threshold, window_hours, state_since, updated_at) VALUES (?, ?, 'threshold', 'goal', ?, 'below', 1, 24, 0, 0)",
           args: [`alr_${siteId}`, siteId, `goal_${siteId}`],
