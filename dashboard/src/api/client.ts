@@ -13,15 +13,24 @@ export type Goal = Schemas["Goal"];
 export type ApiKey = Schemas["ApiKey"];
 export type Scope = ApiKey["scopes"][number];
 
-/** An RFC 9457 problem the API answered, with the field and scope it names. */
+/**
+ * An RFC 9457 problem the API answered, with the field and scope it names. `pointer` (a JSON
+ * pointer, /destinations/1/url) places a problem inside a list, where `field` names only the key.
+ */
 export class ApiProblem extends Error {
   constructor(
     readonly status: number,
     message: string,
     readonly field?: string,
     readonly requiredScope?: string,
+    readonly pointer?: string,
   ) {
     super(message);
+  }
+
+  /** Any failure as a problem: an ApiProblem as it is, anything else in its own words. */
+  static from(error: unknown): ApiProblem {
+    return error instanceof ApiProblem ? error : new ApiProblem(0, String(error));
   }
 }
 
@@ -59,11 +68,12 @@ export async function unwrap<T>(call: Promise<Answer<T>>): Promise<T> {
   }
   const { data, error, response } = answer;
   if (response.ok) return data as T;
-  const problem = (error ?? {}) as { detail?: string; title?: string; field?: string; required_scope?: string };
+  const problem = (error ?? {}) as { detail?: string; title?: string; field?: string; required_scope?: string; pointer?: string };
   throw new ApiProblem(
     response.status,
     problem.detail ?? problem.title ?? `${response.status} ${response.statusText}`,
     problem.field,
     problem.required_scope,
+    problem.pointer,
   );
 }

@@ -21,7 +21,7 @@ export function useLoad<T>(read: () => Promise<T>, inputs: readonly unknown[]): 
       (data) => current && setState({ status: "ready", data }),
       (error: unknown) =>
         current &&
-        setState({ status: "failed", problem: error instanceof ApiProblem ? error : new ApiProblem(0, String(error)) }),
+        setState({ status: "failed", problem: ApiProblem.from(error) }),
     );
     return () => {
       current = false;

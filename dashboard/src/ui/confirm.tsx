@@ -1,14 +1,14 @@
 /**
- * An inline confirmation for what cannot be undone (deleting a rule, revoking a key): the
- * button becomes the question with its confirm and Cancel buttons in place. Cancel takes the
- * focus, so a stray Enter harms nothing; Escape cancels too. Inline rather than a modal: no
- * focus trap to get wrong, and the question stays beside what it is about.
- * Generic; the Keys screen uses it too.
+ * An inline confirmation for what cannot be undone (deleting a rule, a goal or a marker,
+ * revoking a key): the button becomes the question with its confirm and Cancel buttons in
+ * place. Cancel takes the focus, so a stray Enter harms nothing; Escape cancels too. Inline
+ * rather than a modal: no focus trap to get wrong, and the question stays beside what it is about.
  */
 import { useId, useLayoutEffect, useRef, useState } from "preact/hooks";
 
 export function ConfirmButton({
   label,
+  ariaLabel,
   question,
   confirmLabel,
   busyLabel,
@@ -16,6 +16,8 @@ export function ConfirmButton({
   onConfirm,
 }: {
   label: string;
+  /** The asking button's name when `label` alone is ambiguous in a list ("Delete marker v2.4.0"). */
+  ariaLabel?: string;
   question: string;
   confirmLabel: string;
   busyLabel: string;
@@ -52,14 +54,21 @@ export function ConfirmButton({
   };
   if (phase === "idle") {
     return (
-      <button ref={trigger} type="button" class="danger" aria-describedby={describedBy} onClick={() => setPhase("asking")}>
+      <button
+        ref={trigger}
+        type="button"
+        class="danger"
+        aria-label={ariaLabel}
+        aria-describedby={describedBy}
+        onClick={() => setPhase("asking")}
+      >
         {label}
       </button>
     );
   }
   return (
     <span
-      class="ak-confirm"
+      class="confirm-inline"
       role="group"
       aria-labelledby={questionId}
       onKeyDown={(event) => {

@@ -54,7 +54,7 @@ export function PatternFilter({
         A path, or a pattern with * for anything (/blog/* matches every blog page).
       </span>
       {problem && (
-        <span id={`${id}-error`} class="field-error" role="alert">
+        <span id={`${id}-error`} class="field-problem" role="alert">
           {problem.message}
         </span>
       )}

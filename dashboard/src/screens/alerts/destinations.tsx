@@ -1,7 +1,7 @@
 /** A rule's destinations in its form: 1–5 rows of URL and format, added and removed in place. */
 import { useLayoutEffect, useRef } from "preact/hooks";
 import type { Schemas } from "../../api/client";
-import { Field, FieldProblem, focusField, type FieldIssue } from "../../ui/field";
+import { Field, FieldProblem, focusField, valueOf, type ApiForm } from "../../ui/field";
 
 export type DestinationFormat = Schemas["AlertRuleCreate"]["destinations"][number]["format"];
 
@@ -23,12 +23,10 @@ export function newDestination(): DestinationDraft {
 export function DestinationsFieldset({
   form,
   rows,
-  issue,
   onChange,
 }: {
-  form: string;
+  form: ApiForm;
   rows: DestinationDraft[];
-  issue: FieldIssue | null;
   onChange: (rows: DestinationDraft[]) => void;
 }) {
   const addButton = useRef<HTMLButtonElement>(null);
@@ -51,7 +49,7 @@ export function DestinationsFieldset({
       {rows.map((d, i) => (
         <fieldset key={d.row} class="alert-destination">
           <legend>Destination {i + 1}</legend>
-          <Field form={form} field={`destinations.${i}.url`} label="URL" issue={issue}>
+          <Field form={form} field={`destinations.${i}.url`} label="URL">
             {(props) => (
               <input
                 {...props}
@@ -60,16 +58,16 @@ export function DestinationsFieldset({
                 maxLength={2048}
                 placeholder="https://hooks.example.com/wren"
                 value={d.url}
-                onInput={(e) => change(d.row, { url: (e.target as HTMLInputElement).value })}
+                onInput={(e) => change(d.row, { url: valueOf(e) })}
               />
             )}
           </Field>
-          <Field form={form} field={`destinations.${i}.format`} label="Format" issue={issue}>
+          <Field form={form} field={`destinations.${i}.format`} label="Format">
             {(props) => (
               <select
                 {...props}
                 value={d.format}
-                onChange={(e) => change(d.row, { format: (e.target as HTMLSelectElement).value as DestinationFormat })}
+                onChange={(e) => change(d.row, { format: valueOf(e) as DestinationFormat })}
               >
                 <option value="standard">Standard (signed JSON)</option>
                 <option value="slack">Slack</option>
@@ -89,7 +87,7 @@ export function DestinationsFieldset({
           )}
         </fieldset>
       ))}
-      <FieldProblem form={form} field="destinations" issue={issue} />
+      <FieldProblem form={form} field="destinations" />
       <button
         ref={addButton}
         type="button"

@@ -4,11 +4,12 @@
  * name) and shows a refusal next to the field it names, with the focus moved there.
  */
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
-import { ApiProblem, api, unwrap, type Goal, type Schemas } from "../../api/client";
+import { api, unwrap, type Goal, type Schemas } from "../../api/client";
 import type { AlertRule } from "./describe";
 import { DestinationsFieldset, newDestination, type DestinationDraft } from "./destinations";
-import { Field, fieldIssue, focusField, type FieldIssue } from "../../ui/field";
-import { GoalField, isSmokeTestGoal } from "./goal-field";
+import { Field, FormProblem, useApiForm, valueOf } from "../../ui/field";
+import { isSmokeTest } from "../goals/kinds";
+import { GoalField } from "./goal-field";
 
 type RuleCreate = Schemas["AlertRuleCreate"];
 type Kind = RuleCreate["kind"];
@@ -26,8 +27,6 @@ interface Draft {
   withinMinutes: string;
   destinations: DestinationDraft[];
 }
-
-const FORM = "alert-new";
 
 const FRESH: Omit<Draft, "destinations"> = {
   kind: "threshold",
@@ -59,13 +58,13 @@ function ruleBody(site: string, d: Draft): RuleCreate {
 }
 
 /** The fields the draft draws: a refusal naming any other is shown for the whole form. */
-function drawnFields(d: Draft): Set<string> {
+function drawnFields(d: Draft): string[] {
   const fields =
     d.kind === "threshold"
       ? ["kind", "metric", ...(d.metric === "goal" ? ["goal_id"] : []), "condition", "threshold", "window_hours", "for_minutes"]
       : ["kind", "within_minutes"];
   d.destinations.forEach((_, i) => fields.push(`destinations.${i}.url`, `destinations.${i}.format`));
-  return new Set([...fields, "destinations"]);
+  return [...fields, "destinations"];
 }
 
 /** The rule "1 or at least k" in words (docs/alerts.md, Privacy). */
@@ -76,8 +75,6 @@ function thresholdHint(k: number | null, smoke: boolean): string {
   if (k <= 2) return "A whole number, 1 or more (1 with Below: none at all).";
   return `A whole number: 1 (with Below: none at all) or at least ${k}, the privacy threshold k. The reports show no figure from 2 to ${k - 1}, so a rule could not see one cross there.`;
 }
-
-const numberOf = (event: Event) => (event.target as HTMLInputElement).value;
 
 export function AlertRuleForm({
   site,
@@ -95,46 +92,27 @@ export function AlertRuleForm({
   onCancel: () => void;
 }) {
   const [draft, setDraft] = useState<Draft>(() => ({ ...FRESH, destinations: [newDestination()] }));
-  const [issue, setIssue] = useState<FieldIssue | null>(null);
-  const [busy, setBusy] = useState(false);
   const heading = useRef<HTMLHeadingElement>(null);
-  const formProblem = useRef<HTMLDivElement>(null);
   const set = (patch: Partial<Draft>) => setDraft((d) => ({ ...d, ...patch }));
-  const drawn = drawnFields(draft);
-  const formLevel = issue !== null && (issue.field === null || !drawn.has(issue.field));
-  const smoke = draft.metric === "goal" && (goals?.some((g) => g.id === draft.goalId && isSmokeTestGoal(g)) ?? false);
+  const form = useApiForm({
+    id: "alert-new",
+    fields: drawnFields(draft),
+    send: () => unwrap(api.POST("/api/v1/alerts", { body: ruleBody(site, draft) })),
+    done: onCreated,
+  });
+  const smoke = draft.metric === "goal" && (goals?.some((g) => g.id === draft.goalId && isSmokeTest(g)) ?? false);
 
   useLayoutEffect(() => heading.current?.focus(), []);
-  useLayoutEffect(() => {
-    if (!issue) return;
-    if (formLevel || !issue.field || !focusField(FORM, issue.field)) formProblem.current?.focus();
-  }, [issue]);
-
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setIssue(null);
-    try {
-      onCreated(await unwrap(api.POST("/api/v1/alerts", { body: ruleBody(site, draft) })));
-    } catch (error) {
-      setIssue(fieldIssue(error instanceof ApiProblem ? error : new ApiProblem(0, String(error))));
-      setBusy(false);
-    }
-  };
 
   return (
-    <form id="alert-form" class="ak-form" aria-labelledby="alert-form-title" onSubmit={submit}>
+    <form id="alert-form" class="ak-form" aria-labelledby="alert-form-title" onSubmit={form.onSubmit}>
       <h3 id="alert-form-title" tabIndex={-1} ref={heading}>
         New alert rule
       </h3>
-      {formLevel && (
-        <div class="failure" role="alert" tabIndex={-1} ref={formProblem}>
-          <p>The rule was not made: {issue.text}</p>
-        </div>
-      )}
+      <FormProblem form={form} lead="The rule was not made" />
       <div class="ak-grid">
         <Field
-          form={FORM}
+          form={form}
           field="kind"
           label="Kind"
           hint={
@@ -142,10 +120,9 @@ export function AlertRuleForm({
               ? "A counter crosses a line over a window."
               : "A deployment gets no smoke-test conversion in time."
           }
-          issue={issue}
         >
           {(props) => (
-            <select {...props} value={draft.kind} onChange={(e) => set({ kind: (e.target as HTMLSelectElement).value as Kind })}>
+            <select {...props} value={draft.kind} onChange={(e) => set({ kind: valueOf(e) as Kind })}>
               <option value="threshold">Threshold</option>
               <option value="deployment_without_smoke">Deployment without smoke test</option>
             </select>
@@ -153,12 +130,12 @@ export function AlertRuleForm({
         </Field>
         {draft.kind === "threshold" ? (
           <>
-            <Field form={FORM} field="metric" label="Metric" issue={issue}>
+            <Field form={form} field="metric" label="Metric">
               {(props) => (
                 <select
                   {...props}
                   value={draft.metric}
-                  onChange={(e) => set({ metric: (e.target as HTMLSelectElement).value as Metric })}
+                  onChange={(e) => set({ metric: valueOf(e) as Metric })}
                 >
                   <option value="pageviews">Pageviews</option>
                   <option value="visitors">Visitors</option>
@@ -167,27 +144,26 @@ export function AlertRuleForm({
               )}
             </Field>
             {draft.metric === "goal" && (
-              <GoalField form={FORM} goals={goals} value={draft.goalId} issue={issue} onChange={(goalId) => set({ goalId })} />
+              <GoalField form={form} goals={goals} value={draft.goalId} onChange={(goalId) => set({ goalId })} />
             )}
             <Field
-              form={FORM}
+              form={form}
               field="condition"
               label="Condition"
               hint="Below fires when the figure is less than the threshold; above, when it is more."
-              issue={issue}
             >
               {(props) => (
                 <select
                   {...props}
                   value={draft.condition}
-                  onChange={(e) => set({ condition: (e.target as HTMLSelectElement).value as Condition })}
+                  onChange={(e) => set({ condition: valueOf(e) as Condition })}
                 >
                   <option value="below">Below</option>
                   <option value="above">Above</option>
                 </select>
               )}
             </Field>
-            <Field form={FORM} field="threshold" label="Threshold" hint={thresholdHint(k, smoke)} issue={issue}>
+            <Field form={form} field="threshold" label="Threshold" hint={thresholdHint(k, smoke)}>
               {(props) => (
                 <input
                   {...props}
@@ -198,16 +174,15 @@ export function AlertRuleForm({
                   max={1_000_000_000}
                   step={1}
                   value={draft.threshold}
-                  onInput={(e) => set({ threshold: numberOf(e) })}
+                  onInput={(e) => set({ threshold: valueOf(e) })}
                 />
               )}
             </Field>
             <Field
-              form={FORM}
+              form={form}
               field="window_hours"
               label="Window (hours)"
               hint="The trailing closed hours the figure covers, 1–168."
-              issue={issue}
             >
               {(props) => (
                 <input
@@ -219,16 +194,15 @@ export function AlertRuleForm({
                   max={168}
                   step={1}
                   value={draft.windowHours}
-                  onInput={(e) => set({ windowHours: numberOf(e) })}
+                  onInput={(e) => set({ windowHours: valueOf(e) })}
                 />
               )}
             </Field>
             <Field
-              form={FORM}
+              form={form}
               field="for_minutes"
               label="For (minutes)"
               hint="How long the condition must hold before the rule fires, 0–10,080. Hourly rules move on hour boundaries."
-              issue={issue}
             >
               {(props) => (
                 <input
@@ -240,18 +214,17 @@ export function AlertRuleForm({
                   max={10_080}
                   step={1}
                   value={draft.forMinutes}
-                  onInput={(e) => set({ forMinutes: numberOf(e) })}
+                  onInput={(e) => set({ forMinutes: valueOf(e) })}
                 />
               )}
             </Field>
           </>
         ) : (
           <Field
-            form={FORM}
+            form={form}
             field="within_minutes"
             label="Within (minutes)"
             hint="How long after a deployment its smoke-test conversion may take, 1–1,440. Fires for a deployment without one."
-            issue={issue}
           >
             {(props) => (
               <input
@@ -263,21 +236,20 @@ export function AlertRuleForm({
                 max={1440}
                 step={1}
                 value={draft.withinMinutes}
-                onInput={(e) => set({ withinMinutes: numberOf(e) })}
+                onInput={(e) => set({ withinMinutes: valueOf(e) })}
               />
             )}
           </Field>
         )}
       </div>
       <DestinationsFieldset
-        form={FORM}
+        form={form}
         rows={draft.destinations}
-        issue={issue}
         onChange={(destinations) => set({ destinations })}
       />
       <div class="row">
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? "Creating…" : "Create rule"}
+        <button type="submit" class="primary" disabled={form.busy}>
+          {form.busy ? "Creating…" : "Create rule"}
         </button>
         <button type="button" onClick={onCancel}>
           Cancel

@@ -1,23 +1,18 @@
 /** The Goal field of the alert form: a choice of the site's goals, or a goal id when this key cannot list them. */
 import type { Goal } from "../../api/client";
-import { Field, type FieldIssue } from "../../ui/field";
-
-export function isSmokeTestGoal(goal: Goal): boolean {
-  return goal.kind === "event" && goal.purpose === "smoke-test";
-}
+import { Field, valueOf, type ApiForm } from "../../ui/field";
+import { isSmokeTest } from "../goals/kinds";
 
 export function GoalField({
   form,
   goals,
   value,
-  issue,
   onChange,
 }: {
-  form: string;
+  form: ApiForm;
   /** null: this key cannot list goals (read:sites), so the goal is given by id. */
   goals: Goal[] | null;
   value: string;
-  issue: FieldIssue | null;
   onChange: (id: string) => void;
 }) {
   if (goals === null) {
@@ -27,7 +22,6 @@ export function GoalField({
         field="goal_id"
         label="Goal"
         hint="The goal's id (goal_…): this key cannot list goals, that needs read:sites."
-        issue={issue}
       >
         {(props) => (
           <input
@@ -36,7 +30,7 @@ export function GoalField({
             spellcheck={false}
             placeholder="goal_…"
             value={value}
-            onInput={(e) => onChange((e.target as HTMLInputElement).value)}
+            onInput={(e) => onChange(valueOf(e))}
           />
         )}
       </Field>
@@ -48,15 +42,14 @@ export function GoalField({
       field="goal_id"
       label="Goal"
       hint={goals.length === 0 ? "This site has no goals yet: add one on the Goals & funnels tab first." : undefined}
-      issue={issue}
     >
       {(props) => (
-        <select {...props} required value={value} onChange={(e) => onChange((e.target as HTMLSelectElement).value)}>
+        <select {...props} required value={value} onChange={(e) => onChange(valueOf(e))}>
           <option value="">Choose a goal</option>
           {goals.map((goal) => (
             <option key={goal.id} value={goal.id}>
               {goal.name}
-              {isSmokeTestGoal(goal) ? " (smoke test)" : ""}
+              {isSmokeTest(goal) ? " (smoke test)" : ""}
             </option>
           ))}
         </select>

@@ -4,11 +4,12 @@
  */
 import { useState } from "preact/hooks";
 import { api, unwrap, type Schemas } from "../../api/client";
-import { describedBy, Field, FormProblem, useApiForm } from "../../ui/form";
+import { Field, FormProblem, useApiForm, valueOf } from "../../ui/field";
 
 type Deployment = Schemas["Deployment"];
 
 const FIELDS = ["version", "environment", "external_id", "description", "url", "deployed_at"] as const;
+type MarkerField = (typeof FIELDS)[number];
 
 /** "2026-11-21T09:30" in the browser's zone → an ISO instant; empty → omitted (the API takes now). */
 function instant(local: string): string | undefined {
@@ -18,7 +19,7 @@ function instant(local: string): string | undefined {
 }
 
 export function RecordMarkerForm({ site, onRecorded }: { site: string; onRecorded(marker: Deployment): void }) {
-  const [values, setValues] = useState<Record<(typeof FIELDS)[number], string>>({
+  const [values, setValues] = useState<Record<MarkerField, string>>({
     version: "",
     environment: "production",
     external_id: "",
@@ -27,13 +28,14 @@ export function RecordMarkerForm({ site, onRecorded }: { site: string; onRecorde
     deployed_at: "",
   });
   const [outcome, setOutcome] = useState<string | null>(null);
-  const set = (field: (typeof FIELDS)[number]) => (event: Event) => {
-    const value = (event.target as HTMLInputElement).value;
+  const set = (field: MarkerField) => (event: Event) => {
+    const value = valueOf(event);
     setValues((v) => ({ ...v, [field]: value }));
   };
-  const form = useApiForm(
-    FIELDS,
-    async () => {
+  const form = useApiForm({
+    id: "marker",
+    fields: FIELDS,
+    async send() {
       setOutcome(null);
       const optional = (value: string) => (value.trim() ? value.trim() : undefined);
       const body = {
@@ -49,32 +51,19 @@ export function RecordMarkerForm({ site, onRecorded }: { site: string; onRecorde
       const marker = await unwrap(call);
       return { marker, created: (await call).response.status === 201 };
     },
-    ({ marker, created }) => {
+    done({ marker, created }) {
       setOutcome(created ? `Recorded marker ${marker.version}.` : `Marker ${marker.version} was already recorded (same external id): nothing changed.`);
       setValues((v) => ({ ...v, version: "", external_id: "", description: "", url: "", deployed_at: "" }));
       onRecorded(marker);
     },
+  });
+  const text = (field: MarkerField, label: string, hint: string, extra: Record<string, unknown> = {}) => (
+    <Field form={form} field={field} label={label} hint={hint}>
+      {(props) => <input {...props} value={values[field]} onInput={set(field)} autoComplete="off" {...extra} />}
+    </Field>
   );
-  const text = (field: (typeof FIELDS)[number], label: string, hint: string, extra: Record<string, unknown> = {}) => {
-    const id = `marker-${field}`;
-    const error = form.errorFor(field);
-    return (
-      <Field id={id} label={label} hint={hint} error={error}>
-        <input
-          id={id}
-          name={field}
-          value={values[field]}
-          onInput={set(field)}
-          autoComplete="off"
-          aria-invalid={error ? true : undefined}
-          aria-describedby={describedBy(id, true, error)}
-          {...extra}
-        />
-      </Field>
-    );
-  };
   return (
-    <form class="stack marker-form" ref={form.ref} onSubmit={form.onSubmit}>
+    <form class="stack" onSubmit={form.onSubmit}>
       {text("version", "Version", "A commit SHA, tag or build number, without spaces.", { required: true, maxLength: 128, spellcheck: false })}
       {text("environment", "Environment", "Default production.", { maxLength: 64 })}
       {text("deployed_at", "Deployed at (optional)", "In your browser's time zone; empty means now. At most 24 hours ago.", { type: "datetime-local" })}

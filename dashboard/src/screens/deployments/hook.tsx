@@ -87,7 +87,7 @@ export function WebhookSection({ site }: { site: string }) {
       },
       (error: unknown) => {
         setBusy(false);
-        setProblem(error instanceof ApiProblem ? error : new ApiProblem(0, String(error)));
+        setProblem(ApiProblem.from(error));
       },
     );
   };

@@ -3,10 +3,11 @@
  * it was recorded, its smoke-test conversions, a link to compare on the Overview and (with
  * write:deployments) a delete that asks for confirmation in the row itself.
  */
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { api, ApiProblem, unwrap, type Schemas } from "../../api/client";
 import { compareHref } from "../overview/markers";
 import { SmokeList } from "../overview/smoke";
+import { ConfirmButton } from "../../ui/confirm";
 import { formatInstant } from "../../ui/time";
 import { Failure } from "../../ui/states";
 
@@ -15,49 +16,25 @@ type Deployment = Schemas["Deployment"];
 const SOURCES: Record<Deployment["source"], string> = { api: "API", github: "GitHub", webhook: "Webhook" };
 
 function DeleteMarker({ deployment, onDeleted }: { deployment: Deployment; onDeleted(): void }) {
-  const [asking, setAsking] = useState(false);
-  const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<ApiProblem | null>(null);
-  const confirm = useRef<HTMLButtonElement>(null);
-  const start = useRef<HTMLButtonElement>(null);
-  const wasAsking = useRef(false);
-  useEffect(() => {
-    // Focus follows the question: to "Delete" when it opens, back to the row's button when it closes.
-    if (asking) confirm.current?.focus();
-    else if (wasAsking.current) start.current?.focus();
-    wasAsking.current = asking;
-  }, [asking]);
   const remove = () => {
-    setBusy(true);
     setProblem(null);
-    unwrap(api.DELETE("/api/v1/deployments/{id}", { params: { path: { id: deployment.id } } })).then(
-      () => onDeleted(),
-      (error: unknown) => {
-        setBusy(false);
-        setProblem(error instanceof ApiProblem ? error : new ApiProblem(0, String(error)));
-      },
+    return unwrap(api.DELETE("/api/v1/deployments/{id}", { params: { path: { id: deployment.id } } })).then(onDeleted, (error: unknown) =>
+      setProblem(ApiProblem.from(error)),
     );
   };
-  if (!asking) {
-    return (
-      <button type="button" class="danger" ref={start} onClick={() => setAsking(true)} aria-label={`Delete marker ${deployment.version}`}>
-        Delete
-      </button>
-    );
-  }
   return (
-    <div class="confirm-inline" role="group" aria-label={`Delete marker ${deployment.version}?`}>
-      <p>
-        Delete marker {deployment.version}? Its smoke-test conversions then belong to another marker.
-      </p>
-      <button type="button" class="danger" ref={confirm} disabled={busy} onClick={remove}>
-        {busy ? "Deleting…" : "Yes, delete"}
-      </button>{" "}
-      <button type="button" disabled={busy} onClick={() => setAsking(false)}>
-        Cancel
-      </button>
+    <>
+      <ConfirmButton
+        label="Delete"
+        ariaLabel={`Delete marker ${deployment.version}`}
+        question={`Delete marker ${deployment.version}? Its smoke-test conversions then belong to another marker.`}
+        confirmLabel="Yes, delete"
+        busyLabel="Deleting…"
+        onConfirm={remove}
+      />
       {problem && <Failure problem={problem} />}
-    </div>
+    </>
   );
 }
 

@@ -4,39 +4,12 @@
  * edited, and a goal cannot become a smoke-test goal or stop being one (the API answers 422 on
  * `purpose`), so counting something else means a new goal.
  */
-import { useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useLayoutEffect, useState } from "preact/hooks";
 import { api, ApiProblem, unwrap, type Goal } from "../../api/client";
-
-export const KIND_LABELS: Record<Goal["kind"], string> = {
-  page: "Page view",
-  event: "Event",
-  time: "Time on page",
-  scroll: "Scroll depth",
-};
-
-export const SMOKE_TEST = "smoke-test";
-
-/** The operator's synthetic deploy check: in no report, listed with its deployment markers. */
-export function isSmokeTest(goal: Goal): boolean {
-  return goal.kind === "event" && goal.purpose === SMOKE_TEST;
-}
-
-/** A problem the API named a field for, shown under that field (its id: `${inputId}-error`). */
-export function FieldError({ problem, field, inputId }: { problem: ApiProblem | null; field: string; inputId: string }) {
-  if (problem?.field !== field) return null;
-  return (
-    <span id={`${inputId}-error`} class="field-error" role="alert">
-      {problem.message}
-    </span>
-  );
-}
-
-/** aria-invalid and aria-describedby for an input, pointing at its hint and any error. */
-export function describedBy(problem: ApiProblem | null, field: string, inputId: string, hint = false) {
-  const invalid = problem?.field === field;
-  const ids = [hint ? `${inputId}-hint` : "", invalid ? `${inputId}-error` : ""].filter(Boolean).join(" ");
-  return { "aria-invalid": invalid ? ("true" as const) : undefined, "aria-describedby": ids || undefined };
-}
+import { ConfirmButton } from "../../ui/confirm";
+import { Field, focusField, FormProblem, useApiForm, valueOf } from "../../ui/field";
+import { Failure } from "../../ui/states";
+import { GOAL_KINDS, isSmokeTest } from "./kinds";
 
 function threshold(goal: Goal) {
   if (goal.kind === "time") return `${goal.threshold} s`;
@@ -48,8 +21,6 @@ function threshold(goal: Goal) {
     </>
   );
 }
-
-type Mode = { goal: string; action: "edit" | "delete" } | null;
 
 export function GoalsTable({
   site,
@@ -64,12 +35,12 @@ export function GoalsTable({
   onChanged: (goal: Goal) => void;
   onDeleted: (id: string) => void;
 }) {
-  const [mode, setMode] = useState<Mode>(null);
+  const [editing, setEditing] = useState<string | null>(null);
   const columns = canWrite ? 6 : 5;
-  /** Closes a panel and gives the focus back to the button that opened it. */
-  const close = (goal: string, action: "edit" | "delete") => {
-    setMode(null);
-    setTimeout(() => document.getElementById(`goal-${action}-${goal}`)?.focus());
+  /** Closes the edit panel and gives the focus back to the button that opened it. */
+  const close = (goal: string) => {
+    setEditing(null);
+    setTimeout(() => document.getElementById(`goal-edit-${goal}`)?.focus());
   };
   return (
     <div class="table-wrap">
@@ -87,11 +58,11 @@ export function GoalsTable({
         </thead>
         <tbody>
           {goals.map((goal) => {
-            const open = mode?.goal === goal.id ? mode.action : null;
+            const open = editing === goal.id;
             return [
               <tr key={goal.id}>
                 <th scope="row">{goal.name}</th>
-                <td>{KIND_LABELS[goal.kind]}</td>
+                <td>{GOAL_KINDS[goal.kind].label}</td>
                 <td>
                   <code>{goal.match}</code>
                 </td>
@@ -104,45 +75,34 @@ export function GoalsTable({
                   )}
                 </td>
                 {canWrite && (
-                  <td class="table-actions">
-                    <button
-                      type="button"
-                      id={`goal-edit-${goal.id}`}
-                      aria-label={`Edit ${goal.name}`}
-                      aria-expanded={open === "edit"}
-                      onClick={() => setMode(open === "edit" ? null : { goal: goal.id, action: "edit" })}
-                    >
-                      Edit
-                    </button>
-                    <button
-                      type="button"
-                      class="danger"
-                      id={`goal-delete-${goal.id}`}
-                      aria-label={`Delete ${goal.name}`}
-                      aria-expanded={open === "delete"}
-                      onClick={() => setMode(open === "delete" ? null : { goal: goal.id, action: "delete" })}
-                    >
-                      Delete
-                    </button>
+                  <td>
+                    <div class="table-actions">
+                      <button
+                        type="button"
+                        id={`goal-edit-${goal.id}`}
+                        aria-label={`Edit ${goal.name}`}
+                        aria-expanded={open}
+                        onClick={() => setEditing(open ? null : goal.id)}
+                      >
+                        Edit
+                      </button>
+                      <DeleteGoal site={site} goal={goal} onDeleted={() => onDeleted(goal.id)} />
+                    </div>
                   </td>
                 )}
               </tr>,
               open && (
-                <tr key={`${goal.id}-${open}`} class="table-panel-row">
+                <tr key={`${goal.id}-edit`} class="table-panel-row">
                   <td colSpan={columns}>
-                    {open === "edit" ? (
-                      <GoalEditForm
-                        site={site}
-                        goal={goal}
-                        onSaved={(saved) => {
-                          onChanged(saved);
-                          close(goal.id, "edit");
-                        }}
-                        onCancel={() => close(goal.id, "edit")}
-                      />
-                    ) : (
-                      <GoalDeleteConfirm site={site} goal={goal} onDeleted={() => onDeleted(goal.id)} onCancel={() => close(goal.id, "delete")} />
-                    )}
+                    <GoalEditForm
+                      site={site}
+                      goal={goal}
+                      onSaved={(saved) => {
+                        onChanged(saved);
+                        close(goal.id);
+                      }}
+                      onCancel={() => close(goal.id)}
+                    />
                   </td>
                 </tr>
               ),
@@ -157,62 +117,48 @@ export function GoalsTable({
 function GoalEditForm({ site, goal, onSaved, onCancel }: { site: string; goal: Goal; onSaved: (goal: Goal) => void; onCancel: () => void }) {
   const [name, setName] = useState(goal.name);
   const [purpose, setPurpose] = useState(goal.purpose ?? "");
-  const [problem, setProblem] = useState<ApiProblem | null>(null);
-  const [busy, setBusy] = useState(false);
-  const first = useRef<HTMLInputElement>(null);
+  const form = useApiForm({
+    id: `goal-${goal.id}`,
+    fields: ["name", "purpose"],
+    async send() {
+      const changes: { name?: string; purpose?: string | null } = {};
+      if (name.trim() !== goal.name) changes.name = name.trim();
+      if ((purpose.trim() || null) !== goal.purpose) changes.purpose = purpose.trim() || null;
+      if (changes.name === undefined && changes.purpose === undefined) return null;
+      return unwrap(api.PATCH("/api/v1/sites/{id}/goals/{goal}", { params: { path: { id: site, goal: goal.id } }, body: changes }));
+    },
+    // Nothing changed, nothing sent: the same as Cancel.
+    done: (saved) => (saved ? onSaved(saved) : onCancel()),
+  });
   // Layout effect: the focus moves before the next keystroke, which could otherwise land in the wrong field.
-  useLayoutEffect(() => first.current?.focus(), []);
-  const nameId = `goal-${goal.id}-name`;
-  const purposeId = `goal-${goal.id}-purpose`;
-
-  const save = async () => {
-    const changes: { name?: string; purpose?: string | null } = {};
-    if (name.trim() !== goal.name) changes.name = name.trim();
-    if ((purpose.trim() || null) !== goal.purpose) changes.purpose = purpose.trim() || null;
-    if (changes.name === undefined && changes.purpose === undefined) return onCancel();
-    setBusy(true);
-    setProblem(null);
-    try {
-      onSaved(await unwrap(api.PATCH("/api/v1/sites/{id}/goals/{goal}", { params: { path: { id: site, goal: goal.id } }, body: changes })));
-    } catch (error) {
-      setProblem(error instanceof ApiProblem ? error : new ApiProblem(0, String(error)));
-      setBusy(false);
-    }
-  };
+  useLayoutEffect(() => void focusField(form, "name"), []);
 
   return (
     <form
-      class="table-panel"
+      class="stack table-panel"
       aria-label={`Edit goal ${goal.name}`}
-      onSubmit={(event) => {
-        event.preventDefault();
-        void save();
-      }}
+      onSubmit={form.onSubmit}
       onKeyDown={(event) => event.key === "Escape" && onCancel()}
     >
       <p class="hint">Only the name and purpose can change. To count something else, create a new goal.</p>
-      <div class="table-field">
-        <label for={nameId}>Name</label>
-        <input id={nameId} ref={first} required maxLength={100} value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} {...describedBy(problem, "name", nameId)} />
-        <FieldError problem={problem} field="name" inputId={nameId} />
-      </div>
-      <div class="table-field">
-        <label for={purposeId}>Purpose</label>
-        <input id={purposeId} maxLength={100} value={purpose} onInput={(e) => setPurpose((e.target as HTMLInputElement).value)} {...describedBy(problem, "purpose", purposeId, true)} />
-        <span id={`${purposeId}-hint`} class="hint">
-          {isSmokeTest(goal)
+      <Field form={form} field="name" label="Name">
+        {(props) => <input {...props} required maxLength={100} value={name} onInput={(e) => setName(valueOf(e))} />}
+      </Field>
+      <Field
+        form={form}
+        field="purpose"
+        label="Purpose"
+        hint={
+          isSmokeTest(goal)
             ? "This is a smoke-test goal and stays one: its purpose stays “smoke-test”."
-            : "A free label; empty for none. A goal cannot become a smoke-test goal: create a new event goal for that."}
-        </span>
-        <FieldError problem={problem} field="purpose" inputId={purposeId} />
-      </div>
-      {problem && problem.field !== "name" && problem.field !== "purpose" && (
-        <p class="failure" role="alert">
-          {problem.message}
-        </p>
-      )}
+            : "A free label; empty for none. A goal cannot become a smoke-test goal: create a new event goal for that."
+        }
+      >
+        {(props) => <input {...props} maxLength={100} value={purpose} onInput={(e) => setPurpose(valueOf(e))} />}
+      </Field>
+      <FormProblem form={form} />
       <div class="row">
-        <button type="submit" class="primary" disabled={busy}>
+        <button type="submit" class="primary" disabled={form.busy}>
           Save
         </button>
         <button type="button" onClick={onCancel}>
@@ -223,37 +169,27 @@ function GoalEditForm({ site, goal, onSaved, onCancel }: { site: string; goal: G
   );
 }
 
-function GoalDeleteConfirm({ site, goal, onDeleted, onCancel }: { site: string; goal: Goal; onDeleted: () => void; onCancel: () => void }) {
+/** Delete, asked in place; a refusal stays under the button. */
+function DeleteGoal({ site, goal, onDeleted }: { site: string; goal: Goal; onDeleted: () => void }) {
   const [problem, setProblem] = useState<ApiProblem | null>(null);
-  const [busy, setBusy] = useState(false);
-  const box = useRef<HTMLDivElement>(null);
-  useLayoutEffect(() => box.current?.focus(), []);
-  const remove = async () => {
-    setBusy(true);
-    try {
-      await unwrap(api.DELETE("/api/v1/sites/{id}/goals/{goal}", { params: { path: { id: site, goal: goal.id } } }));
-      onDeleted();
-    } catch (error) {
-      setProblem(error instanceof ApiProblem ? error : new ApiProblem(0, String(error)));
-      setBusy(false);
-    }
+  const remove = () => {
+    setProblem(null);
+    return unwrap(api.DELETE("/api/v1/sites/{id}/goals/{goal}", { params: { path: { id: site, goal: goal.id } } })).then(
+      onDeleted,
+      (error: unknown) => setProblem(ApiProblem.from(error)),
+    );
   };
   return (
-    <div class="table-panel" role="group" aria-label={`Delete goal ${goal.name}`} tabIndex={-1} ref={box} onKeyDown={(event) => event.key === "Escape" && onCancel()}>
-      <p>Delete “{goal.name}”? Its conversions and alert rules are deleted with it. This cannot be undone.</p>
-      {problem && (
-        <p class="failure" role="alert">
-          {problem.message}
-        </p>
-      )}
-      <div class="row">
-        <button type="button" class="danger" disabled={busy} onClick={() => void remove()}>
-          Yes, delete
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-    </div>
+    <>
+      <ConfirmButton
+        label="Delete"
+        ariaLabel={`Delete ${goal.name}`}
+        question={`Delete “${goal.name}”? Its conversions and alert rules are deleted with it. This cannot be undone.`}
+        confirmLabel="Yes, delete"
+        busyLabel="Deleting…"
+        onConfirm={remove}
+      />
+      {problem && <Failure problem={problem} />}
+    </>
   );
 }

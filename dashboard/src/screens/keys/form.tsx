@@ -4,15 +4,13 @@
  * sites rather than every site.
  */
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
-import { ApiProblem, api, unwrap, type Scope, type Schemas } from "../../api/client";
+import { api, unwrap, type Scope, type Schemas } from "../../api/client";
 import { sites } from "../../state/sites";
-import { Field, FieldProblem, controlProps, fieldIssue, focusField, type FieldIssue } from "../../ui/field";
+import { Field, FieldProblem, FormProblem, controlProps, useApiForm, valueOf, type ApiForm, type FieldIssue } from "../../ui/field";
 import { SCOPES, SCOPE_HELP } from "./scopes";
 
 export type NewApiKey = Schemas["NewApiKey"];
 type SiteChoice = "chosen" | "every" | "own";
-
-const FORM = "key-new";
 
 interface Draft {
   name: string;
@@ -21,15 +19,6 @@ interface Draft {
   siteIds: string[];
   requests: string;
   perSeconds: string;
-}
-
-/** The form field a refusal is shown beside ("scopes.2" → the scopes group, "sites.0" → the sites group). */
-function formField(field: string | null): string | null {
-  if (field === null) return null;
-  if (field.startsWith("scopes")) return "scopes";
-  if (field.startsWith("sites")) return "sites";
-  if (field === "rate_limit") return "rate_limit.requests";
-  return field;
 }
 
 /** What the draft lacks before it is worth sending; the API checks the rest. */
@@ -56,16 +45,8 @@ function keyBody(d: Draft) {
   };
 }
 
-function ScopesFieldset({
-  value,
-  issue,
-  onChange,
-}: {
-  value: Scope[];
-  issue: FieldIssue | null;
-  onChange: (scopes: Scope[]) => void;
-}) {
-  const group = controlProps(FORM, "scopes", issue, false);
+function ScopesFieldset({ form, value, onChange }: { form: ApiForm; value: Scope[]; onChange: (scopes: Scope[]) => void }) {
+  const group = controlProps(form, "scopes", false);
   return (
     <fieldset class="key-scopes" aria-describedby={group["aria-describedby"]}>
       <legend>Scopes</legend>
@@ -86,13 +67,13 @@ function ScopesFieldset({
           </span>
         </label>
       ))}
-      <FieldProblem form={FORM} field="scopes" issue={issue} />
+      <FieldProblem form={form} field="scopes" />
     </fieldset>
   );
 }
 
-function SitesFieldset({ draft, issue, set }: { draft: Draft; issue: FieldIssue | null; set: (patch: Partial<Draft>) => void }) {
-  const group = controlProps(FORM, "sites", issue, false);
+function SitesFieldset({ form, draft, set }: { form: ApiForm; draft: Draft; set: (patch: Partial<Draft>) => void }) {
+  const group = controlProps(form, "sites", false);
   if (draft.scopes.includes("admin")) {
     return (
       <fieldset class="key-sites">
@@ -149,12 +130,10 @@ function SitesFieldset({ draft, issue, set }: { draft: Draft; issue: FieldIssue 
         ))}
       {choice("every", "Every site (*)", "(including sites added later)")}
       {choice("own", "Only the sites it creates", "(e.g. a CI key that registers preview sites)")}
-      <FieldProblem form={FORM} field="sites" issue={issue} />
+      <FieldProblem form={form} field="sites" />
     </fieldset>
   );
 }
-
-const valueOf = (event: Event) => (event.target as HTMLInputElement).value;
 
 export function KeyForm({ onCreated, onCancel }: { onCreated: (key: NewApiKey) => void; onCancel: () => void }) {
   const [draft, setDraft] = useState<Draft>({
@@ -165,44 +144,26 @@ export function KeyForm({ onCreated, onCancel }: { onCreated: (key: NewApiKey) =
     requests: "",
     perSeconds: "",
   });
-  const [issue, setIssue] = useState<FieldIssue | null>(null);
-  const [busy, setBusy] = useState(false);
   const heading = useRef<HTMLHeadingElement>(null);
-  const formProblem = useRef<HTMLDivElement>(null);
   const set = (patch: Partial<Draft>) => setDraft((d) => ({ ...d, ...patch }));
+  const form = useApiForm({
+    id: "key-new",
+    // An admin key's sites are not asked for (it reaches every site).
+    fields: ["name", "scopes", ...(draft.scopes.includes("admin") ? [] : ["sites"]), "rate_limit.requests", "rate_limit.per_seconds"],
+    check: () => draftIssue(draft),
+    send: () => unwrap(api.POST("/api/v1/keys", { body: keyBody(draft) })),
+    done: onCreated,
+  });
 
   useLayoutEffect(() => heading.current?.focus(), []);
-  useLayoutEffect(() => {
-    if (issue && (issue.field === null || !focusField(FORM, issue.field))) formProblem.current?.focus();
-  }, [issue]);
 
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    const missing = draftIssue(draft);
-    setIssue(missing);
-    if (missing) return;
-    setBusy(true);
-    try {
-      onCreated(await unwrap(api.POST("/api/v1/keys", { body: keyBody(draft) })));
-    } catch (error) {
-      const found = fieldIssue(error instanceof ApiProblem ? error : new ApiProblem(0, String(error)));
-      setIssue({ ...found, field: formField(found.field) });
-      setBusy(false);
-    }
-  };
-
-  const known = ["name", "scopes", "sites", "rate_limit.requests", "rate_limit.per_seconds"];
   return (
-    <form id="key-form" class="ak-form" aria-labelledby="key-form-title" onSubmit={submit}>
+    <form id="key-form" class="ak-form" aria-labelledby="key-form-title" onSubmit={form.onSubmit}>
       <h2 id="key-form-title" tabIndex={-1} ref={heading}>
         New key
       </h2>
-      {issue && (issue.field === null || !known.includes(issue.field)) && (
-        <div class="failure" role="alert" tabIndex={-1} ref={formProblem}>
-          <p>The key was not made: {issue.text}</p>
-        </div>
-      )}
-      <Field form={FORM} field="name" label="Name" hint="What the key is for, e.g. warehouse or ci-previews." issue={issue}>
+      <FormProblem form={form} lead="The key was not made" />
+      <Field form={form} field="name" label="Name" hint="What the key is for, e.g. warehouse or ci-previews.">
         {(props) => (
           <input
             {...props}
@@ -214,13 +175,13 @@ export function KeyForm({ onCreated, onCancel }: { onCreated: (key: NewApiKey) =
           />
         )}
       </Field>
-      <ScopesFieldset value={draft.scopes} issue={issue} onChange={(scopes) => set({ scopes })} />
-      <SitesFieldset draft={draft} issue={issue} set={set} />
+      <ScopesFieldset form={form} value={draft.scopes} onChange={(scopes) => set({ scopes })} />
+      <SitesFieldset form={form} draft={draft} set={set} />
       <fieldset class="key-rate">
         <legend>Rate limit (optional)</legend>
         <p class="hint">Leave both empty for the server's default (WREN_RATE_LIMIT, 600 requests per 60 s unless changed).</p>
         <div class="row">
-          <Field form={FORM} field="rate_limit.requests" label="Requests" issue={issue}>
+          <Field form={form} field="rate_limit.requests" label="Requests">
             {(props) => (
               <input
                 {...props}
@@ -234,7 +195,7 @@ export function KeyForm({ onCreated, onCancel }: { onCreated: (key: NewApiKey) =
               />
             )}
           </Field>
-          <Field form={FORM} field="rate_limit.per_seconds" label="Per (seconds)" issue={issue}>
+          <Field form={form} field="rate_limit.per_seconds" label="Per (seconds)">
             {(props) => (
               <input
                 {...props}
@@ -251,8 +212,8 @@ export function KeyForm({ onCreated, onCancel }: { onCreated: (key: NewApiKey) =
         </div>
       </fieldset>
       <div class="row">
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? "Creating…" : "Create key"}
+        <button type="submit" class="primary" disabled={form.busy}>
+          {form.busy ? "Creating…" : "Create key"}
         </button>
         <button type="button" onClick={onCancel}>
           Cancel

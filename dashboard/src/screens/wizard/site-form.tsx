@@ -5,7 +5,7 @@
  */
 import { useMemo, useState } from "preact/hooks";
 import { api, unwrap, type Site } from "../../api/client";
-import { describedBy, Field, FormProblem, useApiForm } from "../../ui/form";
+import { Field, FormProblem, useApiForm, valueOf } from "../../ui/field";
 
 function guessTimeZone(): string {
   try {
@@ -26,8 +26,6 @@ function timeZones(guess: string): string[] {
   return [...new Set([guess, "UTC", ...zones])].sort((a, b) => (a === "UTC" ? -1 : b === "UTC" ? 1 : a.localeCompare(b)));
 }
 
-const FIELDS = ["name", "domain", "timezone"] as const;
-
 /** `created` is false when the domain was already this key's site (the API answers 200 with it). */
 export function SiteForm({ onCreated }: { onCreated(site: Site, created: boolean): void }) {
   const guess = useMemo(guessTimeZone, []);
@@ -35,74 +33,56 @@ export function SiteForm({ onCreated }: { onCreated(site: Site, created: boolean
   const [name, setName] = useState("");
   const [domain, setDomain] = useState("");
   const [timezone, setTimezone] = useState(guess);
-  const form = useApiForm(
-    FIELDS,
-    async () => {
+  const form = useApiForm({
+    id: "site",
+    fields: ["name", "domain", "timezone"],
+    async send() {
       const call = api.POST("/api/v1/sites", { body: { name: name.trim(), domain: domain.trim(), timezone } });
       const site = await unwrap(call);
       return { site, created: (await call).response.status === 201 };
     },
-    ({ site, created }) => onCreated(site, created),
-  );
-  const nameError = form.errorFor("name");
-  const domainError = form.errorFor("domain");
-  const zoneError = form.errorFor("timezone");
+    done: ({ site, created }) => onCreated(site, created),
+  });
   return (
-    <form class="stack wizard-form" ref={form.ref} onSubmit={form.onSubmit}>
-      <Field id="site-name" label="Name" hint="How the site is listed here, e.g. Shop." error={nameError}>
-        <input
-          id="site-name"
-          name="name"
-          required
-          maxLength={100}
-          autoComplete="off"
-          value={name}
-          onInput={(e) => setName((e.target as HTMLInputElement).value)}
-          aria-invalid={nameError ? true : undefined}
-          aria-describedby={describedBy("site-name", true, nameError)}
-        />
+    <form class="stack" onSubmit={form.onSubmit}>
+      <Field form={form} field="name" label="Name" hint="How the site is listed here, e.g. Shop.">
+        {(props) => <input {...props} required maxLength={100} autoComplete="off" value={name} onInput={(e) => setName(valueOf(e))} />}
       </Field>
       <Field
-        id="site-domain"
+        form={form}
+        field="domain"
         label="Domain"
         hint="The hostname only, e.g. shop.example.com: no https://, path or port. The snippet works on this hostname only."
-        error={domainError}
       >
-        <input
-          id="site-domain"
-          name="domain"
-          required
-          inputMode="url"
-          autoComplete="off"
-          autoCapitalize="off"
-          spellcheck={false}
-          placeholder="shop.example.com"
-          value={domain}
-          onInput={(e) => setDomain((e.target as HTMLInputElement).value)}
-          aria-invalid={domainError ? true : undefined}
-          aria-describedby={describedBy("site-domain", true, domainError)}
-        />
+        {(props) => (
+          <input
+            {...props}
+            required
+            inputMode="url"
+            autoComplete="off"
+            autoCapitalize="off"
+            spellcheck={false}
+            placeholder="shop.example.com"
+            value={domain}
+            onInput={(e) => setDomain(valueOf(e))}
+          />
+        )}
       </Field>
       <Field
-        id="site-timezone"
+        form={form}
+        field="timezone"
         label="Time zone"
         hint="Report days and hours are cut in this zone. It cannot change once the site's first hour with data is published."
-        error={zoneError}
       >
-        <select
-          id="site-timezone"
-          name="timezone"
-          value={timezone}
-          onChange={(e) => setTimezone((e.target as HTMLSelectElement).value)}
-          aria-invalid={zoneError ? true : undefined}
-          aria-describedby={describedBy("site-timezone", true, zoneError)}
-        >
-          {zones.map((zone) => (
-            <option key={zone} value={zone}>
-              {zone}
-            </option>
-          ))}
-        </select>
+        {(props) => (
+          <select {...props} value={timezone} onChange={(e) => setTimezone(valueOf(e))}>
+            {zones.map((zone) => (
+              <option key={zone} value={zone}>
+                {zone}
+              </option>
+            ))}
+          </select>
+        )}
       </Field>
       <FormProblem form={form} />
       <button type="submit" class="primary" disabled={form.busy}>
