@@ -145,8 +145,14 @@ describe("sites and the registry", () => {
     const site = await f.makeSite("goal-edit.example");
     const goal = (await f.admin("POST", `/api/v1/sites/${site.id}/goals`, { name: "Signup", kind: "event", match: "signup" })).body;
     const path = `/api/v1/sites/${site.id}/goals/${goal.id}`;
+    // A report read before the rename is cached; the rename must not leave it stale.
+    const reportNames = async () =>
+      (await f.admin("GET", `/api/v1/conversions?site=${site.id}&period=day`)).body.rows.map((r: { goal: { name: string } }) => r.goal.name);
+    await waitForPublication(f.stack.url);
+    expect(await reportNames()).toEqual(["Signup"]);
     const renamed = await f.admin("PATCH", path, { name: "Trial started", purpose: "sales funnel" });
     expect(renamed.status).toBe(200);
+    expect(await reportNames()).toEqual(["Trial started"]);
     expect(renamed.body).toEqual({ ...goal, name: "Trial started", purpose: "sales funnel" });
     const refused: [unknown, string][] = [
       [{}, "name"],

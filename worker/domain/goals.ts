@@ -94,10 +94,6 @@ export async function requireReportGoals(db: Database, siteId: string, goalIds: 
 }
 
 /**
- * Deletes a site's goal with its conversions (smoke-test records too) and alert rules (with
- * their destinations, history and undelivered notifications), in one transaction.
- */
-/**
  * Renames a goal or changes its purpose. A goal's purpose may not turn it into a smoke-test goal
  * or back: smoke conversions are read exactly and kept out of reports, so the switch would
  * show a visitor goal's small groups exactly, or pour synthetic conversions into reports.
@@ -124,6 +120,10 @@ export async function updateGoal(
   return updated;
 }
 
+/**
+ * Deletes a site's goal with its conversions (smoke-test records too) and alert rules (with
+ * their destinations, history and undelivered notifications), in one transaction.
+ */
 export async function deleteGoal(db: Database, siteId: string, goalId: string): Promise<void> {
   await requireGoal(db, siteId, goalId);
   const statement = (query: { toSQL(): { sql: string; params: unknown[] } }): InStatement => {

@@ -108,6 +108,17 @@ export const goalCreateBody = z
     purpose: goal.purpose ?? null,
   }));
 
+/** What of a goal may change: its labels. What it counts (kind, match, threshold) is its history's meaning. */
+export const goalUpdateBody = z
+  .strictObject({
+    name: name.optional(),
+    purpose: z.string().trim().min(1).max(100).nullable().optional(),
+  })
+  .refine((body) => body.name !== undefined || body.purpose !== undefined, {
+    message: "give name or purpose",
+    path: ["name"],
+  });
+
 /** How far ahead of now a deployed_at may be (clock skew), and how far back. */
 export const DEPLOYED_AT_SKEW_MS = 5 * 60 * 1000;
 export const DEPLOYED_AT_MAX_AGE_MS = 24 * 3600 * 1000;
@@ -178,15 +189,4 @@ export const deploymentHookBody = z.strictObject(deploymentFields);
 export type DeploymentFields = z.output<typeof deploymentHookBody>;
 export type SiteCreateBody = z.infer<typeof siteCreateBody>;
 export type KeyCreateBody = z.infer<typeof keyCreateBody>;
-/** What of a goal may change: its labels. What it counts (kind, match, threshold) is its history's meaning. */
-export const goalUpdateBody = z
-  .strictObject({
-    name: name.optional(),
-    purpose: z.string().trim().min(1).max(100).nullable().optional(),
-  })
-  .refine((body) => body.name !== undefined || body.purpose !== undefined, {
-    message: "give name or purpose",
-    path: ["name"],
-  });
-
 export type GoalCreateBody = z.infer<typeof goalCreateBody>;

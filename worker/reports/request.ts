@@ -69,7 +69,8 @@ export async function prepareReport(
   const [siteRows, publicationRows, goalRows] = await reader.queryAll([
     { sql: "SELECT timezone FROM sites WHERE id = ?", args: [siteId] },
     PUBLICATION_SQL,
-    { sql: "SELECT coalesce(group_concat(id), '') AS ids FROM (SELECT id FROM goals WHERE site_id = ? ORDER BY id)", args: [siteId] },
+    // Ids and names: a renamed goal (PATCH) must not keep its old name in a cached report.
+    { sql: "SELECT json_group_array(json_array(id, name)) AS goals FROM (SELECT id, name FROM goals WHERE site_id = ? ORDER BY id)", args: [siteId] },
   ]);
   const site = siteRows!.rows[0];
   if (!site) throw siteNotFound(siteId, "site");
@@ -94,7 +95,7 @@ export async function prepareReport(
     legacyDays: legacyDays(publication, zone),
   };
   const publishedThrough = lastCompleteDay(zone, publication.throughMs);
-  const goals = String(goalRows!.rows[0]?.ids ?? "");
+  const goals = String(goalRows!.rows[0]?.goals ?? "[]");
   return {
     db: reader,
     scope,
