@@ -37,7 +37,7 @@ export class ApiProblem extends Error {
 let currentKey: string | null = null;
 
 /** Sets the key every later call is made with (null: none). */
-export function useKey(key: string | null): void {
+export function setApiKey(key: string | null): void {
   currentKey = key;
 }
 

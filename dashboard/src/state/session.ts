@@ -5,7 +5,7 @@
  * so nothing the previous key read can be shown afterwards.
  */
 import { computed, signal } from "@preact/signals";
-import { api, useKey, unwrap, type ApiKey, type Scope } from "../api/client";
+import { api, setApiKey, unwrap, type ApiKey, type Scope } from "../api/client";
 
 const STORAGE = "wren.apiKey";
 
@@ -22,11 +22,11 @@ export function hasScope(scope: Scope): boolean {
 
 /** Checks a key with the API and keeps it for this tab; throws the API's problem when it is refused. */
 export async function signIn(key: string): Promise<void> {
-  useKey(key);
+  setApiKey(key);
   try {
     currentKey.value = await unwrap(api.GET("/api/v1/keys/current"));
   } catch (error) {
-    useKey(null);
+    setApiKey(null);
     throw error;
   }
   sessionStorage.setItem(STORAGE, key);
@@ -48,6 +48,6 @@ export async function resume(): Promise<boolean> {
 /** Forgets the key and everything read with it. */
 export function signOut(): void {
   sessionStorage.removeItem(STORAGE);
-  useKey(null);
+  setApiKey(null);
   location.replace("/dashboard/");
 }
