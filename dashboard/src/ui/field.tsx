@@ -181,6 +181,47 @@ export function Field({
   );
 }
 
+/** A Field for a whole number from `min` to `max`: the browser checks the bounds before the API does. */
+export function WholeNumberField({
+  form,
+  field,
+  label,
+  hint,
+  min,
+  max,
+  required = true,
+  value,
+  onValue,
+}: {
+  form: ApiForm;
+  field: string;
+  label: string;
+  hint?: ComponentChildren;
+  min: number;
+  max: number;
+  required?: boolean;
+  value: string;
+  onValue: (value: string) => void;
+}) {
+  return (
+    <Field form={form} field={field} label={label} hint={hint}>
+      {(props) => (
+        <input
+          {...props}
+          type="number"
+          inputMode="numeric"
+          required={required}
+          min={min}
+          max={max}
+          step={1}
+          value={value}
+          onInput={(e) => onValue(valueOf(e))}
+        />
+      )}
+    </Field>
+  );
+}
+
 /** The refusal no drawn field is named by (a 409, a 403, no server); `lead` says what failed. */
 export function FormProblem({ form, lead }: { form: ApiForm; lead?: string }) {
   const { issue } = form;

@@ -7,7 +7,7 @@ import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, unwrap, type Goal, type Schemas } from "../../api/client";
 import type { AlertRule } from "./describe";
 import { DestinationsFieldset, newDestination, type DestinationDraft } from "./destinations";
-import { Field, FormProblem, useApiForm, valueOf } from "../../ui/field";
+import { Field, FormProblem, useApiForm, valueOf, WholeNumberField } from "../../ui/field";
 import { isSmokeTest } from "../goals/kinds";
 import { GoalField } from "./goal-field";
 
@@ -132,11 +132,7 @@ export function AlertRuleForm({
           <>
             <Field form={form} field="metric" label="Metric">
               {(props) => (
-                <select
-                  {...props}
-                  value={draft.metric}
-                  onChange={(e) => set({ metric: valueOf(e) as Metric })}
-                >
+                <select {...props} value={draft.metric} onChange={(e) => set({ metric: valueOf(e) as Metric })}>
                   <option value="pageviews">Pageviews</option>
                   <option value="visitors">Visitors</option>
                   <option value="goal">Goal conversions</option>
@@ -153,100 +149,57 @@ export function AlertRuleForm({
               hint="Below fires when the figure is less than the threshold; above, when it is more."
             >
               {(props) => (
-                <select
-                  {...props}
-                  value={draft.condition}
-                  onChange={(e) => set({ condition: valueOf(e) as Condition })}
-                >
+                <select {...props} value={draft.condition} onChange={(e) => set({ condition: valueOf(e) as Condition })}>
                   <option value="below">Below</option>
                   <option value="above">Above</option>
                 </select>
               )}
             </Field>
-            <Field form={form} field="threshold" label="Threshold" hint={thresholdHint(k, smoke)}>
-              {(props) => (
-                <input
-                  {...props}
-                  type="number"
-                  inputMode="numeric"
-                  required
-                  min={0}
-                  max={1_000_000_000}
-                  step={1}
-                  value={draft.threshold}
-                  onInput={(e) => set({ threshold: valueOf(e) })}
-                />
-              )}
-            </Field>
-            <Field
+            <WholeNumberField
+              form={form}
+              field="threshold"
+              label="Threshold"
+              hint={thresholdHint(k, smoke)}
+              min={0}
+              max={1_000_000_000}
+              value={draft.threshold}
+              onValue={(value) => set({ threshold: value })}
+            />
+            <WholeNumberField
               form={form}
               field="window_hours"
               label="Window (hours)"
               hint="The trailing closed hours the figure covers, 1–168."
-            >
-              {(props) => (
-                <input
-                  {...props}
-                  type="number"
-                  inputMode="numeric"
-                  required
-                  min={1}
-                  max={168}
-                  step={1}
-                  value={draft.windowHours}
-                  onInput={(e) => set({ windowHours: valueOf(e) })}
-                />
-              )}
-            </Field>
-            <Field
+              min={1}
+              max={168}
+              value={draft.windowHours}
+              onValue={(value) => set({ windowHours: value })}
+            />
+            <WholeNumberField
               form={form}
               field="for_minutes"
               label="For (minutes)"
               hint="How long the condition must hold before the rule fires, 0–10,080. Hourly rules move on hour boundaries."
-            >
-              {(props) => (
-                <input
-                  {...props}
-                  type="number"
-                  inputMode="numeric"
-                  required
-                  min={0}
-                  max={10_080}
-                  step={1}
-                  value={draft.forMinutes}
-                  onInput={(e) => set({ forMinutes: valueOf(e) })}
-                />
-              )}
-            </Field>
+              min={0}
+              max={10_080}
+              value={draft.forMinutes}
+              onValue={(value) => set({ forMinutes: value })}
+            />
           </>
         ) : (
-          <Field
+          <WholeNumberField
             form={form}
             field="within_minutes"
             label="Within (minutes)"
             hint="How long after a deployment its smoke-test conversion may take, 1–1,440. Fires for a deployment without one."
-          >
-            {(props) => (
-              <input
-                {...props}
-                type="number"
-                inputMode="numeric"
-                required
-                min={1}
-                max={1440}
-                step={1}
-                value={draft.withinMinutes}
-                onInput={(e) => set({ withinMinutes: valueOf(e) })}
-              />
-            )}
-          </Field>
+            min={1}
+            max={1440}
+            value={draft.withinMinutes}
+            onValue={(value) => set({ withinMinutes: value })}
+          />
         )}
       </div>
-      <DestinationsFieldset
-        form={form}
-        rows={draft.destinations}
-        onChange={(destinations) => set({ destinations })}
-      />
+      <DestinationsFieldset form={form} rows={draft.destinations} onChange={(destinations) => set({ destinations })} />
       <div class="row">
         <button type="submit" class="primary" disabled={form.busy}>
           {form.busy ? "Creating…" : "Create rule"}

@@ -3,7 +3,7 @@
  * the figure each was decided on and every delivery of its notification, attempt by attempt;
  * then its latest test notifications.
  */
-import { useLayoutEffect, useRef } from "preact/hooks";
+import { DetailPanel } from "../../ui/panel";
 import { api, unwrap, type Schemas } from "../../api/client";
 import { useLoad } from "../../state/load";
 import type { AlertRule } from "./describe";
@@ -171,25 +171,18 @@ export function AlertHistoryPanel({
   onClose: () => void;
 }) {
   const load = useLoad(() => unwrap(api.GET("/api/v1/alerts/{id}/history", { params: { path: { id: rule.id } } })), [rule.id]);
-  const heading = useRef<HTMLHeadingElement>(null);
-  useLayoutEffect(() => heading.current?.focus(), [rule.id]);
   // A destination replaced since keeps its id in the history; only the current ones have a URL here.
   const urlOf = (id: string) => rule.destinations.find((d) => d.id === id)?.url ?? id;
   return (
-    <section id="alert-history" class="alert-history" aria-labelledby="alert-history-title">
-      <div class="screen-head">
-        <h2 id="alert-history-title" tabIndex={-1} ref={heading}>
-          History: {summary}
-        </h2>
-        <div class="row">
-          <button type="button" onClick={load.reload}>
-            Refresh
-          </button>
-          <button type="button" onClick={onClose}>
-            Close history
-          </button>
-        </div>
-      </div>
+    <DetailPanel
+      id="alert-history"
+      class="alert-history"
+      title={`History: ${summary}`}
+      subject={rule.id}
+      closeLabel="Close history"
+      onRefresh={load.reload}
+      onClose={onClose}
+    >
       <Loaded load={load} what="the rule's history">
         {(history) => (
           <>
@@ -199,6 +192,6 @@ export function AlertHistoryPanel({
           </>
         )}
       </Loaded>
-    </section>
+    </DetailPanel>
   );
 }

@@ -5,7 +5,7 @@
  */
 import { useState } from "preact/hooks";
 import { api, unwrap, type Goal } from "../../api/client";
-import { Field, focusField, FormProblem, useApiForm, valueOf } from "../../ui/field";
+import { Field, focusField, FormProblem, useApiForm, valueOf, WholeNumberField } from "../../ui/field";
 import { GOAL_KINDS, SMOKE_TEST, type GoalKind } from "./kinds";
 
 const FORM = "new-goal";
@@ -93,21 +93,16 @@ export function GoalForm({
         )}
       </Field>
       {spec.threshold && (
-        <Field form={form} field="threshold" label="Threshold" hint={spec.threshold.hint}>
-          {(props) => (
-            <input
-              {...props}
-              type="number"
-              required
-              min={1}
-              max={spec.threshold!.max}
-              step={1}
-              inputMode="numeric"
-              value={threshold}
-              onInput={(e) => setThreshold(valueOf(e))}
-            />
-          )}
-        </Field>
+        <WholeNumberField
+          form={form}
+          field="threshold"
+          label="Threshold"
+          hint={spec.threshold.hint}
+          min={1}
+          max={spec.threshold.max}
+          value={threshold}
+          onValue={setThreshold}
+        />
       )}
       <Field
         form={form}

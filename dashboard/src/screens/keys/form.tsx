@@ -6,7 +6,17 @@
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, unwrap, type Scope, type Schemas } from "../../api/client";
 import { sites } from "../../state/sites";
-import { Field, FieldProblem, FormProblem, controlProps, useApiForm, valueOf, type ApiForm, type FieldIssue } from "../../ui/field";
+import {
+  Field,
+  FieldProblem,
+  FormProblem,
+  controlProps,
+  useApiForm,
+  valueOf,
+  type ApiForm,
+  type FieldIssue,
+  WholeNumberField,
+} from "../../ui/field";
 import { SCOPES, SCOPE_HELP } from "./scopes";
 
 export type NewApiKey = Schemas["NewApiKey"];
@@ -149,7 +159,13 @@ export function KeyForm({ onCreated, onCancel }: { onCreated: (key: NewApiKey) =
   const form = useApiForm({
     id: "key-new",
     // An admin key's sites are not asked for (it reaches every site).
-    fields: ["name", "scopes", ...(draft.scopes.includes("admin") ? [] : ["sites"]), "rate_limit.requests", "rate_limit.per_seconds"],
+    fields: [
+      "name",
+      "scopes",
+      ...(draft.scopes.includes("admin") ? [] : ["sites"]),
+      "rate_limit.requests",
+      "rate_limit.per_seconds",
+    ],
     check: () => draftIssue(draft),
     send: () => unwrap(api.POST("/api/v1/keys", { body: keyBody(draft) })),
     done: onCreated,
@@ -181,34 +197,26 @@ export function KeyForm({ onCreated, onCancel }: { onCreated: (key: NewApiKey) =
         <legend>Rate limit (optional)</legend>
         <p class="hint">Leave both empty for the server's default (WREN_RATE_LIMIT, 600 requests per 60 s unless changed).</p>
         <div class="row">
-          <Field form={form} field="rate_limit.requests" label="Requests">
-            {(props) => (
-              <input
-                {...props}
-                type="number"
-                inputMode="numeric"
-                min={1}
-                max={1_000_000}
-                step={1}
-                value={draft.requests}
-                onInput={(e) => set({ requests: valueOf(e) })}
-              />
-            )}
-          </Field>
-          <Field form={form} field="rate_limit.per_seconds" label="Per (seconds)">
-            {(props) => (
-              <input
-                {...props}
-                type="number"
-                inputMode="numeric"
-                min={1}
-                max={86_400}
-                step={1}
-                value={draft.perSeconds}
-                onInput={(e) => set({ perSeconds: valueOf(e) })}
-              />
-            )}
-          </Field>
+          <WholeNumberField
+            form={form}
+            field="rate_limit.requests"
+            label="Requests"
+            min={1}
+            max={1_000_000}
+            required={false}
+            value={draft.requests}
+            onValue={(value) => set({ requests: value })}
+          />
+          <WholeNumberField
+            form={form}
+            field="rate_limit.per_seconds"
+            label="Per (seconds)"
+            min={1}
+            max={86_400}
+            required={false}
+            value={draft.perSeconds}
+            onValue={(value) => set({ perSeconds: value })}
+          />
         </div>
       </fieldset>
       <div class="row">

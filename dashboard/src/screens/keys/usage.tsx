@@ -2,7 +2,8 @@
  * A key's call counters (GET /api/v1/keys/{id}/usage?days=30): calls per UTC day, summed over
  * routes, as a chart and as a table of the same numbers; and the calls per route.
  */
-import { useLayoutEffect, useMemo, useRef } from "preact/hooks";
+import { useMemo } from "preact/hooks";
+import { DetailPanel } from "../../ui/panel";
 import { api, unwrap, type ApiKey, type Schemas } from "../../api/client";
 import { useLoad } from "../../state/load";
 import { TimeChart, type ChartMarker, type ChartSeries } from "../../ui/chart";
@@ -116,26 +117,19 @@ export function KeyUsagePanel({ apiKey, onClose }: { apiKey: ApiKey; onClose: ()
     () => unwrap(api.GET("/api/v1/keys/{id}/usage", { params: { path: { id: apiKey.id }, query: { days: DAYS } } })),
     [apiKey.id],
   );
-  const heading = useRef<HTMLHeadingElement>(null);
-  useLayoutEffect(() => heading.current?.focus(), [apiKey.id]);
   return (
-    <section id="key-usage" class="key-usage" aria-labelledby="key-usage-title">
-      <div class="screen-head">
-        <h2 id="key-usage-title" tabIndex={-1} ref={heading}>
-          Calls of {apiKey.name}
-        </h2>
-        <div class="row">
-          <button type="button" onClick={load.reload}>
-            Refresh
-          </button>
-          <button type="button" onClick={onClose}>
-            Close usage
-          </button>
-        </div>
-      </div>
+    <DetailPanel
+      id="key-usage"
+      class="key-usage"
+      title={`Calls of ${apiKey.name}`}
+      subject={apiKey.id}
+      closeLabel="Close usage"
+      onRefresh={load.reload}
+      onClose={onClose}
+    >
       <Loaded load={load} what="the key's calls">
         {(data) => <UsageView name={apiKey.name} usage={data.usage} />}
       </Loaded>
-    </section>
+    </DetailPanel>
   );
 }
