@@ -4,7 +4,7 @@
  * null value: never a number), the window, the marker of a deployment rule, and links to the
  * Overview. The `slack` format is a Slack incoming-webhook message saying the same in words.
  */
-import type { AlertRule } from "../domain/alert-rules";
+import { ruleSettings, type AlertRule, type RuleSettings } from "../domain/alert-rules";
 import { storedFigure, type Figure } from "../reports/figures";
 import type { AlertState } from "../lib/schema";
 import type { Marker } from "./figures";
@@ -16,18 +16,7 @@ export interface Notification {
   type: NotificationType;
   timestamp: string;
   data: {
-    rule: {
-      id: string;
-      site: string;
-      kind: AlertRule["kind"];
-      metric: AlertRule["metric"];
-      goal_id: string | null;
-      condition: AlertRule["condition"];
-      threshold: number | null;
-      window_hours: number | null;
-      for_minutes: number;
-      within_minutes: number | null;
-    };
+    rule: RuleSettings;
     state: { from: AlertState; to: AlertState; at: string } | null;
     figure: Figure;
     window: { start: string; end: string };
@@ -53,18 +42,7 @@ export function notification(
     type,
     timestamp: iso(at),
     data: {
-      rule: {
-        id: rule.id,
-        site: rule.siteId,
-        kind: rule.kind,
-        metric: rule.metric,
-        goal_id: rule.goalId,
-        condition: rule.condition,
-        threshold: rule.threshold,
-        window_hours: rule.windowHours,
-        for_minutes: rule.forMinutes,
-        within_minutes: rule.withinMinutes,
-      },
+      rule: ruleSettings(rule),
       state,
       // A suppressed figure is carried as such, never with a value.
       figure: storedFigure(figure.value, figure.qualifier),

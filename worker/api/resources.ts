@@ -7,7 +7,7 @@ import type { ApiKeyRow } from "../domain/apikeys";
 import type { GoalRow } from "../domain/goals";
 import type { SiteRow, SiteVerification } from "../domain/sites";
 import { snippetFor } from "../domain/snippet";
-import type { AlertRule } from "../domain/alert-rules";
+import { ruleSettings, type AlertRule } from "../domain/alert-rules";
 import type { Notification } from "../alerts/payload";
 import { ALERT_CONDITIONS, ALERT_KINDS, ALERT_METRICS, ALERT_STATES, DEPLOYMENT_SOURCES, DESTINATION_FORMATS, GOAL_KINDS, OUTBOX_STATUSES } from "../lib/schema";
 import { storedFigure } from "../reports/figures";
@@ -237,18 +237,22 @@ export const ignoredDeliveryResource = z
 
 const alertFigure = figureSchema.meta({ description: "A figure as reports show it: a suppressed one has a null value." });
 
-export const alertRuleResource = z
-  .object({
-    id: z.string().meta({ example: "alr_Q2mZbT1vEk3J9x0a" }),
-    site: z.string(),
-    kind: z.enum(ALERT_KINDS),
-    metric: z.enum(ALERT_METRICS).nullable(),
-    goal_id: z.string().nullable(),
-    condition: z.enum(ALERT_CONDITIONS).nullable(),
-    threshold: z.number().int().nullable(),
-    window_hours: z.number().int().nullable(),
-    for_minutes: z.number().int(),
-    within_minutes: z.number().int().nullable(),
+/** A rule's settings: in the rule resource and, as they were, in each notification. */
+const alertRuleSettings = z.object({
+  id: z.string().meta({ example: "alr_Q2mZbT1vEk3J9x0a" }),
+  site: z.string(),
+  kind: z.enum(ALERT_KINDS),
+  metric: z.enum(ALERT_METRICS).nullable(),
+  goal_id: z.string().nullable(),
+  condition: z.enum(ALERT_CONDITIONS).nullable(),
+  threshold: z.number().int().nullable(),
+  window_hours: z.number().int().nullable(),
+  for_minutes: z.number().int(),
+  within_minutes: z.number().int().nullable(),
+});
+
+export const alertRuleResource = alertRuleSettings
+  .extend({
     enabled: z.boolean(),
     destinations: z.array(
       z.object({
@@ -274,16 +278,7 @@ export const alertRuleResource = z
 export function toAlertRule(rule: AlertRule, secrets?: Map<string, string>): z.infer<typeof alertRuleResource> {
   const figure = rule.lastQualifier === null ? null : storedFigure(rule.lastValue, rule.lastQualifier);
   return {
-    id: rule.id,
-    site: rule.siteId,
-    kind: rule.kind,
-    metric: rule.metric,
-    goal_id: rule.goalId,
-    condition: rule.condition,
-    threshold: rule.threshold,
-    window_hours: rule.windowHours,
-    for_minutes: rule.forMinutes,
-    within_minutes: rule.withinMinutes,
+    ...ruleSettings(rule),
     enabled: rule.enabled,
     destinations: rule.destinations.map((d) => ({ id: d.id, url: d.url, format: d.format, ...(secrets?.has(d.id) ? { secret: secrets.get(d.id)! } : {}) })),
     state: {
@@ -348,20 +343,7 @@ export const alertNotificationResource = z
     }),
     timestamp: timestamp.meta({ description: "When the notification was made: the evaluation that saw the transition, or the test request." }),
     data: z.object({
-      rule: z
-        .object({
-          id: z.string(),
-          site: z.string(),
-          kind: z.enum(ALERT_KINDS),
-          metric: z.enum(ALERT_METRICS).nullable(),
-          goal_id: z.string().nullable(),
-          condition: z.enum(ALERT_CONDITIONS).nullable(),
-          threshold: z.number().int().nullable(),
-          window_hours: z.number().int().nullable(),
-          for_minutes: z.number().int(),
-          within_minutes: z.number().int().nullable(),
-        })
-        .meta({ description: "The rule's settings when the notification was made." }),
+      rule: alertRuleSettings.meta({ description: "The rule's settings when the notification was made." }),
       state: z
         .object({ from: z.enum(ALERT_STATES), to: z.enum(ALERT_STATES), at: timestamp })
         .nullable()

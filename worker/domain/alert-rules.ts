@@ -95,6 +95,35 @@ export interface AlertRule {
   destinations: Destination[];
 }
 
+/** A rule's settings as the API and its notifications name them (snake_case, the site as `site`). */
+export interface RuleSettings {
+  id: string;
+  site: string;
+  kind: AlertKind;
+  metric: AlertMetric | null;
+  goal_id: string | null;
+  condition: AlertCondition | null;
+  threshold: number | null;
+  window_hours: number | null;
+  for_minutes: number;
+  within_minutes: number | null;
+}
+
+export function ruleSettings(rule: AlertRule): RuleSettings {
+  return {
+    id: rule.id,
+    site: rule.siteId,
+    kind: rule.kind,
+    metric: rule.metric,
+    goal_id: rule.goalId,
+    condition: rule.condition,
+    threshold: rule.threshold,
+    window_hours: rule.windowHours,
+    for_minutes: rule.forMinutes,
+    within_minutes: rule.withinMinutes,
+  };
+}
+
 /** Where the rule's settings break a rule above: a 422 naming the field. */
 function invalid(field: string, message: string): HttpProblem {
   return new HttpProblem(422, `${field}: ${message}`, { field });
