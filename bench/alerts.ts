@@ -34,7 +34,7 @@ import { DEFAULT_K } from "../worker/reports/privacy";
 import { publishStatement } from "../worker/reports/publication";
 import { PUBLISH_GRACE_MS } from "../worker/reports/publisher";
 import { catchUp } from "../worker/reports/rollup";
-import { prng, zipf } from "./reports";
+import { HOUR_WEIGHTS, prng, zipf } from "./reports";
 
 const SITES = 100;
 const RULES = 1_000;
@@ -47,8 +47,6 @@ const PER_RULE_PASSES = 3;
 const EVENTS_PER_TRANSACTION = 100_000;
 const HOUR = 3_600_000;
 
-/** More traffic by day than by night (UTC hours; the sites' zones shift it). */
-const HOUR_WEIGHTS = [1, 1, 1, 1, 1, 2, 3, 5, 7, 8, 8, 8, 8, 8, 8, 8, 8, 7, 7, 6, 5, 4, 3, 2];
 
 const siteId = (i: number) => `site_bench${String(i).padStart(3, "0")}`;
 const goalId = (i: number, g: number) => `goal_bench${String(i).padStart(3, "0")}_${GOALS[g]}`;

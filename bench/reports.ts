@@ -76,8 +76,8 @@ export function zipf(random: () => number, n: number): () => number {
   };
 }
 
-/** More traffic by day than by night. */
-const HOUR_WEIGHTS = [1, 1, 1, 1, 1, 2, 3, 5, 7, 8, 8, 8, 8, 8, 8, 8, 8, 7, 7, 6, 5, 4, 3, 2];
+/** More traffic by day than by night (UTC hours; the alerts bench draws its sites' traffic from it too). */
+export const HOUR_WEIGHTS = [1, 1, 1, 1, 1, 2, 3, 5, 7, 8, 8, 8, 8, 8, 8, 8, 8, 7, 7, 6, 5, 4, 3, 2];
 
 const VITAL_SCALE: Record<string, number> = { LCP: 2000, INP: 150, CLS: 0.06, FCP: 1400, TTFB: 500 };
 
