@@ -95,6 +95,8 @@ const apiWorker :Workerd.Worker = (
     # Starts the alert scheduler and queues test notifications' sending (worker/alerts/).
     (name = "ALERTS", durableObjectNamespace = (className = "AlertScheduler", serviceName = "alerts")),
     (name = "WREN_WEBHOOK_ALLOW", fromEnvironment = "WREN_WEBHOOK_ALLOW"),
+    # This start's id, made by `wren start` and shown by /healthz (cli/commands/start.ts).
+    (name = "WREN_INSTANCE", fromEnvironment = "WREN_INSTANCE"),
   ],
   durableObjectNamespaces = [
     (className = "RateLimiter", uniqueKey = "wren-rate-limiter-v1"),

@@ -5,8 +5,9 @@
  * or an operator's `cp` left behind, and sets the process umask so that what the engine and
  * workerd create from now on (WAL files, Durable Object folders) is private from the start.
  */
-import { chmodSync, lstatSync, mkdirSync, readdirSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { CliError } from "./output";
 
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
@@ -28,4 +29,37 @@ export function secureDataFolder(dir: string): void {
   process.umask(0o077);
   mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   tighten(dir);
+}
+
+const READ_ONLY_CODES = new Set(["EROFS", "EACCES", "EPERM"]);
+
+/**
+ * Refuses to start on a data folder (or database file) Wren cannot write: it would start, answer
+ * reads, and fail every write with a storage fault. Tried for real (a file created and removed,
+ * the database opened for writing), since permission bits say nothing to root or on a read-only mount.
+ */
+export function requireWritableDataFolder(dir: string, databaseFile: string): void {
+  const refuse = (what: string, error: NodeJS.ErrnoException): never => {
+    throw new CliError(
+      `${what} is read-only (${error.code}): Wren keeps its database and state there and must write them. ` +
+        "Make it writable, or point WREN_DATA at a writable folder.",
+    );
+  };
+  const probe = join(dir, `.write-check-${process.pid}`);
+  try {
+    mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+    closeSync(openSync(probe, "wx", PRIVATE_FILE_MODE));
+    rmSync(probe);
+  } catch (error) {
+    if (READ_ONLY_CODES.has((error as NodeJS.ErrnoException).code ?? "")) refuse(`the data folder ${dir}`, error as NodeJS.ErrnoException);
+    throw error;
+  }
+  if (existsSync(databaseFile)) {
+    try {
+      closeSync(openSync(databaseFile, "r+"));
+    } catch (error) {
+      if (READ_ONLY_CODES.has((error as NodeJS.ErrnoException).code ?? "")) refuse(`the database file ${databaseFile}`, error as NodeJS.ErrnoException);
+      throw error;
+    }
+  }
 }

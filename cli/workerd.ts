@@ -24,6 +24,8 @@ export interface WorkerdOptions {
   databaseUrl: string;
   databaseToken: string | undefined;
   secret: string;
+  /** This start's id, for /healthz (the supervisor probes only its own child). */
+  instance: string;
 }
 
 /** `host:port` of an http(s) URL, with the scheme's default port filled in. */
@@ -183,7 +185,7 @@ export interface WorkerdProcesses {
   api: ChildProcess;
 }
 
-export async function spawnWorkerd({ settings, databaseUrl, databaseToken, secret }: WorkerdOptions): Promise<WorkerdProcesses> {
+export async function spawnWorkerd({ settings, databaseUrl, databaseToken, secret, instance }: WorkerdOptions): Promise<WorkerdProcesses> {
   const k = kAnonymitySetting(process.env.WREN_K_ANONYMITY);
   const publishInterval = publishIntervalSetting(process.env.WREN_PUBLISH_INTERVAL);
   const retention = retentionSetting(process.env.WREN_RAW_RETENTION_DAYS);
@@ -202,11 +204,16 @@ export async function spawnWorkerd({ settings, databaseUrl, databaseToken, secre
   const options = {
     cwd: ROOT,
     stdio: ["ignore", "inherit", "inherit"] as ["ignore", "inherit", "inherit"],
+    // A process group of their own: Ctrl-C on a terminal signals the whole foreground group, and
+    // workerd dying on it before `wren start` heard the signal read as a crash. The supervisor
+    // stops them in order instead, and the reaper if the supervisor itself is killed.
+    detached: true,
     env: {
       PATH: process.env.PATH,
       LIBSQL_URL: url.toString(),
       LIBSQL_AUTH_TOKEN: databaseToken ?? "",
       WREN_SECRET: secret,
+      WREN_INSTANCE: instance,
       ...(process.env.WREN_RATE_LIMIT ? { WREN_RATE_LIMIT: process.env.WREN_RATE_LIMIT } : {}),
       // Always set: snippets take the public URL from here, never from a request's Host.
       WREN_PUBLIC_URL: settings.publicUrl,

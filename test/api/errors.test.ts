@@ -50,6 +50,14 @@ describe("bad input changes nothing", () => {
     { name: "body just under the front door's bound", method: "POST", path: () => "/api/v1/sites", body: JSON.stringify({ name: "x", pad: "p".repeat(1_900_000) }), headers: json, status: 413, field: "body" },
     // Refused by the front door itself.
     { name: "body over the front door's bound", method: "POST", path: () => "/api/v1/sites", body: JSON.stringify({ name: "x", pad: "p".repeat(2_200_000) }), headers: json, status: 413, field: "body" },
+    // Text the database cannot keep as sent (a lone surrogate, NUL) is refused before any write.
+    { name: "site name with a lone surrogate", method: "POST", path: () => "/api/v1/sites", body: '{"name":"x\\ud800y","domain":"lone.example"}', headers: json, status: 422, field: "name" },
+    { name: "goal name with a lone surrogate", method: "POST", path: () => `/api/v1/sites/${siteId}/goals`, body: '{"name":"\\udc00","kind":"page","match":"/x"}', headers: json, status: 422, field: "name" },
+    { name: "key name with a lone surrogate", method: "POST", path: () => "/api/v1/keys", body: '{"name":"k\\ud83d","scopes":["read:reports"]}', headers: json, status: 422, field: "name" },
+    { name: "site rename with NUL", method: "PATCH", path: () => `/api/v1/sites/${siteId}`, body: '{"name":"a\\u0000b"}', headers: json, status: 422, field: "name" },
+    { name: "event id with NUL", method: "POST", path: () => "/api/v1/events", body: '{"site":"SITE","goal_id":"goal_x","id":"order\\u00001"}', headers: json, status: 422, field: "id" },
+    { name: "batched event name with a lone surrogate", method: "POST", path: () => "/api/v1/events", body: '{"site":"SITE","events":[{"name":"ok"},{"name":"\\ud800"}]}', headers: json, status: 422, field: "events.1.name" },
+    { name: "query value with NUL", method: "GET", path: () => `/api/v1/deployments?site=${siteId}%00`, body: "", status: 400, field: "site" },
     { name: "PATCH with unknown field", method: "PATCH", path: () => `/api/v1/sites/${siteId}`, body: '{"name":"ok","allowlist":["evil.example"]}', headers: json, status: 422, field: "allowlist" },
   ];
 
@@ -57,7 +65,7 @@ describe("bad input changes nothing", () => {
     it(`${c.name} → ${c.status} naming "${c.field}", nothing written`, async () => {
       const before = await counts();
       const headers = Object.fromEntries(Object.entries(c.headers ?? {}).filter(([, v]) => v !== ""));
-      const body = c.name === "not UTF-8" ? new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]) : c.body;
+      const body = c.name === "not UTF-8" ? new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]) : c.method === "GET" ? undefined : c.body.replace("SITE", siteId);
       const response = await fetch(`${f.stack.url}${c.path()}`, {
         method: c.method,
         headers: { authorization: `Bearer ${f.stack.adminKey}`, ...headers },

@@ -39,6 +39,8 @@ export interface StartOptions {
   timeoutMs?: number;
   /** Start in a process group of its own, so a test can signal the group as a terminal does. */
   processGroup?: boolean;
+  /** Runs `node bin/wren.js start` through another command (a namespace with a small disk): the command and its arguments. */
+  launch?: (node: string, args: string[]) => [command: string, args: string[]];
 }
 
 export function runWren(args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<CliResult> {
@@ -76,7 +78,8 @@ export async function startStack(options: StartOptions = {}): Promise<Stack> {
     WREN_PUBLISH_INTERVAL: "1",
     ...options.env,
   };
-  const child = spawn(process.execPath, [WREN, "start"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: options.processGroup ?? false });
+  const [command, args] = options.launch?.(process.execPath, [WREN, "start"]) ?? [process.execPath, [WREN, "start"]];
+  const child = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: options.processGroup ?? false });
   let output = "";
   child.stdout!.on("data", (c) => (output += c));
   child.stderr!.on("data", (c) => (output += c));

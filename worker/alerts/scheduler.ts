@@ -11,7 +11,7 @@
  * again at once with the same webhook-id.
  */
 import { DurableObject } from "cloudflare:workers";
-import { libsqlClient } from "../lib/libsql";
+import { BACKGROUND_DEADLINE_MS, libsqlClient } from "../lib/libsql";
 import { randomToken } from "../lib/crypto";
 import { parseWebhookAllow } from "../lib/webhook-allow";
 import { kAnonymity } from "../reports/privacy";
@@ -50,7 +50,7 @@ export class AlertScheduler extends DurableObject<AlertsEnv> {
 
   override async alarm(): Promise<void> {
     const interval = alertIntervalMs(this.env.WREN_ALERT_INTERVAL);
-    const client = libsqlClient(this.env);
+    const client = libsqlClient(this.env, BACKGROUND_DEADLINE_MS);
     const holder = await this.boxId();
     this.queued = false;
     let next = Date.now() + interval;

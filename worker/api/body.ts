@@ -4,7 +4,7 @@
  * 415 wrong content type, 413 too large, 400 not JSON, 422 a field is invalid.
  */
 import type { z } from "zod";
-import { parseJson, readBoundedText } from "../lib/body";
+import { parseJson, readBoundedText, unstorableTextAt } from "../lib/body";
 import { describeIssue } from "../lib/issues";
 import { HttpProblem } from "../lib/problem";
 
@@ -19,6 +19,11 @@ export async function readJson(request: Request, maxBytes = DEFAULT_BODY_LIMIT):
 }
 
 export function validate<S extends z.ZodType>(schema: S, value: unknown, where: "body" | "query" | "path"): z.output<S> {
+  // Bodies were checked as they were parsed; a query or path can carry NUL too (`%00`).
+  const unstorable = where === "body" ? null : unstorableTextAt(value);
+  if (unstorable !== null) {
+    throw new HttpProblem(400, `${unstorable}: must be text without NUL characters`, { field: unstorable });
+  }
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const { field, message } = describeIssue(result.error, value);

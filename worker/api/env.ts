@@ -22,6 +22,8 @@ export interface ApiEnv extends DatabaseBindings, PublisherEnv {
   ALERTS?: DurableObjectNamespace<AlertScheduler>;
   /** Destinations beyond public addresses (lib/webhook-allow.ts), checked when a rule is made. */
   WREN_WEBHOOK_ALLOW?: string | null;
+  /** This start's id (`wren start` makes one each time), shown by /healthz so the supervisor probes its own child. */
+  WREN_INSTANCE?: string | null;
   /** The built dashboard (a `disk` service); absent when the dashboard is served elsewhere. */
   DASHBOARD?: Fetcher;
 }

@@ -14,7 +14,7 @@ import type { IRequest } from "itty-router";
 import type { Caller } from "../domain/access";
 import { database, type Database } from "../lib/db";
 import { errorResponse } from "../lib/errors";
-import { HttpProblem, problem } from "../lib/problem";
+import { problem } from "../lib/problem";
 import { publicUrl } from "../lib/public-url";
 import { authenticateKey, requireScope, requireSiteAccess } from "./auth";
 import { DEFAULT_BODY_LIMIT, readJson, validate } from "./body";
@@ -56,7 +56,7 @@ function runSignedRoute(spec: SignedRoute) {
       const delivery = await authenticateDelivery(request, env, db, String(params[spec.siteParam]), spec.bodyLimit);
       return renderReply(await spec.handle({ request, env, execution, db, params, delivery, baseUrl: publicUrl(env), ...replier }));
     } catch (error) {
-      return errorResponse(error);
+      return errorResponse(error, `${spec.method} ${spec.path}`);
     }
   };
 }
@@ -71,7 +71,7 @@ function runKeyRoute(spec: KeyRoute) {
     try {
       caller = await authenticate(request, db);
     } catch (error) {
-      return errorResponse(error);
+      return errorResponse(error, routeName);
     }
 
     let decision: RateDecision | undefined;
@@ -100,7 +100,7 @@ function runKeyRoute(spec: KeyRoute) {
         );
       }
     } catch (error) {
-      response = error instanceof HttpProblem ? error.toResponse() : errorResponse(error);
+      response = errorResponse(error, routeName);
     }
 
     const headers = new Headers(response.headers);

@@ -18,7 +18,9 @@
  */
 import type { InStatement, ResultSet } from "@libsql/client/web";
 import { libsqlClient } from "../lib/libsql";
-import { isDatabaseUnavailable } from "../lib/errors";
+import { describeError } from "../lib/errors";
+import { serverFault, type FaultKind, type ServerFault } from "../lib/faults";
+import { REQUEST_DEADLINE_MS } from "../lib/libsql";
 import type { CollectorWorkerEnv } from "./env";
 import { tokenVersionsStatement, writeStatements, type IngestRequest } from "./rows";
 import { EVENT_WINDOW_MS } from "./window";
@@ -33,7 +35,15 @@ export type IngestOutcome =
       /** Current token version per site asked for in `tokenSites` (absent: no such site). */
       tokenVersions: Record<string, number>;
     }
-  | { ok: false; reason: "unavailable" | "rejected"; detail: string };
+  | {
+      ok: false;
+      /** A server fault (503: retry), a refusal of these rows (422), or a bug (500). */
+      reason: FaultKind | "rejected" | "internal";
+      /** False only when the rows certainly did not commit: refused, or never sent. */
+      maybeStored: boolean;
+      fault?: ServerFault;
+      detail: string;
+    };
 
 type Turn = { kind: "done"; outcome: IngestOutcome } | { kind: "lead" };
 
@@ -46,8 +56,11 @@ interface Pending {
 
 /** Rows per transaction; more wait for the next flush. */
 const MAX_ROWS_PER_FLUSH = 4_000;
-/** The longest a request waits for its batch; then 503, and nothing was promised. */
-const MAX_WAIT_MS = 15_000;
+/**
+ * The longest a request waits for its batch; then 503, and nothing was promised. Longer than a
+ * commit's deadline (lib/libsql.ts), so that a waiter normally hears its batch's real outcome.
+ */
+const MAX_WAIT_MS = REQUEST_DEADLINE_MS + 5_000;
 
 /**
  * Flushes that may be in flight at once. The database commits one after the other anyway;
@@ -100,7 +113,7 @@ export async function ingest(env: CollectorWorkerEnv, ctx: ExecutionContext, req
   if (index >= 0) queue.splice(index, 1);
   for (const [number, startedAt] of inFlight) if (Date.now() - startedAt >= MAX_WAIT_MS) inFlight.delete(number);
   handOver();
-  return { ok: false, reason: "unavailable", detail: "timed out waiting for the database" };
+  return { ok: false, reason: "unavailable", maybeStored: true, detail: "timed out waiting for the database" };
 }
 
 /** Flushes `me` and what is queued behind it, in this request's context. */
@@ -126,7 +139,9 @@ function lead(env: CollectorWorkerEnv, ctx: ExecutionContext, me: Pending): Prom
     try {
       const outcomes = await flush(env, batch.map((p) => p.request));
       batch.forEach((p, i) => p !== me && p.settle({ kind: "done", outcome: outcomes[i]! }));
-      return outcomes[batch.indexOf(me)]!;
+      const mine = outcomes[batch.indexOf(me)]!;
+      if (!mine.ok && mine.fault) failQueued(mine);
+      return mine;
     } finally {
       inFlight.delete(number);
       handOver();
@@ -137,12 +152,24 @@ function lead(env: CollectorWorkerEnv, ctx: ExecutionContext, me: Pending): Prom
   return work;
 }
 
+/**
+ * The database just failed a commit for a server fault: the requests still queued would only
+ * wait a deadline each to fail the same way, so they fail now. They were never sent: nothing of
+ * theirs is stored, and their clients hear so at once instead of after a queue of deadlines.
+ */
+function failQueued(outcome: Extract<IngestOutcome, { ok: false }>): void {
+  for (const pending of queue.filter((p) => p.turn === null)) {
+    queue.splice(queue.indexOf(pending), 1);
+    pending.settle({ kind: "done", outcome: { ...outcome, maybeStored: false } });
+  }
+}
+
 /** Commits the requests' rows in one transaction; on a refusal, each request alone. */
 async function flush(env: CollectorWorkerEnv, requests: IngestRequest[]): Promise<IngestOutcome[]> {
   try {
     return await commit(env, requests);
   } catch (error) {
-    if (isDatabaseUnavailable(error) || requests.length === 1) return requests.map(() => failure(error));
+    if (serverFault(error) || requests.length === 1) return requests.map(() => failure(error));
     // Something in the batch was refused: find whose, so one bad request costs no one else.
     const outcomes: IngestOutcome[] = [];
     for (const request of requests) {
@@ -209,6 +236,18 @@ function success(storedKeys: string[], attachedKeys: string[], tokenVersions: Re
 }
 
 function failure(error: unknown): IngestOutcome {
-  const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return { ok: false, reason: isDatabaseUnavailable(error) ? "unavailable" : "rejected", detail };
+  const detail = describeError(error);
+  const fault = serverFault(error);
+  // A storage fault is a refused write: the transaction rolled back. Silence from the database
+  // is not: the commit may have landed after the deadline.
+  if (fault) return { ok: false, reason: fault.kind, fault, maybeStored: fault.kind === "unavailable", detail };
+  return { ok: false, reason: isConstraintRefusal(error) ? "rejected" : "internal", maybeStored: false, detail };
+}
+
+/** SQLite refused the rows themselves (a foreign key to a site or goal deleted meanwhile). */
+function isConstraintRefusal(error: unknown, depth = 0): boolean {
+  if (!(error instanceof Error) || depth > 5) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string" && code.startsWith("SQLITE_CONSTRAINT")) return true;
+  return isConstraintRefusal((error as { cause?: unknown }).cause, depth + 1);
 }

@@ -80,11 +80,50 @@ export function decodeUtf8(bytes: Uint8Array): string {
 
 export function parseJson(text: string): unknown {
   if (text.trim() === "") throw new HttpProblem(400, "The body is empty; send a JSON object.", { field: "body" });
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch {
     throw new HttpProblem(400, "The body is not valid JSON.", { field: "body" });
   }
+  const field = unstorableTextAt(value);
+  if (field !== null) {
+    throw new HttpProblem(422, `${field}: must be text without NUL characters or unpaired surrogates (\\ud800–\\udfff)`, { field });
+  }
+  return value;
+}
+
+/** A string the database cannot keep as sent: SQLite's text is UTF-8, and C APIs end it at NUL. */
+function unstorable(text: string): boolean {
+  // ES2024's isWellFormed (workerd and Node 22 have it; the project's lib is ES2023).
+  return !(text as string & { isWellFormed(): boolean }).isWellFormed() || text.includes("\0");
+}
+
+/**
+ * The dotted path (as zod names fields: `events.2.id`) of the first string, or object key, in
+ * a parsed body that the database would refuse or change: a lone surrogate (JSON's "\ud800"
+ * escapes allow one, UTF-8 has none, and the engine refuses it) or NUL (an id with one was
+ * stored cut short, then read back as another). Checked once here, for every JSON body, so no
+ * route can forget it; null when every string is fine.
+ */
+export function unstorableTextAt(value: unknown, path = ""): string | null {
+  const at = (key: string | number) => (path ? `${path}.${key}` : String(key));
+  if (typeof value === "string") return unstorable(value) ? path || "body" : null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = unstorableTextAt(value[i], at(i));
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  if (value !== null && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) {
+      if (unstorable(key)) return at(key.replace(/[\ud800-\udfff\0]/g, "\ufffd"));
+      const found = unstorableTextAt(item, at(key));
+      if (found !== null) return found;
+    }
+  }
+  return null;
 }
 
 /** True for the media type named, with or without parameters such as charset. */

@@ -10,8 +10,9 @@ export type Database = LibSQLDatabase<typeof schema> & { $client: Client };
 
 const databases = new WeakMap<Client, Database>();
 
-export function database(env: DatabaseBindings): Database {
-  const client = libsqlClient(env);
+/** `deadlineMs`: see lib/libsql.ts (a request's by default). */
+export function database(env: DatabaseBindings, deadlineMs?: number): Database {
+  const client = libsqlClient(env, deadlineMs);
   let db = databases.get(client);
   if (!db) {
     db = drizzle(client, { schema }) as Database;

@@ -6,6 +6,9 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { database } from "../lib/db";
+import { describeError } from "../lib/errors";
+import { noteStorageFault, serverFault } from "../lib/faults";
+import { BACKGROUND_DEADLINE_MS } from "../lib/libsql";
 import { behindAfterMs, publishIntervalMs, publishOnce, type PublisherEnv } from "./publisher";
 import { retentionDays } from "./retention";
 
@@ -15,11 +18,16 @@ export class Publisher extends DurableObject<PublisherEnv> {
     if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now());
   }
 
+  /** Writes to this object's storage, so that /healthz sees the Durable Object disk fail (full, read-only). */
+  async probeStorage(nowMs: number): Promise<void> {
+    await this.ctx.storage.put("health-probe", nowMs);
+  }
+
   override async alarm(): Promise<void> {
     const interval = publishIntervalMs(this.env.WREN_PUBLISH_INTERVAL);
     let next = Date.now() + interval;
     try {
-      const run = await publishOnce(database(this.env).$client, {
+      const run = await publishOnce(database(this.env, BACKGROUND_DEADLINE_MS).$client, {
         now: Date.now,
         retentionDays: retentionDays(this.env.WREN_RAW_RETENTION_DAYS),
       });
@@ -31,7 +39,9 @@ export class Publisher extends DurableObject<PublisherEnv> {
       }
     } catch (error) {
       // A lost database must not stop the schedule; the next run retries.
-      console.error("publisher run failed:", error instanceof Error ? error.message : String(error));
+      const fault = serverFault(error);
+      if (fault?.kind === "storage") noteStorageFault(fault, "the publisher");
+      else console.error("publisher run failed:", describeError(error));
     }
     await this.ctx.storage.setAlarm(next);
   }

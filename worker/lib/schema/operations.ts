@@ -167,3 +167,13 @@ export const leases = sqliteTable("leases", {
   holder: text("holder").notNull(),
   expiresAt: integer("expires_at").notNull(),
 });
+
+/**
+ * One row that `/healthz` rewrites (at most every few seconds) to prove the database can still
+ * write: a full disk or a read-only file fails this before it fails an acknowledged event.
+ */
+export const healthProbe = sqliteTable("health_probe", {
+  id: integer("id").primaryKey(),
+  /** When the probe last wrote, ms. */
+  checkedAt: integer("checked_at").notNull(),
+});
