@@ -48,6 +48,9 @@ describe("wren start", () => {
     expect(await health.json()).toEqual({
       status: "ok",
       database: "ok",
+      // The write probe passed; the id is this start's, which `wren start` waited for.
+      storage: "ok",
+      instance: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
       publisher: { status: "current", published_through: expect.any(String), lag_seconds: expect.any(Number) },
     });
 
