@@ -180,6 +180,7 @@ describe("crawlers, bounds and validation", () => {
       { name: "negative seconds", body: beaconOf(s, { type: "engagement", path: "/", seconds: -1, scroll: 10 }), status: 422, field: "events.0.seconds" },
       { name: "unknown metric", body: beaconOf(s, { type: "vital", path: "/", metric: "FID", value: 3 }), status: 422, field: "events.0.metric" },
       { name: "second event bad", body: beaconOf(s, { type: "pageview", path: "/" }, { type: "event", path: "/" }), status: 422, field: "events.1.name" },
+      { name: "lone surrogate", body: beaconOf(s, { type: "event", path: "/", name: "buy\udc00" }), status: 422, field: "events.0.name" },
     ];
     for (const c of cases) {
       const answer = await send(c.body, c.headers);

@@ -344,6 +344,9 @@ describe("malformed requests", () => {
       { name: "unknown goal in batch", body: { events: [{ goal_id: purchase }, { goal_id: otherGoal }] }, status: 422, field: "events.1.goal_id" },
       { name: "events and goal_id", body: { events: [{ goal_id: purchase }], goal_id: purchase }, status: 422, field: "goal_id" },
       { name: "over 256 KB", body: big, status: 413, field: "body" },
+      // Text the database cannot keep as sent: stored cut short at NUL, or refused by the engine.
+      { name: "id with NUL", body: { goal_id: purchase, id: "order\u00001" }, status: 422, field: "id" },
+      { name: "lone surrogate in batch", body: { events: [{ goal_id: purchase }, { goal_id: purchase, id: "x\ud800" }] }, status: 422, field: "events.1.id" },
     ];
     for (const c of cases) {
       const answer = await s2s(shop.token, c.body, c.headers);
