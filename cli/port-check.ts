@@ -90,6 +90,9 @@ function commandLine(pid: string): string {
 export function describeTakenPort(what: string, host: string, port: number): string {
   const holder = portHolder(port);
   const who = holder ? `process ${holder.pid} (${holder.command})` : "another process";
-  const hint = holder && /workerd|wren/.test(holder.command) ? ` It looks like an earlier Wren still running: stop it (kill ${holder.pid}).` : "";
+  const hint =
+    holder && /workerd|wren/.test(holder.command)
+      ? ` It looks like an earlier Wren still running: stop it (kill ${holder.pid}).`
+      : "";
   return `${what} (${host}:${port}) is already in use by ${who}.${hint} Choose another port or stop that process.`;
 }

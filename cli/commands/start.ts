@@ -41,7 +41,11 @@ async function waitForHealth(url: string, instance: string, exited: Promise<unkn
     if (answer?.instance === instance) return;
     await new Promise((r) => setTimeout(r, 150));
   }
-  throw new CliError(done ? "workerd exited during start-up (see its output above)" : `no healthy answer from ${url}/healthz within ${HEALTH_TIMEOUT_MS / 1000} s`);
+  throw new CliError(
+    done
+      ? "workerd exited during start-up (see its output above)"
+      : `no healthy answer from ${url}/healthz within ${HEALTH_TIMEOUT_MS / 1000} s`,
+  );
 }
 
 /** Refuses at once, naming the holder, when a port this start needs is taken. */
@@ -84,9 +88,18 @@ export async function startCommand(settings: Settings): Promise<void> {
     const databaseToken = settings.libsqlUrl ? settings.libsqlAuthToken : ensureDatabaseToken(settings);
     hrana = settings.libsqlUrl
       ? undefined
-      : await startHranaServer({ file: databaseFile(settings), host: "127.0.0.1", port: settings.dbPort, authToken: databaseToken });
+      : await startHranaServer({
+          file: databaseFile(settings),
+          host: "127.0.0.1",
+          port: settings.dbPort,
+          authToken: databaseToken,
+        });
     const databaseUrl = settings.libsqlUrl ?? hrana!.url;
-    log(hrana ? `libSQL server on ${hrana.url} (file ${databaseFile(settings)})` : `using the libSQL server at ${new URL(databaseUrl).host}`);
+    log(
+      hrana
+        ? `libSQL server on ${hrana.url} (file ${databaseFile(settings)})`
+        : `using the libSQL server at ${new URL(databaseUrl).host}`,
+    );
     checkSignal();
 
     const db = await openDatabase(settings, { url: databaseUrl, authToken: databaseToken });
@@ -106,7 +119,11 @@ export async function startCommand(settings: Settings): Promise<void> {
     for (const child of Object.values(workerdProcesses)) reaper.watch(child);
     const exited = Promise.race(
       Object.entries(workerdProcesses).map(([name, child]) =>
-        (once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>).then(([code, signal]) => ({ name, code, signal })),
+        (once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>).then(([code, signal]) => ({
+          name,
+          code,
+          signal,
+        })),
       ),
     );
     const localUrl = `http://${connectHost(settings.host)}:${settings.port}`;
@@ -114,7 +131,10 @@ export async function startCommand(settings: Settings): Promise<void> {
     checkSignal();
     log(`Wren is running at ${localUrl} (dashboard at /dashboard/). Ctrl-C stops it.`);
 
-    const outcome = await Promise.race([signalled.then((signal) => ({ signal })), exited.then((exit) => ({ ...exit, crashed: true as const }))]);
+    const outcome = await Promise.race([
+      signalled.then((signal) => ({ signal })),
+      exited.then((exit) => ({ ...exit, crashed: true as const })),
+    ]);
     if ("crashed" in outcome) {
       throw new CliError(
         `workerd exited unexpectedly (code ${outcome.code ?? "none"}, signal ${outcome.signal ?? "none"}): the ${outcome.name} process; stopping`,

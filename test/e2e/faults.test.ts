@@ -62,7 +62,13 @@ async function setUp(stack: Stack, adminKey = stack.adminKey!): Promise<Setup> {
   expect(site.status).toBe(201);
   const goal = await admin("POST", `/api/v1/sites/${site.body.id}/goals`, { name: "Buy", kind: "event", match: "buy" });
   expect(goal.status).toBe(201);
-  const setup = { stack, siteId: site.body.id as string, goalId: goal.body.id as string, token: site.body.s2s_token as string, key: adminKey };
+  const setup = {
+    stack,
+    siteId: site.body.id as string,
+    goalId: goal.body.id as string,
+    token: site.body.s2s_token as string,
+    key: adminKey,
+  };
   expect((await s2s(setup, "warm-up")).status).toBe(202);
   return setup;
 }
@@ -71,7 +77,10 @@ function s2s(setup: Setup, id: string): Promise<Answer> {
   return client(setup.stack.url)("POST", "/s2s", { goal_id: setup.goalId, id }, { "x-service-token": setup.token });
 }
 
-async function timedFetch(url: string, init: RequestInit = {}): Promise<{ status: number; retryAfter: string | null; body: any }> {
+async function timedFetch(
+  url: string,
+  init: RequestInit = {},
+): Promise<{ status: number; retryAfter: string | null; body: any }> {
   const response = await fetch(url, { ...init, signal: AbortSignal.timeout(HUNG_MS) });
   const text = await response.text();
   return { status: response.status, retryAfter: response.headers.get("retry-after"), body: text ? JSON.parse(text) : undefined };
@@ -79,7 +88,12 @@ async function timedFetch(url: string, init: RequestInit = {}): Promise<{ status
 
 /** Conversions of a goal, and how many distinct event keys they have (equal: none doubled). */
 async function conversionsOf(db: Client, goalId: string): Promise<{ rows: number; keys: number }> {
-  const row = (await db.execute({ sql: "SELECT count(*) AS n, count(DISTINCT event_key) AS k FROM conversions WHERE goal_id = ?", args: [goalId] })).rows[0]!;
+  const row = (
+    await db.execute({
+      sql: "SELECT count(*) AS n, count(DISTINCT event_key) AS k FROM conversions WHERE goal_id = ?",
+      args: [goalId],
+    })
+  ).rows[0]!;
   return { rows: Number(row.n), keys: Number(row.k) };
 }
 
@@ -96,7 +110,9 @@ describe("a stalled database (its process stopped with SIGSTOP)", () => {
     try {
       answers = await Promise.all([
         timedFetch(`${stack.url}/healthz`),
-        timedFetch(`${stack.url}/api/v1/pages?site=${setup.siteId}&period=7d`, { headers: { authorization: `Bearer ${setup.key}` } }),
+        timedFetch(`${stack.url}/api/v1/pages?site=${setup.siteId}&period=7d`, {
+          headers: { authorization: `Bearer ${setup.key}` },
+        }),
         ...ids.map((id) =>
           timedFetch(`${stack.url}/s2s`, {
             method: "POST",
@@ -137,7 +153,16 @@ describe("a stalled database (its process stopped with SIGSTOP)", () => {
 function onTmpfs(options: string) {
   return (node: string, args: string[]): [string, string[]] => [
     "unshare",
-    ["--map-root-user", "--mount", "sh", "-c", `mount -t tmpfs -o ${options} tmpfs "$WREN_DATA" && exec "$@"`, "wren-on-tmpfs", node, ...args],
+    [
+      "--map-root-user",
+      "--mount",
+      "sh",
+      "-c",
+      `mount -t tmpfs -o ${options} tmpfs "$WREN_DATA" && exec "$@"`,
+      "wren-on-tmpfs",
+      node,
+      ...args,
+    ],
   ];
 }
 
@@ -184,7 +209,10 @@ describe("storage faults", () => {
       const answer = await timedFetch(`${stack.url}/healthz`);
       return answer.status === 503 ? answer : undefined;
     });
-    expect(health).toMatchObject({ retryAfter: "30", body: { database: "ok", storage: expect.stringMatching(/SQLITE_FULL|RUNTIME_STORAGE/) } });
+    expect(health).toMatchObject({
+      retryAfter: "30",
+      body: { database: "ok", storage: expect.stringMatching(/SQLITE_FULL|RUNTIME_STORAGE/) },
+    });
     expect(stack.output()).toMatch(/storage fault: (SQLITE_FULL|RUNTIME_STORAGE): /);
 
     rmSync(filler);
@@ -226,8 +254,20 @@ describe("the supervisor", () => {
     stacks.push(stack);
     expect(workerdProcessesFor(stack.dataDir)).toHaveLength(2);
     process.kill(stack.process.pid!, "SIGKILL");
-    await until("the orphans to be gone", async () => (workerdProcessesFor(stack.dataDir).length === 0 ? true : undefined), 15_000);
-    await until("the port to be free", async () => (await fetch(`${stack.url}/healthz`).then(() => undefined, () => true)), 15_000);
+    await until(
+      "the orphans to be gone",
+      async () => (workerdProcessesFor(stack.dataDir).length === 0 ? true : undefined),
+      15_000,
+    );
+    await until(
+      "the port to be free",
+      async () =>
+        await fetch(`${stack.url}/healthz`).then(
+          () => undefined,
+          () => true,
+        ),
+      15_000,
+    );
 
     const again = await startStack({ dataDir: stack.dataDir, env: stack.env });
     stacks.push(again);
@@ -266,12 +306,20 @@ describe("the supervisor", () => {
       const dataDir = mkdtempSync(join(tmpdir(), "wren-port-"));
       const run = spawnSync(process.execPath, [WREN, "start"], {
         cwd: ROOT,
-        env: { ...process.env, WREN_DATA: dataDir, HOST: "127.0.0.1", PORT: String(await freePort()), WREN_DB_PORT: String(port) },
+        env: {
+          ...process.env,
+          WREN_DATA: dataDir,
+          HOST: "127.0.0.1",
+          PORT: String(await freePort()),
+          WREN_DB_PORT: String(port),
+        },
         encoding: "utf8",
         timeout: HUNG_MS,
       });
       expect(run.status).toBe(1);
-      expect(run.stderr).toContain(`The embedded database's port, WREN_DB_PORT (127.0.0.1:${port}) is already in use by process ${process.pid}`);
+      expect(run.stderr).toContain(
+        `The embedded database's port, WREN_DB_PORT (127.0.0.1:${port}) is already in use by process ${process.pid}`,
+      );
       expect(existsSync(join(dataDir, "wren.db"))).toBe(false);
     });
   });

@@ -12,7 +12,9 @@ function clientError(code: string, message: string): Error {
 }
 
 function drizzleWrapped(cause: Error): Error {
-  return new Error("Failed query: insert into \"api_keys\" (\"hash\") values (?)\nparams: 9f86d081884c7d659a2feaa0c55ad015", { cause });
+  return new Error('Failed query: insert into "api_keys" ("hash") values (?)\nparams: 9f86d081884c7d659a2feaa0c55ad015', {
+    cause,
+  });
 }
 
 describe("serverFault", () => {
@@ -26,8 +28,14 @@ describe("serverFault", () => {
   });
 
   it("reads extended codes and bare messages as their primary storage fault", () => {
-    expect(serverFault(clientError("SQLITE_IOERR_WRITE", "disk I/O error"))).toMatchObject({ kind: "storage", code: "SQLITE_IOERR" });
-    expect(serverFault(new Error("database or disk is full: SQLITE_FULL"))).toMatchObject({ kind: "storage", code: "SQLITE_FULL" });
+    expect(serverFault(clientError("SQLITE_IOERR_WRITE", "disk I/O error"))).toMatchObject({
+      kind: "storage",
+      code: "SQLITE_IOERR",
+    });
+    expect(serverFault(new Error("database or disk is full: SQLITE_FULL"))).toMatchObject({
+      kind: "storage",
+      code: "SQLITE_FULL",
+    });
   });
 
   it("takes workerd's hidden Durable Object storage failure for a storage fault", () => {
@@ -38,10 +46,15 @@ describe("serverFault", () => {
   });
 
   it("takes deadlines, busy writers and lost connections for an unavailable database", () => {
-    expect(serverFault(drizzleWrapped(new DatabaseTimeout(5000)))).toMatchObject({ kind: "unavailable", code: "DATABASE_TIMEOUT" });
+    expect(serverFault(drizzleWrapped(new DatabaseTimeout(5000)))).toMatchObject({
+      kind: "unavailable",
+      code: "DATABASE_TIMEOUT",
+    });
     expect(serverFault(clientError("SQLITE_BUSY", "database is locked"))).toMatchObject({ kind: "unavailable" });
     expect(serverFault(new TypeError("fetch failed"))).toMatchObject({ kind: "unavailable" });
-    expect(serverFault(Object.assign(new Error("The operation was aborted due to timeout"), { name: "TimeoutError" }))).toMatchObject({
+    expect(
+      serverFault(Object.assign(new Error("The operation was aborted due to timeout"), { name: "TimeoutError" })),
+    ).toMatchObject({
       kind: "unavailable",
     });
   });
@@ -65,7 +78,9 @@ describe("errorResponse", () => {
       expect(await first.json()).toMatchObject({ detail: "The server cannot write to its storage right now; retry later." });
       expect(lastStorageFault()).toMatchObject({ fault: { code: "SQLITE_FULL" } });
       expect(log.mock.calls.filter(([line]) => String(line).startsWith("storage fault: SQLITE_FULL"))).toEqual([
-        ["storage fault: SQLITE_FULL: the disk holding the database is full (in POST /api/v1/sites); requests that write answer 503 until it is fixed"],
+        [
+          "storage fault: SQLITE_FULL: the disk holding the database is full (in POST /api/v1/sites); requests that write answer 503 until it is fixed",
+        ],
       ]);
     } finally {
       log.mockRestore();

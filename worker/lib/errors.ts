@@ -24,7 +24,9 @@ export function errorResponse(error: unknown, where = "a request"): Response {
     });
   }
   if (fault?.kind === "unavailable") {
-    return problem(503, "The database is not answering; retry shortly.", { headers: { "retry-after": String(RETRY_AFTER_UNAVAILABLE_S) } });
+    return problem(503, "The database is not answering; retry shortly.", {
+      headers: { "retry-after": String(RETRY_AFTER_UNAVAILABLE_S) },
+    });
   }
   console.error("unhandled error", describeError(error));
   return problem(500, "An unexpected error occurred.");

@@ -54,7 +54,13 @@ const STORAGE_MESSAGES: [RegExp, string][] = [
 /** How workerd reports a failure in its own storage (the Durable Objects'): details go to its log. */
 const RUNTIME_INTERNAL = /^internal error; reference = |outputGateBroken/;
 
-const UNAVAILABLE_CODES = new Set(["SERVER_ERROR", "HRANA_WEBSOCKET_ERROR", "HRANA_CLOSED_ERROR", "STREAM_EXPIRED", "DATABASE_TIMEOUT"]);
+const UNAVAILABLE_CODES = new Set([
+  "SERVER_ERROR",
+  "HRANA_WEBSOCKET_ERROR",
+  "HRANA_CLOSED_ERROR",
+  "STREAM_EXPIRED",
+  "DATABASE_TIMEOUT",
+]);
 /** A writer that waited too long for the lock (sqld's SQLITE_BUSY, our server's TRANSACTION_BUSY): retry. */
 const BUSY_CODES = new Set(["SQLITE_BUSY", "SQLITE_LOCKED", "TRANSACTION_BUSY"]);
 /** How a refused, reset, lost or timed-out connection reads in workerd and in Node's fetch. */
@@ -72,9 +78,18 @@ export function serverFault(error: unknown, depth = 0): ServerFault | null {
     if (pattern.test(error.message)) return { kind: "storage", code: named, cause: STORAGE_CODES[named]! };
   }
   if (RUNTIME_INTERNAL.test(error.message)) {
-    return { kind: "storage", code: "RUNTIME_STORAGE", cause: "workerd's Durable Object storage failed (its log names the SQLite error)" };
+    return {
+      kind: "storage",
+      code: "RUNTIME_STORAGE",
+      cause: "workerd's Durable Object storage failed (its log names the SQLite error)",
+    };
   }
-  if (UNAVAILABLE_CODES.has(code) || BUSY_CODES.has(code) || error.name === "TimeoutError" || CONNECTION_FAILURE.test(error.message)) {
+  if (
+    UNAVAILABLE_CODES.has(code) ||
+    BUSY_CODES.has(code) ||
+    error.name === "TimeoutError" ||
+    CONNECTION_FAILURE.test(error.message)
+  ) {
     return { kind: "unavailable", code: code || error.name, cause: "the database is not answering" };
   }
   return serverFault((error as { cause?: unknown }).cause, depth + 1);
