@@ -243,13 +243,17 @@ describe("route × scope × site allowlist", () => {
   }, 120_000);
   afterAll(() => f?.stack.stop());
 
-  it("covers every route of the OpenAPI document that takes a key (the signed deployment hook takes none)", async () => {
+  it("covers every route of the OpenAPI document that takes a key (the signed deployment hook and the collector's paths take none)", async () => {
     const doc = await f.admin("GET", "/api/v1/openapi.json");
-    const documented = Object.entries(doc.body.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
-      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ":$1")}`),
+    type Operation = { security: Record<string, string[]>[] };
+    const documented = Object.entries(doc.body.paths as Record<string, Record<string, Operation>>).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([m, op]) => ({
+        name: `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ":$1")}`,
+        keyed: op.security.some((requirement) => "apiKey" in requirement),
+      })),
     );
-    expect(documented.filter((name) => name.startsWith("POST /hooks/"))).toEqual(["POST /hooks/deployments/:site"]);
-    expect(cases.map((c) => c.name).sort()).toEqual(documented.filter((name) => !name.startsWith("POST /hooks/")).sort());
+    expect(documented.filter((op) => op.name.startsWith("POST /hooks/"))).toEqual([{ name: "POST /hooks/deployments/:site", keyed: false }]);
+    expect(cases.map((c) => c.name).sort()).toEqual(documented.filter((op) => op.keyed).map((op) => op.name).sort());
   });
 
   for (const c of cases) {

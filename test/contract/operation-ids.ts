@@ -1,5 +1,7 @@
-/** Every route's operation id, by method and OpenAPI path (change one only as a breaking change of the API), and how to read them off a document. */
-export const OPERATION_IDS = {
+/** Every operation's id, by method and OpenAPI path (change one only as a breaking change of the API), and how to read them off a document. */
+
+/** The route table's (worker/api/routes/). */
+export const ROUTE_OPERATION_IDS = {
   "POST /api/v1/keys": "createKey",
   "GET /api/v1/keys": "listKeys",
   "GET /api/v1/keys/current": "getCurrentKey",
@@ -38,6 +40,19 @@ export const OPERATION_IDS = {
   "GET /api/v1/alerts/{id}/history": "getAlertHistory",
   "POST /api/v1/alerts/{id}/test": "testAlertRule",
 };
+
+/** The paths the route table does not hold: the collector's and the api worker's own (worker/api/openapi/front-door.ts). */
+export const FRONT_DOOR_OPERATION_IDS = {
+  "GET /t.js": "getTracker",
+  "HEAD /t.js": "headTracker",
+  "POST /e": "recordBeacon",
+  "OPTIONS /e": "preflightBeacon",
+  "POST /s2s": "recordConversions",
+  "GET /healthz": "getHealth",
+  "GET /api/v1/openapi.json": "getOpenApiDocument",
+};
+
+export const OPERATION_IDS: Record<string, string> = { ...ROUTE_OPERATION_IDS, ...FRONT_DOOR_OPERATION_IDS };
 
 /** A document's operations as ["METHOD /path", operation] pairs, in document order. */
 export function operationsOf(doc: { paths: Record<string, Record<string, any>> }): [string, any][] {

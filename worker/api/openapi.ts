@@ -1,36 +1,28 @@
 /**
  * The OpenAPI 3.1 document, generated from the route table: each route's hand-named operation
- * id, its schemas, its auth kind's security scheme, and the problem responses every route
- * can give. The dashboard's typed client is generated from this document.
+ * id, its schemas, its auth kind's security scheme, the refusals every route can give and the
+ * headers each answer carries (openapi/headers.ts, openapi/refusals.ts); beside them the paths
+ * the table does not hold (openapi/front-door.ts) and what Wren sends (openapi/webhooks.ts).
+ * The dashboard's typed client is generated from this document.
  */
-import { createDocument, type ZodOpenApiPathsObject } from "zod-openapi";
+import { createDocument } from "zod-openapi";
 import type { z } from "zod";
-import { alertNotificationResource, problemResource } from "./resources";
+import { DEFAULT_PUBLIC_URL } from "../lib/public-url";
 import type { AuthKind, Route } from "./registry";
+import { FRONT_DOOR_PATHS } from "./openapi/front-door";
+import { HEADERS, RATE_LIMIT_HEADERS, responseHeaders } from "./openapi/headers";
+import { hasRefusal, refusal, refusalComponents, type RefusalKind } from "./openapi/refusals";
+import { WEBHOOKS } from "./openapi/webhooks";
 
-/** The refusals a key route can give whatever it declares. */
-const ERROR_RESPONSES: Record<number, string> = {
-  400: "Malformed request (not JSON, bad path or query parameter).",
-  401: "No API key, or an invalid or revoked one.",
-  403: "The key lacks the scope, or may not act on the site.",
-  413: "The body is too large.",
-  415: "The body is not application/json.",
-  422: "A field is invalid; `field` names it.",
-  429: "The key's request limit is used up; see Retry-After.",
-  503: "The database is not answering; retry after Retry-After.",
+/** The refusals a route can give whatever it declares: a key route's, and a signed webhook's (no key: no 403 or 429). */
+const GENERIC_REFUSALS: Record<RefusalKind, number[]> = {
+  key: [400, 401, 403, 413, 415, 422, 429, 503],
+  plain: [400, 401, 413, 415, 422, 503],
 };
+/** Refusals of a body, which a route without one cannot give. */
+const BODY_REFUSALS = [413, 415, 422];
 
 const toOpenApiPath = (path: string) => path.replace(/:(\w+)/g, "{$1}");
-
-/** The refusals a signed webhook route can give whatever it declares (no key: no 403 or 429). */
-const SIGNED_ERROR_RESPONSES: Record<number, string> = {
-  400: "Malformed request (bad path parameter, body not JSON).",
-  401: "The signature does not verify, or a signature header is missing.",
-  413: "The body is too large.",
-  415: "The body is not application/json.",
-  422: "A field is invalid; `field` names it.",
-  503: "The database is not answering; retry after Retry-After.",
-};
 
 /** The security requirement of each auth kind; the schemes are declared in the document's components. */
 const SECURITY: Record<AuthKind, Record<string, string[]>[]> = {
@@ -41,140 +33,114 @@ const SECURITY: Record<AuthKind, Record<string, string[]>[]> = {
   "webhook-signature": [],
 };
 
-const SECURITY_SCHEMES: Record<string, { type: "http"; scheme: "bearer"; description: string }> = {
+const SECURITY_SCHEMES = {
   apiKey: { type: "http", scheme: "bearer", description: "An API key: `Authorization: Bearer wren_…`" },
-  siteToken: { type: "http", scheme: "bearer", description: "A site's s2s token: `Authorization: Bearer site_….…`" },
-};
-
-/**
- * What Wren sends: an alert rule's notification, POSTed to each of its destinations
- * (worker/alerts/send.ts). A `standard` destination gets the AlertNotification signed per
- * Standard Webhooks; a `slack` destination gets a Slack message, unsigned.
- */
-const WEBHOOKS: ZodOpenApiPathsObject = {
-  alertNotification: {
-    post: {
-      summary: "An alert rule's notification: alert.firing, alert.resolved or alert.test",
-      tags: ["Alerts"],
-      description:
-        "POSTed to each destination of an alert rule when it fires (`alert.firing`), resolves (`alert.resolved`) or is tested " +
-        "(`alert.test`, POST /api/v1/alerts/{id}/test). A `standard` destination gets this body, signed per Standard Webhooks " +
-        "(https://www.standardwebhooks.com) with the destination's secret (`whsec_…`, shown once when the destination was made): " +
-        "verify `webhook-signature` over `webhook-id.webhook-timestamp.body` before trusting it. A `slack` destination gets " +
-        '`{"text": "…"}`, a Slack incoming-webhook message saying the same in words, with none of the three headers (unsigned). ' +
-        "Each attempt has 10 s; redirects are not followed; at most 4 KiB of the answer is read.",
-      parameters: [
-        {
-          name: "webhook-id",
-          in: "header",
-          required: false,
-          description:
-            "The message's id (`msg_…`), the same on every attempt: a receiver that sees it twice has seen a retry. Absent for `slack` destinations.",
-          schema: { type: "string" },
-        },
-        {
-          name: "webhook-timestamp",
-          in: "header",
-          required: false,
-          description: "Unix seconds when this attempt was signed; reject one far from now. Absent for `slack` destinations.",
-          schema: { type: "string" },
-        },
-        {
-          name: "webhook-signature",
-          in: "header",
-          required: false,
-          description:
-            "`v1,` + base64 HMAC-SHA256 of `webhook-id.webhook-timestamp.body` with the destination's secret. Absent for `slack` destinations.",
-          schema: { type: "string" },
-        },
-      ],
-      requestBody: { required: true, content: { "application/json": { schema: alertNotificationResource } } },
-      responses: {
-        "2XX": { description: "Delivered: the notification is not sent again." },
-        default: {
-          description:
-            "Anything else (a 3xx, 4xx or 5xx, a timeout, no answer): not delivered. Retried with the same webhook-id, " +
-            "the wait doubling from WREN_WEBHOOK_RETRY_SECONDS (default 30 s) up to 12 h; after 13 attempts it is marked failed in the rule's history.",
-        },
-      },
-    },
+  siteToken: {
+    type: "apiKey",
+    in: "header",
+    name: "X-Service-Token",
+    description: "A site's s2s token (`site_….…`), from POST /api/v1/sites or POST /api/v1/sites/{id}/token.",
   },
-};
+} as const;
 
-export function openApiDocument(routes: Route[]): ReturnType<typeof createDocument> {
-  const paths: Record<string, Record<string, unknown>> = {};
-  for (const spec of routes) {
-    const responses: Record<string, unknown> = {};
-    for (const [status, response] of Object.entries(spec.responses)) {
-      responses[status] = {
-        description: response.description,
-        ...(response.schema
-          ? {
-              content: {
-                "application/json": { schema: response.schema },
-                ...Object.fromEntries((response.alsoAs ?? []).map((type) => [type, { schema: { type: "string" } }])),
-              },
-            }
-          : Number(status) >= 400
-            ? // A declared refusal is a problem document like every other error.
-              { content: { "application/problem+json": { schema: problemResource } } }
-            : {}),
-      };
+const DESCRIPTION =
+  "Wren's public API, and the collector's paths beside it. Every report figure is {value, qualifier} with qualifier exact, " +
+  "estimated or suppressed. Errors are application/problem+json (RFC 9457). A path answers only the methods listed for it: " +
+  "another method is 405 with `Allow` naming them (components.responses.MethodNotAllowed). Any request whose Host header is " +
+  "not a host name is 400, and one forwarded to the API (every path but /t.js, /e and /s2s) whose declared body exceeds 2 MiB is " +
+  "413, before any route. `/` redirects to the dashboard, /dashboard/, which is not part of this API.";
+
+function responsesOf(spec: Route): Record<string, unknown> {
+  const kind: RefusalKind = spec.auth === "webhook-signature" ? "plain" : "key";
+  const responses: Record<string, unknown> = {};
+  for (const [status, response] of Object.entries(spec.responses)) {
+    // A declared refusal is a problem document like every other error.
+    if (!response.schema && hasRefusal(kind, status)) {
+      responses[status] = refusal(kind, status, response.description);
+      continue;
     }
-    const signed = spec.auth === "webhook-signature";
-    const body = signed ? undefined : spec.body;
-    const query = signed ? undefined : spec.query;
-    for (const [status, description] of Object.entries(signed ? SIGNED_ERROR_RESPONSES : ERROR_RESPONSES)) {
-      if (!body && !spec.documentedBody && ["413", "415", "422"].includes(status)) continue;
-      responses[status] ??= { description, content: { "application/problem+json": { schema: problemResource } } };
-    }
-    const operation: Record<string, unknown> = {
-      summary: spec.summary,
-      tags: [spec.tag],
-      operationId: spec.operationId,
-      description: signed
-        ? spec.signedWith.description
-        : spec.scope === "any"
-          ? "Any valid key may call it."
-          : `Requires scope \`${spec.scope}\`${spec.orScope ? ` or \`${spec.orScope}\`` : ""}${spec.site ? `; the site must be on the key's allowlist` : ""}.`,
-      security: SECURITY[spec.auth],
-      ...(signed
+    responses[status] = {
+      description: response.description,
+      headers: responseHeaders({ always: kind === "key" ? RATE_LIMIT_HEADERS : [], own: response.headers }),
+      ...(response.schema
         ? {
-            parameters: Object.entries(spec.signedWith.headers).map(([name, description]) => ({
-              name,
-              in: "header",
-              required: false,
-              description,
-              schema: { type: "string" },
-            })),
+            content: {
+              "application/json": { schema: response.schema },
+              ...Object.fromEntries((response.alsoAs ?? []).map((type) => [type, { schema: { type: "string" } }])),
+            },
           }
         : {}),
-      requestParams: {
-        ...(spec.params ? { path: spec.params as z.ZodObject } : {}),
-        ...(query ? { query: query as z.ZodObject } : {}),
-      },
-      ...(body || spec.documentedBody
-        ? { requestBody: { required: true, content: { "application/json": { schema: body ?? spec.documentedBody } } } }
-        : {}),
-      responses,
     };
-    (paths[toOpenApiPath(spec.path)] ??= {})[spec.method.toLowerCase()] = operation;
   }
+  const takesBody = Boolean(spec.documentedBody || (spec.auth !== "webhook-signature" && spec.body));
+  // Any valid key may call a route of scope "any" that names no site: it forbids nothing.
+  const forbidsNothing = spec.auth !== "webhook-signature" && spec.scope === "any" && !spec.site;
+  for (const status of GENERIC_REFUSALS[kind]) {
+    if (!takesBody && BODY_REFUSALS.includes(status)) continue;
+    if (status === 403 && forbidsNothing) continue;
+    responses[status] ??= refusal(kind, status);
+  }
+  return responses;
+}
+
+function operationOf(spec: Route): Record<string, unknown> {
+  const signed = spec.auth === "webhook-signature";
+  const body = signed ? undefined : spec.body;
+  const query = signed ? undefined : spec.query;
+  return {
+    summary: spec.summary,
+    tags: [spec.tag],
+    operationId: spec.operationId,
+    description: signed
+      ? spec.signedWith.description
+      : spec.scope === "any"
+        ? "Any valid key may call it."
+        : `Requires scope \`${spec.scope}\`${spec.orScope ? ` or \`${spec.orScope}\`` : ""}${spec.site ? `; the site must be on the key's allowlist` : ""}.`,
+    security: SECURITY[spec.auth],
+    ...(signed
+      ? {
+          parameters: Object.entries(spec.signedWith.headers).map(([name, description]) => ({
+            name,
+            in: "header",
+            required: false,
+            description,
+            schema: { type: "string" },
+          })),
+        }
+      : {}),
+    requestParams: {
+      ...(spec.params ? { path: spec.params as z.ZodObject } : {}),
+      ...(query ? { query: query as z.ZodObject } : {}),
+    },
+    ...(body || spec.documentedBody
+      ? { requestBody: { required: true, content: { "application/json": { schema: body ?? spec.documentedBody } } } }
+      : {}),
+    responses: responsesOf(spec),
+  };
+}
+
+export interface DocumentOptions {
+  /**
+   * Where the service is reached: WREN_PUBLIC_URL in the worker (never the request's Host).
+   * Without it (a document built in Node, for the dashboard's types) the server is "/", the
+   * origin the document itself was fetched from, rather than a default that may not be this box.
+   */
+  serverUrl?: string;
+}
+
+export function openApiDocument(routes: Route[], options: DocumentOptions = {}): ReturnType<typeof createDocument> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const spec of routes) (paths[toOpenApiPath(spec.path)] ??= {})[spec.method.toLowerCase()] = operationOf(spec);
+  for (const [path, item] of Object.entries(FRONT_DOOR_PATHS)) paths[path] = { ...paths[path], ...item };
   return createDocument({
     openapi: "3.1.0",
-    info: {
-      title: "Wren API",
-      version: "1",
-      description:
-        "Wren's public API. Every report figure is {value, qualifier} with qualifier exact, estimated or suppressed. Errors are application/problem+json (RFC 9457).",
-    },
-    components: {
-      securitySchemes: Object.fromEntries(
-        Object.entries(SECURITY_SCHEMES).filter(([name]) =>
-          routes.some((spec) => SECURITY[spec.auth].some((requirement) => name in requirement)),
-        ),
-      ),
-    },
+    info: { title: "Wren API", version: "1", description: DESCRIPTION, license: { name: "MIT", identifier: "MIT" } },
+    servers: [
+      options.serverUrl
+        ? { url: options.serverUrl, description: "This Wren (WREN_PUBLIC_URL)." }
+        : { url: "/", description: `Where this document was fetched from (by default ${DEFAULT_PUBLIC_URL}).` },
+    ],
+    components: { securitySchemes: SECURITY_SCHEMES, headers: HEADERS, responses: refusalComponents() as never },
     paths: paths as never,
     webhooks: WEBHOOKS,
   });

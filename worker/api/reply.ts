@@ -11,6 +11,16 @@ export interface ResponseSpec {
   schema?: z.ZodType;
   /** Other media types the route answers with on `Accept` (e.g. text/csv); bodies are text. */
   alsoAs?: string[];
+  /** Headers the route sets on this answer beyond those every route's answers carry (api/openapi/headers.ts). */
+  headers?: Record<string, HeaderSpec>;
+}
+
+/** A response header as the OpenAPI document describes it. */
+export interface HeaderSpec {
+  description: string;
+  /** On every answer of the status; false for one only some carry (Link: only while a next page exists). */
+  required: boolean;
+  schema: { type: "string" | "integer"; format?: string; pattern?: string; const?: string | number; minimum?: number };
 }
 
 export type Responses = Record<number, ResponseSpec>;

@@ -160,13 +160,34 @@ export const sessionResource = z
   })
   .meta({ id: "Session" });
 
+/**
+ * An RFC 9457 problem as lib/problem.ts writes it, with every extension member some refusal
+ * adds (api/auth.ts, domain/registration.ts, domain/alert-rules.ts): nothing else appears.
+ */
 export const problemResource = z
   .object({
-    type: z.string(),
-    title: z.string(),
-    status: z.number().int(),
-    detail: z.string(),
-    field: z.string().optional().meta({ description: "The request field at fault." }),
+    type: z.string().meta({ description: "`about:blank`: the status and title say what happened." }),
+    title: z.string().meta({ description: "The status's reason phrase.", example: "Unprocessable Content" }),
+    status: z.number().int().meta({ description: "The HTTP status, again." }),
+    detail: z.string().meta({ description: "What is wrong and what to do, in words." }),
+    field: z
+      .string()
+      .optional()
+      .meta({ description: "The request field at fault (`events.3.goal_id`, `authorization`, `host`)." }),
+    pointer: z
+      .string()
+      .optional()
+      .meta({ description: "A JSON Pointer into the body, where `field` names only the key (`/destinations/1/url`)." }),
+    required_scope: z
+      .enum(SCOPES)
+      .optional()
+      .meta({ description: "403 for a missing scope: the scope the route needs (the first, where either of two will do)." }),
+    site: z.string().optional().meta({ description: "409 on a registered domain, to an admin key: the site that holds it." }),
+    registered_by: z
+      .object({ id: z.string(), name: z.string(), revoked: z.boolean() })
+      .nullable()
+      .optional()
+      .meta({ description: "409 on a registered domain, to an admin key: the key that registered it (null when unknown)." }),
   })
   .meta({ id: "Problem" });
 

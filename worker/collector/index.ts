@@ -8,7 +8,7 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { DRAIN_LIMIT } from "../lib/body";
 import { problem } from "../lib/problem";
-import { createRouter } from "../lib/router";
+import { createRouter, refuseOtherMethods } from "../lib/router";
 import { beaconPreflight, handleBeacon } from "./beacon";
 import type { CollectorWorkerEnv } from "./env";
 import { handleS2s } from "./s2s";
@@ -16,20 +16,19 @@ import { serveTracker } from "./tracker";
 
 export { CollectorState } from "./state";
 
-const notAllowed = (allow: string) => () =>
-  problem(405, `Use ${allow}.`, { headers: { allow } });
-
 const router = createRouter<CollectorWorkerEnv>();
+/** Another method on a collector path is refused here, not forwarded to the api (`Allow` lists the path's). */
+const notAllowed = refuseOtherMethods(router);
 
 router
   .get("/t.js", (request) => serveTracker(request))
   .head("/t.js", (request) => serveTracker(request))
-  .all("/t.js", notAllowed("GET, HEAD"))
+  .all("/t.js", notAllowed)
   .post("/e", (request, env, ctx) => handleBeacon(request, env, ctx))
   .options("/e", (request) => beaconPreflight(request))
-  .all("/e", notAllowed("POST, OPTIONS"))
+  .all("/e", notAllowed)
   .post("/s2s", (request, env, ctx) => handleS2s(request, env, ctx))
-  .all("/s2s", notAllowed("POST"))
+  .all("/s2s", notAllowed)
   .all("*", (request, env) => forwardToApi(request, env));
 
 /**

@@ -42,7 +42,8 @@ export const eventRoutes = [
     scope: "write:events",
     documentedBody: eventsBody,
     responses: {
-      202: { description: "Stored.", schema: acceptedEventsResource },
+      202: { description: "Stored (each event's outcome in `events`).", schema: acceptedEventsResource },
+      404: { description: "No such site (`field`: `site`)." },
       413: { description: "The body is too large." },
       415: { description: "The body is not application/json." },
       422: { description: "A field is invalid (unknown goal, outside the 24-hour window, …); `field` names it." },

@@ -28,6 +28,31 @@ import {
 import { MAX_HOURLY_DAYS, timeseriesReport } from "../../reports/timeseries";
 import { vitalsReport, type VitalsRow, type VitalsSums } from "../../reports/vitals";
 import { route } from "../registry";
+import type { HeaderSpec } from "../reply";
+
+/** The headers every report's 200 carries in every format (reports/reply.ts, `inFormat`). */
+const REPORT_HEADERS: Record<string, HeaderSpec> = {
+  Vary: {
+    description: "The body depends on `Accept` (JSON, CSV or NDJSON).",
+    required: true,
+    schema: { type: "string", const: "Accept" },
+  },
+  "Wren-Published-Through": {
+    description: "The site's last published local day: the freshest the report can be.",
+    required: true,
+    schema: { type: "string", format: "date" },
+  },
+};
+
+/** A paginated report's: and while a next page exists, `Link` to it. */
+const PAGED_REPORT_HEADERS: Record<string, HeaderSpec> = {
+  ...REPORT_HEADERS,
+  Link: {
+    description: 'The next page, `</api/v1/…?…&cursor=…>; rel="next"`; absent on the last page.',
+    required: false,
+    schema: { type: "string", pattern: '^<[^>]+>; rel="next"$' },
+  },
+};
 
 /** What every report answers besides its figures: the site unknown, or the request refused for it (problem+json naming the field). */
 const REPORT_REFUSALS = {
@@ -55,6 +80,7 @@ export const reportRoutes = [
         description: `Rows per path, sorted and paginated, with the total of the visible rows.${FORMATS_NOTE}`,
         schema: pagesResponse,
         alsoAs: REPORT_FORMATS,
+        headers: PAGED_REPORT_HEADERS,
       },
     },
     async handle(context) {
@@ -92,6 +118,7 @@ export const reportRoutes = [
         description: `Rows per path and metric, sorted and paginated.${FORMATS_NOTE}`,
         schema: vitalsResponse,
         alsoAs: REPORT_FORMATS,
+        headers: PAGED_REPORT_HEADERS,
       },
     },
     async handle(context) {
@@ -150,6 +177,7 @@ export const reportRoutes = [
         description: `One row per goal of the site, sorted and paginated.${FORMATS_NOTE}`,
         schema: conversionsResponse,
         alsoAs: REPORT_FORMATS,
+        headers: PAGED_REPORT_HEADERS,
       },
     },
     async handle(context) {
@@ -188,8 +216,16 @@ export const reportRoutes = [
     query: funnelsQuery,
     site: { from: "query", name: "site" },
     responses: {
-      ...REPORT_REFUSALS,
-      200: { description: `One entry per step, in order.${FORMATS_NOTE}`, schema: funnelsResponse, alsoAs: REPORT_FORMATS },
+      // The goals are checked first: an unknown site has none of them, a 422 on `goals`, never a 404.
+      422: {
+        description: `${REPORT_REFUSALS[422].description} An unknown site too: none of the goals is its (\`field\`: \`goals\`).`,
+      },
+      200: {
+        description: `One entry per step, in order.${FORMATS_NOTE}`,
+        schema: funnelsResponse,
+        alsoAs: REPORT_FORMATS,
+        headers: REPORT_HEADERS,
+      },
     },
     async handle(context) {
       const { db, query } = context;
@@ -230,6 +266,7 @@ export const reportRoutes = [
         description: `One point per local day or hour of the period, with the totals of the visible points.${FORMATS_NOTE}`,
         schema: timeseriesResponse,
         alsoAs: REPORT_FORMATS,
+        headers: REPORT_HEADERS,
       },
     },
     async handle(context) {

@@ -44,6 +44,7 @@ export const sessionRoutes = [
             .meta({ description: "The last published local day: no session after it is listed. Null before the first publication." }),
         }),
       },
+      404: { description: "No such site (`field`: `site`)." },
     },
     async handle({ db, env, query, reply }) {
       const page = await sessionsPage(db, query.site, {
