@@ -10,7 +10,7 @@ export default defineConfig({
       {
         test: {
           name: "node",
-          include: ["test/{unit,domain,contract,hrana,e2e,api,collector,browser,reports,alerts}/**/*.test.ts"],
+          include: ["test/{unit,domain,contract,hrana,e2e,api,collector,browser,reports,alerts,cli}/**/*.test.ts"],
           environment: "node",
           globalSetup: ["test/global-setup.ts"],
           testTimeout: 30_000,

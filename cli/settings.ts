@@ -1,8 +1,34 @@
 /**
  * Where Wren runs and keeps its data, from the environment with loopback-only defaults.
- * Every command reads its settings here, so the names below are the whole configuration.
+ * Every command reads its settings here; ENVIRONMENT lists every variable the CLI and the
+ * service read (`wren --help` prints it, and a test checks it against the code that reads them).
  */
 import { resolve } from "node:path";
+
+/** Every environment variable Wren reads: name, default, and what it does, in one line each. */
+export const ENVIRONMENT: [name: string, fallback: string, meaning: string][] = [
+  ["HOST", "127.0.0.1", "address Wren listens on"],
+  ["PORT", "8787", "port Wren listens on"],
+  ["WREN_DATA", "./data", "data folder (0700): wren.db, secret.key, libsql.token, Durable Object storage"],
+  ["WREN_PUBLIC_URL", "http://HOST:PORT", "the URL browsers reach Wren at: snippets and webhook URLs use it (e.g. behind TLS)"],
+  ["WREN_DB_PORT", "a free port", "port of the embedded libSQL server (127.0.0.1 only)"],
+  ["LIBSQL_URL", "embedded", "a libSQL server (sqld, Turso) to use instead of the data folder's database"],
+  ["LIBSQL_AUTH_TOKEN", "libsql.token", "bearer token for that server (the embedded one always requires one)"],
+  ["WREN_SECRET", "secret.key", "the server secret (64 hex characters), to share one across boxes"],
+  ["WREN_RATE_LIMIT", "600/60", "default per-key rate limit: requests/seconds"],
+  ["WREN_K_ANONYMITY", "5", "k: report figures drawn from fewer sessions are suppressed (at least 2)"],
+  ["WREN_PUBLISH_INTERVAL", "10", "seconds between publisher runs, how often reports take in new data (1–60)"],
+  ["WREN_RAW_RETENTION_DAYS", "30", "days raw rows and per-session rollups are kept (2–36500)"],
+  ["WREN_ALERT_INTERVAL", "60", "seconds between alert rule evaluations (1–60)"],
+  ["WREN_WEBHOOK_ALLOW", "none", "alert destinations beyond public addresses: hosts, IPs, CIDR blocks or `private`"],
+  ["WREN_WEBHOOK_RETRY_SECONDS", "30", "the first retry's wait for an undelivered alert notification (1–3600)"],
+];
+
+/**
+ * Variables `wren start` sets for workerd itself, from this start (never from the operator's
+ * environment, whose values it ignores): not configuration, so not in ENVIRONMENT.
+ */
+export const SET_BY_WREN_START = ["WREN_INSTANCE"];
 
 export interface Settings {
   /** Address workerd listens on (HOST, PORT). */

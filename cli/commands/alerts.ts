@@ -8,7 +8,6 @@
  * The route module is loaded by path: its types are workerd's (the Node project does not
  * typecheck worker/api/routes), but it loads in Node, as the OpenAPI contract test shows.
  */
-import { parseArgs } from "node:util";
 import type { z } from "zod";
 import { toAlertRule } from "../../worker/api/resources";
 import {
@@ -24,20 +23,13 @@ import { describeIssue } from "../../worker/lib/issues";
 import { HttpProblem } from "../../worker/lib/problem";
 import { parseWebhookAllow, WebhookAllowError } from "../../worker/lib/webhook-allow";
 import { kAnonymity } from "../../worker/reports/privacy";
-import { openDatabase } from "../database";
+import { openExistingDatabase } from "../database";
 import { CliError, print, table } from "../output";
 import { requireSecret } from "../secret";
 import type { Settings } from "../settings";
-import { openSite } from "../site";
+import { openSite, openSiteFlag } from "../site";
 import { kAnonymitySetting } from "../workerd";
-
-const USAGE = [
-  "usage: wren alerts create --site S (--goal G | --metric pageviews|visitors) (--below N | --above N) [--window-hours H] [--for-minutes M]",
-  "                          --url URL [--url URL2 …] [--format standard|slack] [--json]",
-  "       wren alerts create --site S --deployment-without-smoke [--within-minutes M] --url URL [--format standard|slack] [--json]",
-  "       wren alerts list --site S [--json]",
-  "       wren alerts delete RULE_ID [--json]",
-].join("\n");
+import type { ALERTS_CREATE_OPTIONS, ALERTS_DELETE_OPTIONS, ALERTS_LIST_OPTIONS, Invocation } from "./registry";
 
 const ROUTES = new URL("../../worker/api/routes/alerts.ts", import.meta.url).href;
 
@@ -113,64 +105,43 @@ function destinationsOf(urls: string[], formats: string[]): Partial<{ url: strin
   return urls.map((url, i) => present({ url, format: formats.length === 1 ? formats[0] : formats[i] }));
 }
 
-export async function alertsCommand(settings: Settings, args: string[]): Promise<void> {
-  const [action, ...rest] = args;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      site: { type: "string" },
-      goal: { type: "string" },
-      metric: { type: "string" },
-      below: { type: "string" },
-      above: { type: "string" },
-      "window-hours": { type: "string" },
-      "for-minutes": { type: "string" },
-      "deployment-without-smoke": { type: "boolean", default: false },
-      "within-minutes": { type: "string" },
-      url: { type: "string", multiple: true },
-      format: { type: "string", multiple: true },
-      json: { type: "boolean", default: false },
-    },
-  });
-  const json = values.json;
-
-  if (action === "delete") {
-    const id = positionals[0];
-    if (!id || positionals.length > 1) throw new CliError(USAGE, 2);
-    if (!alertRuleId.safeParse(id).success) throw new CliError(`RULE_ID: ${id} must be an alert rule id (alr_…)`, 2);
-    const db = await openDatabase(settings);
-    try {
-      await deleteRule(db, id, () => true);
-    } catch (error) {
-      if (error instanceof HttpProblem && error.status === 404) throw new CliError(`no alert rule ${id}`);
-      throw error;
-    }
-    print(json, { id, deleted: true }, () => `Deleted alert rule ${id} (with its history and undelivered notifications).`);
-    return;
+export async function deleteAlert(
+  settings: Settings,
+  { values, positionals }: Invocation<typeof ALERTS_DELETE_OPTIONS>,
+): Promise<void> {
+  const id = positionals[0]!;
+  if (!alertRuleId.safeParse(id).success) throw new CliError(`RULE_ID: ${id} must be an alert rule id (alr_…)`, 2);
+  const db = await openExistingDatabase(settings);
+  try {
+    await deleteRule(db, id, () => true);
+  } catch (error) {
+    if (error instanceof HttpProblem && error.status === 404) throw new CliError(`no alert rule ${id}`, 1, "not_found");
+    throw error;
   }
-  if ((action !== "create" && action !== "list") || positionals.length > 0) throw new CliError(USAGE, 2);
+  print(
+    values.json ?? false,
+    { id, deleted: true },
+    () => `Deleted alert rule ${id} (with its history and undelivered notifications).`,
+  );
+}
+
+export async function listAlerts(settings: Settings, { values }: Invocation<typeof ALERTS_LIST_OPTIONS>): Promise<void> {
+  const { db, site } = await openSiteFlag(settings, values.site);
+  const rules = await siteRules(db, site.id);
+  const rows = rules.map((r) => ({
+    id: r.id,
+    kind: r.kind,
+    rule: describeRule(r),
+    state: r.enabled ? r.state : `${r.state} (disabled)`,
+  }));
+  print(values.json ?? false, { alerts: rules.map((r) => toAlertRule(r)) }, () => table(rows, ["id", "kind", "rule", "state"]));
+}
+
+export async function createAlert(settings: Settings, { values }: Invocation<typeof ALERTS_CREATE_OPTIONS>): Promise<void> {
   if (!values.site) throw new CliError("--site: a site id is required", 2);
-
-  if (action === "list") {
-    const { db, site } = await openSite(settings, values.site);
-    const rules = await siteRules(db, site.id);
-    const rows = rules.map((r) => ({
-      id: r.id,
-      kind: r.kind,
-      rule: describeRule(r),
-      state: r.enabled ? r.state : `${r.state} (disabled)`,
-    }));
-    print(json, { alerts: rules.map((r) => toAlertRule(r)) }, () => table(rows, ["id", "kind", "rule", "state"]));
-    return;
-  }
-
   if (values.below !== undefined && values.above !== undefined) throw new CliError("--below, --above: give one of them", 2);
-  const settingsForRules = {
-    k: kAnonymity(kAnonymitySetting(process.env.WREN_K_ANONYMITY)),
-    serverSecret: requireSecret(settings),
-    webhookAllow: webhookAllowSetting(),
-  };
+  const k = kAnonymity(kAnonymitySetting(process.env.WREN_K_ANONYMITY));
+  const webhookAllow = webhookAllowSetting();
   const condition = values.below !== undefined ? "below" : values.above !== undefined ? "above" : undefined;
   // Absent flags are absent fields, as in a JSON body.
   const input = present({
@@ -192,6 +163,7 @@ export async function alertsCommand(settings: Settings, args: string[]): Promise
     throw new CliError(`${flagOf(field, input as Partial<RuleInput>)}: ${message}`, 2);
   }
   const { db } = await openSite(settings, values.site);
+  const settingsForRules = { k, serverSecret: requireSecret(settings), webhookAllow };
   let created;
   try {
     created = await createRule(db, parsed.data, settingsForRules, Date.now());
@@ -199,7 +171,7 @@ export async function alertsCommand(settings: Settings, args: string[]): Promise
     throw refusal(error, parsed.data);
   }
   const { rule, secrets } = created;
-  print(json, toAlertRule(rule, secrets), () =>
+  print(values.json ?? false, toAlertRule(rule, secrets), () =>
     [
       `Created alert rule ${rule.id} on ${rule.siteId}: ${describeRule(rule)}.`,
       ...rule.destinations.flatMap((d) => [

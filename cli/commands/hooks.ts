@@ -1,27 +1,22 @@
 /**
  * `wren hooks deployment SITE`: makes the site's inbound deployment webhook, or rotates its
- * secret, and prints the URL and the secret (shown this once; the previous secret stops at once).
+ * secret, and prints the URL (under WREN_PUBLIC_URL, as the snippet) and the secret (shown
+ * this once; the previous secret stops at once).
  */
-import { parseArgs } from "node:util";
 import { rotateDeploymentHook } from "../../worker/domain/deployment-hook";
-import { CliError, print } from "../output";
+import { print } from "../output";
 import { requireSecret } from "../secret";
 import type { Settings } from "../settings";
 import { openSite } from "../site";
+import type { HOOKS_DEPLOYMENT_OPTIONS, Invocation } from "./registry";
 
-export async function hooksCommand(settings: Settings, args: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { json: { type: "boolean", default: false } },
-  });
-  const [kind, siteId] = positionals;
-  if (kind !== "deployment" || !siteId || positionals.length > 2)
-    throw new CliError("usage: wren hooks deployment SITE_ID [--json]", 2);
-  const secret = requireSecret(settings);
-  const { db, site } = await openSite(settings, siteId);
-  const hook = await rotateDeploymentHook(db, secret, site.id, settings.publicUrl);
-  print(values.json, { site: site.id, ...hook }, () =>
+export async function hooksCommand(
+  settings: Settings,
+  { values, positionals }: Invocation<typeof HOOKS_DEPLOYMENT_OPTIONS>,
+): Promise<void> {
+  const { db, site } = await openSite(settings, positionals[0]!);
+  const hook = await rotateDeploymentHook(db, requireSecret(settings), site.id, settings.publicUrl);
+  print(values.json ?? false, { site: site.id, ...hook }, () =>
     [
       `Deployment webhook of ${site.id} (any earlier secret no longer works):`,
       `URL:    ${hook.url}`,

@@ -1,14 +1,18 @@
 /** `wren keys create|list|revoke`: API keys from the operator's shell; the secret is printed once. */
-import { parseArgs } from "node:util";
 import { issueKey, listKeys, revokeKey } from "../../worker/domain/apikeys";
 import { keyCreateBody } from "../../worker/domain/schemas";
 import { describeIssue } from "../../worker/lib/issues";
 import { EVERY_SITE } from "../../worker/lib/keys";
-import { openDatabase } from "../database";
+import { openExistingDatabase } from "../database";
 import { CliError, print, table } from "../output";
 import type { Settings } from "../settings";
+import type { Invocation, KEYS_CREATE_OPTIONS, KEYS_LIST_OPTIONS, KEYS_REVOKE_OPTIONS } from "./registry";
 
-const list = (value: string | undefined) => value?.split(",").map((s) => s.trim()).filter(Boolean);
+const list = (value: string | undefined) =>
+  value
+    ?.split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /** How far a key reaches, in words (the rules are in worker/domain/access.ts). */
 function describeSites(scopes: string[], sites: string[] | null): string {
@@ -22,74 +26,60 @@ function reachesNoSite(scopes: string[], sites: string[] | null): boolean {
   return !scopes.includes("admin") && !scopes.includes("write:sites") && (sites ?? []).length === 0;
 }
 
-export async function keysCommand(settings: Settings, args: string[]): Promise<void> {
-  const [action, ...rest] = args;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      scopes: { type: "string" },
-      sites: { type: "string" },
-      name: { type: "string" },
-      "rate-requests": { type: "string" },
-      "rate-per-seconds": { type: "string" },
-      json: { type: "boolean", default: false },
-    },
+/** `wren keys create`: the body the API takes (its schema), issued by the same domain code (which refuses unknown sites). */
+export async function createKey(settings: Settings, { values }: Invocation<typeof KEYS_CREATE_OPTIONS>): Promise<void> {
+  const rateRequests = values["rate-requests"];
+  const input = {
+    name: values.name,
+    scopes: list(values.scopes) ?? [],
+    sites: list(values.sites) ?? null,
+    rate_limit: rateRequests
+      ? { requests: Number(rateRequests), per_seconds: Number(values["rate-per-seconds"] ?? 60) }
+      : undefined,
+  };
+  const parsed = keyCreateBody.safeParse(input);
+  if (!parsed.success) {
+    const { field, message } = describeIssue(parsed.error, input);
+    throw new CliError(`--${field.split(".")[0]}: ${message}`, 2);
+  }
+  const body = parsed.data;
+  const db = await openExistingDatabase(settings);
+  const { row, key } = await issueKey(db, {
+    name: body.name,
+    scopes: body.scopes,
+    sites: body.sites ?? null,
+    rateLimit: body.rate_limit ? { requests: body.rate_limit.requests, perSeconds: body.rate_limit.per_seconds } : null,
   });
-  const db = await openDatabase(settings);
-  const json = values.json;
+  print(values.json ?? false, { id: row.id, key, prefix: row.prefix, name: row.name, scopes: row.scopes, sites: row.sites }, () =>
+    [
+      `Created key ${row.id} (${row.scopes.join(", ")}; sites: ${describeSites(row.scopes, row.sites)}).`,
+      `Key (shown once, store it now): ${key}`,
+      ...(reachesNoSite(row.scopes, row.sites)
+        ? ["Note: it can act on no site yet (it cannot create one): give it --sites SITE_ID,… or --sites '*'."]
+        : []),
+    ].join("\n"),
+  );
+}
 
-  if (action === "create") {
-    const rateRequests = values["rate-requests"];
-    const input = {
-      name: values.name,
-      scopes: list(values.scopes) ?? [],
-      sites: list(values.sites) ?? null,
-      rate_limit: rateRequests
-        ? { requests: Number(rateRequests), per_seconds: Number(values["rate-per-seconds"] ?? 60) }
-        : undefined,
-    };
-    const parsed = keyCreateBody.safeParse(input);
-    if (!parsed.success) {
-      const { field, message } = describeIssue(parsed.error, input);
-      throw new CliError(`--${field.split(".")[0]}: ${message}`, 2);
-    }
-    const body = parsed.data;
-    const { row, key } = await issueKey(db, {
-      name: body.name,
-      scopes: body.scopes,
-      sites: body.sites ?? null,
-      rateLimit: body.rate_limit ? { requests: body.rate_limit.requests, perSeconds: body.rate_limit.per_seconds } : null,
-    });
-    print(json, { id: row.id, key, prefix: row.prefix, name: row.name, scopes: row.scopes, sites: row.sites }, () =>
-      [
-        `Created key ${row.id} (${row.scopes.join(", ")}; sites: ${describeSites(row.scopes, row.sites)}).`,
-        `Key (shown once, store it now): ${key}`,
-        ...(reachesNoSite(row.scopes, row.sites) ? ["Note: it can act on no site yet (it cannot create one): give it --sites SITE_ID,… or --sites '*'."] : []),
-      ].join("\n"),
-    );
-    return;
-  }
-  if (action === "list") {
-    const rows = await listKeys(db);
-    const out = rows.map((r) => ({
-      id: r.id,
-      name: r.name,
-      prefix: r.prefix,
-      scopes: r.scopes,
-      sites: r.sites,
-      created_at: new Date(r.createdAt).toISOString(),
-      last_used_at: r.lastUsedAt ? new Date(r.lastUsedAt).toISOString() : null,
-    }));
-    print(json, { keys: out }, () => table(out, ["id", "name", "prefix", "scopes", "sites", "last_used_at"]));
-    return;
-  }
-  if (action === "revoke") {
-    const id = positionals[0];
-    if (!id) throw new CliError("usage: wren keys revoke KEY_ID", 2);
-    await revokeKey(db, id);
-    print(json, { id, revoked: true }, () => `Revoked ${id}.`);
-    return;
-  }
-  throw new CliError("usage: wren keys create --scopes A,B [--sites S1,S2] [--name N] [--json] | keys list | keys revoke ID", 2);
+export async function listKeysCommand(settings: Settings, { values }: Invocation<typeof KEYS_LIST_OPTIONS>): Promise<void> {
+  const rows = await listKeys(await openExistingDatabase(settings));
+  const out = rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    prefix: r.prefix,
+    scopes: r.scopes,
+    sites: r.sites,
+    created_at: new Date(r.createdAt).toISOString(),
+    last_used_at: r.lastUsedAt ? new Date(r.lastUsedAt).toISOString() : null,
+  }));
+  print(values.json ?? false, { keys: out }, () => table(out, ["id", "name", "prefix", "scopes", "sites", "last_used_at"]));
+}
+
+export async function revokeKeyCommand(
+  settings: Settings,
+  { values, positionals }: Invocation<typeof KEYS_REVOKE_OPTIONS>,
+): Promise<void> {
+  const id = positionals[0]!;
+  await revokeKey(await openExistingDatabase(settings), id);
+  print(values.json ?? false, { id, revoked: true }, () => `Revoked ${id}.`);
 }
