@@ -127,7 +127,14 @@ describe("POST /api/v1/deployments", () => {
         "url: must be an http:// or https:// URL (without credentials)",
       ],
       [
+        // Refused as the body is parsed, before the schema: no route can store NUL (lib/body.ts).
         { site, version: "a", environment: "prod\u0000" },
+        422,
+        "environment",
+        "environment: must be text without NUL characters or unpaired surrogates (\\ud800–\\udfff)",
+      ],
+      [
+        { site, version: "a", environment: "prod\u0007" },
         422,
         "environment",
         "environment: must be printable text (1–64 characters)",
