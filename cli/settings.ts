@@ -43,6 +43,8 @@ export interface Settings {
   dbPort: number;
   /** The URL browsers reach Wren at, used in snippets (WREN_PUBLIC_URL). */
   publicUrl: string;
+  /** Whether WREN_PUBLIC_URL, PORT or HOST was given: else the CLI prints the running service's URL (cli/service-url.ts). */
+  publicUrlConfigured: boolean;
 }
 
 function port(name: string, value: string | undefined, fallback: number): number {
@@ -78,6 +80,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     libsqlUrl: env.LIBSQL_URL || undefined,
     libsqlAuthToken: env.LIBSQL_AUTH_TOKEN || undefined,
     dbPort: port("WREN_DB_PORT", env.WREN_DB_PORT, 0),
+    publicUrlConfigured: Boolean(env.WREN_PUBLIC_URL || env.PORT || env.HOST),
     publicUrl: publicUrl(env.WREN_PUBLIC_URL, `http://${urlHost === "0.0.0.0" || urlHost === "[::]" ? "127.0.0.1" : urlHost}:${listenPort}`),
   };
 }

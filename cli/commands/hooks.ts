@@ -6,6 +6,7 @@
 import { rotateDeploymentHook } from "../../worker/domain/deployment-hook";
 import { print } from "../output";
 import { requireSecret } from "../secret";
+import { serviceUrl } from "../service-url";
 import type { Settings } from "../settings";
 import { openSite } from "../site";
 import type { HOOKS_DEPLOYMENT_OPTIONS, Invocation } from "./registry";
@@ -15,7 +16,7 @@ export async function hooksCommand(
   { values, positionals }: Invocation<typeof HOOKS_DEPLOYMENT_OPTIONS>,
 ): Promise<void> {
   const { db, site } = await openSite(settings, positionals[0]!);
-  const hook = await rotateDeploymentHook(db, requireSecret(settings), site.id, settings.publicUrl);
+  const hook = await rotateDeploymentHook(db, requireSecret(settings), site.id, serviceUrl(settings));
   print(values.json ?? false, { site: site.id, ...hook }, () =>
     [
       `Deployment webhook of ${site.id} (any earlier secret no longer works):`,

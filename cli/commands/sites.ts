@@ -1,7 +1,7 @@
 /**
  * `wren sites create|list`: registers sites as the operator (no key), with the snippet and s2s
- * token. The snippet points at the public URL `npm start` serves on, from the same settings
- * (WREN_PUBLIC_URL, else http://HOST:PORT): give the CLI the service's environment.
+ * token. The snippet points at the public URL `npm start` serves on: the command's own settings
+ * (WREN_PUBLIC_URL, else http://HOST:PORT) when given, else the last start's (cli/service-url.ts).
  */
 import { siteCreateBody } from "../../worker/domain/schemas";
 import { describeIssue } from "../../worker/lib/issues";
@@ -12,6 +12,7 @@ import { siteToken } from "../../worker/lib/tokens";
 import { openExistingDatabase } from "../database";
 import { CliError, print, table } from "../output";
 import { requireSecret } from "../secret";
+import { serviceUrl } from "../service-url";
 import type { Settings } from "../settings";
 import type { Invocation, SITES_CREATE_OPTIONS, SITES_LIST_OPTIONS } from "./registry";
 
@@ -31,7 +32,7 @@ export async function createSite(settings: Settings, { values }: Invocation<type
     domain: site.domain,
     allowlist: site.allowlist,
     timezone: site.timezone,
-    snippet: snippetFor(settings.publicUrl, site.id),
+    snippet: snippetFor(serviceUrl(settings), site.id),
     s2s_token: await siteToken(key, site.id, site.tokenVersion),
     created,
   };

@@ -20,6 +20,7 @@ import { CliError } from "../output";
 import { describeTakenPort, portIsFree } from "../port-check";
 import { startReaper } from "../reaper";
 import { requireSecret } from "../secret";
+import { recordServiceUrl } from "../service-url";
 import { databaseFile, type Settings } from "../settings";
 import { untilSignal } from "../signals";
 import { connectHost, spawnWorkerd, type WorkerdProcesses } from "../workerd";
@@ -129,6 +130,7 @@ export async function startCommand(settings: Settings): Promise<void> {
     const localUrl = `http://${connectHost(settings.host)}:${settings.port}`;
     await Promise.race([waitForHealth(localUrl, instance, exited), signalled]);
     checkSignal();
+    recordServiceUrl(settings);
     log(`Wren is running at ${localUrl} (dashboard at /dashboard/). Ctrl-C stops it.`);
 
     const outcome = await Promise.race([
