@@ -11,6 +11,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   noise: () => import("./noise"),
   alerts: () => import("./alerts"),
   dashboard: () => import("./dashboard"),
+  soak: () => import("./soak"),
 };
 
 const wanted = process.argv.slice(2);
