@@ -46,7 +46,7 @@ describe("wren sites create: the snippet's URL", () => {
     expect(wild.snippet).toBe(snippet("http://127.0.0.1:9999", wild.id));
     const human = await run(["sites", "create", "--name", "Human", "--domain", "human.example"], env);
     expect(human.stdout).toMatch(
-      /^Snippet: {3}<script defer src="http:\/\/127\.0\.0\.1:9999\/t\.js" data-site="site_\w+"><\/script>$/m,
+      /^Snippet: {3}<script defer src="http:\/\/127\.0\.0\.1:9999\/t\.js" data-site="site_[\w-]+"><\/script>$/m,
     );
   }, 120_000);
 

@@ -12,6 +12,7 @@ describe("loadSettings", () => {
       libsqlAuthToken: undefined,
       dbPort: 0,
       publicUrl: "http://127.0.0.1:8787",
+      publicUrlConfigured: false,
     });
   });
   it("takes overrides from the environment", () => {
