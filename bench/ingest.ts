@@ -60,7 +60,7 @@ async function stop(child: ChildProcess | undefined): Promise<void> {
 }
 
 /**
- * A bench-only workerd config: config.capnp's two workers exactly as in production, plus a
+ * A bench-only workerd config: config.capnp's workers exactly as in production, plus a
  * do-nothing worker on its own socket, all in one workerd process.
  */
 function writeBenchConfig(dir: string): string {
@@ -77,11 +77,13 @@ const config :Workerd.Config = (
   services = [
     (name = "api", worker = Base.apiWorker),
     (name = "collector", worker = Base.collectorWorker),
+    (name = "alerts", worker = Base.alertsWorker),
     (name = "noop", worker = (modules = [(name = "noop.js", esModule = embed "noop.js")], compatibilityDate = "2026-11-01")),
     (name = "libsql", external = (address = "127.0.0.1:8080", http = ())),
     (name = "do-storage", disk = (path = "do", writable = true)),
     (name = "dashboard", disk = (path = "dashboard/dist")),
     (name = "no-network", network = (allow = [])),
+    Base.webhookNetworkService,
   ],
   sockets = [
     (name = "http", address = "127.0.0.1:8787", http = (), service = (name = "collector", entrypoint = "http")),
