@@ -19,8 +19,6 @@
 import { createClient } from "@libsql/client";
 import Database from "libsql";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { applyMigrations, openDatabase } from "../cli/database";
 import { loadSettings } from "../cli/settings";
@@ -35,6 +33,7 @@ import { publishStatement } from "../worker/reports/publication";
 import { PUBLISH_GRACE_MS } from "../worker/reports/publisher";
 import { catchUp } from "../worker/reports/rollup";
 import { HOUR_WEIGHTS, prng, zipf } from "./reports";
+import { benchScales, inScratchFolder } from "./scratch";
 
 const SITES = 100;
 const RULES = 1_000;
@@ -177,9 +176,8 @@ async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T 
 }
 
 async function scale(events: number): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), "wren-bench-alerts-"));
-  const file = join(dir, "wren.db");
-  try {
+  return inScratchFolder("alerts", async (dir) => {
+    const file = join(dir, "wren.db");
     const settings = loadSettings({ ...process.env, WREN_DATA: dir });
     const migrated = await openDatabase(settings);
     await applyMigrations(migrated);
@@ -300,14 +298,11 @@ async function scale(events: number): Promise<void> {
       client.close();
       await server.close();
     }
-  } finally {
-    if (process.env.BENCH_KEEP_DATA) console.log(`data kept in ${dir}`);
-    else rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 export async function run(): Promise<void> {
-  const scales = (process.env.BENCH_ALERT_SCALES ?? "1000000").split(",").map(Number);
+  const scales = benchScales("BENCH_ALERT_SCALES", "1000000");
   for (const events of scales) await scale(events);
 }
 

@@ -13,8 +13,6 @@
  */
 import { createClient } from "@libsql/client";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { applyMigrations, openDatabase } from "../cli/database";
 import { loadSettings } from "../cli/settings";
@@ -22,6 +20,7 @@ import { startStack, type Stack } from "../test/helpers/stack";
 import { catchUp } from "../worker/reports/rollup";
 import { autocannon, latencyHistogram, processTree } from "./load";
 import { generate } from "./reports";
+import { benchScales, inScratchFolder } from "./scratch";
 
 const DURATION_S = Number(process.env.BENCH_MIXED_DURATION ?? 15);
 const READERS = 10;
@@ -154,8 +153,7 @@ const fmt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString("e
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 
 async function scale(events: number): Promise<MixedFigures> {
-  const dir = mkdtempSync(join(tmpdir(), "wren-bench-mixed-"));
-  try {
+  return inScratchFolder("mixed", async (dir) => {
     const migrated = await openDatabase(loadSettings({ ...process.env, WREN_DATA: dir }));
     await applyMigrations(migrated);
     migrated.$client.close();
@@ -230,13 +228,11 @@ async function scale(events: number): Promise<MixedFigures> {
       file.close();
       await stack.stop();
     }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 export async function run(): Promise<void> {
-  const scales = (process.env.BENCH_MIXED_SCALES ?? "0,1000000,10000000").split(",").map(Number);
+  const scales = benchScales("BENCH_MIXED_SCALES", "0,1000000,10000000");
   console.log(`${READERS} report readers (pages, timeseries, conversions over 7 days) beside ${BEACON_CONNECTIONS} beacon connections, ${DURATION_S} s per phase; only 2xx counted`);
   const results: MixedFigures[] = [];
   for (const events of scales) results.push(await scale(events));

@@ -9,8 +9,6 @@
  *   BENCH_NOISE_SCALES=20000 npm run bench noise
  */
 import { createClient } from "@libsql/client";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { applyMigrations, openDatabase } from "../cli/database";
 import { loadSettings } from "../cli/settings";
@@ -24,6 +22,7 @@ import type { ReportScope } from "../worker/reports/scope";
 import { timeseriesReport } from "../worker/reports/timeseries";
 import { addDays } from "../worker/reports/timezone";
 import { generate, GOALS, SITE } from "./reports";
+import { benchScales, inScratchFolder } from "./scratch";
 
 interface Errors {
   figures: number;
@@ -69,8 +68,7 @@ async function reportPairs(client: ReturnType<typeof createClient>, scope: Repor
 }
 
 async function scale(events: number): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), "wren-bench-noise-"));
-  try {
+  return inScratchFolder("noise", async (dir) => {
     const migrated = await openDatabase(loadSettings({ ...process.env, WREN_DATA: dir }));
     await applyMigrations(migrated);
     migrated.$client.close();
@@ -106,12 +104,10 @@ async function scale(events: number): Promise<void> {
     }
     console.log(JSON.stringify({ bench: "noise", events, results }));
     client.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 export async function run(): Promise<void> {
-  const scales = (process.env.BENCH_NOISE_SCALES ?? "100000,1000000").split(",").map(Number);
+  const scales = benchScales("BENCH_NOISE_SCALES", "100000,1000000");
   for (const events of scales) await scale(events);
 }

@@ -15,8 +15,7 @@
 import { createClient } from "@libsql/client";
 import Database from "libsql";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { applyMigrations, openDatabase } from "../cli/database";
 import { loadSettings } from "../cli/settings";
@@ -33,6 +32,7 @@ import { timeseriesReport } from "../worker/reports/timeseries";
 import { vitalsReport } from "../worker/reports/vitals";
 import { catchUp } from "../worker/reports/rollup";
 import { addDays } from "../worker/reports/timezone";
+import { benchScales, inScratchFolder } from "./scratch";
 
 export const SITE = "site_bench000000001";
 export const GOALS = ["goal_bench_signup", "goal_bench_trial", "goal_bench_buy"];
@@ -310,8 +310,7 @@ function cases(g: Generated): Case[] {
 const fmt = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`);
 
 async function scale(events: number): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), "wren-bench-reports-"));
-  try {
+  return inScratchFolder("reports", async (dir) => {
     const settings = loadSettings({ ...process.env, WREN_DATA: dir });
     const migrated = await openDatabase(settings);
     await applyMigrations(migrated);
@@ -380,14 +379,11 @@ async function scale(events: number): Promise<void> {
       raw.close();
       await stack.stop();
     }
-  } finally {
-    if (process.env.BENCH_KEEP_DATA) console.log(`data kept in ${dir}`);
-    else rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 export async function run(): Promise<void> {
-  const scales = (process.env.BENCH_REPORT_SCALES ?? "1000000,10000000").split(",").map(Number);
+  const scales = benchScales("BENCH_REPORT_SCALES", "1000000,10000000");
   for (const events of scales) await scale(events);
 }
 

@@ -18,11 +18,11 @@
  */
 import { createClient } from "@libsql/client";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startStack, type Stack } from "../test/helpers/stack";
 import { autocannon, processTree, type AutocannonRequest } from "./load";
+import { inScratchFolder } from "./scratch";
 
 const SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
 const CONNECTIONS = 20;
@@ -216,8 +216,7 @@ function summarise(samples: Sample[], read: (s: Sample) => number | undefined): 
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 
 export async function run(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), "wren-bench-soak-"));
-  try {
+  return inScratchFolder("soak", async (dir) => {
     // The production publish interval; the default limit raised for the admin key too.
     const stack = await startStack({
       dataDir: dir,
@@ -299,9 +298,7 @@ export async function run(): Promise<void> {
       file.close();
       await stack.stop();
     }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await run();
