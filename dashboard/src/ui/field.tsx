@@ -236,3 +236,27 @@ export function FormProblem({ form, lead }: { form: ApiForm; lead?: string }) {
     </div>
   );
 }
+
+/** A form's submit button (disabled, with `busyLabel`, while the form is sent) beside its Cancel. */
+export function SubmitOrCancel({
+  form,
+  label,
+  busyLabel,
+  onCancel,
+}: {
+  form: ApiForm;
+  label: string;
+  busyLabel?: string;
+  onCancel: () => void;
+}) {
+  return (
+    <div class="row">
+      <button type="submit" class="primary" disabled={form.busy}>
+        {form.busy && busyLabel ? busyLabel : label}
+      </button>
+      <button type="button" onClick={onCancel}>
+        Cancel
+      </button>
+    </div>
+  );
+}

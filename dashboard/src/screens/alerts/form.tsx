@@ -7,7 +7,7 @@ import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, unwrap, type Goal, type Schemas } from "../../api/client";
 import type { AlertRule } from "./describe";
 import { DestinationsFieldset, newDestination, type DestinationDraft } from "./destinations";
-import { Field, FormProblem, useApiForm, valueOf, WholeNumberField } from "../../ui/field";
+import { Field, FormProblem, SubmitOrCancel, useApiForm, valueOf, WholeNumberField } from "../../ui/field";
 import { isSmokeTest } from "../goals/kinds";
 import { GoalField } from "./goal-field";
 
@@ -200,14 +200,7 @@ export function AlertRuleForm({
         )}
       </div>
       <DestinationsFieldset form={form} rows={draft.destinations} onChange={(destinations) => set({ destinations })} />
-      <div class="row">
-        <button type="submit" class="primary" disabled={form.busy}>
-          {form.busy ? "Creating…" : "Create rule"}
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <SubmitOrCancel form={form} label="Create rule" busyLabel="Creating…" onCancel={onCancel} />
     </form>
   );
 }

@@ -7,7 +7,7 @@
 import { useLayoutEffect, useState } from "preact/hooks";
 import { api, ApiProblem, unwrap, type Goal } from "../../api/client";
 import { ConfirmButton } from "../../ui/confirm";
-import { Field, focusField, FormProblem, useApiForm, valueOf } from "../../ui/field";
+import { Field, focusField, FormProblem, SubmitOrCancel, useApiForm, valueOf } from "../../ui/field";
 import { Failure } from "../../ui/states";
 import { GOAL_KINDS, isSmokeTest } from "./kinds";
 
@@ -157,14 +157,7 @@ function GoalEditForm({ site, goal, onSaved, onCancel }: { site: string; goal: G
         {(props) => <input {...props} maxLength={100} value={purpose} onInput={(e) => setPurpose(valueOf(e))} />}
       </Field>
       <FormProblem form={form} />
-      <div class="row">
-        <button type="submit" class="primary" disabled={form.busy}>
-          Save
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <SubmitOrCancel form={form} label="Save" onCancel={onCancel} />
     </form>
   );
 }

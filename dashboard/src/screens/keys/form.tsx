@@ -10,6 +10,7 @@ import {
   Field,
   FieldProblem,
   FormProblem,
+  SubmitOrCancel,
   controlProps,
   useApiForm,
   valueOf,
@@ -219,14 +220,7 @@ export function KeyForm({ onCreated, onCancel }: { onCreated: (key: NewApiKey) =
           />
         </div>
       </fieldset>
-      <div class="row">
-        <button type="submit" class="primary" disabled={form.busy}>
-          {form.busy ? "Creating…" : "Create key"}
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <SubmitOrCancel form={form} label="Create key" busyLabel="Creating…" onCancel={onCancel} />
     </form>
   );
 }
