@@ -36,5 +36,6 @@ export async function store(env: CollectorWorkerEnv, ctx: ExecutionContext, requ
     throw new HttpProblem(422, "The database refused these rows (was the site or goal just deleted?); nothing was stored.", { field: "body" });
   }
   console.error("ingest failed", outcome.detail);
-  throw new HttpProblem(500, "An unexpected error occurred; nothing was stored.");
+  // Not "nothing was stored": a fault after the commit would make that untrue.
+  throw new HttpProblem(500, "An unexpected error occurred.");
 }

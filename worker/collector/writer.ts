@@ -241,7 +241,9 @@ function failure(error: unknown): IngestOutcome {
   // A storage fault is a refused write: the transaction rolled back. Silence from the database
   // is not: the commit may have landed after the deadline.
   if (fault) return { ok: false, reason: fault.kind, fault, maybeStored: fault.kind === "unavailable", detail };
-  return { ok: false, reason: isConstraintRefusal(error) ? "rejected" : "internal", maybeStored: false, detail };
+  // A refusal rolled the transaction back; anything else may have come after the commit.
+  const refused = isConstraintRefusal(error);
+  return { ok: false, reason: refused ? "rejected" : "internal", maybeStored: !refused, detail };
 }
 
 /** SQLite refused the rows themselves (a foreign key to a site or goal deleted meanwhile). */
