@@ -6,7 +6,8 @@
 #   --socket-addr http=HOST:PORT          where Wren listens (default loopback only)
 #   --socket-addr api=127.0.0.1:PORT      the api process's loopback socket (a free port)
 #   --external-addr api=… / collector=…   how the two processes reach each other
-#   --external-addr libsql=HOST:PORT      the Hrana (libSQL) server
+#   --external-addr libsql=HOST:PORT      the Hrana (libSQL) server: the primary
+#   --external-addr libsql-read=HOST:PORT the copy reports read (a replica; LIBSQL_READ_URL)
 #   --directory-path do-storage=PATH      Durable Object storage (alarms, rate limits)
 #   --directory-path dashboard=PATH       the built dashboard (api process)
 # Secrets come from the environment of the workerd process, never from this file.
@@ -20,7 +21,7 @@ const config :Workerd.Config = (
     (name = "api", worker = .apiWorker),
     (name = "collector", worker = .collectorWorker),
     (name = "alerts", worker = .alertsWorker),
-    .libsqlService, .doStorageService, .dashboardService, .noNetworkService, .webhookNetworkService,
+    .libsqlService, .libsqlReadService, .doStorageService, .dashboardService, .noNetworkService, .webhookNetworkService,
   ],
   sockets = [.publicSocket],
 );
@@ -45,14 +46,17 @@ const apiProcess :Workerd.Config = (
     (name = "api", worker = .apiWorker),
     (name = "alerts", worker = .alertsWorker),
     (name = "collector", external = (address = "127.0.0.1:8787", http = ())),
-    .libsqlService, .doStorageService, .dashboardService, .noNetworkService, .webhookNetworkService,
+    .libsqlService, .libsqlReadService, .doStorageService, .dashboardService, .noNetworkService, .webhookNetworkService,
   ],
   sockets = [(name = "api", address = "127.0.0.1:8786", http = (), service = "api")],
 );
 
 # The database: any Hrana-over-HTTP endpoint (the embedded server, sqld). The workers reach it
-# only through this binding.
+# only through this binding. With sqld it is the primary: writes and the reads that decide them.
 const libsqlService :Workerd.Service = (name = "libsql", external = (address = "127.0.0.1:8080", http = ()));
+# The copy the api's reports read: a sqld replica near this instance when LIBSQL_READ_URL names
+# one (docs/operations.md, "Scale-out"); otherwise `wren start` points it at the primary.
+const libsqlReadService :Workerd.Service = (name = "libsql-read", external = (address = "127.0.0.1:8080", http = ()));
 # Durable Object storage; both processes share the folder (each owns its own namespaces).
 const doStorageService :Workerd.Service = (name = "do-storage", disk = (path = "data/do", writable = true));
 const dashboardService :Workerd.Service = (name = "dashboard", disk = (path = "dashboard/dist"));
@@ -81,8 +85,10 @@ const apiWorker :Workerd.Worker = (
     # The collector's HTTP paths, for POST /api/v1/events (sent on to /s2s with the site's token).
     (name = "COLLECTOR", service = "collector"),
     (name = "DB", service = "libsql"),
+    (name = "DB_READ", service = "libsql-read"),
     (name = "DASHBOARD", service = "dashboard"),
     (name = "LIBSQL_URL", fromEnvironment = "LIBSQL_URL"),
+    (name = "LIBSQL_READ_URL", fromEnvironment = "LIBSQL_READ_URL"),
     (name = "LIBSQL_AUTH_TOKEN", fromEnvironment = "LIBSQL_AUTH_TOKEN"),
     (name = "WREN_SECRET", fromEnvironment = "WREN_SECRET"),
     (name = "WREN_RATE_LIMIT", fromEnvironment = "WREN_RATE_LIMIT"),

@@ -14,6 +14,7 @@ export const ENVIRONMENT: [name: string, fallback: string, meaning: string][] = 
   ["WREN_DB_PORT", "a free port", "port of the embedded libSQL server (127.0.0.1 only)"],
   ["LIBSQL_URL", "embedded", "a libSQL server (sqld, Turso) to use instead of the data folder's database"],
   ["LIBSQL_AUTH_TOKEN", "libsql.token", "bearer token for that server (the embedded one always requires one)"],
+  ["LIBSQL_READ_URL", "LIBSQL_URL", "a sqld replica reports read from (scale-out); writes and deciding reads go to LIBSQL_URL"],
   ["WREN_SECRET", "secret.key", "the server secret (64 hex characters), to share one across boxes"],
   ["WREN_RATE_LIMIT", "600/60", "default per-key rate limit: requests/seconds"],
   ["WREN_K_ANONYMITY", "5", "k: report figures drawn from fewer sessions are suppressed (at least 2)"],
@@ -39,6 +40,8 @@ export interface Settings {
   /** A Hrana endpoint (sqld, Turso) to use instead of the embedded server (LIBSQL_URL). */
   libsqlUrl: string | undefined;
   libsqlAuthToken: string | undefined;
+  /** A replica of LIBSQL_URL that reports read (LIBSQL_READ_URL); needs LIBSQL_URL. */
+  libsqlReadUrl: string | undefined;
   /** Port of the embedded libSQL server; 0 picks a free one (WREN_DB_PORT). */
   dbPort: number;
   /** The URL browsers reach Wren at, used in snippets (WREN_PUBLIC_URL). */
@@ -69,6 +72,17 @@ function publicUrl(value: string | undefined, fallback: string): string {
   return url.href.replace(/\/+$/, "");
 }
 
+/** LIBSQL_READ_URL: an http(s) or libsql URL, and only beside LIBSQL_URL (a replica of what?). */
+function readUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const value = env.LIBSQL_READ_URL;
+  if (value === undefined || value === "") return undefined;
+  if (!env.LIBSQL_URL) throw new Error("LIBSQL_READ_URL names a replica of LIBSQL_URL: set LIBSQL_URL to the primary too");
+  if (!/^(https?|libsql):\/\/[^/?#\s]+\/?$/.test(value)) {
+    throw new Error(`LIBSQL_READ_URL must be an http://, https:// or libsql:// URL of a libSQL server, got "${value}"`);
+  }
+  return value;
+}
+
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const host = env.HOST || "127.0.0.1";
   const listenPort = port("PORT", env.PORT, 8787);
@@ -79,6 +93,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     dataDir: resolve(env.WREN_DATA || "data"),
     libsqlUrl: env.LIBSQL_URL || undefined,
     libsqlAuthToken: env.LIBSQL_AUTH_TOKEN || undefined,
+    libsqlReadUrl: readUrl(env),
     dbPort: port("WREN_DB_PORT", env.WREN_DB_PORT, 0),
     publicUrlConfigured: Boolean(env.WREN_PUBLIC_URL || env.PORT || env.HOST),
     publicUrl: publicUrl(env.WREN_PUBLIC_URL, `http://${urlHost === "0.0.0.0" || urlHost === "[::]" ? "127.0.0.1" : urlHost}:${listenPort}`),

@@ -40,16 +40,18 @@ export function hostPort(url: URL): string {
  * small config written beside the data, which reuses config.capnp's workers and replaces only
  * those two services.
  */
-function overlayConfig(settings: Settings, url: URL, webhookAllow: string[]): string {
+function overlayConfig(settings: Settings, url: URL, readUrl: URL, webhookAllow: string[]): string {
   const dir = join(settings.dataDir, "run");
   mkdirSync(dir, { recursive: true });
   const file = join(dir, "workerd.capnp");
   const base = relative(dir, join(ROOT, "config.capnp"));
-  const libsql =
-    url.protocol === "https:"
-      ? `(name = "libsql", external = (address = ${JSON.stringify(hostPort(url))}, https = (
-      tlsOptions = (trustBrowserCas = true), certificateHost = ${JSON.stringify(url.hostname)})))`
-      : "Base.libsqlService";
+  const external = (name: string, at: URL, fallback: string) =>
+    at.protocol === "https:"
+      ? `(name = "${name}", external = (address = ${JSON.stringify(hostPort(at))}, https = (
+      tlsOptions = (trustBrowserCas = true), certificateHost = ${JSON.stringify(at.hostname)})))`
+      : fallback;
+  const libsql = external("libsql", url, "Base.libsqlService");
+  const libsqlRead = external("libsql-read", readUrl, "Base.libsqlReadService");
   const webhooks = `(name = "webhook-network", network = (allow = [${webhookAllow.map((a) => JSON.stringify(a)).join(", ")}], tlsOptions = (trustBrowserCas = true)))`;
   writeFileSync(
     file,
@@ -70,6 +72,7 @@ const apiProcess :Workerd.Config = (
     (name = "alerts", worker = Base.alertsWorker),
     (name = "collector", external = (address = "127.0.0.1:8787", http = ())),
     ${libsql},
+    ${libsqlRead},
     Base.doStorageService, Base.dashboardService, Base.noNetworkService,
     ${webhooks},
   ],
@@ -191,11 +194,14 @@ export async function spawnWorkerd({ settings, databaseUrl, databaseToken, secre
   const retention = retentionSetting(process.env.WREN_RAW_RETENTION_DAYS);
   // Turso hands out libsql:// URLs; over HTTP they mean https://.
   const url = new URL(databaseUrl.replace(/^libsql:/, "https:"));
+  const readUrl = settings.libsqlReadUrl ? new URL(settings.libsqlReadUrl.replace(/^libsql:/, "https:")) : url;
   const alertInterval = alertIntervalSetting(process.env.WREN_ALERT_INTERVAL);
   const retrySeconds = retrySecondsSetting(process.env.WREN_WEBHOOK_RETRY_SECONDS);
   const webhookAllow = await webhookAllowList(process.env.WREN_WEBHOOK_ALLOW);
   const configFile =
-    url.protocol === "https:" || webhookAllow ? overlayConfig(settings, url, webhookAllow ?? ["public"]) : join(ROOT, "config.capnp");
+    url.protocol === "https:" || readUrl.protocol === "https:" || webhookAllow
+      ? overlayConfig(settings, url, readUrl, webhookAllow ?? ["public"])
+      : join(ROOT, "config.capnp");
   const doStorage = join(settings.dataDir, "do");
   mkdirSync(doStorage, { recursive: true, mode: 0o700 });
   const apiAddress = `127.0.0.1:${await freeLoopbackPort()}`;
@@ -212,6 +218,7 @@ export async function spawnWorkerd({ settings, databaseUrl, databaseToken, secre
       PATH: process.env.PATH,
       LIBSQL_URL: url.toString(),
       LIBSQL_AUTH_TOKEN: databaseToken ?? "",
+      ...(settings.libsqlReadUrl ? { LIBSQL_READ_URL: readUrl.toString() } : {}),
       WREN_SECRET: secret,
       WREN_INSTANCE: instance,
       ...(process.env.WREN_RATE_LIMIT ? { WREN_RATE_LIMIT: process.env.WREN_RATE_LIMIT } : {}),
@@ -234,6 +241,7 @@ export async function spawnWorkerd({ settings, databaseUrl, databaseToken, secre
       `--socket-addr=api=${apiAddress}`,
       `--external-addr=collector=${connectHost(settings.host)}:${settings.port}`,
       `--directory-path=dashboard=${join(ROOT, "dashboard/dist")}`,
+      ...(readUrl.protocol === "http:" ? [`--external-addr=libsql-read=${hostPort(readUrl)}`] : []),
       ...common,
     ],
     options,

@@ -99,7 +99,8 @@ export async function startCommand(settings: Settings): Promise<void> {
     log(
       hrana
         ? `libSQL server on ${hrana.url} (file ${databaseFile(settings)})`
-        : `using the libSQL server at ${new URL(databaseUrl).host}`,
+        : `using the libSQL server at ${new URL(databaseUrl).host}` +
+            (settings.libsqlReadUrl ? `; reports read the replica at ${new URL(settings.libsqlReadUrl).host}` : ""),
     );
     checkSignal();
 

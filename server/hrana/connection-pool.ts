@@ -180,15 +180,19 @@ export class ConnectionPool {
     }
   }
 
-  /** Checkpoints the WAL into the database file (and truncates it) on an idle connection. */
-  checkpoint(): void {
+  /**
+   * Checkpoints the WAL into the database file and truncates it, on an idle connection. False
+   * when a reader or writer stood in the way (busy_timeout 0: it never waits); nothing is lost then.
+   */
+  checkpoint(): boolean {
     let conn = this.#idle.pop();
     if (conn === undefined) {
       conn = new EngineConnection(this.#file);
       this.#open++;
     }
     try {
-      conn.prepare("PRAGMA wal_checkpoint(TRUNCATE)").stmt.all([]);
+      const [row] = conn.prepare("PRAGMA wal_checkpoint(TRUNCATE)").stmt.all([]) as unknown as [[bigint | number, ...unknown[]]];
+      return row !== undefined && Number(row[0]) === 0;
     } finally {
       this.#idle.push(conn);
     }

@@ -32,6 +32,13 @@ export const LIMITS = {
 } as const;
 
 const SHUTDOWN_GRACE_MS = 5_000;
+/**
+ * After a write, once no write has come for this long, the WAL is checkpointed and truncated.
+ * With `secure_delete`, what was deleted (an expired session salt, a dropped idempotency key)
+ * is then gone from the WAL file as well as from wren.db, instead of lingering in old frames
+ * until later writes reuse them. Under steady writes SQLite's own checkpoints cycle the WAL.
+ */
+const IDLE_CHECKPOINT_MS = 1_000;
 
 export interface ServiceOptions {
   file: string;
@@ -75,8 +82,25 @@ export function createHranaService(options: ServiceOptions): HranaService {
     }),
   );
 
+  // Writes seen at the last tick and at the last completed checkpoint (the lock's grant count).
+  let seenWrites = lock.granted;
+  let checkpointedWrites = lock.granted;
+  const idleCheckpoint = setInterval(() => {
+    const writes = lock.granted;
+    const quiet = writes === seenWrites && !lock.held && lock.queueLength === 0;
+    seenWrites = writes;
+    if (!quiet || writes === checkpointedWrites) return;
+    try {
+      if (pool.checkpoint()) checkpointedWrites = writes;
+    } catch {
+      // A failing checkpoint (disk full) changes nothing; the next quiet tick tries again.
+    }
+  }, IDLE_CHECKPOINT_MS);
+  idleCheckpoint.unref();
+
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
+    clearInterval(idleCheckpoint);
     closing ??= (async () => {
       // 1. Stop accepting. Streams between requests roll back now, which also frees the
       //    writer for requests still queued behind an abandoned transaction.

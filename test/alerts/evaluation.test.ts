@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { decide, resolveBand } from "../../worker/alerts/decide";
 import { drainOutbox } from "../../worker/alerts/drain";
 import { evaluateRules } from "../../worker/alerts/evaluate";
-import { EVALUATOR_LEASE, takeLease } from "../../worker/alerts/lease";
+import { EVALUATOR_LEASE, takeLease } from "../../worker/lib/lease";
 import { claimDue, MAX_ATTEMPTS, releaseClaims, retryDelay } from "../../worker/alerts/outbox";
 import { destinationSecret } from "../../worker/alerts/secrets";
 import type { AlertRule } from "../../worker/domain/alert-rules";

@@ -16,7 +16,7 @@ import { storedFigure } from "../reports/figures";
 import { readOnly } from "../lib/read-only";
 import { decide, type Decision } from "./decide";
 import { siteReadings, type RuleReading } from "./figures";
-import { EVALUATOR_LEASE, leaseHeld, takeLease } from "./lease";
+import { EVALUATOR_LEASE, leaseHeld, takeLease } from "../lib/lease";
 import { notification } from "./payload";
 
 export interface EvaluationOptions {

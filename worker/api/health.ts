@@ -9,7 +9,7 @@
  * through, and the lag behind now), and `instance`: the id `wren start` gave this start, so
  * that it probes its own workerd and never an orphan of an earlier start on the same port.
  */
-import { HEALTH_DEADLINE_MS, libsqlClient } from "../lib/libsql";
+import { HEALTH_DEADLINE_MS, libsqlClient, readerClient } from "../lib/libsql";
 import { lastStorageFault, noteStorageFault, serverFault, type ServerFault } from "../lib/faults";
 import { problem } from "../lib/problem";
 import { readOnly } from "../lib/read-only";
@@ -56,7 +56,7 @@ export async function healthz(env: ApiEnv, nowMs = Date.now()): Promise<Response
   const instance = env.WREN_INSTANCE ?? null;
   let publication;
   try {
-    publication = publicationOf(await readOnly(libsqlClient(env, HEALTH_DEADLINE_MS)).query(PUBLICATION_SQL));
+    publication = publicationOf(await readOnly(readerClient(env, HEALTH_DEADLINE_MS)).query(PUBLICATION_SQL));
   } catch {
     return problem(503, "The database is not answering.", {
       headers: { "retry-after": String(RETRY_AFTER_UNAVAILABLE_S) },

@@ -15,12 +15,13 @@ import type { Caller } from "../domain/access";
 import { database, type Database } from "../lib/db";
 import { errorResponse } from "../lib/errors";
 import { problem } from "../lib/problem";
+import { instanceCount } from "../lib/instances";
 import { publicUrl } from "../lib/public-url";
 import { authenticateKey, requireScope, requireSiteAccess } from "./auth";
 import { DEFAULT_BODY_LIMIT, readJson, validate } from "./body";
 import type { ApiEnv } from "./env";
 import { rateLimiterFor } from "./key-limiter";
-import { parseDefaultLimit, rateLimitHeaders, type RateDecision } from "./ratelimit";
+import { instanceShare, parseDefaultLimit, rateLimitHeaders, type RateDecision } from "./ratelimit";
 import { authenticateDelivery } from "./hook-auth";
 import type { AuthKind, KeyRoute, Route, SignedRoute } from "./registry";
 import { renderReply, replier } from "./reply";
@@ -34,14 +35,19 @@ type Authenticator = (request: Request, db: Database) => Promise<Caller>;
  */
 const AUTHENTICATORS: Partial<Record<Exclude<AuthKind, "webhook-signature">, Authenticator>> = { key: authenticateKey };
 
-/** Takes a token from the key's bucket; the same call counts it for `route`. */
-async function takeRateToken(env: ApiEnv, caller: Caller, route: string): Promise<RateDecision> {
+/**
+ * Takes a token from the key's bucket; the same call counts it for `route`. The bucket is this
+ * instance's: with several instances on one database each admits its share of the limit
+ * (instanceShare), so together they admit at most the limit.
+ */
+async function takeRateToken(env: ApiEnv, db: Database, caller: Caller, route: string): Promise<RateDecision> {
   const { key } = caller;
   const limit =
     key.rateRequests && key.ratePerSeconds
       ? { requests: key.rateRequests, perSeconds: key.ratePerSeconds }
       : parseDefaultLimit(env.WREN_RATE_LIMIT);
-  return rateLimiterFor(env.RATE_LIMITER, key.id).take(limit, { keyId: key.id, route });
+  const share = instanceShare(limit, await instanceCount(db.$client));
+  return rateLimiterFor(env.RATE_LIMITER, key.id).take(share, { keyId: key.id, route });
 }
 
 export function runRoute(spec: Route) {
@@ -77,7 +83,7 @@ function runKeyRoute(spec: KeyRoute) {
     let decision: RateDecision | undefined;
     let response: Response;
     try {
-      decision = await takeRateToken(env, caller, routeName);
+      decision = await takeRateToken(env, db, caller, routeName);
       if (!decision.allowed) {
         response = problem(429, `This key's limit of ${decision.limit} requests per ${decision.windowSeconds} s is used up.`, {
           field: "authorization",

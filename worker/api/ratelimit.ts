@@ -164,6 +164,16 @@ export function parseDefaultLimit(value: string | null | undefined): RateLimit {
   return { requests: Math.max(1, Number(match[1])), perSeconds: Math.max(1, Number(match[2])) };
 }
 
+/**
+ * One instance's share of a limit when `instances` share the database: the requests divided
+ * evenly, rounded down (at least 1), over the same window — so N instances admit at most the
+ * limit together, and a client whose requests a proxy spreads evenly gets all of it.
+ */
+export function instanceShare(limit: RateLimit, instances: number): RateLimit {
+  if (instances <= 1) return limit;
+  return { requests: Math.max(1, Math.floor(limit.requests / instances)), perSeconds: limit.perSeconds };
+}
+
 /** IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers) for a decision. */
 export function rateLimitHeaders(decision: RateDecision): Record<string, string> {
   const headers: Record<string, string> = {

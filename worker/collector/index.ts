@@ -2,8 +2,9 @@
  * The collector worker, Wren's front door: the tracker script, browser beacons and
  * server-to-server conversions, answered here without a hop; every other path (/healthz too)
  * goes to the api worker over the API binding. The api worker sends `POST /api/v1/events` on to
- * `/s2s` with the site's token, so both s2s ways in share one code path. Its Durable Object, CollectorState, keeps the session salts and known
- * token versions; writes are group-committed in the isolate (writer.ts).
+ * `/s2s` with the site's token, so both s2s ways in share one code path. Session salts are in the
+ * database (salt-store.ts); its Durable Object, CollectorState, keeps the token versions this
+ * instance has verified; writes are group-committed in the isolate (writer.ts).
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { DRAIN_LIMIT } from "../lib/body";

@@ -1,11 +1,14 @@
 /**
  * Session ids as stored: HMAC-SHA256(salt, site id + ":" + tracker id), truncated to 128
- * bits. The salts come from the CollectorState Durable Object and are cached in the isolate
- * only until the schedule next changes, so a deleted salt is forgotten here too.
+ * bits. The salts come from the database (salt-store.ts), shared by every instance, and are
+ * cached in the isolate only until the schedule next changes, so a deleted salt is forgotten
+ * here too.
  */
 import { toBase64Url } from "../lib/crypto";
+import { libsqlClient } from "../lib/libsql";
 import type { CollectorWorkerEnv } from "./env";
-import type { StateSnapshot } from "./state";
+import { saltsInForce } from "./salt-store";
+import { nextChange } from "./salts";
 
 const encoder = new TextEncoder();
 
@@ -13,8 +16,6 @@ export interface SessionKeys {
   current: CryptoKey;
   previous: CryptoKey | null;
   validUntil: number;
-  /** Token versions known when the snapshot was taken (seed for token.ts). */
-  tokenVersions: Record<string, number>;
 }
 
 let cached: SessionKeys | null = null;
@@ -24,19 +25,14 @@ function importSalt(hex: string): Promise<CryptoKey> {
   return crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
 }
 
-export function collectorState(env: CollectorWorkerEnv) {
-  return env.COLLECTOR_STATE.get(env.COLLECTOR_STATE.idFromName("collector"));
-}
-
-/** The salts in force now, from the isolate cache or the Durable Object. */
+/** The salts in force now, from the isolate cache or the database. */
 export async function sessionKeys(env: CollectorWorkerEnv, now = Date.now()): Promise<SessionKeys> {
   if (cached && now < cached.validUntil) return cached;
-  const snapshot: StateSnapshot = await collectorState(env).snapshot();
+  const { current, previous } = await saltsInForce(libsqlClient(env), now);
   cached = {
-    current: await importSalt(snapshot.current.secret),
-    previous: snapshot.previous ? await importSalt(snapshot.previous.secret) : null,
-    validUntil: snapshot.validUntil,
-    tokenVersions: snapshot.tokenVersions,
+    current: await importSalt(current.secret),
+    previous: previous ? await importSalt(previous.secret) : null,
+    validUntil: nextChange(current, previous),
   };
   return cached;
 }

@@ -5,8 +5,8 @@
  * The token is `SITE_ID.MAC` with MAC = HMAC(server secret, site id + ":" + version), and the
  * version lives in the database (sites.token_version). Rather than read it, the collector
  * recomputes the MAC for the versions a genuine token can have: the highest version already
- * verified for the site (kept in the isolate and in the CollectorState Durable Object, which
- * survives restarts), and the next LOOKAHEAD versions, for rotations it has not seen yet.
+ * verified for the site (kept in the isolate and in this instance's CollectorState Durable
+ * Object, which survives restarts), and the next LOOKAHEAD versions, for rotations it has not seen yet.
  * A MAC below the known version is a rotated token: refused with no read. Once the MAC
  * matches, the presenter holds a token this server issued; whether that version is still the
  * current one is checked inside the write transaction itself (writer.ts), so rotation takes
@@ -15,16 +15,27 @@
 import { constantTimeEqual, serverHmacKey } from "../lib/crypto";
 import { parseSiteToken, siteToken } from "../lib/tokens";
 import type { CollectorWorkerEnv } from "./env";
-import { collectorState, sessionKeys } from "./sessions";
+
+function collectorState(env: CollectorWorkerEnv) {
+  return env.COLLECTOR_STATE.get(env.COLLECTOR_STATE.idFromName("collector"));
+}
 
 /** Versions beyond the known one that are tried: rotations since this server last saw the site. */
 export const TOKEN_VERSION_LOOKAHEAD = 32;
+
+/** How long an isolate keeps the durable versions it read: a forged token must not cost a call each. */
+const DURABLE_VERSIONS_TTL_MS = 10 * 60_000;
+let durableVersions: { versions: Record<string, number>; until: number } | undefined;
 
 const knownVersions = new Map<string, number>();
 async function knownVersion(env: CollectorWorkerEnv, siteId: string): Promise<number> {
   const local = knownVersions.get(siteId);
   if (local !== undefined) return local;
-  const durable = (await sessionKeys(env)).tokenVersions[siteId];
+  const now = Date.now();
+  if (!durableVersions || now >= durableVersions.until) {
+    durableVersions = { versions: await collectorState(env).tokenVersions(), until: now + DURABLE_VERSIONS_TTL_MS };
+  }
+  const durable = durableVersions.versions[siteId];
   // Only versions the durable state knows are cached: a token for a made-up site id must not
   // grow this map (it is refused after the lookahead, with no database read either way).
   if (durable !== undefined) knownVersions.set(siteId, durable);

@@ -1,12 +1,16 @@
-/** The api worker's drizzle handle over the shared libSQL client (lib/libsql.ts). */
+/**
+ * The api worker's drizzle handle over the primary's libSQL client (lib/libsql.ts), with
+ * `$reader`: the read-only handle over the copy reports read (the replica, when configured).
+ */
 import type { Client } from "@libsql/client/web";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import { drizzle } from "drizzle-orm/libsql/web";
 import * as schema from "./schema";
 import type { DatabaseBindings } from "./env";
-import { libsqlClient } from "./libsql";
+import { libsqlClient, readerClient } from "./libsql";
+import { readOnly, type ReadOnlyDatabase } from "./read-only";
 
-export type Database = LibSQLDatabase<typeof schema> & { $client: Client };
+export type Database = LibSQLDatabase<typeof schema> & { $client: Client; $reader: ReadOnlyDatabase };
 
 const databases = new WeakMap<Client, Database>();
 
@@ -15,7 +19,7 @@ export function database(env: DatabaseBindings, deadlineMs?: number): Database {
   const client = libsqlClient(env, deadlineMs);
   let db = databases.get(client);
   if (!db) {
-    db = drizzle(client, { schema }) as Database;
+    db = Object.assign(drizzle(client, { schema }), { $reader: readOnly(readerClient(env, deadlineMs)) }) as Database;
     databases.set(client, db);
   }
   return db;

@@ -5,6 +5,10 @@ export interface DatabaseBindings {
   /** The Hrana URL the client addresses; with DB bound, only its host and path matter. */
   LIBSQL_URL?: string;
   LIBSQL_AUTH_TOKEN?: string | null;
+  /** Binding to the copy reports read (a replica near this instance); absent: DB. */
+  DB_READ?: Fetcher;
+  /** That copy's Hrana URL (LIBSQL_READ_URL); unset: reports read LIBSQL_URL too. */
+  LIBSQL_READ_URL?: string | null;
 }
 
 export interface CollectorEnv extends DatabaseBindings {

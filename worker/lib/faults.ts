@@ -95,6 +95,22 @@ export function serverFault(error: unknown, depth = 0): ServerFault | null {
   return serverFault((error as { cause?: unknown }).cause, depth + 1);
 }
 
+/** A connection the database never accepted: the request never reached it. */
+const CONNECTION_REFUSED = /ECONNREFUSED|connection refused/i;
+
+/**
+ * True when a call failed before the database ran any of it, so running it again cannot store
+ * anything twice: a writer that waited too long for the lock (rolled back), or a connection
+ * refused. Not a timeout or a connection lost mid-call: those may have committed.
+ */
+export function isRetryableUnsent(error: unknown, depth = 0): boolean {
+  if (!(error instanceof Error) || depth > 5) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string" && BUSY_CODES.has(code.replace(/^(SQLITE_[A-Z]+?)(_[A-Z_]+)?$/, "$1"))) return true;
+  if (CONNECTION_REFUSED.test(error.message)) return true;
+  return isRetryableUnsent((error as { cause?: unknown }).cause, depth + 1);
+}
+
 /** True when an error is the database not answering (see serverFault). */
 export function isDatabaseUnavailable(error: unknown): boolean {
   return serverFault(error)?.kind === "unavailable";

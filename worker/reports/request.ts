@@ -8,7 +8,7 @@
 import { siteNotFound } from "../domain/sites";
 import type { Database } from "../lib/db";
 import { HttpProblem } from "../lib/problem";
-import { readOnly, type ReadOnlyDatabase } from "../lib/read-only";
+import type { ReadOnlyDatabase } from "../lib/read-only";
 import { ReportCache } from "./cache";
 import { negotiate, type Format } from "./format";
 import { lastCompleteDay, resolvePeriod, type Period, type PeriodQuery } from "./period";
@@ -64,7 +64,7 @@ export async function prepareReport(
   query: PeriodQuery,
   check?: (period: Period) => void,
 ): Promise<PreparedReport> {
-  const reader = readOnly(db.$client);
+  const reader = db.$reader;
   // One round trip for all a report needs to know before it computes (or finds its cache entry).
   const [siteRows, publicationRows, goalRows] = await reader.queryAll([
     { sql: "SELECT timezone FROM sites WHERE id = ?", args: [siteId] },

@@ -19,6 +19,9 @@
  *   or a goal-and-session key), as soon as the 24-hour event window has closed on them: a
  *   replay with the same timestamp is refused by the window from then on anyway, and nothing
  *   can be matched against a known id any more.
+ * - Session salts past their two periods (collector/salts.ts), and any older than the two
+ *   newest: the collector deletes them when it next needs a salt, and this catches the case
+ *   where no beacon comes, within one run of the salt's 48 hours.
  *
  * Kept: every rollup cell (counts, key sums, vitals histograms), for as long as the site exists.
  *
@@ -27,6 +30,7 @@
  * so retention never holds the write lock for long; a backlog shrinks by that much per run.
  */
 import type { Client, InStatement, InValue } from "@libsql/client/web";
+import { SALT_PERIOD_MS } from "../collector/salts";
 import { EVENT_WINDOW_MS } from "../collector/window";
 import { HttpProblem } from "../lib/problem";
 import { addDays } from "./timezone";
@@ -80,6 +84,8 @@ export interface RetentionHorizon {
   funnelsFrom: string;
   /** Idempotency keys of conversions stamped before this instant are dropped (the window closed). */
   keysBefore: number;
+  /** Session salts made at or before this instant are past their two periods. */
+  saltsThrough: number;
 }
 
 export function retentionHorizon(now: number, days: number): RetentionHorizon {
@@ -92,6 +98,7 @@ export function retentionHorizon(now: number, days: number): RetentionHorizon {
     firstsBefore: Date.parse(`${daysBefore}T00:00:00Z`) - 4 * DAY_MS,
     funnelsFrom: addDays(daysBefore, 1),
     keysBefore: now - EVENT_WINDOW_MS,
+    saltsThrough: now - 2 * SALT_PERIOD_MS,
   };
 }
 
@@ -165,6 +172,13 @@ function tasks(horizon: RetentionHorizon, limit: number): Task[] {
     const { probe, rowids } = oldest(table, where, limit, among);
     list.push({ table, probe, statement: `DELETE FROM ${table} WHERE rowid IN (${rowids})`, args: [arg] });
   };
+  const expiredSalt = "created_at <= ? OR id NOT IN (SELECT id FROM session_salts ORDER BY created_at DESC LIMIT 2)";
+  list.push({
+    table: "session_salts",
+    probe: `SELECT 1 FROM session_salts WHERE ${expiredSalt} LIMIT 1`,
+    statement: `DELETE FROM session_salts WHERE ${expiredSalt}`,
+    args: [horizon.saltsThrough],
+  });
   remove("smoke_conversions", "ts < ?", horizon.rawBefore);
   for (const source of ["events", "conversions", "vitals"])
     remove(source, "ts < ?", horizon.rawBefore, `id <= ${folded(source)}`);

@@ -26,7 +26,7 @@
  */
 import { siteNotFound } from "../domain/sites";
 import type { Database } from "../lib/db";
-import { readOnly, type ReadOnlyDatabase } from "../lib/read-only";
+import type { ReadOnlyDatabase } from "../lib/read-only";
 import { lastCompleteDay } from "./period";
 import { SITE_DAY_ATOMS_SQL, siteDayAtomVisible } from "./atoms";
 import { PAGE_ATOMS_SQL } from "./privacy";
@@ -103,7 +103,7 @@ function daySessionsSql(offset: string): string {
 
 /** A page of the list for the API: reads only, through a read-only handle as reports do. */
 export function sessionsPage(db: Database, siteId: string, options: ListOptions): Promise<SessionsPage> {
-  return listPublishedSessions(readOnly(db.$client), siteId, options);
+  return listPublishedSessions(db.$reader, siteId, options);
 }
 
 /** A page of a site's listed sessions, newest day first. */

@@ -127,3 +127,21 @@ export const smokeConversions = sqliteTable(
   },
   (t) => [index("smoke_conversions_site_ts").on(t.siteId, t.ts), index("smoke_conversions_site_external_id").on(t.siteId, t.externalId)],
 );
+
+/**
+ * Session salts (collector/salts.ts): each hashes new session ids for 24 hours, then serves
+ * lookups for 24 more, then is deleted. In the database so that every instance of a scale-out
+ * hashes with the same salt; made with a conditional insert, so two instances cannot each make
+ * a current one. The embedded server zeroes deleted rows (`secure_delete`) and checkpoints when
+ * idle, so a deleted salt leaves wren.db and its WAL too (docs/collector.md).
+ */
+export const sessionSalts = sqliteTable(
+  "session_salts",
+  {
+    id: text("id").primaryKey(),
+    /** 32 random bytes, hex. */
+    secret: text("secret").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("session_salts_created_at").on(t.createdAt)],
+);

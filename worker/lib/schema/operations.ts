@@ -177,3 +177,13 @@ export const healthProbe = sqliteTable("health_probe", {
   /** When the probe last wrote, ms. */
   checkedAt: integer("checked_at").notNull(),
 });
+
+/**
+ * The live instances (workerd boxes) on this database: each writes its row from its publisher's
+ * alarm, so any instance can tell how many share the work — the per-instance rate-limit budget
+ * divides by it (api/instances.ts). Rows not renewed for a day are removed by the same write.
+ */
+export const instances = sqliteTable("instances", {
+  id: text("id").primaryKey(),
+  seenAt: integer("seen_at").notNull(),
+});

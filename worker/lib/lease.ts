@@ -1,12 +1,15 @@
 /**
  * A lease in the database (table `leases`), so that of several boxes on one database one does
  * a piece of work at a time: taken or renewed with one conditional upsert, which changes the
- * holder only when the lease has run out. Whoever holds it also fences its writes with it
- * (leaseHeldSql), so a box that lost its lease mid-run writes nothing.
+ * holder only when the lease has run out, so a box that dies mid-lease is replaced once it
+ * expires. A holder whose writes must not land after it lost the lease fences them with
+ * leaseHeld() (alert transitions); work whose transactions are safe to repeat (the publisher's
+ * folds) only uses it to run once.
  */
 import type { Client } from "@libsql/client/web";
 
 export const EVALUATOR_LEASE = "alert-evaluator";
+export const PUBLISHER_LEASE = "publisher";
 
 /** Takes or renews `name` for `holder` until `now + ms`; true when `holder` holds it. */
 export async function takeLease(client: Client, name: string, holder: string, now: number, ms: number): Promise<boolean> {
