@@ -33,12 +33,14 @@ export const LIMITS = {
 
 const SHUTDOWN_GRACE_MS = 5_000;
 /**
- * After a write, once no write has come for this long, the WAL is checkpointed and truncated.
- * With `secure_delete`, what was deleted (an expired session salt, a dropped idempotency key)
- * is then gone from the WAL file as well as from wren.db, instead of lingering in old frames
- * until later writes reuse them. Under steady writes SQLite's own checkpoints cycle the WAL.
+ * After writes, the WAL is checkpointed and truncated at the first tick (every
+ * CHECKPOINT_TICK_MS) with no write since the previous one, or at the first tick with the lock
+ * free once CHECKPOINT_AT_LEAST_MS have passed under steady writes. With `secure_delete`, what
+ * was deleted (an expired session salt, a dropped idempotency key) is then gone from the WAL
+ * file as well as from wren.db, instead of lingering in old frames until writes reuse them.
  */
-const IDLE_CHECKPOINT_MS = 1_000;
+const CHECKPOINT_TICK_MS = 1_000;
+const CHECKPOINT_AT_LEAST_MS = 30_000;
 
 export interface ServiceOptions {
   file: string;
@@ -85,17 +87,22 @@ export function createHranaService(options: ServiceOptions): HranaService {
   // Writes seen at the last tick and at the last completed checkpoint (the lock's grant count).
   let seenWrites = lock.granted;
   let checkpointedWrites = lock.granted;
+  let checkpointedAt = Date.now();
   const idleCheckpoint = setInterval(() => {
     const writes = lock.granted;
-    const quiet = writes === seenWrites && !lock.held && lock.queueLength === 0;
+    const quiet = writes === seenWrites;
     seenWrites = writes;
-    if (!quiet || writes === checkpointedWrites) return;
+    if (writes === checkpointedWrites || lock.held || lock.queueLength > 0) return;
+    if (!quiet && Date.now() - checkpointedAt < CHECKPOINT_AT_LEAST_MS) return;
     try {
-      if (pool.checkpoint()) checkpointedWrites = writes;
+      if (pool.checkpoint()) {
+        checkpointedWrites = writes;
+        checkpointedAt = Date.now();
+      }
     } catch {
-      // A failing checkpoint (disk full) changes nothing; the next quiet tick tries again.
+      // A failing checkpoint (disk full) changes nothing; the next tick tries again.
     }
-  }, IDLE_CHECKPOINT_MS);
+  }, CHECKPOINT_TICK_MS);
   idleCheckpoint.unref();
 
   let closing: Promise<void> | undefined;

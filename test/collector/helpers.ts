@@ -96,8 +96,11 @@ export interface CountingProxy {
   close(): Promise<void>;
 }
 
-/** What the api worker's background work touches: the publisher's rollups, the call counters. */
-const BACKGROUND_WORK = /rollup_|key_usage/;
+/**
+ * What the api worker's background work touches: the publisher's rollups, heartbeat and lease,
+ * the call counters, the alert scheduler's tables.
+ */
+const BACKGROUND_WORK = /rollup_|key_usage|instances|leases|alert_/;
 
 /**
  * Forwards everything to `target` and counts the Hrana pipeline requests it saw, leaving out
