@@ -329,5 +329,24 @@ describe("two instances on a sqld primary and replica", () => {
     }
     // A goes on.
     expect((await s2s(a, shop.token, { goal_id: shop.goal, id: "after-kill" })).status).toBe(202);
+
+    // Had B died holding the publisher lease (as if: the lease handed to B's id, running 5 s
+    // more), A publishes nothing until it expires, then takes it over, and publication goes on.
+    const beats = async () =>
+      (await primary.execute("SELECT id, seen_at FROM instances ORDER BY seen_at")).rows.map((r) => ({ id: String(r.id), seen: Number(r.seen_at) }));
+    const before = await beats();
+    await until("A's next heartbeat", async () => (await beats()).some((r) => r.seen > Math.max(...before.map((x) => x.seen))), 10_000);
+    const [deadB, liveA] = await beats();
+    await primary.execute({ sql: "UPDATE leases SET holder = ?, expires_at = ? WHERE name = 'publisher'", args: [deadB!.id, Date.now() + 6_000] });
+    const published = async () => Number((await primary.execute("SELECT max(through_ms) AS t FROM rollup_publication")).rows[0]!.t);
+    await sleep(1_500); // a run A began before the change ends
+    const stalled = await published();
+    await sleep(2_000);
+    expect(await published()).toBe(stalled);
+    await until("A to hold the publisher lease", async () => {
+      const holder = (await primary.execute("SELECT holder FROM leases WHERE name = 'publisher'")).rows[0]!.holder;
+      return String(holder) === liveA!.id;
+    }, 15_000);
+    await until("publication to go on", async () => (await published()) > stalled, 10_000);
   }, 90_000);
 });
