@@ -68,9 +68,18 @@ describe("session salts in the database", () => {
     await client.batch(
       [
         { sql: "INSERT INTO session_salts (id, secret, created_at) VALUES ('now', ?, ?)", args: ["a".repeat(64), T0] },
-        { sql: "INSERT INTO session_salts (id, secret, created_at) VALUES ('day-ago', ?, ?)", args: ["b".repeat(64), T0 - SALT_PERIOD_MS] },
-        { sql: "INSERT INTO session_salts (id, secret, created_at) VALUES ('older', ?, ?)", args: ["c".repeat(64), T0 - 30 * HOUR] },
-        { sql: "INSERT INTO session_salts (id, secret, created_at) VALUES ('lapsed', ?, ?)", args: ["d".repeat(64), T0 - 2 * SALT_PERIOD_MS] },
+        {
+          sql: "INSERT INTO session_salts (id, secret, created_at) VALUES ('day-ago', ?, ?)",
+          args: ["b".repeat(64), T0 - SALT_PERIOD_MS],
+        },
+        {
+          sql: "INSERT INTO session_salts (id, secret, created_at) VALUES ('older', ?, ?)",
+          args: ["c".repeat(64), T0 - 30 * HOUR],
+        },
+        {
+          sql: "INSERT INTO session_salts (id, secret, created_at) VALUES ('lapsed', ?, ?)",
+          args: ["d".repeat(64), T0 - 2 * SALT_PERIOD_MS],
+        },
       ],
       "write",
     );

@@ -23,11 +23,20 @@ import { startStack, type Stack } from "../helpers/stack";
 const DOMAIN = "shop.example";
 const VISITORS = 12;
 /** Fast passes, so that what the test waits for comes within seconds. */
-const FAST = { WREN_PUBLISH_INTERVAL: "1", WREN_ALERT_INTERVAL: "1", WREN_WEBHOOK_RETRY_SECONDS: "1", WREN_WEBHOOK_ALLOW: "127.0.0.1" };
+const FAST = {
+  WREN_PUBLISH_INTERVAL: "1",
+  WREN_ALERT_INTERVAL: "1",
+  WREN_WEBHOOK_RETRY_SECONDS: "1",
+  WREN_WEBHOOK_ALLOW: "127.0.0.1",
+};
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs: number): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs: number,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -75,12 +84,19 @@ beforeAll(async () => {
   const goal = await adminB("POST", `/api/v1/sites/${shop.id}/goals`, { name: "Order", kind: "event", match: "order" });
   expect(goal.status, goal.text).toBe(201);
   shop.goal = goal.body.id;
-  const smoke = await adminB("POST", `/api/v1/sites/${shop.id}/goals`, { name: "Smoke", kind: "event", match: "smoke", purpose: "smoke-test" });
+  const smoke = await adminB("POST", `/api/v1/sites/${shop.id}/goals`, {
+    name: "Smoke",
+    kind: "event",
+    match: "smoke",
+    purpose: "smoke-test",
+  });
   shop.smokeGoal = smoke.body.id;
 
   const soloSite = await adminSingle("POST", "/api/v1/sites", { name: "Shop", domain: DOMAIN });
   Object.assign(solo, { id: soloSite.body.id, token: soloSite.body.s2s_token });
-  solo.goal = (await adminSingle("POST", `/api/v1/sites/${solo.id}/goals`, { name: "Order", kind: "event", match: "order" })).body.id;
+  solo.goal = (
+    await adminSingle("POST", `/api/v1/sites/${solo.id}/goals`, { name: "Order", kind: "event", match: "order" })
+  ).body.id;
 }, 120_000);
 
 afterAll(async () => {
@@ -114,7 +130,7 @@ async function s2s(stack: Stack, token: string, event: Record<string, unknown>):
     headers: { "content-type": "application/json", "x-service-token": token },
     body: JSON.stringify(event),
   });
-  return { status: res.status, body: res.status === 202 ? await res.json() : {} };
+  return { status: res.status, body: res.status === 202 ? ((await res.json()) as S2sAnswer["body"]) : {} };
 }
 
 /** The counted columns of each rollup (not the session-keyed ones: each database has its own salts), goals by name. */
@@ -175,11 +191,15 @@ describe("two instances on a sqld primary and replica", () => {
       await beacon(single, solo.id, visitor, `/product/${i % 3}`);
       // The order, posted to both instances at once (a retry that reached the other box): stored once, attached.
       const id = `order-${i}`;
-      const answers = await Promise.all([other, first].map((stack) => s2s(stack, shop.token, { goal_id: shop.goal, session: visitor, id })));
+      const answers = await Promise.all(
+        [other, first].map((stack) => s2s(stack, shop.token, { goal_id: shop.goal, session: visitor, id })),
+      );
       expect(answers.map((x) => x.status)).toEqual([202, 202]);
       const outcomes = answers.map((x) => x.body.events![0]!.status).sort();
       expect(outcomes, `order ${i}`).toEqual(["duplicate", "stored"]);
-      expect(answers.find((x) => x.body.events![0]!.status === "stored")!.body.events![0]!.session, `order ${i}`).toBe("attached");
+      expect(answers.find((x) => x.body.events![0]!.status === "stored")!.body.events![0]!.session, `order ${i}`).toBe(
+        "attached",
+      );
       expect((await s2s(single, solo.token, { goal_id: solo.goal, session: visitor, id })).body.events![0]).toMatchObject({
         status: "stored",
         session: "attached",
@@ -189,7 +209,9 @@ describe("two instances on a sqld primary and replica", () => {
     // Counted on the primary: one session per visitor, one conversion per id, each under its key.
     expect(await count(primary, "SELECT count(*) FROM sessions WHERE site_id = ?", [shop.id])).toBe(VISITORS);
     expect(await count(primary, "SELECT count(*) FROM conversions WHERE site_id = ?", [shop.id])).toBe(VISITORS);
-    expect(await count(primary, "SELECT count(*) FROM conversions WHERE site_id = ? AND session_id IS NOT NULL", [shop.id])).toBe(VISITORS);
+    expect(await count(primary, "SELECT count(*) FROM conversions WHERE site_id = ? AND session_id IS NOT NULL", [shop.id])).toBe(
+      VISITORS,
+    );
     for (let i = 0; i < VISITORS; i++) {
       const key = await eventKeyOf(secret, shop.id, `order-${i}`);
       expect(await count(primary, "SELECT count(*) FROM conversions WHERE event_key = ?", [key])).toBe(1);
@@ -248,7 +270,11 @@ describe("two instances on a sqld primary and replica", () => {
   }, 90_000);
 
   it("a key's rate limit holds across both instances", async () => {
-    const made = await adminA("POST", "/api/v1/keys", { name: "limited", scopes: ["read:sites"], rate_limit: { requests: 10, per_seconds: 60 } });
+    const made = await adminA("POST", "/api/v1/keys", {
+      name: "limited",
+      scopes: ["read:sites"],
+      rate_limit: { requests: 10, per_seconds: 60 },
+    });
     expect(made.status).toBe(201);
     // Each api isolate rereads how many instances are live at most this often.
     await sleep(INSTANCE_COUNT_TTL_MS + 1_000);
@@ -295,7 +321,8 @@ describe("two instances on a sqld primary and replica", () => {
       Array.from({ length: 8 }, (_, w) =>
         (async () => {
           const statuses: number[] = [];
-          for (let n = 0; n < 10; n++) statuses.push((await s2s(w % 2 === 0 ? a : b, shop.token, { goal_id: shop.goal, id: `burst-${w}-${n}` })).status);
+          for (let n = 0; n < 10; n++)
+            statuses.push((await s2s(w % 2 === 0 ? a : b, shop.token, { goal_id: shop.goal, id: `burst-${w}-${n}` })).status);
           return statuses;
         })(),
       ),
@@ -325,7 +352,10 @@ describe("two instances on a sqld primary and replica", () => {
     await Promise.all(writers);
 
     for (const id of acknowledged) {
-      expect(await count(primary, "SELECT count(*) FROM conversions WHERE event_key = ?", [await eventKeyOf(secret, shop.id, id)]), id).toBe(1);
+      expect(
+        await count(primary, "SELECT count(*) FROM conversions WHERE event_key = ?", [await eventKeyOf(secret, shop.id, id)]),
+        id,
+      ).toBe(1);
     }
     // A goes on.
     expect((await s2s(a, shop.token, { goal_id: shop.goal, id: "after-kill" })).status).toBe(202);
@@ -333,20 +363,35 @@ describe("two instances on a sqld primary and replica", () => {
     // Had B died holding the publisher lease (as if: the lease handed to B's id, running 5 s
     // more), A publishes nothing until it expires, then takes it over, and publication goes on.
     const beats = async () =>
-      (await primary.execute("SELECT id, seen_at FROM instances ORDER BY seen_at")).rows.map((r) => ({ id: String(r.id), seen: Number(r.seen_at) }));
+      (await primary.execute("SELECT id, seen_at FROM instances ORDER BY seen_at")).rows.map((r) => ({
+        id: String(r.id),
+        seen: Number(r.seen_at),
+      }));
     const before = await beats();
-    await until("A's next heartbeat", async () => (await beats()).some((r) => r.seen > Math.max(...before.map((x) => x.seen))), 10_000);
+    await until(
+      "A's next heartbeat",
+      async () => (await beats()).some((r) => r.seen > Math.max(...before.map((x) => x.seen))),
+      10_000,
+    );
     const [deadB, liveA] = await beats();
-    await primary.execute({ sql: "UPDATE leases SET holder = ?, expires_at = ? WHERE name = 'publisher'", args: [deadB!.id, Date.now() + 6_000] });
-    const published = async () => Number((await primary.execute("SELECT max(through_ms) AS t FROM rollup_publication")).rows[0]!.t);
+    await primary.execute({
+      sql: "UPDATE leases SET holder = ?, expires_at = ? WHERE name = 'publisher'",
+      args: [deadB!.id, Date.now() + 6_000],
+    });
+    const published = async () =>
+      Number((await primary.execute("SELECT max(through_ms) AS t FROM rollup_publication")).rows[0]!.t);
     await sleep(1_500); // a run A began before the change ends
     const stalled = await published();
     await sleep(2_000);
     expect(await published()).toBe(stalled);
-    await until("A to hold the publisher lease", async () => {
-      const holder = (await primary.execute("SELECT holder FROM leases WHERE name = 'publisher'")).rows[0]!.holder;
-      return String(holder) === liveA!.id;
-    }, 15_000);
+    await until(
+      "A to hold the publisher lease",
+      async () => {
+        const holder = (await primary.execute("SELECT holder FROM leases WHERE name = 'publisher'")).rows[0]!.holder;
+        return String(holder) === liveA!.id;
+      },
+      15_000,
+    );
     await until("publication to go on", async () => (await published()) > stalled, 10_000);
   }, 90_000);
 });

@@ -41,15 +41,17 @@ export class CollectorState extends DurableObject<CollectorWorkerEnv> {
   }
 
   private clearLegacySalts(): Promise<void> {
-    this.cleared ??= this.ctx.blockConcurrencyWhile(async () => {
-      if ((await this.ctx.storage.get(LEGACY_SALTS_KEY)) === undefined) return;
-      const tokenVersions = await this.ctx.storage.get<Record<string, number>>(TOKEN_VERSIONS_KEY);
-      await this.ctx.storage.deleteAll();
-      if (tokenVersions) await this.ctx.storage.put(TOKEN_VERSIONS_KEY, tokenVersions);
-    }).catch((error: unknown) => {
-      this.cleared = undefined;
-      throw error;
-    });
+    this.cleared ??= this.ctx
+      .blockConcurrencyWhile(async () => {
+        if ((await this.ctx.storage.get(LEGACY_SALTS_KEY)) === undefined) return;
+        const tokenVersions = await this.ctx.storage.get<Record<string, number>>(TOKEN_VERSIONS_KEY);
+        await this.ctx.storage.deleteAll();
+        if (tokenVersions) await this.ctx.storage.put(TOKEN_VERSIONS_KEY, tokenVersions);
+      })
+      .catch((error: unknown) => {
+        this.cleared = undefined;
+        throw error;
+      });
     return this.cleared;
   }
 }

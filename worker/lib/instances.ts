@@ -16,14 +16,20 @@ export const INSTANCE_COUNT_TTL_MS = 10_000;
 /** Renews `id`'s row and forgets instances gone for a day. */
 export function heartbeatStatements(id: string, now: number): InStatement[] {
   return [
-    { sql: "INSERT INTO instances (id, seen_at) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at", args: [id, now] },
+    {
+      sql: "INSERT INTO instances (id, seen_at) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at",
+      args: [id, now],
+    },
     { sql: "DELETE FROM instances WHERE seen_at < ?", args: [now - INSTANCE_FORGET_MS] },
   ];
 }
 
 /** The instances seen within INSTANCE_LIVE_MS of `now`; at least 1 (this one, before its first beat). */
 export async function liveInstances(client: Client, now: number): Promise<number> {
-  const rs = await client.execute({ sql: "SELECT count(*) AS n FROM instances WHERE seen_at > ?", args: [now - INSTANCE_LIVE_MS] });
+  const rs = await client.execute({
+    sql: "SELECT count(*) AS n FROM instances WHERE seen_at > ?",
+    args: [now - INSTANCE_LIVE_MS],
+  });
   return Math.max(1, Number(rs.rows[0]?.n ?? 1));
 }
 
