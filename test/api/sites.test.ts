@@ -1,5 +1,3 @@
-import { createClient } from "@libsql/client";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lastCompleteDay } from "../../worker/reports/period";
 import { ROLLUP_TABLES } from "../../worker/reports/rollup";
@@ -90,7 +88,7 @@ describe("sites and the registry", () => {
     const goal = await f.makeGoal(site.id, { kind: "event", match: "signup" });
     expect((await f.admin("POST", "/api/v1/events", { site: site.id, goal_id: goal.id })).status).toBe(202);
     await waitForPublication(f.stack.url);
-    const db = createClient({ url: `file:${join(f.stack.dataDir, "wren.db")}` });
+    const db = f.stack.openDatabase();
     const rollupRows = async () => {
       let total = 0;
       for (const table of ROLLUP_TABLES) {

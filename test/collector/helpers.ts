@@ -1,11 +1,10 @@
 /**
- * Helpers for the collector tests: sites and goals made with the real CLI, read-only row
- * counts straight from the database file, and a counting proxy in front of the libSQL
+ * Helpers for the collector tests: sites and goals made with the real CLI, row counts
+ * straight from the database, and a counting proxy in front of the libSQL
  * server that shows exactly how many Hrana requests a call caused.
  */
-import { createClient, type Client } from "@libsql/client";
+import type { Client } from "@libsql/client";
 import { request as httpRequest } from "node:http";
-import { join } from "node:path";
 import { buildTracker } from "../../tracker/build";
 import { serveOnLoopback } from "../helpers/http";
 import type { Stack } from "../helpers/stack";
@@ -50,9 +49,9 @@ export async function createGoal(
   return (await cliJson<{ id: string }>(stack, args)).id;
 }
 
-/** A read-only connection to the stack's database file. */
+/** A connection to the stack's database (its file, or its sqld), reading integers as numbers. */
 export function openDb(stack: Stack): Client {
-  return createClient({ url: `file:${join(stack.dataDir, "wren.db")}`, intMode: "number" });
+  return stack.openDatabase({ intMode: "number" });
 }
 
 export async function rows<T = Record<string, unknown>>(db: Client, sql: string, args: (string | number | null)[] = []): Promise<T[]> {

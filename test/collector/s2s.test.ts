@@ -1,19 +1,18 @@
 /**
  * `POST /s2s` and `POST /api/v1/events` against the real stack: workerd running
- * config.capnp, the embedded libSQL server behind a counting proxy, rows read back from the
- * database file. Exact counts throughout; a refused request must leave every table as it was.
+ * config.capnp, the database server (embedded, or sqld) behind a counting proxy, rows read
+ * back from the database. Exact counts throughout; a refused request must leave every table as it was.
  */
-import { createClient, type Client } from "@libsql/client";
+import type { Client } from "@libsql/client";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHranaServer, type HranaServer } from "../../server/hrana/index";
 import { eventKeyOf } from "../../worker/collector/event-key";
 import { importHmacKey } from "../../worker/lib/crypto";
 import { siteToken } from "../../worker/lib/tokens";
-import { startStack, type Stack } from "../helpers/stack";
+import { startDatabaseServer, startStack, TEST_ENGINE, type DatabaseServer, type Stack } from "../helpers/stack";
 import {
   BROWSER_UA,
   collectorCounts,
@@ -32,7 +31,7 @@ import {
 const HOUR = 60 * 60 * 1000;
 
 let dataDir: string;
-let hrana: HranaServer;
+let database: DatabaseServer;
 let proxy: CountingProxy;
 let stack: Stack;
 let db: Client;
@@ -71,9 +70,9 @@ const sessionId = () => randomBytes(16).toString("base64url");
 beforeAll(async () => {
   await ensureTrackerBuilt();
   dataDir = mkdtempSync(join(tmpdir(), "wren-s2s-"));
-  hrana = await startHranaServer({ file: join(dataDir, "wren.db") });
-  proxy = await startCountingProxy(hrana.url);
-  stack = await startStack({ dataDir, env: { LIBSQL_URL: proxy.url } });
+  database = await startDatabaseServer(dataDir);
+  proxy = await startCountingProxy(database.url);
+  stack = await startStack({ dataDir, database, env: { LIBSQL_URL: proxy.url } });
   shop = await createSite(stack, "shop.test");
   other = await createSite(stack, "other.test");
   purchase = await createGoal(stack, shop.id, "event", "purchase");
@@ -86,7 +85,7 @@ afterAll(async () => {
   db?.close();
   await stack?.stop();
   await proxy?.close();
-  await hrana?.close();
+  await database?.stop();
 });
 
 describe("POST /s2s with a good token", () => {
@@ -387,8 +386,9 @@ describe("sessions", () => {
     const old = sessionId();
     await beacon(shop.id, old, "/old-visit");
     // Age the session by a day: a write from the test, standing in for the passing of time.
-    const writer = createClient({ url: `file:${join(dataDir, "wren.db")}` });
-    await writer.execute("PRAGMA busy_timeout = 5000");
+    const writer = stack.openDatabase();
+    // The file is shared with the running server; sqld refuses the pragma (it writes alone).
+    if (TEST_ENGINE === "embedded") await writer.execute("PRAGMA busy_timeout = 5000");
     await writer.execute({ sql: "UPDATE sessions SET last_seen = last_seen - ? WHERE entry_path = '/old-visit'", args: [24 * HOUR + 1000] });
     writer.close();
     const answer = await s2s(shop.token, { goal_id: purchase, session: old, id: "stale-1" });
@@ -434,8 +434,7 @@ describe("POST /api/v1/events travels the same path", () => {
 describe("database down", () => {
   it("answers 503 with Retry-After and stores nothing; works again once the database is back", async () => {
     const before = await collectorCounts(db);
-    const port = hrana.port;
-    await hrana.close();
+    await database.stop();
     try {
       const down = await s2s(shop.token, { goal_id: purchase, id: "while-down" });
       expect(down.status).toBe(503);
@@ -448,7 +447,7 @@ describe("database down", () => {
       expect(response.status).toBe(503);
       expect(response.headers.get("retry-after")).toBe("5");
     } finally {
-      hrana = await startHranaServer({ file: join(dataDir, "wren.db"), port });
+      await database.start();
     }
     expect(await collectorCounts(db)).toEqual(before);
     const back = await s2s(shop.token, { goal_id: purchase, id: "while-down" });
@@ -460,7 +459,7 @@ describe("database down", () => {
 describe("restarts", () => {
   it("after a restart, ids already stored still count once and the token still verifies", async () => {
     await stack.stop();
-    stack = await startStack({ dataDir, env: { LIBSQL_URL: proxy.url } });
+    stack = await startStack({ dataDir, database, env: { LIBSQL_URL: proxy.url } });
     const retry = await s2s(shop.token, { goal_id: purchase, id: "order-1", value: 49.9 });
     expect(retry.status).toBe(202);
     expect(retry.body).toMatchObject({ accepted: 0, duplicates: 1 });

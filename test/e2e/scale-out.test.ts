@@ -315,6 +315,40 @@ describe("two instances on a sqld primary and replica", () => {
     expect((await fetch(`${b.url}/healthz`)).status).toBe(200);
   }, 90_000);
 
+  it("a primary that goes away gives fast 503s on both instances, and they recover when it returns", async () => {
+    await cluster.primary.stop();
+    for (const stack of [a, b]) {
+      const started = Date.now();
+      const refused = await s2s(stack, shop.token, { goal_id: shop.goal, id: "while-primary-down" });
+      expect(refused.status).toBe(503);
+      expect(Date.now() - started).toBeLessThan(4_000);
+      const health = await fetch(`${stack.url}/healthz`);
+      expect(health.status).toBe(503);
+      expect(Number(health.headers.get("retry-after"))).toBeGreaterThan(0);
+      await health.arrayBuffer();
+    }
+    await cluster.primary.start();
+    for (const stack of [a, b]) {
+      await until(
+        "events to be taken again",
+        async () => (await s2s(stack, shop.token, { goal_id: shop.goal, id: "after-primary" })).status === 202,
+        30_000,
+      );
+      await until("/healthz to pass again", async () => (await fetch(`${stack.url}/healthz`)).status === 200, 30_000);
+    }
+    // The refused event was never stored; the one after, once (posted to both).
+    expect(
+      await count(primary, "SELECT count(*) FROM conversions WHERE event_key = ?", [
+        await eventKeyOf(secret, shop.id, "while-primary-down"),
+      ]),
+    ).toBe(0);
+    expect(
+      await count(primary, "SELECT count(*) FROM conversions WHERE event_key = ?", [
+        await eventKeyOf(secret, shop.id, "after-primary"),
+      ]),
+    ).toBe(1);
+  }, 90_000);
+
   it("concurrent writers through both instances all succeed, and a SIGKILL of B mid-load loses nothing acknowledged", async () => {
     // 8 writers at once, 4 on each instance: sqld may answer SQLITE_BUSY, which Wren retries.
     const burst = await Promise.all(

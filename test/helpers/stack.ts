@@ -2,14 +2,21 @@
  * Starts the real stack the way an operator does — `wren start` in a child process, with
  * the embedded libSQL server and `workerd serve config.capnp` — on free ports and a
  * temporary data folder, and runs `wren` CLI commands against the same data.
+ *
+ * With WREN_TEST_ENGINE=sqld (the vitest project `sqld`) each stack runs on a sqld of its own
+ * instead (LIBSQL_URL), started here and stopped with it; tests reach the database through
+ * `stack.openDatabase()` either way.
  */
+import { createClient, type Client, type Config } from "@libsql/client";
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { startHranaServer } from "../../server/hrana/index";
 import { PUBLISH_GRACE_MS } from "../../worker/reports/publisher";
 import { freePort } from "./ports";
+import { makeJwtAuth, startSqld } from "./sqld";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 const WREN = join(ROOT, "bin/wren.js");
@@ -18,6 +25,11 @@ export interface CliResult {
   code: number | null;
   stdout: string;
   stderr: string;
+}
+
+export interface StackExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
 }
 
 export interface Stack {
@@ -29,8 +41,79 @@ export interface Stack {
   adminKey: string | undefined;
   process: ChildProcess;
   output(): string;
-  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /**
+   * Stops `wren start`, and the sqld the stack started unless `keepDatabase` (to change the
+   * data while the service is down; the next start on the same dataDir takes it over).
+   */
+  stop(signal?: NodeJS.Signals, options?: { keepDatabase?: boolean }): Promise<StackExit>;
   cli(args: string[]): Promise<CliResult>;
+  /** A new connection to the stack's database: its file (embedded server), or its server (sqld, LIBSQL_URL). */
+  openDatabase(config?: Partial<Config>): Client;
+}
+
+/** The database server stacks run on: `wren start`'s embedded one, or sqld (WREN_TEST_ENGINE=sqld). */
+export const TEST_ENGINE: "embedded" | "sqld" = process.env.WREN_TEST_ENGINE === "sqld" ? "sqld" : "embedded";
+
+/** A database server run by the test rather than by `wren start`, e.g. to put a proxy in front or to stop it. */
+export interface DatabaseServer {
+  url: string;
+  authToken: string | undefined;
+  /** A client straight to the database: the file for the embedded server, else the server. */
+  open(config?: Partial<Config>): Client;
+  stop(): Promise<void>;
+  /** Starts it again on the same port and data. */
+  start(): Promise<void>;
+}
+
+/**
+ * The test engine's server for `dataDir`: the embedded one on dataDir/wren.db (no token, as
+ * `startHranaServer` without LIBSQL_AUTH_TOKEN), or a sqld in a folder of its own with a JWT key.
+ */
+export async function startDatabaseServer(dataDir: string): Promise<DatabaseServer> {
+  if (TEST_ENGINE === "sqld") {
+    const dir = mkdtempSync(join(tmpdir(), "wren-sqld-"));
+    const auth = makeJwtAuth(dir);
+    const sqld = await startSqld({ dir: join(dir, "primary"), auth });
+    return {
+      url: sqld.url,
+      authToken: auth.token,
+      open: (config) => createClient({ ...config, url: sqld.url, authToken: auth.token }),
+      stop: () => sqld.stop(),
+      start: () => sqld.start(),
+    };
+  }
+  const file = join(dataDir, "wren.db");
+  let server = await startHranaServer({ file });
+  let running = true;
+  return {
+    url: server.url,
+    authToken: undefined,
+    open: (config) => createClient({ ...config, url: `file:${file}` }),
+    async stop() {
+      if (running) await server.close();
+      running = false;
+    },
+    async start() {
+      if (!running) server = await startHranaServer({ file, port: server.port });
+      running = true;
+    },
+  };
+}
+
+/** The sqld each data folder's stacks run on (WREN_TEST_ENGINE=sqld), so a restart finds its data again. */
+const stackDatabases = new Map<string, DatabaseServer>();
+
+/** The server a stack on `dataDir` should start with its own, if any: sqld, unless the caller names its own LIBSQL_URL. */
+async function ownDatabase(dataDir: string, env: NodeJS.ProcessEnv | undefined): Promise<DatabaseServer | undefined> {
+  const known = stackDatabases.get(resolve(dataDir));
+  if (known) {
+    await known.start();
+    return known;
+  }
+  if (TEST_ENGINE !== "sqld" || env?.LIBSQL_URL) return undefined;
+  const database = await startDatabaseServer(dataDir);
+  stackDatabases.set(resolve(dataDir), database);
+  return database;
 }
 
 export interface StartOptions {
@@ -41,6 +124,8 @@ export interface StartOptions {
   processGroup?: boolean;
   /** Runs `node bin/wren.js start` through another command (a namespace with a small disk): the command and its arguments. */
   launch?: (node: string, args: string[]) => [command: string, args: string[]];
+  /** The database server the caller runs for this stack (startDatabaseServer); env.LIBSQL_URL may name a proxy before it. */
+  database?: DatabaseServer;
 }
 
 export function runWren(args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<CliResult> {
@@ -68,6 +153,8 @@ export async function startStack(options: StartOptions = {}): Promise<Stack> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "wren-e2e-"));
   // A restart on the same data keeps its port (options.env.PORT), so clients made before still reach it.
   const port = options.env?.PORT ? Number(options.env.PORT) : await freePort();
+  const own = options.database ? undefined : await ownDatabase(dataDir, options.env);
+  const database = options.database ?? own;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOST: "127.0.0.1",
@@ -76,6 +163,8 @@ export async function startStack(options: StartOptions = {}): Promise<Stack> {
     WREN_DB_PORT: "",
     // Reports read what the publisher published: a short interval keeps tests short.
     WREN_PUBLISH_INTERVAL: "1",
+    ...(database ? { LIBSQL_URL: database.url } : {}),
+    ...(database?.authToken ? { LIBSQL_AUTH_TOKEN: database.authToken } : {}),
     ...options.env,
   };
   const [command, args] = options.launch?.(process.execPath, [WREN, "start"]) ?? [process.execPath, [WREN, "start"]];
@@ -89,20 +178,24 @@ export async function startStack(options: StartOptions = {}): Promise<Stack> {
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   let stopped = false;
   void exited.then(() => (stopped = true));
-  while (!/Wren is running at/.test(output)) {
-    if (stopped) throw new Error(`wren start exited before it was ready:\n${output}`);
-    if (Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error(`wren start was not ready in time:\n${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-
   try {
-    await waitForPublication(url);
+    while (!/Wren is running at/.test(output)) {
+      if (stopped) throw new Error(`wren start exited before it was ready:\n${output}`);
+      if (Date.now() > deadline) {
+        child.kill("SIGKILL");
+        throw new Error(`wren start was not ready in time:\n${output}`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    try {
+      await waitForPublication(url);
+    } catch (error) {
+      child.kill("SIGKILL");
+      throw new Error(`${(error as Error).message}; wren start said:\n${output}`);
+    }
   } catch (error) {
-    child.kill("SIGKILL");
-    throw new Error(`${(error as Error).message}; wren start said:\n${output}`);
+    await own?.stop();
+    throw error;
   }
   return {
     url,
@@ -112,12 +205,18 @@ export async function startStack(options: StartOptions = {}): Promise<Stack> {
     adminKey: firstAdminKey(output),
     process: child,
     output: () => output,
-    async stop(signal = "SIGTERM") {
+    async stop(signal = "SIGTERM", { keepDatabase = false } = {}) {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       const [code, sig] = await exited;
+      if (!keepDatabase) await own?.stop();
       return { code, signal: sig };
     },
     cli: (args) => runWren(args, env),
+    openDatabase(config) {
+      if (database) return database.open(config);
+      if (env.LIBSQL_URL) return createClient({ ...config, url: env.LIBSQL_URL, authToken: env.LIBSQL_AUTH_TOKEN || undefined });
+      return createClient({ ...config, url: `file:${join(dataDir, "wren.db")}` });
+    },
   };
 }
 

@@ -5,6 +5,10 @@
  * polling costs no write each). A storage fault a request of this isolate met since the last
  * probe that passed counts too: a nearly full disk can pass a one-row write and fail a batch.
  *
+ * On an instance whose reports read a replica (LIBSQL_READ_URL), the publication is read there
+ * (so the lag includes the replica's) and the primary must answer a read too, on every call: a
+ * primary gone away must fail the check at once, not when the cached write probe runs again.
+ *
  * The body also says how fresh the reports are (the instant the publisher has published
  * through, and the lag behind now), and `instance`: the id `wren start` gave this start, so
  * that it probes its own workerd and never an orphan of an earlier start on the same port.
@@ -55,14 +59,23 @@ async function writeFault(env: ApiEnv, nowMs: number): Promise<ServerFault | nul
 export async function healthz(env: ApiEnv, nowMs = Date.now()): Promise<Response> {
   const instance = env.WREN_INSTANCE ?? null;
   let publication;
-  try {
-    publication = publicationOf(await readOnly(readerClient(env, HEALTH_DEADLINE_MS)).query(PUBLICATION_SQL));
-  } catch {
-    return problem(503, "The database is not answering.", {
+  const notAnswering = (which: string) =>
+    problem(503, `The ${which} is not answering.`, {
       headers: { "retry-after": String(RETRY_AFTER_UNAVAILABLE_S) },
       database: "not answering",
       instance,
     });
+  try {
+    publication = publicationOf(await readOnly(readerClient(env, HEALTH_DEADLINE_MS)).query(PUBLICATION_SQL));
+  } catch {
+    return notAnswering(env.LIBSQL_READ_URL ? "database replica reports read" : "database");
+  }
+  if (env.LIBSQL_READ_URL) {
+    try {
+      await libsqlClient(env, HEALTH_DEADLINE_MS).execute("SELECT 1");
+    } catch {
+      return notAnswering("primary database");
+    }
   }
   const fault = await writeFault(env, nowMs);
   if (fault) {
