@@ -10,7 +10,8 @@ const seconds = { type: "integer", minimum: 0 } as const;
 
 export const HEADERS = {
   "RateLimit-Limit": {
-    description: "The key's limit: requests per window (the key's `rate_limit`, else WREN_RATE_LIMIT).",
+    description:
+      "The key's limit: requests per window (the key's `rate_limit`, else WREN_RATE_LIMIT); with several instances on one database, this instance's share of it (the limit divided by the live instances, rounded down).",
     required: true,
     schema: { type: "integer", minimum: 1 },
   },
