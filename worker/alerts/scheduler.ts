@@ -12,7 +12,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { BACKGROUND_DEADLINE_MS, libsqlClient } from "../lib/libsql";
-import { randomToken } from "../lib/crypto";
+import { storedBoxId } from "../lib/box-id";
 import { parseWebhookAllow } from "../lib/webhook-allow";
 import { kAnonymity } from "../reports/privacy";
 import { drainOutbox } from "./drain";
@@ -39,13 +39,7 @@ export class AlertScheduler extends DurableObject<AlertsEnv> {
   }
 
   private async boxId(): Promise<string> {
-    if (this.holder) return this.holder;
-    let id = await this.ctx.storage.get<string>("box");
-    if (!id) {
-      id = `box_${randomToken(12)}`;
-      await this.ctx.storage.put("box", id);
-    }
-    return (this.holder = id);
+    return (this.holder ??= await storedBoxId(this.ctx.storage, "box"));
   }
 
   override async alarm(): Promise<void> {

@@ -11,8 +11,9 @@
  *   primary when unset. Only the reports' read-only handle uses it: they read published cells,
  *   and the publication they name (published_through) is read from the same copy.
  *
- * Writers that wait too long for the lock (SQLITE_BUSY, which sqld answers under contention)
- * are retried here with a short backoff: nothing of theirs was written.
+ * Calls refused before they ran — a writer that waited too long for the lock (SQLITE_BUSY, which
+ * sqld answers under contention), a connection refused — are retried here with a short backoff,
+ * for at most RETRY_BUDGET_MS: nothing of theirs was written.
  *
  * Every call has a deadline: a database that stops answering (a stopped process, a hung disk)
  * would otherwise hold every request forever. Past it the call fails with DatabaseTimeout, which

@@ -14,7 +14,7 @@ import { DurableObject } from "cloudflare:workers";
 import { database } from "../lib/db";
 import { describeError } from "../lib/errors";
 import { noteStorageFault, serverFault } from "../lib/faults";
-import { randomToken } from "../lib/crypto";
+import { storedBoxId } from "../lib/box-id";
 import { heartbeatStatements } from "../lib/instances";
 import { PUBLISHER_LEASE, takeLease } from "../lib/lease";
 import { BACKGROUND_DEADLINE_MS } from "../lib/libsql";
@@ -39,13 +39,7 @@ export class Publisher extends DurableObject<PublisherEnv> {
 
   /** This instance's id (`box_…`), kept in the object's storage so that it is the same after a restart. */
   private async instanceId(): Promise<string> {
-    if (this.instance) return this.instance;
-    let id = await this.ctx.storage.get<string>("instance");
-    if (!id) {
-      id = `box_${randomToken(12)}`;
-      await this.ctx.storage.put("instance", id);
-    }
-    return (this.instance = id);
+    return (this.instance ??= await storedBoxId(this.ctx.storage, "instance"));
   }
 
   override async alarm(): Promise<void> {
