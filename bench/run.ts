@@ -5,6 +5,7 @@
 const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   libsql: () => import("./libsql"),
   ingest: () => import("./ingest"),
+  "scale-out": () => import("./scale-out"),
   reports: () => import("./reports"),
   mixed: () => import("./mixed"),
   guards: () => import("./guards"),
