@@ -59,7 +59,8 @@ describe("the report read path", () => {
     const ingest = counted(connect());
     const publisher = counted(connect());
     const readerClient = connect();
-    const db = drizzle(readerClient, { schema }) as unknown as Database;
+    // As lib/db.ts builds it: the reports read through `$reader`, a read-only handle.
+    const db = Object.assign(drizzle(readerClient, { schema }), { $reader: readOnly(readerClient as never) }) as unknown as Database;
     const now = Date.now();
     await publishOnce(publisher.client as never, { now: () => now });
 
