@@ -26,6 +26,20 @@ describe("loadSettings", () => {
       expect(() => loadSettings({ WREN_PUBLIC_URL: bad }), bad).toThrow(`WREN_PUBLIC_URL must be an http:// or https:// URL without query or credentials, got "${bad}"`);
     }
   });
+  it("takes a replica for reports only beside a primary, and only as a server URL", () => {
+    expect(loadSettings({ LIBSQL_URL: "http://10.0.0.1:8081", LIBSQL_READ_URL: "http://127.0.0.1:8082" }).libsqlReadUrl).toBe(
+      "http://127.0.0.1:8082",
+    );
+    expect(loadSettings({ LIBSQL_URL: "http://10.0.0.1:8081" }).libsqlReadUrl).toBeUndefined();
+    expect(() => loadSettings({ LIBSQL_READ_URL: "http://127.0.0.1:8082" })).toThrow(
+      "LIBSQL_READ_URL names a replica of LIBSQL_URL: set LIBSQL_URL to the primary too",
+    );
+    for (const bad of ["127.0.0.1:8082", "file:replica.db", "http://127.0.0.1:8082/v2/pipeline", "http://a b"]) {
+      expect(() => loadSettings({ LIBSQL_URL: "http://10.0.0.1:8081", LIBSQL_READ_URL: bad }), bad).toThrow(
+        `LIBSQL_READ_URL must be an http://, https:// or libsql:// URL of a libSQL server, got "${bad}"`,
+      );
+    }
+  });
   it("refuses a bad port", () => {
     expect(() => loadSettings({ PORT: "http" })).toThrow('PORT must be a port number, got "http"');
     expect(() => loadSettings({ WREN_DB_PORT: "70000" })).toThrow(/WREN_DB_PORT/);
