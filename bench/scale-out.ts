@@ -18,11 +18,12 @@ import { createClient, type Client } from "@libsql/client";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ROOT } from "../cli/paths";
+import { processesWith } from "../cli/processes";
 import { startReaper, type Reaper } from "../cli/reaper";
 import { SqldPortTaken, makeJwtAuth, spawnSqld, sqldBinary, type JwtAuth, type Sqld } from "../scripts/sqld-lib";
 import { freePort } from "../test/helpers/ports";
@@ -134,19 +135,6 @@ function machineBusySeconds(): number {
   return (total - fields[3]! - fields[4]!) / 100;
 }
 
-/** Live processes whose command line contains `marker`. */
-function pidsWith(marker: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(marker)) pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
-}
 
 interface CpuGroups {
   a: number;
@@ -376,7 +364,7 @@ export async function run(): Promise<void> {
       const auth = makeJwtAuth(join(dir, "sqld"));
       primary = await startSqld(join(dir, "sqld/primary"), auth);
       replica = await startSqld(join(dir, "sqld/replica"), auth, primary.grpcUrl);
-      const sqldPids = pidsWith(join(dir, "sqld/"));
+      const sqldPids = processesWith(join(dir, "sqld/"));
       client = createClient({ url: primary.url, authToken: auth.token });
 
       const database = { LIBSQL_URL: primary.url, LIBSQL_AUTH_TOKEN: auth.token };

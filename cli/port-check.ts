@@ -11,6 +11,7 @@
  */
 import { readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { createServer } from "node:net";
+import { commandLine, processIds } from "./processes";
 
 /** Resolves true when `host:port` can be bound now (and releases it at once). */
 export function portIsFree(host: string, port: number): Promise<boolean> {
@@ -50,13 +51,7 @@ function listeningInodes(port: number): Set<string> {
 export function portHolder(port: number): PortHolder | null {
   const inodes = listeningInodes(port);
   if (inodes.size === 0) return null;
-  let pids: string[];
-  try {
-    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
-  } catch {
-    return null;
-  }
-  for (const pid of pids) {
+  for (const pid of processIds()) {
     let fds: string[];
     try {
       fds = readdirSync(`/proc/${pid}/fd`);
@@ -71,19 +66,16 @@ export function portHolder(port: number): PortHolder | null {
         continue;
       }
       const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
-      if (inode && inodes.has(inode)) return { pid: Number(pid), command: commandLine(pid) };
+      if (inode && inodes.has(inode)) return { pid: Number(pid), command: shortCommand(pid) };
     }
   }
   return null;
 }
 
-function commandLine(pid: string): string {
-  try {
-    const line = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ");
-    return line.length > 160 ? `${line.slice(0, 157)}...` : line;
-  } catch {
-    return "an unknown command";
-  }
+function shortCommand(pid: string): string {
+  const line = commandLine(pid);
+  if (line === null) return "an unknown command";
+  return line.length > 160 ? `${line.slice(0, 157)}...` : line;
 }
 
 /** One sentence for the operator: what holds the port and what to do. */

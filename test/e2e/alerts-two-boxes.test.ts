@@ -20,27 +20,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, serveOnLoopback, type Call, type LoopbackServer } from "../helpers/http";
 import { freePort } from "../helpers/ports";
 import { ROOT, startStack, type Stack } from "../helpers/stack";
+import { sleep, until } from "../helpers/wait";
 
 const WREN = join(ROOT, "bin/wren.js");
 
 /** The settings both boxes run with: passes every second, first retry after 1 s, loopback receivers. */
 const ALERT_ENV = { WREN_ALERT_INTERVAL: "1", WREN_WEBHOOK_RETRY_SECONDS: "1", WREN_WEBHOOK_ALLOW: "127.0.0.1" };
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(
-  what: string,
-  probe: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs: number,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 /** `wren db` as an operator runs it for several boxes; its output, and a kill of it and its engine child. */
 interface Database {

@@ -9,16 +9,18 @@
  * Everything listens on and talks to 127.0.0.1 (the alert receiver too, which WREN_WEBHOOK_ALLOW names).
  */
 import { createClient, type Client } from "@libsql/client";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { processesWith } from "../../cli/processes";
 import { eventKeyOf } from "../../worker/collector/event-key";
 import { INSTANCE_COUNT_TTL_MS } from "../../worker/lib/instances";
 import { BROWSER_UA } from "../collector/helpers";
 import { client, serveOnLoopback, type Call, type LoopbackServer } from "../helpers/http";
 import { startCluster, type SqldCluster } from "../helpers/sqld";
 import { startStack, type Stack } from "../helpers/stack";
+import { sleep, until } from "../helpers/wait";
 
 const DOMAIN = "shop.example";
 const VISITORS = 12;
@@ -29,22 +31,6 @@ const FAST = {
   WREN_WEBHOOK_RETRY_SECONDS: "1",
   WREN_WEBHOOK_ALLOW: "127.0.0.1",
 };
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(
-  what: string,
-  probe: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs: number,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(200);
-  }
-}
 
 let cluster: SqldCluster;
 let primary: Client;
@@ -162,20 +148,6 @@ async function folded(db: Client): Promise<boolean> {
   return behind === 0;
 }
 
-/** The workerd processes of a stack (found by their Durable Object folder in /proc). */
-function workerdPids(stack: Stack): number[] {
-  const marker = `do-storage=${join(stack.dataDir, "do")}`;
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(marker)) pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
-}
 
 describe("two instances on a sqld primary and replica", () => {
   it("one session per visitor, conversions attached in both directions, every 202 stored once, rollups as on one instance", async () => {
@@ -386,7 +358,7 @@ describe("two instances on a sqld primary and replica", () => {
       })(),
     );
     await until("some events acknowledged by B", () => acknowledged.length >= 40, 30_000);
-    const pids = workerdPids(b);
+    const pids = processesWith(`do-storage=${join(b.dataDir, "do")}`);
     expect(pids).toHaveLength(2);
     for (const pid of pids) process.kill(pid, "SIGKILL");
     await sleep(1_000);
