@@ -24,8 +24,9 @@ export default defineConfig({
             {
               test: {
                 name: "sqld",
-                // Sites and goals through the API, and both ways in: what writes and reads most of the schema.
-                include: ["test/api/sites.test.ts", "test/collector/{s2s,beacons}.test.ts"],
+                // Sites and goals through the API, and beacons; s2s, keys, alerts and reports on sqld are
+                // in test/e2e/scale-out.test.ts and move-to-sqld.test.ts.
+                include: ["test/api/sites.test.ts", "test/collector/beacons.test.ts"],
                 env: { WREN_TEST_ENGINE: "sqld" },
                 ...common,
               },

@@ -191,11 +191,11 @@ describe("session salts", () => {
 
   it("are deleted by retention when no beacon comes, within a publisher run of their 48 hours", async () => {
     const lapsed = randomBytes(32).toString("hex");
-    await restart(() =>
-      withDatabase(async (db) => {
-        await db.execute({ sql: "INSERT INTO session_salts (id, secret, created_at) VALUES ('lapsed', ?, ?)", args: [lapsed, Date.now() - 49 * HOUR] });
-      }),
-    );
+    // Written beside the running service (WAL lets another process write the file), as if it
+    // had been made 49 hours ago.
+    await withDatabase(async (db) => {
+      await db.execute({ sql: "INSERT INTO session_salts (id, secret, created_at) VALUES ('lapsed', ?, ?)", args: [lapsed, Date.now() - 49 * HOUR] });
+    });
     // No beacon, no conversion: only the publisher (every 2 s here) runs.
     await eventually(() => expect(filesHolding(lapsed)).toEqual([]), 30_000);
     expect(await withDatabase((db) => storedSalts(db))).toHaveLength(2);

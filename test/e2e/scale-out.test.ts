@@ -148,7 +148,6 @@ async function folded(db: Client): Promise<boolean> {
   return behind === 0;
 }
 
-
 describe("two instances on a sqld primary and replica", () => {
   it("one session per visitor, conversions attached in both directions, every 202 stored once, rollups as on one instance", async () => {
     const instances = [a, b];
@@ -374,7 +373,7 @@ describe("two instances on a sqld primary and replica", () => {
     // A goes on.
     expect((await s2s(a, shop.token, { goal_id: shop.goal, id: "after-kill" })).status).toBe(202);
 
-    // Had B died holding the publisher lease (as if: the lease handed to B's id, running 5 s
+    // Had B died holding the publisher lease (as if: the lease handed to B's id, running 4 s
     // more), A publishes nothing until it expires, then takes it over, and publication goes on.
     const beats = async () =>
       (await primary.execute("SELECT id, seen_at FROM instances ORDER BY seen_at")).rows.map((r) => ({
@@ -390,13 +389,13 @@ describe("two instances on a sqld primary and replica", () => {
     const [deadB, liveA] = await beats();
     await primary.execute({
       sql: "UPDATE leases SET holder = ?, expires_at = ? WHERE name = 'publisher'",
-      args: [deadB!.id, Date.now() + 6_000],
+      args: [deadB!.id, Date.now() + 4_000],
     });
     const published = async () =>
       Number((await primary.execute("SELECT max(through_ms) AS t FROM rollup_publication")).rows[0]!.t);
-    await sleep(1_500); // a run A began before the change ends
+    await sleep(1_200); // a run A began before the change ends
     const stalled = await published();
-    await sleep(2_000);
+    await sleep(1_500);
     expect(await published()).toBe(stalled);
     await until(
       "A to hold the publisher lease",
