@@ -287,6 +287,15 @@ describe("every screen: accessible, responsive, dark mode, no console errors", (
         await page.goto(`${f.stack.url}/dashboard/keys`);
         await page.getByRole("heading", { name: "Keys", level: 1 }).waitFor();
         await check("keys");
+        // The first key's usage: 30 days, newest first, and its calls per route (the dashboard's own among them).
+        await page.getByRole("button", { name: "Usage" }).first().click();
+        const perRoute = page.getByRole("table", { name: "Calls per route" });
+        await perRoute.waitFor();
+        expect(await page.getByRole("table", { name: "Calls per day (UTC)" }).locator("tbody tr").count()).toBe(30);
+        expect(await page.getByRole("table", { name: "Calls per day (UTC)" }).locator("tbody tr th").first().textContent()).toBe(
+          new Date().toISOString().slice(0, 10),
+        );
+        expect(await perRoute.locator("tbody th").allTextContents()).toContain("GET /api/v1/keys");
         expect(problems).toEqual({});
         expect(errors).toEqual([]);
         await context.close();
