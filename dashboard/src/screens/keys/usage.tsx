@@ -2,6 +2,7 @@
  * A key's call counters (GET /api/v1/keys/{id}/usage?days=30): calls per UTC day, summed over
  * routes, as a chart and as a table of the same numbers; and the calls per route.
  */
+import type { JSX } from "preact";
 import { useMemo } from "preact/hooks";
 import { DetailPanel } from "../../ui/panel";
 import { api, unwrap, type ApiKey, type Schemas } from "../../api/client";
@@ -34,6 +35,41 @@ function callsPerRoute(usage: Usage): { route: string; calls: number }[] {
     .sort((a, b) => b.calls - a.calls || a.route.localeCompare(b.route));
 }
 
+/** One of the two tables: a row header per day or route, and its calls. */
+function CallsTable({
+  caption,
+  label,
+  rows,
+}: {
+  caption: string;
+  label: string;
+  rows: { key: string; head: JSX.Element; calls: number }[];
+}) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption>{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{label}</th>
+            <th scope="col" class="num">
+              Calls
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={row.key}>
+              <th scope="row">{row.head}</th>
+              <td class="num">{formatValue(row.calls)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 function UsageView({ name, usage }: { name: string; usage: Usage }) {
   const days = useMemo(() => callsPerDay(usage), [usage]);
   // Noon UTC: the chart labels days in the reader's zone, and noon stays on the same date from UTC−11 to UTC+11.
@@ -61,52 +97,16 @@ function UsageView({ name, usage }: { name: string; usage: Usage }) {
         height={180}
       />
       <div class="key-usage-tables">
-        <div class="table-wrap">
-          <table>
-            <caption>Calls per day (UTC)</caption>
-            <thead>
-              <tr>
-                <th scope="col">Day</th>
-                <th scope="col" class="num">
-                  Calls
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {[...days].reverse().map((d) => (
-                <tr key={d.day}>
-                  <th scope="row">
-                    <time dateTime={d.day}>{d.day}</time>
-                  </th>
-                  <td class="num">{formatValue(d.calls)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-        <div class="table-wrap">
-          <table>
-            <caption>Calls per route</caption>
-            <thead>
-              <tr>
-                <th scope="col">Route</th>
-                <th scope="col" class="num">
-                  Calls
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {routes.map((r) => (
-                <tr key={r.route}>
-                  <th scope="row">
-                    <code>{r.route}</code>
-                  </th>
-                  <td class="num">{formatValue(r.calls)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <CallsTable
+          caption="Calls per day (UTC)"
+          label="Day"
+          rows={[...days].reverse().map((d) => ({ key: d.day, head: <time dateTime={d.day}>{d.day}</time>, calls: d.calls }))}
+        />
+        <CallsTable
+          caption="Calls per route"
+          label="Route"
+          rows={routes.map((r) => ({ key: r.route, head: <code>{r.route}</code>, calls: r.calls }))}
+        />
       </div>
     </>
   );
