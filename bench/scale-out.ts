@@ -25,7 +25,9 @@ import { fileURLToPath } from "node:url";
 import { ROOT } from "../cli/paths";
 import { processesWith } from "../cli/processes";
 import { startReaper, type Reaper } from "../cli/reaper";
-import { SqldPortTaken, makeJwtAuth, spawnSqld, sqldBinary, type JwtAuth, type Sqld } from "../scripts/sqld-lib";
+import { makeJwtAuth, sqldBinary, type Sqld } from "../scripts/sqld-lib";
+import { startSqld } from "../test/helpers/sqld";
+import { sleep } from "../test/helpers/wait";
 import { freePort } from "../test/helpers/ports";
 import { autocannon, latencyHistogram, processTree, type AutocannonOptions, type AutocannonResult } from "./load";
 import { inScratchFolder } from "./scratch";
@@ -40,23 +42,9 @@ const START_TIMEOUT_MS = 90_000;
 const STOP_GRACE_MS = 15_000;
 
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // ---------------------------------------------------------------------------------------------
-// Processes: sqld through scripts/sqld-lib.ts, `wren start` through a small launcher of its own.
-
-/** sqld on free loopback ports; a port taken between choosing and binding it is chosen again. */
-async function startSqld(dir: string, auth: JwtAuth, primaryGrpcUrl?: string): Promise<Sqld> {
-  for (let attempt = 1; ; attempt++) {
-    const httpPort = await freePort();
-    const grpcPort = primaryGrpcUrl === undefined ? await freePort() : undefined;
-    try {
-      return await spawnSqld({ dir, auth, httpPort, grpcPort, primaryGrpcUrl });
-    } catch (error) {
-      if (!(error instanceof SqldPortTaken) || attempt === 3) throw error;
-    }
-  }
-}
+// Processes: sqld through test/helpers/sqld.ts (as bench/libsql.ts), `wren start` through a small launcher of its own.
 
 interface Instance {
   name: string;
@@ -134,7 +122,6 @@ function machineBusySeconds(): number {
   const total = fields.reduce((a, b) => a + b, 0);
   return (total - fields[3]! - fields[4]!) / 100;
 }
-
 
 interface CpuGroups {
   a: number;
@@ -362,8 +349,8 @@ export async function run(): Promise<void> {
     let client: Client | undefined;
     try {
       const auth = makeJwtAuth(join(dir, "sqld"));
-      primary = await startSqld(join(dir, "sqld/primary"), auth);
-      replica = await startSqld(join(dir, "sqld/replica"), auth, primary.grpcUrl);
+      primary = await startSqld({ dir: join(dir, "sqld/primary"), auth });
+      replica = await startSqld({ dir: join(dir, "sqld/replica"), auth, primaryGrpcUrl: primary.grpcUrl });
       const sqldPids = processesWith(join(dir, "sqld/"));
       client = createClient({ url: primary.url, authToken: auth.token });
 
