@@ -80,6 +80,7 @@ const config :Workerd.Config = (
     (name = "alerts", worker = Base.alertsWorker),
     (name = "noop", worker = (modules = [(name = "noop.js", esModule = embed "noop.js")], compatibilityDate = "2026-11-01")),
     (name = "libsql", external = (address = "127.0.0.1:8080", http = ())),
+    (name = "libsql-read", external = (address = "127.0.0.1:8080", http = ())),
     (name = "do-storage", disk = (path = "do", writable = true)),
     (name = "dashboard", disk = (path = "dashboard/dist")),
     (name = "no-network", network = (allow = [])),
@@ -186,7 +187,13 @@ export async function run(): Promise<void> {
     database = spawn(process.execPath, [join(ROOT, "bin/wren.js"), "db", "--listen", `127.0.0.1:${dbPort}`, "--file", join(dir, "wren.db")], {
       cwd: ROOT,
       stdio: ["ignore", "ignore", "inherit"],
-      env: { ...process.env, WREN_DATA: dir, LIBSQL_AUTH_TOKEN: dbToken },
+      env: {
+        ...process.env,
+        WREN_DATA: dir,
+        LIBSQL_AUTH_TOKEN: dbToken,
+        // V8 CPU profiles of the server's processes, written when they exit.
+        ...(process.env.BENCH_DB_PROFILE ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${resolve(process.env.BENCH_DB_PROFILE)}` } : {}),
+      },
     });
     const dbUrl = `http://127.0.0.1:${dbPort}`;
     await waitFor(`${dbUrl}/health`, database);
@@ -207,6 +214,7 @@ export async function run(): Promise<void> {
         `--directory-path=do-storage=${join(dir, "do")}`,
         `--directory-path=dashboard=${join(ROOT, "dashboard/dist")}`,
         `--external-addr=libsql=127.0.0.1:${dbPort}`,
+        `--external-addr=libsql-read=127.0.0.1:${dbPort}`,
         ...(process.env.BENCH_INSPECT ? [`--inspector-addr=127.0.0.1:${process.env.BENCH_INSPECT}`] : []),
       ],
       { cwd: ROOT, stdio: ["ignore", process.env.BENCH_VERBOSE ? "inherit" : "ignore", "inherit"], env: { PATH: process.env.PATH, LIBSQL_URL: dbUrl, LIBSQL_AUTH_TOKEN: dbToken, WREN_SECRET: secret } },
