@@ -45,7 +45,8 @@ describe("site_beacons", () => {
 
 describe("sessions", () => {
   it("keeps the first time and entry page, moves last_seen, and counts no pageviews", async () => {
-    const touch = (ts: number, entryPath: string | null) => request({ sessions: [{ id: "s1", siteId: "site_rows", ts, entryPath }] });
+    const touch = (ts: number, entryPath: string | null) =>
+      request({ sessions: [{ id: "s1", siteId: "site_rows", ts, entryPath }] });
     await flush(touch(3000, null), touch(3500, "/pricing"));
     await flush(touch(4000, "/later"));
     expect(await table("SELECT id, first_seen, last_seen, entry_path FROM sessions")).toEqual([
@@ -76,7 +77,11 @@ describe("smoke_conversions", () => {
     });
 
   it("records each stored smoke-test conversion once, with the caller's id, beside the conversion it describes", async () => {
-    await flush(conversion("id:a", "goal_smoke", "dep_a"), conversion("auto:b", "goal_smoke", null), conversion("id:c", "goal_plain", undefined));
+    await flush(
+      conversion("id:a", "goal_smoke", "dep_a"),
+      conversion("auto:b", "goal_smoke", null),
+      conversion("id:c", "goal_plain", undefined),
+    );
     // A replay (same key): no second conversion, no second record; a reused key on another goal: none.
     await flush(conversion("id:a", "goal_smoke", "dep_a"), conversion("id:c", "goal_smoke", "dep_c"));
     // Refused by the token version guard (the site's version is 1): nothing.
@@ -94,5 +99,94 @@ describe("smoke_conversions", () => {
       { event_key: "auto:b", goal_id: "goal_smoke" },
       { event_key: "id:c", goal_id: "goal_plain" },
     ]);
+  });
+});
+
+describe("rows as one JSON argument", () => {
+  const event = (path: string, extra: Partial<IngestRequest["events"][number]> = {}): IngestRequest["events"][number] => ({
+    siteId: "site_rows",
+    sessionId: null,
+    kind: "event",
+    name: null,
+    path,
+    referrer: null,
+    value: null,
+    seconds: null,
+    scrollDepth: null,
+    ts: 20_000,
+    ...extra,
+  });
+
+  it("stores each value as given: text with quotes and non-ASCII, whole and fractional numbers, nulls", async () => {
+    await flush(
+      request({
+        events: [
+          event("/q\"u'o\\te/✓/😀", { kind: "pageview", referrer: "news.example", sessionId: "s-json" }),
+          event("/frac", { name: "buy", value: 12.5 }),
+          event("/whole", { kind: "engagement", seconds: 40, scrollDepth: 100, ts: 1_767_225_600_123 }),
+        ],
+        vitals: [{ siteId: "site_rows", sessionId: null, path: "/v", metric: "CLS", value: 0.0625, ts: 20_001 }],
+      }),
+    );
+    expect(
+      await table(
+        "SELECT session_id, kind, name, path, referrer, value, typeof(value) AS value_type, seconds, scroll_depth, ts, typeof(ts) AS ts_type " +
+          "FROM events WHERE path IN ('/q\"u''o\\te/✓/😀', '/frac', '/whole') ORDER BY id",
+      ),
+    ).toEqual([
+      {
+        session_id: "s-json",
+        kind: "pageview",
+        name: null,
+        path: "/q\"u'o\\te/✓/😀",
+        referrer: "news.example",
+        value: null,
+        value_type: "null",
+        seconds: null,
+        scroll_depth: null,
+        ts: 20_000,
+        ts_type: "integer",
+      },
+      {
+        session_id: null,
+        kind: "event",
+        name: "buy",
+        path: "/frac",
+        referrer: null,
+        value: 12.5,
+        value_type: "real",
+        seconds: null,
+        scroll_depth: null,
+        ts: 20_000,
+        ts_type: "integer",
+      },
+      {
+        session_id: null,
+        kind: "engagement",
+        name: null,
+        path: "/whole",
+        referrer: null,
+        value: null,
+        value_type: "null",
+        seconds: 40,
+        scroll_depth: 100,
+        ts: 1_767_225_600_123,
+        ts_type: "integer",
+      },
+    ]);
+    expect(await table("SELECT path, metric, value FROM vitals WHERE path = '/v'")).toEqual([
+      { path: "/v", metric: "CLS", value: 0.0625 },
+    ]);
+  });
+
+  it("sends the same SQL text whatever the number of rows, so the server prepares each statement once", () => {
+    const sqlOf = (count: number) =>
+      writeStatements(
+        [request({ events: Array.from({ length: count }, (_, i) => event(`/n${i}`)) })],
+        10_000,
+        EVENT_WINDOW_MS,
+      ).map((s) => (typeof s === "string" ? s : s.sql));
+    expect(sqlOf(1)).toEqual(sqlOf(4_000));
+    expect(sqlOf(4_000)).toHaveLength(1);
   });
 });

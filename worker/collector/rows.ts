@@ -1,10 +1,10 @@
 /**
  * The rows one request asks the writer to store, and the SQL that stores many requests'
- * rows at once: each table gets one multi-row statement per flush (chunked under SQLite's
- * variable limit), sessions and site_beacons are merged per key first. Plain SQLite only,
+ * rows at once: each table gets one statement per flush, its rows in one JSON argument
+ * (sessions and site_beacons merged per key first). Plain SQLite (its JSON functions) only,
  * so the same statements run on the embedded server, sqld and Turso.
  */
-import type { InStatement, InValue } from "@libsql/client/web";
+import type { InStatement } from "@libsql/client/web";
 
 export interface EventRow {
   siteId: string;
@@ -82,20 +82,48 @@ export function emptyRequest(): IngestRequest {
   return { events: [], vitals: [], sessions: [], beacons: [], conversions: [], tokenSites: [] };
 }
 
-const ROWS_PER_STATEMENT = 400;
-
-function chunks<T>(rows: T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) out.push(rows.slice(i, i + ROWS_PER_STATEMENT));
-  return out;
+/**
+ * Each table's rows go as one JSON array argument, unpacked by `json_each`, so the SQL text of a
+ * statement is the same whatever the number of rows. The server then reuses one prepared
+ * statement, and the client encodes one string instead of ten values a row: the group commit's
+ * biggest costs on both sides when each row was its own `(?, ?, …)` (docs/performance.md).
+ */
+function jsonRows(columns: readonly string[]): string {
+  return `SELECT ${columns.map((name, i) => `value ->> ${i} AS ${name}`).join(", ")} FROM json_each(?)`;
 }
 
-function valuesClause(rowCount: number, columns: number): string {
-  const row = `(${new Array(columns).fill("?").join(", ")})`;
-  return new Array(rowCount).fill(row).join(", ");
-}
+const SESSION_ROWS = jsonRows(["id", "site_id", "first_seen", "last_seen", "entry_path"]);
+const EVENT_ROWS = jsonRows([
+  "site_id",
+  "session_id",
+  "kind",
+  "name",
+  "path",
+  "referrer",
+  "value",
+  "seconds",
+  "scroll_depth",
+  "ts",
+]);
+const VITAL_ROWS = jsonRows(["site_id", "session_id", "path", "metric", "value", "ts"]);
+const BEACON_ROWS = jsonRows(["site_id", "origin", "first_seen", "path"]);
+const CONVERSION_ROWS = jsonRows([
+  "site_id",
+  "goal_id",
+  "session_id",
+  "lookup_current",
+  "lookup_previous",
+  "value",
+  "source",
+  "event_key",
+  "ts",
+  "token_version",
+]);
+const SMOKE_ROWS = jsonRows(["site_id", "event_key", "goal_id", "external_id"]);
 
-function mergeSessions(touches: SessionTouch[]): Array<{ id: string; siteId: string; first: number; last: number; entryPath: string | null }> {
+function mergeSessions(
+  touches: SessionTouch[],
+): Array<{ id: string; siteId: string; first: number; last: number; entryPath: string | null }> {
   const merged = new Map<string, { id: string; siteId: string; first: number; last: number; entryPath: string | null }>();
   for (const t of touches) {
     const m = merged.get(t.id);
@@ -135,79 +163,85 @@ export function tokenVersionsStatement(siteIds: string[]): InStatement | null {
 export function writeStatements(all: IngestRequest[], now: number, windowMs: number): InStatement[] {
   const statements: InStatement[] = [];
   const sessions = mergeSessions(all.flatMap((r) => r.sessions));
-  for (const part of chunks(sessions)) {
+  if (sessions.length > 0) {
     statements.push({
       sql:
-        `INSERT INTO sessions (id, site_id, first_seen, last_seen, entry_path) VALUES ${valuesClause(part.length, 5)} ` +
+        `INSERT INTO sessions (id, site_id, first_seen, last_seen, entry_path) ${SESSION_ROWS} WHERE true ` +
         "ON CONFLICT (id) DO UPDATE SET last_seen = max(sessions.last_seen, excluded.last_seen), " +
         "entry_path = coalesce(sessions.entry_path, excluded.entry_path)",
-      args: part.flatMap((s) => [s.id, s.siteId, s.first, s.last, s.entryPath]),
+      args: [JSON.stringify(sessions.map((s) => [s.id, s.siteId, s.first, s.last, s.entryPath]))],
     });
   }
-  for (const part of chunks(all.flatMap((r) => r.events))) {
+  const events = all.flatMap((r) => r.events);
+  if (events.length > 0) {
     statements.push({
-      sql: `INSERT INTO events (site_id, session_id, kind, name, path, referrer, value, seconds, scroll_depth, ts) VALUES ${valuesClause(part.length, 10)}`,
-      args: part.flatMap((e): InValue[] => [e.siteId, e.sessionId, e.kind, e.name, e.path, e.referrer, e.value, e.seconds, e.scrollDepth, e.ts]),
-    });
-  }
-  for (const part of chunks(all.flatMap((r) => r.vitals))) {
-    statements.push({
-      sql: `INSERT INTO vitals (site_id, session_id, path, metric, value, ts) VALUES ${valuesClause(part.length, 6)}`,
-      args: part.flatMap((v): InValue[] => [v.siteId, v.sessionId, v.path, v.metric, v.value, v.ts]),
-    });
-  }
-  for (const part of chunks(mergeBeacons(all.flatMap((r) => r.beacons)))) {
-    statements.push({
-      sql:
-        `INSERT INTO site_beacons (site_id, origin, first_seen, path) VALUES ${valuesClause(part.length, 4)} ` +
-        "ON CONFLICT (site_id, origin) DO NOTHING",
-      args: part.flatMap((b) => [b.siteId, b.origin, b.ts, b.path]),
-    });
-  }
-  for (const part of chunks(all.flatMap((r) => r.conversions))) {
-    statements.push({
-      // A VALUES list as a table, so each row can look up its session and check the token
-      // version in the same statement. `WHERE` also keeps SQLite from reading ON CONFLICT as a join.
-      sql:
-        "INSERT INTO conversions (site_id, goal_id, session_id, value, source, event_key, ts) " +
-        // Two primary-key lookups (current salt first), so each costs one index probe.
-        "SELECT v.column1, v.column2, coalesce(v.column3, " +
-        "(SELECT s.id FROM sessions s WHERE s.id = v.column4 AND s.site_id = v.column1 AND s.last_seen >= ?), " +
-        "(SELECT s.id FROM sessions s WHERE s.id = v.column5 AND s.site_id = v.column1 AND s.last_seen >= ?)), " +
-        `v.column6, v.column7, v.column8, v.column9 FROM (VALUES ${valuesClause(part.length, 10)}) AS v ` +
-        "WHERE v.column10 IS NULL OR v.column10 = (SELECT token_version FROM sites WHERE id = v.column1) " +
-        "ON CONFLICT (site_id, event_key) DO NOTHING RETURNING site_id, event_key, session_id",
+      sql: `INSERT INTO events (site_id, session_id, kind, name, path, referrer, value, seconds, scroll_depth, ts) ${EVENT_ROWS}`,
       args: [
-        now - windowMs,
-        now - windowMs,
-        ...part.flatMap((c): InValue[] => [
-          c.siteId,
-          c.goalId,
-          c.sessionId,
-          c.lookup?.[0] ?? null,
-          c.lookup?.[1] ?? null,
-          c.value,
-          c.source,
-          c.key,
-          c.ts,
-          c.tokenVersion,
-        ]),
+        JSON.stringify(
+          events.map((e) => [e.siteId, e.sessionId, e.kind, e.name, e.path, e.referrer, e.value, e.seconds, e.scrollDepth, e.ts]),
+        ),
       ],
     });
   }
-  const smoke = all.flatMap((r) => r.conversions).filter((c) => c.smoke !== undefined && c.key !== null);
-  for (const part of chunks(smoke)) {
+  const vitals = all.flatMap((r) => r.vitals);
+  if (vitals.length > 0) {
+    statements.push({
+      sql: `INSERT INTO vitals (site_id, session_id, path, metric, value, ts) ${VITAL_ROWS}`,
+      args: [JSON.stringify(vitals.map((v) => [v.siteId, v.sessionId, v.path, v.metric, v.value, v.ts]))],
+    });
+  }
+  const beacons = mergeBeacons(all.flatMap((r) => r.beacons));
+  if (beacons.length > 0) {
+    statements.push({
+      sql: `INSERT INTO site_beacons (site_id, origin, first_seen, path) ${BEACON_ROWS} WHERE true ON CONFLICT (site_id, origin) DO NOTHING`,
+      args: [JSON.stringify(beacons.map((b) => [b.siteId, b.origin, b.ts, b.path]))],
+    });
+  }
+  const conversions = all.flatMap((r) => r.conversions);
+  if (conversions.length > 0) {
+    statements.push({
+      // Each row looks up its session and checks the token version in the same statement.
+      // `WHERE` also keeps SQLite from reading ON CONFLICT as a join.
+      sql:
+        "INSERT INTO conversions (site_id, goal_id, session_id, value, source, event_key, ts) " +
+        // Two primary-key lookups (current salt first), so each costs one index probe.
+        "SELECT v.site_id, v.goal_id, coalesce(v.session_id, " +
+        "(SELECT s.id FROM sessions s WHERE s.id = v.lookup_current AND s.site_id = v.site_id AND s.last_seen >= ?1), " +
+        "(SELECT s.id FROM sessions s WHERE s.id = v.lookup_previous AND s.site_id = v.site_id AND s.last_seen >= ?1)), " +
+        `v.value, v.source, v.event_key, v.ts FROM (${CONVERSION_ROWS.replace("?", "?2")}) AS v ` +
+        "WHERE v.token_version IS NULL OR v.token_version = (SELECT token_version FROM sites WHERE id = v.site_id) " +
+        "ON CONFLICT (site_id, event_key) DO NOTHING RETURNING site_id, event_key, session_id",
+      args: [
+        now - windowMs,
+        JSON.stringify(
+          conversions.map((c) => [
+            c.siteId,
+            c.goalId,
+            c.sessionId,
+            c.lookup?.[0] ?? null,
+            c.lookup?.[1] ?? null,
+            c.value,
+            c.source,
+            c.key,
+            c.ts,
+            c.tokenVersion,
+          ]),
+        ),
+      ],
+    });
+  }
+  const smoke = conversions.filter((c) => c.smoke !== undefined && c.key !== null);
+  if (smoke.length > 0) {
     statements.push({
       // The conversion each names by its key, if it is stored (now, or before: then its smoke
       // record exists already). Its goal and source must match, so a reused id never
       // records another goal's conversion as a smoke test.
       sql:
         "INSERT INTO smoke_conversions (conversion_id, site_id, goal_id, external_id, attached, ts) " +
-        "SELECT c.id, c.site_id, c.goal_id, v.column4, c.session_id IS NOT NULL, c.ts " +
-        `FROM (VALUES ${valuesClause(part.length, 4)}) AS v ` +
-        "JOIN conversions c ON c.site_id = v.column1 AND c.event_key = v.column2 AND c.goal_id = v.column3 AND c.source = 's2s' " +
+        `SELECT c.id, c.site_id, c.goal_id, v.external_id, c.session_id IS NOT NULL, c.ts FROM (${SMOKE_ROWS}) AS v ` +
+        "JOIN conversions c ON c.site_id = v.site_id AND c.event_key = v.event_key AND c.goal_id = v.goal_id AND c.source = 's2s' " +
         "WHERE true ON CONFLICT (conversion_id) DO NOTHING",
-      args: part.flatMap((c): InValue[] => [c.siteId, c.key, c.goalId, c.smoke!.id]),
+      args: [JSON.stringify(smoke.map((c) => [c.siteId, c.key, c.goalId, c.smoke!.id]))],
     });
   }
   return statements;
