@@ -32,6 +32,7 @@ import { DEFAULT_K } from "../worker/reports/privacy";
 import { publishStatement } from "../worker/reports/publication";
 import { PUBLISH_GRACE_MS } from "../worker/reports/publisher";
 import { catchUp } from "../worker/reports/rollup";
+import { printJson } from "./load";
 import { HOUR_WEIGHTS, prng, zipf } from "./reports";
 import { benchScales, inScratchFolder } from "./scratch";
 
@@ -278,21 +279,19 @@ async function scale(events: number): Promise<void> {
         `ratio pass / interval: ${((pass / DEFAULT_INTERVAL_MS) * 100).toFixed(2)} % of the default ${DEFAULT_INTERVAL_MS / 1000} s, ` +
           `${((pass / 1000) * 100).toFixed(0)} % of the shortest (WREN_ALERT_INTERVAL=1)`,
       );
-      console.log(
-        JSON.stringify({
-          bench: "alerts",
-          events,
-          sites: bySite.size,
-          rules: rules.length,
-          firstPassMs: Math.round(first.ms),
-          transitions: first.value.transitions,
-          passMs: Math.round(pass),
-          rulesPerSecond: Math.round(rules.length / (pass / 1000)),
-          readsPerSiteMs: Math.round(groupedMs),
-          readsPerRuleMs: Math.round(singleMs),
-          loadRulesMs: Math.round(loadMs),
-        }),
-      );
+      printJson({
+        bench: "alerts",
+        events,
+        sites: bySite.size,
+        rules: rules.length,
+        firstPassMs: Math.round(first.ms),
+        transitions: first.value.transitions,
+        passMs: Math.round(pass),
+        rulesPerSecond: Math.round(rules.length / (pass / 1000)),
+        readsPerSiteMs: Math.round(groupedMs),
+        readsPerRuleMs: Math.round(singleMs),
+        loadRulesMs: Math.round(loadMs),
+      });
     } finally {
       db.$client.close();
       client.close();

@@ -11,7 +11,9 @@ export interface AutocannonRequest {
   path?: string;
   headers?: Record<string, string>;
   body?: string;
-  setupRequest?(request: AutocannonRequest): AutocannonRequest;
+  /** `context` is the connection's own object, kept from one request to the next. */
+  setupRequest?(request: AutocannonRequest, context?: Record<string, unknown>): AutocannonRequest;
+  onResponse?(status: number, body: string, context?: Record<string, unknown>): void;
 }
 
 export interface AutocannonResult {
@@ -72,4 +74,12 @@ export function processTree(pid: number | undefined, out: ProcessCpu[] = []): Pr
     // The process ended while being read.
   }
   return out;
+}
+
+/**
+ * A bench's figures as one JSON object on one line, printed last, so runs can be compared
+ * (`npm run bench -- ingest --json | tail -1`).
+ */
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
 }

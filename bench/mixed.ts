@@ -18,7 +18,7 @@ import { applyMigrations, openDatabase } from "../cli/database";
 import { loadSettings } from "../cli/settings";
 import { startStack, type Stack } from "../test/helpers/stack";
 import { catchUp } from "../worker/reports/rollup";
-import { autocannon, latencyHistogram, processTree } from "./load";
+import { autocannon, latencyHistogram, printJson, processTree } from "./load";
 import { generate } from "./reports";
 import { benchScales, inScratchFolder } from "./scratch";
 
@@ -152,7 +152,16 @@ export interface MixedFigures {
 const fmt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString("en-US") : String(n));
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 
-async function scale(events: number): Promise<MixedFigures> {
+export interface ScaleOptions {
+  /** How long both loads run together; DURATION_S unless given. */
+  bothSeconds?: number;
+  /** Watches the stack while both loads run (e.g. its memory), until `load` settles. */
+  during?: (stack: Stack, load: Promise<unknown>) => Promise<void>;
+}
+
+/** The three phases (reads alone, beacons alone, both at once) on a stack with `events` events. */
+export async function scale(events: number, options: ScaleOptions = {}): Promise<MixedFigures> {
+  const bothSeconds = options.bothSeconds ?? DURATION_S;
   return inScratchFolder("mixed", async (dir) => {
     const migrated = await openDatabase(loadSettings({ ...process.env, WREN_DATA: dir }));
     await applyMigrations(migrated);
@@ -185,7 +194,9 @@ async function scale(events: number): Promise<MixedFigures> {
       const beaconsAloneRun = withCpu(stack, () => beaconLoad(stack, DURATION_S));
       const lag = await sampleLag(stack, beaconsAloneRun);
       const beaconsAlone = await beaconsAloneRun;
-      const [reads, beacons] = await Promise.all([readLoad(stack, key, DURATION_S), beaconLoad(stack, DURATION_S)]);
+      const both = Promise.all([readLoad(stack, key, bothSeconds), beaconLoad(stack, bothSeconds)]);
+      await options.during?.(stack, both);
+      const [reads, beacons] = await both;
       // Requests cut off at the end of a load may be stored without being read: wait for the writer.
       await new Promise((r) => setTimeout(r, 1_000));
       const stored = (await countEvents()) - before;
@@ -237,16 +248,14 @@ export async function run(): Promise<void> {
   const results: MixedFigures[] = [];
   for (const events of scales) results.push(await scale(events));
   const round = (n: number) => (Number.isFinite(n) ? (Math.abs(n) < 10 ? Math.round(n * 100) / 100 : Math.round(n * 10) / 10) : null);
-  console.log(
-    JSON.stringify({
-      bench: "mixed",
-      loads: results.map((r) => ({
-        name: "mixed",
-        ...Object.fromEntries(Object.entries(r).map(([k, v]) => [k, round(v)])),
-        stored_per_s: round(r.beacons_per_s),
-      })),
-    }),
-  );
+  printJson({
+    bench: "mixed",
+    loads: results.map((r) => ({
+      name: "mixed",
+      ...Object.fromEntries(Object.entries(r).map(([k, v]) => [k, round(v)])),
+      stored_per_s: round(r.beacons_per_s),
+    })),
+  });
   const missing = results.reduce((n, r) => n + r.missing, 0);
   if (missing > 0) throw new Error(`${missing} acknowledged beacons are not in the database`);
 }

@@ -18,6 +18,7 @@ import { conversionsReport } from "../worker/reports/conversions";
 import { funnelReport } from "../worker/reports/funnels";
 import { pagesReport } from "../worker/reports/pages";
 import { catchUp } from "../worker/reports/rollup";
+import { printJson } from "./load";
 import type { ReportScope } from "../worker/reports/scope";
 import { timeseriesReport } from "../worker/reports/timeseries";
 import { addDays } from "../worker/reports/timezone";
@@ -102,7 +103,7 @@ async function scale(events: number): Promise<void> {
         );
       }
     }
-    console.log(JSON.stringify({ bench: "noise", events, results }));
+    printJson({ bench: "noise", events, results });
     client.close();
   });
 }

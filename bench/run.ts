@@ -1,6 +1,8 @@
 /**
- * `npm run bench [name…]`: runs the benchmarks and prints their figures. Each bench module
- * exports `run()`; they run one after another so they do not compete for the two cores.
+ * `npm run bench [name…] [--json]`: runs the benchmarks and prints their figures. Each bench
+ * module exports `run()`; they run one after another so they do not compete for the two cores.
+ * Every bench ends with one line of JSON (bench/load.ts `printJson`); with `--json` that line is
+ * all that goes to stdout, the tables go to stderr.
  */
 const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   libsql: () => import("./libsql"),
@@ -15,7 +17,9 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   soak: () => import("./soak"),
 };
 
-const wanted = process.argv.slice(2);
+const json = process.argv.includes("--json");
+if (json) console.log = console.error;
+const wanted = process.argv.slice(2).filter((arg) => arg !== "--json");
 const names = wanted.length > 0 ? wanted : Object.keys(BENCHES);
 for (const name of names) {
   const load = BENCHES[name];

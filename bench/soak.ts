@@ -18,10 +18,10 @@
  */
 import { createClient } from "@libsql/client";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startStack, type Stack } from "../test/helpers/stack";
-import { autocannon, processTree, type AutocannonRequest } from "./load";
+import { autocannon, printJson, type AutocannonRequest } from "./load";
+import { memoryFigures, ROLES, sampleMemory, type MemoryFigures, type Role, type Sample } from "./memory";
 import { inScratchFolder } from "./scratch";
 
 const SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
@@ -30,50 +30,6 @@ const SAMPLE_EVERY_S = 10;
 const WARM_UP_S = 60;
 const DOMAIN = "soak.example";
 const BROWSER_UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36";
-const ROLES = ["collector", "api", "libsql", "supervisor"] as const;
-type Role = (typeof ROLES)[number];
-
-interface Sample {
-  seconds: number;
-  /** Resident memory (VmRSS) by process, in MB. */
-  rss: Partial<Record<Role, number>>;
-  /** The anonymous part of it (heaps; the rest is mapped files such as the binary), in MB. */
-  anon: Partial<Record<Role, number>>;
-}
-
-/** A process's role by its command line: workerd's config names the process, the engine child its entry file. */
-function roleOf(pid: number, command: string, supervisor: number | undefined): Role | undefined {
-  if (pid === supervisor) return "supervisor";
-  const args = command.split("\0");
-  if (args.includes("collectorProcess")) return "collector";
-  if (args.includes("apiProcess")) return "api";
-  if (args.some((a) => a.endsWith("child-entry.ts"))) return "libsql";
-  return undefined;
-}
-
-/** VmRSS and RssAnon of a process, in MB; undefined when it has ended. */
-function memoryOf(pid: number): { rss: number; anon: number } | undefined {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, "utf8");
-    const kB = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
-    return { rss: kB("VmRSS") / 1024, anon: kB("RssAnon") / 1024 };
-  } catch {
-    return undefined;
-  }
-}
-
-function sample(stack: Stack, seconds: number): Sample {
-  const out: Sample = { seconds, rss: {}, anon: {} };
-  for (const { pid, command } of processTree(stack.process.pid)) {
-    const role = roleOf(pid, command, stack.process.pid);
-    const memory = role && memoryOf(pid);
-    if (!role || !memory) continue;
-    out.rss[role] = (out.rss[role] ?? 0) + memory.rss;
-    out.anon[role] = (out.anon[role] ?? 0) + memory.anon;
-  }
-  return out;
-}
-
 async function api<T>(stack: Stack, key: string, method: string, path: string, body: unknown): Promise<T> {
   const response = await fetch(`${stack.url}${path}`, {
     method,
@@ -84,7 +40,9 @@ async function api<T>(stack: Stack, key: string, method: string, path: string, b
   return (await response.json()) as T;
 }
 
-interface Fixture {
+export interface Fixture {
+  /** The site's domain: beacons come from https://<domain>. */
+  domain: string;
   site: string;
   goal: string;
   s2sToken: string;
@@ -92,7 +50,8 @@ interface Fixture {
   key: string;
 }
 
-async function setUp(stack: Stack): Promise<Fixture> {
+/** A site with an event goal, its s2s token and a key, made through the API with the stack's admin key. */
+export async function setUp(stack: Stack): Promise<Fixture> {
   const admin = stack.adminKey;
   if (!admin) throw new Error(`no admin key in the start output:\n${stack.output()}`);
   const site = await api<{ id: string; s2s_token?: string }>(stack, admin, "POST", "/api/v1/sites", {
@@ -110,7 +69,7 @@ async function setUp(stack: Stack): Promise<Fixture> {
     sites: [site.id],
     rate_limit: { requests: 1_000_000, per_seconds: 1 },
   });
-  return { site: site.id, goal: goal.id, s2sToken: site.s2s_token, key: key.key };
+  return { domain: DOMAIN, site: site.id, goal: goal.id, s2sToken: site.s2s_token, key: key.key };
 }
 
 type Kind = "beacon" | "s2s" | "events" | "read";
@@ -172,13 +131,6 @@ function mix(f: Fixture, acknowledged: Record<Kind, number>, other: Record<strin
   ];
 }
 
-interface ProcessFigures {
-  start: number;
-  peak: number;
-  end: number;
-  growth_after_warmup_pct: number;
-}
-
 /** Least-squares slope of the samples, in MB per minute: near 0 for a plateau, whatever the noise of single samples. */
 function trend(points: { seconds: number; mb: number }[]): number {
   if (points.length < 2) return 0;
@@ -189,28 +141,20 @@ function trend(points: { seconds: number; mb: number }[]): number {
   return (60 * covariance) / variance;
 }
 
-interface Summary extends ProcessFigures {
+interface Summary extends MemoryFigures {
   /** MB per minute after warm-up, and over the second half of that time only. */
   trend: number;
   trendLastHalf: number;
 }
 
 function summarise(samples: Sample[], read: (s: Sample) => number | undefined): Summary | undefined {
+  const figures = memoryFigures(samples, WARM_UP_S, read);
+  if (!figures) return undefined;
   const points = samples
     .filter((s) => s.seconds >= WARM_UP_S && read(s) !== undefined)
     .map((s) => ({ seconds: s.seconds, mb: read(s)! }));
-  if (points.length === 0) return undefined;
-  const start = points[0]!.mb;
-  const end = points.at(-1)!.mb;
   const half = (points[0]!.seconds + points.at(-1)!.seconds) / 2;
-  return {
-    start: Math.round(start),
-    peak: Math.round(Math.max(...points.map((p) => p.mb))),
-    end: Math.round(end),
-    growth_after_warmup_pct: Math.round((1000 * (end - start)) / start) / 10,
-    trend: trend(points),
-    trendLastHalf: trend(points.filter((p) => p.seconds >= half)),
-  };
+  return { ...figures, trend: trend(points), trendLastHalf: trend(points.filter((p) => p.seconds >= half)) };
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
@@ -242,7 +186,7 @@ export async function run(): Promise<void> {
       const samples: Sample[] = [];
       const began = performance.now();
       const take = () => {
-        const s = sample(stack, Math.round((performance.now() - began) / 1000));
+        const s = sampleMemory(stack, Math.round((performance.now() - began) / 1000));
         samples.push(s);
         const cell = (r: Role) => (s.rss[r] === undefined ? "—" : `${fmt(s.rss[r])} (${fmt(s.anon[r]!)})`).padStart(24);
         console.log(`${`${s.seconds} s`.padStart(6)}  ${ROLES.map(cell).join("")}`);
@@ -267,7 +211,7 @@ export async function run(): Promise<void> {
       const missing = Math.max(0, acknowledged.beacon - storedEvents) + Math.max(0, ackConversions - storedConversions);
 
       console.log(`\nafter a ${WARM_UP_S} s warm-up (RSS, MB; anonymous memory in brackets):`);
-      const rss: Partial<Record<Role, ProcessFigures>> = {};
+      const rss: Partial<Record<Role, MemoryFigures>> = {};
       const perMinute = (n: number) => `${n >= 0 ? "+" : "−"}${Math.abs(n).toFixed(2)} MB/min`;
       for (const role of ROLES) {
         const f = summarise(samples, (s) => s.rss[role]);
@@ -292,7 +236,7 @@ export async function run(): Promise<void> {
             `${fmt(ackConversions)} conversions acknowledged, ${fmt(storedConversions)} stored: ${missing === 0 ? "none missing" : `${fmt(missing)} MISSING`}`,
         ].join("\n"),
       );
-      console.log(JSON.stringify({ bench: "soak", seconds: SECONDS, requests: result.requests.total, rss_mb: rss, missing }));
+      printJson({ bench: "soak", seconds: SECONDS, requests: result.requests.total, rss_mb: rss, missing });
       if (missing > 0) throw new Error(`${missing} acknowledged events are not in the database`);
     } finally {
       file.close();
