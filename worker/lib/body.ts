@@ -69,10 +69,13 @@ export async function readBoundedBytes(request: Request, maxBytes: number): Prom
   return bytes;
 }
 
+/** One decoder for every request: `decode` without `stream` keeps no state between calls. */
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
 /** Bytes as UTF-8 text; a 400 when they are not UTF-8. */
 export function decodeUtf8(bytes: Uint8Array): string {
   try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+    return utf8.decode(bytes);
   } catch {
     throw new HttpProblem(400, "The body is not valid UTF-8.", { field: "body" });
   }
