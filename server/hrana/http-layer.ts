@@ -34,8 +34,10 @@ const DISCARD_GRACE_MS = 2_000;
 
 function sendJson(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) return;
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers });
-  res.end(body);
+  // Encoded once (measuring the string and then writing it would go through it twice).
+  const bytes = Buffer.from(body, "utf8");
+  res.writeHead(status, { "content-type": "application/json", "content-length": bytes.length, ...headers });
+  res.end(bytes);
 }
 
 function sendText(res: ServerResponse, status: number, body: string): void {

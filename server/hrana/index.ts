@@ -11,7 +11,7 @@
  *   service.ts           assembles the parts below; graceful shutdown
  *   http-layer.ts        routing, auth, body limits, HTTP error mapping
  *   protocol.ts          strict decoding of pipeline requests
- *   values.ts            Hrana values <-> engine values
+ *   values.ts            Hrana values <-> engine values, rows rendered in a reused buffer
  *   streams.ts, baton.ts streams, batons, idle expiry
  *   write-lock.ts        the single-writer FIFO queue
  *   connection-pool.ts   engine connections and their pool

@@ -18,7 +18,7 @@ import {
 } from "./errors.js";
 import { type AnalyzedStatement, errorOffset } from "./sql-analysis.js";
 import type { Stream } from "./streams.js";
-import { type SqlValue, encodeValue } from "./values.js";
+import { JsonArrayWriter, type SqlValue, rowJson } from "./values.js";
 import { LockClosedError, LockTimeoutError } from "./write-lock.js";
 
 /** Bytes of JSON still allowed in the response being built. */
@@ -116,16 +116,6 @@ function columnsJson(prepared: PreparedStatement): string {
         `{"name":${JSON.stringify(c.name)},"decltype":${c.type === null || c.type === undefined ? "null" : JSON.stringify(c.type)}}`,
     );
   return `[${parts.join(",")}]`;
-}
-
-function rowJson(row: unknown): string {
-  const values = row as unknown[];
-  let json = "[";
-  for (let i = 0; i < values.length; i++) {
-    if (i > 0) json += ",";
-    json += encodeValue(values[i]);
-  }
-  return json + "]";
 }
 
 export class StatementRunner {
@@ -283,28 +273,34 @@ export class StatementRunner {
     wantRows: boolean,
     limit: number,
   ): string {
-    let json = "[";
-    let first = true;
     const iterator = prepared.stmt.iterate(values);
-    for (const row of iterator) {
-      if (!wantRows) continue;
-      const encoded = rowJson(row);
-      json += first ? encoded : "," + encoded;
-      first = false;
-      if (json.length > limit) {
-        // Stop the statement inside SQLite (a half-read statement would keep its locks), the
-        // way sqld aborts a statement whose result outgrows the response limit.
-        conn.interrupt();
-        try {
-          for (const _ of iterator) {
-            // drain until the interrupt surfaces
-          }
-        } catch {
-          // SQLITE_INTERRUPT: expected
-        }
-        throw responseTooLargeError();
+    if (!wantRows) {
+      for (const _ of iterator) {
+        // step to the end: the rows are not wanted
       }
+      return "[]";
     }
-    return json + "]";
+    const json = new JsonArrayWriter();
+    try {
+      for (const row of iterator) {
+        json.add(rowJson(row as unknown[]));
+        if (json.chars > limit) {
+          // Stop the statement inside SQLite (a half-read statement would keep its locks), the
+          // way sqld aborts a statement whose result outgrows the response limit.
+          conn.interrupt();
+          try {
+            for (const _ of iterator) {
+              // drain until the interrupt surfaces
+            }
+          } catch {
+            // SQLITE_INTERRUPT: expected
+          }
+          throw responseTooLargeError();
+        }
+      }
+      return json.finish();
+    } finally {
+      json.release();
+    }
   }
 }
