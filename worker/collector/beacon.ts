@@ -4,6 +4,7 @@
  * site's allowlist. Then the session id is hashed, goals are matched, and the rows are
  * stored; 202 is sent only after they are committed.
  */
+import { jsonResponse } from "../lib/json-response";
 import { HttpProblem } from "../lib/problem";
 import { hasMediaType, parseJson, readBoundedText } from "../lib/body";
 import { isCrawler } from "./crawlers";
@@ -46,7 +47,7 @@ export async function handleBeacon(request: Request, env: CollectorWorkerEnv, ct
   const rows = beaconRows(beacon, site, sessionId, origin!, now);
   await store(env, ctx, rows);
   noteBeaconsRecorded(rows.beacons);
-  return Response.json({ accepted: beacon.events.length }, { status: 202, headers: { ...corsHeaders(origin, true), "cache-control": "no-store" } });
+  return jsonResponse({ accepted: beacon.events.length }, { status: 202, headers: { ...corsHeaders(origin, true), "cache-control": "no-store" } });
 }
 
 /** Only the referring site's hostname is kept, and none when the visitor came from the site itself. */

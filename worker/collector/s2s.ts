@@ -8,6 +8,7 @@
  * (≤ 500). Every check runs before the write, and a request is stored whole or not at all.
  */
 import { randomToken } from "../lib/crypto";
+import { jsonResponse } from "../lib/json-response";
 import { HttpProblem } from "../lib/problem";
 import { hasMediaType, parseJson, readBoundedText } from "../lib/body";
 import { SERVICE_TOKEN_HEADER } from "../lib/tokens";
@@ -65,7 +66,8 @@ function eventTime(item: Located, now: number): number {
   if (item.event.timestamp === undefined) return now;
   const field = `${item.at}timestamp`;
   const ts = parseTimestamp(item.event.timestamp);
-  if (ts === null) throw new HttpProblem(422, `${field}: must be an RFC 3339 date-time or milliseconds since the epoch`, { field });
+  if (ts === null)
+    throw new HttpProblem(422, `${field}: must be an RFC 3339 date-time or milliseconds since the epoch`, { field });
   const why = outsideWindow(ts, now);
   if (why) throw new HttpProblem(422, `${field}: ${why}`, { field });
   return ts;
@@ -157,7 +159,7 @@ async function ingestConversions(
     };
   });
   const accepted = results.filter((r) => r.status === "stored").length;
-  return Response.json(
+  return jsonResponse(
     {
       accepted,
       duplicates: results.length - accepted,
