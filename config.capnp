@@ -126,7 +126,7 @@ const collectorWorker :Workerd.Worker = (
     (name = "API", service = "api"),
   ],
   durableObjectNamespaces = [
-    # Session salts (rotated and deleted by alarm) and known s2s token versions.
+    # The s2s token versions this instance has verified (session salts are in the database).
     (className = "CollectorState", uniqueKey = "wren-collector-state-v1"),
   ],
   durableObjectStorage = (localDisk = "do-storage"),
