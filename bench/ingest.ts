@@ -54,6 +54,8 @@ const MIXED_SECONDS = Number(process.env.BENCH_MIXED_SECONDS ?? 60);
 const MEMORY_SAMPLE_EVERY_S = 2;
 /** What issue 19 asked for on this box (docs/performance.md, "Ingest"). */
 const TARGET = { ratio: 0.6, p99Ms: 50, batchEventsPerS: 80_000, readsPerS: 300, readsP95Ms: 100, beaconShare: 0.5, rssGrowthPct: 10 };
+/** Reads per second in the mixed part: 10 % above the target, so that meeting it is not rounding. */
+const PACED_READS_PER_S = Math.round(TARGET.readsPerS * 1.1);
 const ONLY = process.env.BENCH_ONLY?.split(",");
 const wanted = (part: string) => !ONLY || ONLY.includes(part);
 
@@ -389,6 +391,9 @@ async function mixedWithMemory(): Promise<{ mixed: MixedFigures; memory: Partial
   const samples: Sample[] = [];
   const mixed = await mixedScale(0, {
     bothSeconds: MIXED_SECONDS,
+    // A dashboard's demand a little above the target, not readers taking every free cycle
+    // (`npm run bench mixed` runs those): the target is what beacons keep beside ≥ 300 reads/s.
+    readsPerS: PACED_READS_PER_S,
     async during(stack, load) {
       let done = false;
       void load.finally(() => (done = true));
@@ -400,6 +405,11 @@ async function mixedWithMemory(): Promise<{ mixed: MixedFigures; memory: Partial
       samples.push(sampleMemory(stack, (performance.now() - began) / 1000));
     },
   });
+  const met = (ok: boolean) => (ok ? "met" : "NOT MET");
+  console.log(
+    `  target          reads ≥ ${TARGET.readsPerS}/s with p95 ≤ ${TARGET.readsP95Ms} ms while beacons keep ≥ ${100 * TARGET.beaconShare} % of alone: ` +
+      met(mixed.reads_per_s >= TARGET.readsPerS && mixed.reads_p95_ms <= TARGET.readsP95Ms && mixed.beacons_share >= TARGET.beaconShare),
+  );
   // The stack warmed up in the phases before (reads alone, beacons alone): growth counts from the first sample.
   const memory: Partial<Record<Role, MemoryFigures>> = {};
   console.log(`  memory          RSS in MB through the ${MIXED_SECONDS} s of both loads (after 2 × ${process.env.BENCH_MIXED_DURATION ?? 15} s of each alone):`);
@@ -515,6 +525,7 @@ export async function run(): Promise<void> {
       stored_per_s: Math.round(m.beacons_per_s),
       beacons_alone_per_s: Math.round(m.beacons_alone_per_s),
       beacons_share: Math.round(m.beacons_share * 100) / 100,
+      reads_paced_per_s: PACED_READS_PER_S,
       reads_per_s: Math.round(m.reads_per_s),
       reads_p95_ms: m.reads_p95_ms,
       reads_alone_per_s: Math.round(m.reads_alone_per_s),

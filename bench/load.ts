@@ -31,6 +31,8 @@ export interface AutocannonOptions {
   connections: number;
   duration: number;
   maxOverallRequests?: number;
+  /** Requests per second from all connections together; unset: each connection as fast as it can. */
+  overallRate?: number;
   requests: AutocannonRequest[];
   /** autocannon's own histograms, to read percentiles it does not print. */
   histograms?: { latencies: LatencyHistogram };

@@ -40,7 +40,7 @@ interface ReadFigures {
 }
 
 /** READERS connections, each reading the three reports in turn for `seconds` (autocannon, like the beacons). */
-async function readLoad(stack: Stack, key: string, seconds: number): Promise<ReadFigures> {
+async function readLoad(stack: Stack, key: string, seconds: number, perS?: number): Promise<ReadFigures> {
   const paths = [
     `/api/v1/pages?site=${SITE}&period=7d&limit=100`,
     `/api/v1/timeseries?site=${SITE}&period=7d`,
@@ -51,6 +51,7 @@ async function readLoad(stack: Stack, key: string, seconds: number): Promise<Rea
     url: stack.url,
     connections: READERS,
     duration: seconds,
+    ...(perS ? { overallRate: perS } : {}),
     histograms: { latencies },
     requests: paths.map((path) => ({ method: "GET", path, headers: { authorization: `Bearer ${key}` } })),
   });
@@ -155,6 +156,12 @@ const ms = (n: number) => `${n.toFixed(1)} ms`;
 export interface ScaleOptions {
   /** How long both loads run together; DURATION_S unless given. */
   bothSeconds?: number;
+  /**
+   * Paces the readers of the both-at-once phase at this many reads per second, all together: a
+   * given demand of reads, to see what beacons keep beside it. Unset, the readers go as fast as
+   * they can (closed loop) and take what the scheduler gives them.
+   */
+  readsPerS?: number;
   /** Watches the stack while both loads run (e.g. its memory), until `load` settles. */
   during?: (stack: Stack, load: Promise<unknown>) => Promise<void>;
 }
@@ -194,7 +201,7 @@ export async function scale(events: number, options: ScaleOptions = {}): Promise
       const beaconsAloneRun = withCpu(stack, () => beaconLoad(stack, DURATION_S));
       const lag = await sampleLag(stack, beaconsAloneRun);
       const beaconsAlone = await beaconsAloneRun;
-      const both = Promise.all([readLoad(stack, key, bothSeconds), beaconLoad(stack, bothSeconds)]);
+      const both = Promise.all([readLoad(stack, key, bothSeconds, options.readsPerS), beaconLoad(stack, bothSeconds)]);
       await options.during?.(stack, both);
       const [reads, beacons] = await both;
       // Requests cut off at the end of a load may be stored without being read: wait for the writer.
@@ -228,7 +235,7 @@ export async function scale(events: number, options: ScaleOptions = {}): Promise
           `                  CPU per read: ${cpu(readsAlone.cpuUs)}`,
           `  beacons alone   ${fmt(beaconsAlone.perS).padStart(6)} req/s  p99 ${beaconsAlone.p99} ms;  publication lag at most ${lag} s`,
           `                  CPU per beacon: ${cpu(beaconsAlone.cpuUs)}`,
-          `  both at once    reads ${fmt(reads.perS)} req/s  p50 ${ms(reads.p50)}  p95 ${ms(reads.p95)}  │  beacons ${fmt(beacons.perS)} req/s (${(100 * figures.beacons_share).toFixed(0)} % of alone)  p99 ${beacons.p99} ms`,
+          `  both at once    ${options.readsPerS ? `(reads paced at ${options.readsPerS}/s) ` : ""}reads ${fmt(reads.perS)} req/s  p50 ${ms(reads.p50)}  p95 ${ms(reads.p95)}  │  beacons ${fmt(beacons.perS)} req/s (${(100 * figures.beacons_share).toFixed(0)} % of alone)  p99 ${beacons.p99} ms`,
           `  check           ${fmt(acknowledged)} beacons acknowledged, ${fmt(stored)} stored, ${fmt(figures.missing)} missing; ${figures.non2xx} answers not 2xx`,
           `  targets         reads ≥ ${TARGET.readsPerS}/s: ${met(reads.perS >= TARGET.readsPerS)}; p95 ≤ ${TARGET.readsP95Ms} ms: ${met(reads.p95 <= TARGET.readsP95Ms)}; ` +
             `beacons ≥ ${100 * TARGET.beaconShare} %: ${met(figures.beacons_share >= TARGET.beaconShare)}; lag ≤ ${TARGET.lagS} s: ${met(lag <= TARGET.lagS)}`,
