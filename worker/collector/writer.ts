@@ -200,7 +200,7 @@ async function commit(env: CollectorWorkerEnv, requests: IngestRequest[]): Promi
       if (row.event_key !== null) stored.set(keyOf(String(row.site_id), String(row.event_key)), row.session_id === null ? null : String(row.session_id));
     }
   }
-  // The first request (in VALUES order) to carry a key is the one that stored it.
+  // The first request (in the order of the rows) to carry a key is the one that stored it.
   const claimed = new Set<string>();
   return requests.map((r) => {
     const storedKeys: string[] = [];
