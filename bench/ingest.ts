@@ -40,7 +40,7 @@ import { freePort } from "../test/helpers/ports";
 import { startStack } from "../test/helpers/stack";
 import { sleep, until } from "../test/helpers/wait";
 import { autocannon, printJson, processTree, type AutocannonRequest, type AutocannonResult } from "./load";
-import { memoryFigures, ROLES, sampleMemory, type MemoryFigures, type Role, type Sample } from "./memory";
+import { memoryFigures, processOf, ROLES, sampleMemory, type MemoryFigures, type Role, type Sample } from "./memory";
 import { scale as mixedScale, type MixedFigures } from "./mixed";
 import { inScratchFolder } from "./scratch";
 import { setUp } from "./soak";
@@ -207,6 +207,7 @@ async function measure(baseUrl: string, load: Load, pids: { workerd?: number; da
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+const met = (ok: boolean) => (ok ? "met" : "NOT MET");
 
 export interface LoadFigures {
   name: LoadId;
@@ -319,6 +320,7 @@ async function throughput(problems: string[]): Promise<LoadFigures[]> {
       const stored = (await countRows(db, load.table, fixture.siteId)) - rowsBefore;
       const noopRun = await measure(noop, load, pids);
       const floorRun = load.id === "beacons" ? await measure(floor, load, pids) : undefined;
+      const floorPerS = floorRun ? accepted(floorRun.result) / floorRun.result.duration : 0;
       const { result } = wrenRun;
       const acknowledged = accepted(result) * load.eventsPerRequest;
       const requestsPerS = accepted(result) / result.duration;
@@ -333,8 +335,8 @@ async function throughput(problems: string[]): Promise<LoadFigures[]> {
           `  ratio  ${(requestsPerS / noopPerS).toFixed(2)} of the do-nothing worker's request rate`,
           ...(floorRun
             ? [
-                `  floor  ${"".padStart(22)}  ${fmt(accepted(floorRun.result) / floorRun.result.duration).padStart(6)} req/s, ` +
-                  `ratio ${(accepted(floorRun.result) / floorRun.result.duration / noopPerS).toFixed(2)}, workerd ${fmt(floorRun.workerdUs)} µs per request: ` +
+                `  floor  ${"".padStart(22)}  ${fmt(floorPerS).padStart(6)} req/s, ` +
+                  `ratio ${(floorPerS / noopPerS).toFixed(2)}, workerd ${fmt(floorRun.workerdUs)} µs per request: ` +
                   "read and parse the body, one HMAC, a JSON answer; nothing checked or stored",
               ]
             : []),
@@ -347,7 +349,6 @@ async function throughput(problems: string[]): Promise<LoadFigures[]> {
       );
       const ratio = requestsPerS / noopPerS;
       const eventsPerS = acknowledged / result.duration;
-      const met = (ok: boolean) => (ok ? "met" : "NOT MET");
       console.log(
         load.eventsPerRequest === 1
           ? `  target ratio ≥ ${TARGET.ratio}: ${met(ratio >= TARGET.ratio)}; p99 < ${TARGET.p99Ms} ms: ${met(result.latency.p99 < TARGET.p99Ms)}`
@@ -370,7 +371,7 @@ async function throughput(problems: string[]): Promise<LoadFigures[]> {
           generator: Math.round(wrenRun.clientUs),
         },
         ...(floorRun
-          ? { floor_per_s: Math.round(accepted(floorRun.result) / floorRun.result.duration), floor_workerd_us: Math.round(floorRun.workerdUs) }
+          ? { floor_per_s: Math.round(floorPerS), floor_workerd_us: Math.round(floorRun.workerdUs) }
           : {}),
       });
       if (unread < 0) problems.push(`${load.name}: ${-unread} acknowledged events are not in the database`);
@@ -405,7 +406,6 @@ async function mixedWithMemory(): Promise<{ mixed: MixedFigures; memory: Partial
       samples.push(sampleMemory(stack, (performance.now() - began) / 1000));
     },
   });
-  const met = (ok: boolean) => (ok ? "met" : "NOT MET");
   console.log(
     `  target          reads ≥ ${TARGET.readsPerS}/s with p95 ≤ ${TARGET.readsP95Ms} ms while beacons keep ≥ ${100 * TARGET.beaconShare} % of alone: ` +
       met(mixed.reads_per_s >= TARGET.readsPerS && mixed.reads_p95_ms <= TARGET.readsP95Ms && mixed.beacons_share >= TARGET.beaconShare),
@@ -420,7 +420,7 @@ async function mixedWithMemory(): Promise<{ mixed: MixedFigures; memory: Partial
     const growth = figures.growth_after_warmup_pct;
     console.log(
       `    ${role.padEnd(10)} start ${fmt(figures.start).padStart(4)}  peak ${fmt(figures.peak).padStart(4)}  end ${fmt(figures.end).padStart(4)}  ` +
-        `growth ${growth} %: ${growth <= TARGET.rssGrowthPct ? "met" : "NOT MET"} (≤ ${TARGET.rssGrowthPct} %)`,
+        `growth ${growth} %: ${met(growth <= TARGET.rssGrowthPct)} (≤ ${TARGET.rssGrowthPct} %)`,
     );
   }
   return { mixed, memory };
@@ -475,7 +475,7 @@ async function killMidLoad(): Promise<KillFigures> {
         ],
       });
       await until("2,000 acknowledged", () => acknowledged.beacons.size + acknowledged.conversions.size >= 2_000, 30_000);
-      const collector = processTree(stack.process.pid).find((p) => p.command.split("\0").includes("collectorProcess"));
+      const collector = processOf(stack, "collector");
       if (!collector) throw new Error("no collector workerd under wren start");
       process.kill(collector.pid, "SIGKILL");
       await load;

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import type { Stack } from "../test/helpers/stack";
-import { processTree } from "./load";
+import { processTree, type ProcessCpu } from "./load";
 
 export const ROLES = ["collector", "api", "libsql", "supervisor"] as const;
 export type Role = (typeof ROLES)[number];
@@ -37,6 +37,11 @@ function memoryOf(pid: number): { rss: number; anon: number } | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The stack's process in `role`, if it is running. */
+export function processOf(stack: Stack, role: Role): ProcessCpu | undefined {
+  return processTree(stack.process.pid).find(({ pid, command }) => roleOf(pid, command, stack.process.pid) === role);
 }
 
 export function sampleMemory(stack: Stack, seconds: number): Sample {
