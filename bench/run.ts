@@ -1,8 +1,9 @@
 /**
  * `npm run bench [name…] [--json]`: runs the benchmarks and prints their figures. Each bench
  * module exports `run()`; they run one after another so they do not compete for the two cores.
- * Every bench ends with one line of JSON (bench/load.ts `printJson`); with `--json` that line is
- * all that goes to stdout, the tables go to stderr.
+ * Most benches end with one line of JSON (bench/load.ts `printJson`; guards, dashboard, reports
+ * and scale-out print tables only); with `--json` that line is all that goes to stdout, the
+ * tables go to stderr.
  */
 const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   libsql: () => import("./libsql"),
