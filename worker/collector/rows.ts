@@ -88,8 +88,8 @@ export function emptyRequest(): IngestRequest {
  * statement, and the client encodes one string instead of ten values a row: the group commit's
  * biggest costs on both sides when each row was its own `(?, ?, …)` (docs/performance.md).
  */
-function jsonRows(columns: readonly string[]): string {
-  return `SELECT ${columns.map((name, i) => `value ->> ${i} AS ${name}`).join(", ")} FROM json_each(?)`;
+function jsonRows(columns: readonly string[], parameter = "?"): string {
+  return `SELECT ${columns.map((name, i) => `value ->> ${i} AS ${name}`).join(", ")} FROM json_each(${parameter})`;
 }
 
 const SESSION_ROWS = jsonRows(["id", "site_id", "first_seen", "last_seen", "entry_path"]);
@@ -107,18 +107,22 @@ const EVENT_ROWS = jsonRows([
 ]);
 const VITAL_ROWS = jsonRows(["site_id", "session_id", "path", "metric", "value", "ts"]);
 const BEACON_ROWS = jsonRows(["site_id", "origin", "first_seen", "path"]);
-const CONVERSION_ROWS = jsonRows([
-  "site_id",
-  "goal_id",
-  "session_id",
-  "lookup_current",
-  "lookup_previous",
-  "value",
-  "source",
-  "event_key",
-  "ts",
-  "token_version",
-]);
+// `?2`: the rows come second, after the start of the session window (`?1`).
+const CONVERSION_ROWS = jsonRows(
+  [
+    "site_id",
+    "goal_id",
+    "session_id",
+    "lookup_current",
+    "lookup_previous",
+    "value",
+    "source",
+    "event_key",
+    "ts",
+    "token_version",
+  ],
+  "?2",
+);
 const SMOKE_ROWS = jsonRows(["site_id", "event_key", "goal_id", "external_id"]);
 
 function mergeSessions(
@@ -208,7 +212,7 @@ export function writeStatements(all: IngestRequest[], now: number, windowMs: num
         "SELECT v.site_id, v.goal_id, coalesce(v.session_id, " +
         "(SELECT s.id FROM sessions s WHERE s.id = v.lookup_current AND s.site_id = v.site_id AND s.last_seen >= ?1), " +
         "(SELECT s.id FROM sessions s WHERE s.id = v.lookup_previous AND s.site_id = v.site_id AND s.last_seen >= ?1)), " +
-        `v.value, v.source, v.event_key, v.ts FROM (${CONVERSION_ROWS.replace("?", "?2")}) AS v ` +
+        `v.value, v.source, v.event_key, v.ts FROM (${CONVERSION_ROWS}) AS v ` +
         "WHERE v.token_version IS NULL OR v.token_version = (SELECT token_version FROM sites WHERE id = v.site_id) " +
         "ON CONFLICT (site_id, event_key) DO NOTHING RETURNING site_id, event_key, session_id",
       args: [
