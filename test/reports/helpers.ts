@@ -69,7 +69,13 @@ export interface RawEvent {
   path: string;
   ts: number;
   kind?: "pageview" | "event" | "engagement";
+  /** What the collector derives for a pageview (collector/dimensions): column → value. */
+  dims?: Partial<Record<EventDimension, string>>;
 }
+
+/** The dimension columns of `events`. */
+export const EVENT_DIMENSIONS = ["source", "utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term", "browser", "os", "device", "country"] as const;
+export type EventDimension = (typeof EVENT_DIMENSIONS)[number];
 
 export interface RawConversion {
   site: string;
@@ -99,8 +105,10 @@ export async function addEvents(client: Client, events: RawEvent[]): Promise<voi
   if (events.length === 0) return;
   await client.batch(
     chunked(events, (part) => ({
-      sql: `INSERT INTO events (site_id, session_id, kind, path, ts) VALUES ${part.map(() => "(?, ?, ?, ?, ?)").join(", ")}`,
-      args: part.flatMap((e) => [e.site, e.session, e.kind ?? "pageview", e.path, e.ts]),
+      sql: `INSERT INTO events (site_id, session_id, kind, path, ts, ${EVENT_DIMENSIONS.join(", ")}) VALUES ${part
+        .map(() => `(?, ?, ?, ?, ?${", ?".repeat(EVENT_DIMENSIONS.length)})`)
+        .join(", ")}`,
+      args: part.flatMap((e) => [e.site, e.session, e.kind ?? "pageview", e.path, e.ts, ...EVENT_DIMENSIONS.map((d) => e.dims?.[d] ?? null)]),
     })),
     "write",
   );

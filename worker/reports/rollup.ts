@@ -20,6 +20,8 @@
  * publication's instant instead (foldInstant), so no fold changes a cell a reader could see.
  */
 import type { Client, InStatement } from "@libsql/client/web";
+import { dimensionFoldStatements, goalDimensionFoldStatements } from "./dimension-fold";
+import { DIMENSIONS } from "./dimensions";
 import { bandSql, bucketSql } from "./histogram";
 import { unitKeySql } from "./noise";
 import { BUMP_VERSION } from "./publication";
@@ -99,7 +101,11 @@ function rawRows(source: Source, zone: ZoneGroup, range: Range): { sql: string; 
   switch (source) {
     case "events":
       return {
-        sql: `SELECT ${common}, f.kind AS kind, f.path AS path, coalesce(f.session_id, 'e:' || f.id) AS unit ${from}`,
+        sql:
+          `SELECT ${common}, f.id AS id, f.kind AS kind, f.path AS path, coalesce(f.session_id, 'e:' || f.id) AS unit, ` +
+          `${DIMENSIONS.filter((d) => d !== "entry_page" && d !== "exit_page")
+            .map((d) => `f.${d} AS ${d}`)
+            .join(", ")} ${from}`,
         args,
       };
     case "conversions":
@@ -171,6 +177,7 @@ function foldStatements(source: Source, zone: ZoneGroup, range: Range): InStatem
         ),
         ...units("page_day", "rollup_page_day_units", "site_id, day, path", "WHERE kind = 'pageview'"),
         countNew("page_day", "rollup_page_day_units", "rollup_page_day", "site_id, day, path", "visitors", PAGE_DAY),
+        ...dimensionFoldStatements(withRaw),
       ];
     case "conversions":
       return [
@@ -178,8 +185,14 @@ function foldStatements(source: Source, zone: ZoneGroup, range: Range): InStatem
           "INSERT INTO rollup_goal_day (site_id, goal_id, day, units, conversions) SELECT site_id, goal_id, day, 0, count(*) FROM raw WHERE true GROUP BY site_id, goal_id, day " +
             `ON CONFLICT (${GOAL_DAY}) DO UPDATE SET conversions = rollup_goal_day.conversions + excluded.conversions`,
         ),
-        ...units("goal_day", "rollup_goal_day_units", "site_id, goal_id, day"),
+        // Units with their conversions that day: moved with them between dimension cells (dimension-fold.ts).
+        setMark("goal_day", "rollup_goal_day_units"),
+        withRaw(
+          "INSERT INTO rollup_goal_day_units (site_id, goal_id, day, unit, conversions) SELECT site_id, goal_id, day, unit, count(*) FROM raw WHERE true " +
+            "GROUP BY site_id, goal_id, day, unit ON CONFLICT (site_id, goal_id, day, unit) DO UPDATE SET conversions = rollup_goal_day_units.conversions + excluded.conversions",
+        ),
         countNew("goal_day", "rollup_goal_day_units", "rollup_goal_day", "site_id, goal_id, day", "units", GOAL_DAY),
+        ...goalDimensionFoldStatements(withRaw, mark("goal_day")),
 
         withRaw(
           "INSERT INTO rollup_goal_hour (site_id, goal_id, hour, day, units, conversions) SELECT site_id, goal_id, hour, day, 0, count(*) FROM raw WHERE true GROUP BY site_id, goal_id, hour, day " +
@@ -375,6 +388,10 @@ export const ROLLUP_TABLES = [
   "rollup_vital_day",
   "rollup_vital_day_units",
   "rollup_vital_histogram",
+  "rollup_session_day",
+  "rollup_dimension_scratch",
+  "rollup_dimension_day",
+  "rollup_goal_dimension_day",
 ] as const;
 
 /** Statements that delete a site's rollups: add them to the batch that deletes the site. */

@@ -38,6 +38,22 @@ export const events = sqliteTable(
     seconds: integer("seconds"),
     scrollDepth: integer("scroll_depth"),
     ts: integer("ts").notNull(),
+    /**
+     * Dimensions of a pageview, derived by the collector (collector/dimensions): the source
+     * (grouped referrer), the landing page's UTM parameters, browser and system with their major
+     * versions, device class and country. Never the User-Agent or the address they came from.
+     * Null on other kinds and on rows stored before dimensions existed.
+     */
+    source: text("source"),
+    utmSource: text("utm_source"),
+    utmMedium: text("utm_medium"),
+    utmCampaign: text("utm_campaign"),
+    utmContent: text("utm_content"),
+    utmTerm: text("utm_term"),
+    browser: text("browser"),
+    os: text("os"),
+    device: text("device"),
+    country: text("country"),
   },
   (t) => [index("events_site_ts").on(t.siteId, t.ts), index("events_site_path_ts").on(t.siteId, t.path, t.ts)],
 );

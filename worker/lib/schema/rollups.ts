@@ -151,8 +151,14 @@ export const rollupGoalDayUnits = sqliteTable(
     goalId: text("goal_id").notNull(),
     day: text("day").notNull(),
     unit: text("unit").notNull(),
+    /** The unit's conversions that day: moved with it when its dimensions are set (dimension cells). */
+    conversions: integer("conversions").notNull().default(0),
   },
-  (t) => [uniqueIndex("rollup_goal_day_units_key").on(t.siteId, t.goalId, t.day, t.unit)],
+  (t) => [
+    uniqueIndex("rollup_goal_day_units_key").on(t.siteId, t.goalId, t.day, t.unit),
+    // A session-day's goals, found when its dimensions move (dimension-fold.ts).
+    index("rollup_goal_day_units_by_unit").on(t.siteId, t.day, t.unit),
+  ],
 );
 
 /** Goal-hour cells inside the goal-day atoms. */
@@ -242,4 +248,92 @@ export const rollupVitalHistogram = sqliteTable(
   },
   // Keyed by page and metric first: p75 is computed for the rows a page of the report shows.
   (t) => [primaryKey({ columns: [t.siteId, t.path, t.metric, t.day, t.bucket] })],
+);
+
+/** The dimensions a session-day is broken down by (reports/dimensions.ts), as stored. */
+const dimensionColumns = () => ({
+  entryPage: text("entry_page"),
+  exitPage: text("exit_page"),
+  source: text("source"),
+  utmSource: text("utm_source"),
+  utmMedium: text("utm_medium"),
+  utmCampaign: text("utm_campaign"),
+  utmContent: text("utm_content"),
+  utmTerm: text("utm_term"),
+  browser: text("browser"),
+  os: text("os"),
+  device: text("device"),
+  country: text("country"),
+});
+
+/**
+ * Each unit's dimensions on each local day: those of its first pageview that day, the exit page
+ * of its last one. Per-session rows, deleted by retention with the raw rows; what the dimension
+ * cells are kept in step from as pageviews arrive.
+ */
+export const rollupSessionDay = sqliteTable(
+  "rollup_session_day",
+  {
+    siteId: text("site_id").notNull(),
+    day: text("day").notNull(),
+    unit: text("unit").notNull(),
+    /** The raw ids of its first and last pageview that day; null until it has one. */
+    firstPageviewId: integer("first_pageview_id"),
+    lastPageviewId: integer("last_pageview_id"),
+    pageviews: integer("pageviews").notNull().default(0),
+    ...dimensionColumns(),
+  },
+  (t) => [primaryKey({ columns: [t.siteId, t.day, t.unit] })],
+);
+
+/**
+ * Scratch for one fold: the session-days it touches, as they were before it (so their old
+ * contributions can leave the dimension cells). Emptied at the start of every events fold.
+ */
+export const rollupDimensionScratch = sqliteTable(
+  "rollup_dimension_scratch",
+  {
+    siteId: text("site_id").notNull(),
+    day: text("day").notNull(),
+    unit: text("unit").notNull(),
+    firstPageviewId: integer("first_pageview_id"),
+    pageviews: integer("pageviews").notNull().default(0),
+    ...dimensionColumns(),
+  },
+  (t) => [primaryKey({ columns: [t.siteId, t.day, t.unit] })],
+);
+
+/**
+ * Dimension-day cells: the units whose session-day has this value, their pageviews. Units with
+ * no value (no pageview that day, no UTM, rows from before dimensions) are in no cell: a report
+ * reads them as the site-day minus the cells (reports/breakdown.ts).
+ */
+export const rollupDimensionDay = sqliteTable(
+  "rollup_dimension_day",
+  {
+    siteId: text("site_id").notNull(),
+    day: text("day").notNull(),
+    dimension: text("dimension").notNull(),
+    value: text("value").notNull(),
+    visitors: integer("visitors").notNull().default(0),
+    pageviews: integer("pageviews").notNull().default(0),
+    keySum: cellKeySum(),
+  },
+  (t) => [primaryKey({ columns: [t.siteId, t.dimension, t.day, t.value] })],
+);
+
+/** Goal × dimension-day cells: the converting units of a goal with this value, their conversions. */
+export const rollupGoalDimensionDay = sqliteTable(
+  "rollup_goal_dimension_day",
+  {
+    siteId: text("site_id").notNull(),
+    goalId: text("goal_id").notNull(),
+    day: text("day").notNull(),
+    dimension: text("dimension").notNull(),
+    value: text("value").notNull(),
+    units: integer("units").notNull().default(0),
+    conversions: integer("conversions").notNull().default(0),
+    keySum: cellKeySum(),
+  },
+  (t) => [primaryKey({ columns: [t.siteId, t.dimension, t.day, t.goalId, t.value] })],
 );
