@@ -19,6 +19,7 @@ import { ratio } from "../../worker/reports/figures";
 import { NOISE_COLUMN } from "../../worker/reports/noise";
 import { lastCompleteDay } from "../../worker/reports/period";
 import {
+  breakdownResponse,
   conversionsResponse,
   funnelsResponse,
   pagesResponse,
@@ -64,8 +65,10 @@ beforeAll(async () => {
     const s = sessions("s", 20);
     const views = (ids: string[], path: string, day = Y, hour = 12): RawEvent[] =>
       ids.map((session) => ({ site, session, path, ts: atY(day, hour) }));
+    // Their first pageviews' countries (the collector's dimensions): 10 DE, 6 FR, 1 US, 3 unknown.
+    const country = (i: number) => (i < 10 ? "DE" : i < 16 ? "FR" : i < 17 ? "US" : undefined);
     await addEvents(history, [
-      ...views(s, "/"),
+      ...s.map((session, i): RawEvent => ({ site, session, path: "/", ts: atY(Y, 12), dims: country(i) ? { country: country(i)!, device: "desktop" } : {} })),
       ...views(s.slice(0, 5), "/", Y, 13),
       ...views(s.slice(0, 8), "/pricing"),
       ...views(s.slice(8, 14), "/about"),
@@ -315,6 +318,10 @@ describe("access and bad input", () => {
     const writer = await f.makeKey(["write:events"], [site]);
     const refused = await writer.call("GET", `/api/v1/vitals?site=${site}`);
     expect([refused.status, refused.body.field]).toEqual([403, "authorization"]);
+    for (const breakdown of [`/api/v1/breakdown?site=${other}&dimension=country`, `/api/v1/breakdown?site=${other}&dimension=country&goal=${goal}`]) {
+      expect((await get(breakdown)).status).toBe(403);
+    }
+    expect((await writer.call("GET", `/api/v1/breakdown?site=${site}&dimension=country`)).status).toBe(403);
     expect((await f.admin("GET", "/api/v1/pages?site=site_doesnotexist1&period=day")).body).toMatchObject({
       status: 404,
       field: "site",
@@ -346,6 +353,12 @@ describe("access and bad input", () => {
     ["/api/v1/timeseries?site=SITE&interval=minute", 400, "interval"],
     ["/api/v1/timeseries?site=SITE&interval=hour&from=2026-01-01&to=2026-02-09", 400, "interval"],
     ["/api/v1/timeseries?site=SITE&goal=goal_nothere1", 422, "goal"],
+    ["/api/v1/breakdown?site=SITE", 400, "dimension"],
+    ["/api/v1/breakdown?site=SITE&dimension=planet", 400, "dimension"],
+    ["/api/v1/breakdown?site=SITE&dimension=country&sort=rate", 400, "sort"],
+    ["/api/v1/breakdown?site=SITE&dimension=country&goal=goal_nothere1", 422, "goal"],
+    ["/api/v1/breakdown?site=SITE&dimension=country&filter=country:DE", 400, "filter"],
+    ["/api/v1/breakdown?site=SITE&dimension=country&date=TODAY", 422, "date"],
   ];
   for (const [path, status, field] of bad) {
     it(`${path} → ${status} naming ${field}`, async () => {
@@ -356,6 +369,49 @@ describe("access and bad input", () => {
       expect(res.body.field).toBe(field);
     });
   }
+});
+
+describe("GET /api/v1/breakdown", () => {
+  const cell = (value: string, units: number) =>
+    shown(db, "rollup_dimension_day", { site_id: site, dimension: "country", day: Y, value }, units, NOISE_COLUMN.units);
+
+  it("shows countries of k visitors, hides the small ones and their cover, and adds a goal's conversions", async () => {
+    const res = await get(`/api/v1/breakdown?site=${site}&period=day&dimension=country&goal=${goal}`);
+    expect(res.status, res.text).toBe(200);
+    expect(breakdownResponse.parse(res.body)).toEqual(res.body);
+    // DE 10 shown; US 1 and the 3 without a country are too small, so FR (6), the smallest shown, covers them.
+    const de = await cell("DE", 10);
+    const dePageviews = await shown(db, "rollup_dimension_day", { site_id: site, dimension: "country", day: Y, value: "DE" }, 10 + 5 + 8 + 2, NOISE_COLUMN.events);
+    const goalCell = { site_id: site, goal_id: goal, dimension: "country", day: Y, value: "DE" };
+    const converting = await shown(db, "rollup_goal_dimension_day", goalCell, 10, NOISE_COLUMN.units);
+    const conversions = await shown(db, "rollup_goal_dimension_day", goalCell, 10, NOISE_COLUMN.events);
+    const none = { visitors: hidden, pageviews: hidden, converting_sessions: hidden, conversions: hidden, rate: hidden };
+    expect(res.body).toEqual({
+      site,
+      period: { from: Y, to: Y, days: 1, timezone: "UTC" },
+      published_through: Y,
+      k: 5,
+      dimension: "country",
+      rows: [
+        { value: "DE", visitors: est(de), pageviews: est(dePageviews), converting_sessions: est(converting), conversions: est(conversions), rate: ratio(est(converting), est(de)) },
+        // Suppressed rows sort last, by value (none first).
+        { value: null, ...none },
+        { value: "FR", ...none },
+        { value: "US", ...none },
+      ],
+      totals: { visitors: est(de), pageviews: est(dePageviews), converting_sessions: est(converting), conversions: est(conversions) },
+      next_cursor: null,
+    });
+  });
+
+  it("answers CSV with one line per value", async () => {
+    const res = await get(`/api/v1/breakdown?site=${site}&period=day&dimension=device&sort=value`, { accept: "text/csv" });
+    expect(res.status, res.text).toBe(200);
+    const [header, ...lines] = res.text.trim().split("\r\n");
+    expect(header).toBe("site,from,to,timezone,value,visitors,visitors_qualifier,pageviews,pageviews_qualifier");
+    // 17 desktop sessions; the 3 without one are hidden, and so, as their cover, is desktop.
+    expect(lines).toEqual([`${site},${Y},${Y},UTC,desktop,,suppressed,,suppressed`, `${site},${Y},${Y},UTC,,,suppressed,,suppressed`]);
+  });
 });
 
 describe("the nightly pull (examples/nightly-pull.sh)", () => {

@@ -17,6 +17,8 @@ import type { ReportScope } from "./scope";
 export interface SiteDayAtom {
   units: number;
   pageviews: number;
+  /** The sum of its units' keys (noise.ts): the dimension cells' rest is this minus theirs. */
+  keySum: number;
   visible: boolean;
   /** What the atom shows: units and pageviews, perturbed (noise.ts) or exact. */
   shown: { units: number; pageviews: number };
@@ -25,6 +27,7 @@ export interface SiteDayAtom {
 export interface GoalDayAtom {
   units: number;
   conversions: number;
+  keySum: number;
   visible: boolean;
   shown: { units: number; conversions: number };
 }
@@ -95,6 +98,7 @@ export async function loadDayAtoms(db: ReadOnlyDatabase, scope: ReportScope): Pr
     siteDays.set(String(r.day), {
       units,
       pageviews,
+      keySum,
       visible: siteDayAtomVisible(r, scope.k),
       shown: {
         units: shownValue(scope, units, keySum, NOISE_COLUMN.units),
@@ -115,6 +119,7 @@ export async function loadDayAtoms(db: ReadOnlyDatabase, scope: ReportScope): Pr
     goalDays.get(goal)!.set(day, {
       units,
       conversions,
+      keySum,
       visible: goalDayVisible(units, siteDays.get(day)?.units ?? 0, scope.k) && !Number(r.hour_unsafe),
       shown: {
         units: shownValue(scope, units, keySum, NOISE_COLUMN.units),

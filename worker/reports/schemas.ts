@@ -11,6 +11,7 @@ import { QUALIFIERS } from "./figures";
 import { MAX_FUNNEL_STEPS } from "./funnels";
 import { decodeCursor } from "./list";
 import { HOUR_PERIODS, PERIODS } from "./period";
+import { DIMENSIONS } from "./dimensions";
 import { INTERVALS } from "./timeseries";
 import { canonicalTimeZone } from "./timezone";
 
@@ -171,6 +172,24 @@ export const timeseriesQuery = z.strictObject({
   goal: goalId.optional().meta({ param: { description: "Count conversions of this goal only (default: all goals)." } }),
 });
 
+export const breakdownQuery = z.strictObject({
+  ...periodParams,
+  dimension: z.enum(DIMENSIONS).meta({
+    param: {
+      description:
+        "What to break visitors down by: `source` (grouped referrer), `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `entry_page`, `exit_page`, `browser`, `os`, `device` or `country` (ISO 3166-1 alpha-2).",
+    },
+  }),
+  goal: goalId.optional().meta({ param: { description: "Add this goal's converting sessions, conversions and rate per value." } }),
+  sort: z
+    .enum(["visitors", "pageviews", "value", "converting_sessions", "conversions", "rate"])
+    .default("visitors")
+    .meta({ param: { description: "Sort by `visitors` (default), `pageviews`, `value`, or with `goal` by `converting_sessions`, `conversions` or `rate`." } }),
+  order,
+  limit,
+  cursor,
+});
+
 // Responses.
 
 export const figureSchema = z
@@ -290,6 +309,27 @@ export const funnelsResponse = z
     ),
   })
   .meta({ id: "FunnelReport" });
+
+export const breakdownResponse = z
+  .object({
+    ...meta,
+    dimension: z.enum(DIMENSIONS),
+    rows: z.array(
+      z.object({
+        value: z.string().nullable().meta({ description: "The dimension's value; null for visitors without one (no UTM, unknown country, data from before dimensions)." }),
+        visitors: figureSchema.meta({ description: "Distinct sessions with this value (per day, added up)." }),
+        pageviews: figureSchema.meta({ description: "Their pageviews that day (all of them, not only the entry or exit page's)." }),
+        converting_sessions: figureSchema.optional().meta({ description: "With `goal`: those of them that converted on it." }),
+        conversions: figureSchema.optional().meta({ description: "With `goal`: their conversions on it." }),
+        rate: figureSchema.optional().meta({ description: "With `goal`: converting_sessions / visitors (0–1), its denominator the row's visitors." }),
+      }),
+    ),
+    totals: z
+      .object({ visitors: figureSchema, pageviews: figureSchema, converting_sessions: figureSchema.optional(), conversions: figureSchema.optional() })
+      .meta({ description: "Sums of the visible rows." }),
+    next_cursor: nextCursor,
+  })
+  .meta({ id: "BreakdownReport" });
 
 export const timeseriesResponse = z
   .object({

@@ -6,6 +6,7 @@
  */
 import { requireReportGoals } from "../../domain/goals";
 import { HttpProblem } from "../../lib/problem";
+import { breakdownReport } from "../../reports/breakdown";
 import { conversionsReport } from "../../reports/conversions";
 import { funnelReport } from "../../reports/funnels";
 import { figureValue } from "../../reports/list";
@@ -14,6 +15,8 @@ import { figureColumns, FORMATS_NOTE, inFormat, pagedBody, REPORT_FORMATS, sorte
 import { prepareReport } from "../../reports/request";
 import { requireFunnelPeriod, retentionDays } from "../../reports/retention";
 import {
+  breakdownQuery,
+  breakdownResponse,
   conversionsQuery,
   conversionsResponse,
   funnelsQuery,
@@ -297,6 +300,50 @@ export const reportRoutes = [
           report.points.map((pt) => ({ interval, ...pt })),
           ["interval", "start", "local", ...figureColumns("visitors", "pageviews", "conversions")],
         ),
+      );
+    },
+  }),
+  route({
+    operationId: "getBreakdownReport",
+    method: "GET",
+    path: "/api/v1/breakdown",
+    summary: "Breakdown: visitors, pageviews and a goal's conversions per source, campaign, entry or exit page, browser, system, device or country",
+    tag: "Reports",
+    auth: "key",
+    scope: "read:reports",
+    query: breakdownQuery,
+    site: { from: "query", name: "site" },
+    responses: {
+      ...REPORT_REFUSALS,
+      200: {
+        description: `One row per value of the dimension (null: visitors without one), sorted and paginated, with the totals of the visible rows.${FORMATS_NOTE}`,
+        schema: breakdownResponse,
+        alsoAs: REPORT_FORMATS,
+        headers: PAGED_REPORT_HEADERS,
+      },
+    },
+    async handle(context) {
+      const { db, query } = context;
+      if (query.goal !== undefined) await requireReportGoals(db, query.site, [query.goal], "goal");
+      else if (["converting_sessions", "conversions", "rate"].includes(query.sort)) {
+        throw new HttpProblem(400, `sort: ${query.sort} needs a goal.`, { field: "sort" });
+      }
+      const p = await prepareReport(context, query.site, query);
+      const report = await p.cached("breakdown", [query.dimension, query.goal], () => breakdownReport(p.db, p.scope, query.dimension, query.goal));
+      const sort = query.sort;
+      const page = sortedPage(
+        report.rows,
+        p,
+        query,
+        sort === "value",
+        (r) => (sort === "value" ? r.value : figureValue(r[sort]!)),
+        (r) => r.value ?? "",
+      );
+      const figures = query.goal ? ["visitors", "pageviews", "converting_sessions", "conversions", "rate"] : ["visitors", "pageviews"];
+      return context.reply(
+        200,
+        { ...pagedBody(p, page, report.totals), dimension: query.dimension },
+        inFormat(context.request, p, page.rows, ["value", ...figureColumns(...figures)], page.next_cursor),
       );
     },
   }),
