@@ -26,6 +26,9 @@ const workerOptions: BuildOptions = {
   conditions: ["workerd", "worker", "browser", "import"],
   external: ["cloudflare:*"],
   mainFields: ["module", "main"],
+  // The collector's country database (worker/collector/dimensions/country-database.ts): the
+  // file's bytes, as a Uint8Array.
+  loader: { ".mmdb": "binary" },
   minify: false,
   sourcemap: false,
   logLevel: "warning",

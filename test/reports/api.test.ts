@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ratio } from "../../worker/reports/figures";
+import { ratio, type Figure } from "../../worker/reports/figures";
 import { NOISE_COLUMN } from "../../worker/reports/noise";
 import { lastCompleteDay } from "../../worker/reports/period";
 import {
@@ -393,7 +393,7 @@ describe("GET /api/v1/breakdown", () => {
       k: 5,
       dimension: "country",
       rows: [
-        { value: "DE", visitors: est(de), pageviews: est(dePageviews), converting_sessions: est(converting), conversions: est(conversions), rate: ratio(est(converting), est(de)) },
+        { value: "DE", visitors: est(de), pageviews: est(dePageviews), converting_sessions: est(converting), conversions: est(conversions), rate: ratio(est(converting) as Figure, est(de) as Figure) },
         // Suppressed rows sort last, by value (none first).
         { value: null, ...none },
         { value: "FR", ...none },
