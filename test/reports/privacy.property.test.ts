@@ -56,7 +56,8 @@ import type { AlertRule } from "../../worker/domain/alert-rules";
 import { hourRuleReadings, type RuleReading } from "../../worker/alerts/figures";
 import { notification, type Notification } from "../../worker/alerts/payload";
 import { complementLeaks, linearLeaks, smallGroups, type Fact, type NestedPair, type Target } from "./attack";
-import { addConversions, addEvents, addGoal, addSite, addVitals, clearData, openTestDb, type TestDb } from "./helpers";
+import { breakdownReport } from "../../worker/reports/breakdown";
+import { addConversions, addEvents, addGoal, addSite, addVitals, clearData, openTestDb, type RawEvent, type TestDb } from "./helpers";
 
 const DATES = ["2026-11-02", "2026-11-03", "2026-11-04", "2026-11-05"];
 const HOURS = [9, 10, 11];
@@ -1342,6 +1343,85 @@ describe("the k-anonymity filter under attack", () => {
         expect(found.groups).toEqual([]);
       }),
       { numRuns: 400 },
+    );
+  }, 120_000);
+});
+
+/**
+ * Breakdowns (rule 9): a day's sessions by the pages they viewed, where they entered and left, and
+ * their country — 6 page journeys × 3 countries (none among them), 18 classes. Every breakdown of
+ * the day (country, entry page, exit page) beside the pages report and the day's visitors: no
+ * group of 1 to k − 1 sessions may follow by linear algebra, and no shown cell is smaller than k.
+ */
+const JOURNEYS: { paths: string[]; views: string[] }[] = [
+  { paths: ["/a"], views: ["/a"] },
+  { paths: ["/b"], views: ["/b"] },
+  { paths: ["/a", "/b"], views: ["/a", "/b", "/a"] },
+  { paths: ["/a", "/b"], views: ["/a", "/b"] },
+  { paths: ["/a", "/b"], views: ["/b", "/a"] },
+  { paths: ["/a", "/b"], views: ["/b", "/a", "/b"] },
+];
+const COUNTRIES = ["DE", "FR", null] as const;
+const breakdownDays = fc.record({
+  k: fc.constantFrom(2, 3),
+  // Sessions per class (journey × country): many classes empty, the rest near k.
+  counts: fc.array(fc.integer({ min: 0, max: 4 }).map((n) => Math.max(0, n - 1)), {
+    minLength: JOURNEYS.length * COUNTRIES.length,
+    maxLength: JOURNEYS.length * COUNTRIES.length,
+  }),
+});
+
+describe("the k-anonymity filter under attack, breakdowns", () => {
+  let db: TestDb;
+  beforeAll(async () => {
+    db = await openTestDb();
+  });
+  afterAll(() => db.close());
+
+  it("no small group of sessions can be recovered from every breakdown beside the pages report", async () => {
+    await fc.assert(
+      fc.asyncProperty(breakdownDays, async ({ k, counts }) => {
+        await clearData(db.client);
+        await addSite(db.client, SITE);
+        const date = DATES[0]!;
+        const classes = counts.map((_, c) => ({ journey: JOURNEYS[c % JOURNEYS.length]!, country: COUNTRIES[Math.floor(c / JOURNEYS.length)]! }));
+        const events: RawEvent[] = [];
+        classes.forEach(({ journey, country }, c) => {
+          for (let n = 0; n < counts[c]!; n++) {
+            journey.views.forEach((path, i) =>
+              events.push({ site: SITE, session: `s${c}_${n}`, path, ts: Date.parse(`${date}T10:0${i}:00Z`), dims: i === 0 && country ? { country } : {} }),
+            );
+          }
+        });
+        await addEvents(db.client, events);
+        await catchUp(db.client as never);
+        const c = readOnly(db.client as never);
+        const scope = { siteId: SITE, from: date, to: date, timeZone: "UTC", k };
+        const facts: number[][] = [];
+        const shownSmall: string[] = [];
+        const fact = (members: (i: number) => boolean, figure: Figure, what: string) => {
+          if (!visible(figure)) return;
+          const of = classes.flatMap((_, i) => (members(i) ? [i] : []));
+          expect(figure.value, what).toBe(of.reduce((n, i) => n + counts[i]!, 0));
+          if (figure.value! > 0 && figure.value! < k) shownSmall.push(`${what}: ${figure.value}`);
+          facts.push(of);
+        };
+        fact(() => true, (await timeseriesReport(c, scope, "day")).points[0]!.visitors, "the day's visitors");
+        for (const r of (await pagesReport(c, scope)).rows) fact((i) => classes[i]!.journey.paths.includes(r.path), r.visitors, `${r.path} visitors`);
+        for (const r of (await breakdownReport(c, scope, "country")).rows)
+          fact((i) => classes[i]!.country === r.value, r.visitors, `country ${r.value} visitors`);
+        for (const r of (await breakdownReport(c, scope, "entry_page")).rows)
+          fact((i) => (r.value === null ? false : classes[i]!.journey.views[0] === r.value), r.visitors, `entry ${r.value} visitors`);
+        for (const r of (await breakdownReport(c, scope, "exit_page")).rows)
+          fact((i) => (r.value === null ? false : classes[i]!.journey.views.at(-1) === r.value), r.visitors, `exit ${r.value} visitors`);
+        const name = (i: number) => `${classes[i]!.journey.views.join("→")} from ${classes[i]!.country ?? "nowhere known"}`;
+        const groups = smallGroups(classes.length, facts, counts, k).map(
+          (g) => `${g.map(name).join(" or ")} (${g.reduce((n, i) => n + counts[i]!, 0)})`,
+        );
+        expect(shownSmall).toEqual([]);
+        expect(groups).toEqual([]);
+      }),
+      { numRuns: 300 },
     );
   }, 120_000);
 });

@@ -22,7 +22,6 @@ import {
   additiveFigure,
   addToTally,
   complementSafe,
-  coverHiddenRemainder,
   distinctFigure,
   EMPTY_TALLY,
   enoughUnits,
@@ -89,9 +88,31 @@ function partition(
   );
   if (rest.units > 0) cells.push({ key: NONE, units: rest.units, value: rest.count, keySum: rest.keySum, visible: false });
   if (!total.visible) return cells;
-  for (const c of cells) c.visible = enoughUnits(c.units, k) && (c.key === NONE || extra(c.key, c.units));
-  coverHiddenRemainder(cells, k);
+  const sensitive = new Set<DayCell>();
+  for (const c of cells) {
+    c.visible = enoughUnits(c.units, k);
+    if (c.visible && c.key !== NONE && !extra(c.key, c.units)) {
+      c.visible = false;
+      sensitive.add(c);
+    }
+  }
+  coverPartition(cells, sensitive, k);
   return cells;
+}
+
+/**
+ * Complementary suppression over a day's partition (privacy.ts coverHiddenRemainder), where a
+ * cell hidden for its complement elsewhere (`sensitive`) must not be pinned down by the total
+ * minus the shown cells either: unless a hidden cell of k units that is not sensitive is among
+ * the hidden ones, the smallest shown cell is hidden too.
+ */
+function coverPartition(cells: DayCell[], sensitive: Set<DayCell>, k: number): void {
+  const hidden = cells.filter((c) => !c.visible && c.units > 0);
+  if (hidden.length === 0 || hidden.some((c) => c.units >= k && !sensitive.has(c))) return;
+  const smallest = cells
+    .filter((c) => c.visible)
+    .sort((a, b) => a.units - b.units || a.value - b.value || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))[0];
+  if (smallest) smallest.visible = false;
 }
 
 const byDay = (rows: Rows) => {
@@ -155,13 +176,15 @@ export async function breakdownReport(db: ReadOnlyDatabase, scope: ReportScope, 
       () => true,
     );
     // Inside its value's cell: shown only where that is, with a complement of 0 or at least k.
+    const sensitive = new Set<DayCell>();
     for (const c of goalCells) {
       const parent = valueCells.get(c.key);
       if (c.visible && !(parent?.visible && complementSafe(parent.units, c.units, scope.k) && complementSafe(goalDay.units, c.units, scope.k))) {
         c.visible = false;
+        sensitive.add(c);
       }
     }
-    coverHiddenRemainder(goalCells, scope.k);
+    coverPartition(goalCells, sensitive, scope.k);
     const converted = new Map(goalCells.map((c) => [c.key, c]));
     // A value nobody converted in shows 0 only where the value itself is shown.
     for (const c of cells) if (!converted.has(c.key)) converted.set(c.key, { key: c.key, units: 0, value: 0, keySum: 0, visible: c.visible });
