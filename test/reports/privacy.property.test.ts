@@ -1364,11 +1364,21 @@ const JOURNEYS: { paths: string[]; views: string[] }[] = [
 const COUNTRIES = ["DE", "FR", null] as const;
 const breakdownDays = fc.record({
   k: fc.constantFrom(2, 3),
-  // Sessions per class (journey × country): many classes empty, the rest near k.
-  counts: fc.array(fc.integer({ min: 0, max: 4 }).map((n) => Math.max(0, n - 1)), {
-    minLength: JOURNEYS.length * COUNTRIES.length,
-    maxLength: JOURNEYS.length * COUNTRIES.length,
-  }),
+  // Sessions per class (journey × country): many classes empty, the rest near k; or one country,
+  // where the two pages' overlap (|/a| + |/b| − the day) is often small.
+  counts: fc.oneof(
+    fc.array(fc.integer({ min: 0, max: 4 }).map((n) => Math.max(0, n - 1)), {
+      minLength: JOURNEYS.length * COUNTRIES.length,
+      maxLength: JOURNEYS.length * COUNTRIES.length,
+    }),
+    fc
+      .tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 2 }), fc.constantFrom(0, 6, 12))
+      .map(([onlyA, onlyB, both, offset]) => {
+        const counts = new Array<number>(JOURNEYS.length * COUNTRIES.length).fill(0);
+        [counts[offset], counts[offset + 1], counts[offset + 3]] = [onlyA, onlyB, both];
+        return counts;
+      }),
+  ),
 });
 
 describe("the k-anonymity filter under attack, breakdowns", () => {
@@ -1414,7 +1424,94 @@ describe("the k-anonymity filter under attack, breakdowns", () => {
           fact((i) => (r.value === null ? false : classes[i]!.journey.views[0] === r.value), r.visitors, `entry ${r.value} visitors`);
         for (const r of (await breakdownReport(c, scope, "exit_page")).rows)
           fact((i) => (r.value === null ? false : classes[i]!.journey.views.at(-1) === r.value), r.visitors, `exit ${r.value} visitors`);
+        // The filtered timeseries shows the breakdown's cells, day by day: the same facts, read again.
+        for (const value of ["DE", "FR"])
+          fact((i) => classes[i]!.country === value, (await timeseriesReport(c, scope, "day", undefined, { dimension: "country", value })).points[0]!.visitors, `filter country:${value} visitors`);
         const name = (i: number) => `${classes[i]!.journey.views.join("→")} from ${classes[i]!.country ?? "nowhere known"}`;
+        const groups = smallGroups(classes.length, facts, counts, k).map(
+          (g) => `${g.map(name).join(" or ")} (${g.reduce((n, i) => n + counts[i]!, 0)})`,
+        );
+        expect(shownSmall).toEqual([]);
+        expect(groups).toEqual([]);
+      }),
+      { numRuns: 300 },
+    );
+  }, 120_000);
+});
+
+/** Sessions by entry page × country × whether they converted on a goal: 12 classes. */
+const ENTRIES = ["/a", "/b"];
+const goalBreakdownDays = fc.record({
+  k: fc.constantFrom(2, 3),
+  counts: fc.array(fc.integer({ min: 0, max: 4 }).map((n) => Math.max(0, n - 1)), {
+    minLength: ENTRIES.length * COUNTRIES.length * 2,
+    maxLength: ENTRIES.length * COUNTRIES.length * 2,
+  }),
+});
+
+describe("the k-anonymity filter under attack, breakdowns with a goal and filters", () => {
+  let db: TestDb;
+  beforeAll(async () => {
+    db = await openTestDb();
+  });
+  afterAll(() => db.close());
+
+  it("no small group of sessions can be recovered from a goal's breakdowns, filtered conversions and timeseries, and the conversions report", async () => {
+    await fc.assert(
+      fc.asyncProperty(goalBreakdownDays, async ({ k, counts }) => {
+        await clearData(db.client);
+        await addSite(db.client, SITE);
+        await addGoal(db.client, SITE, "goal_a");
+        const date = DATES[0]!;
+        const classes = counts.map((_, c) => ({
+          entry: ENTRIES[c % 2]!,
+          country: COUNTRIES[Math.floor(c / 2) % COUNTRIES.length]!,
+          converted: c >= ENTRIES.length * COUNTRIES.length,
+        }));
+        const events: RawEvent[] = [];
+        const conversions: { site: string; goal: string; session: string; ts: number }[] = [];
+        classes.forEach(({ entry, country, converted }, c) => {
+          for (let n = 0; n < counts[c]!; n++) {
+            const session = `s${c}_${n}`;
+            events.push({ site: SITE, session, path: entry, ts: Date.parse(`${date}T10:00:00Z`), dims: country ? { country } : {} });
+            if (converted) conversions.push({ site: SITE, goal: "goal_a", session, ts: Date.parse(`${date}T10:01:00Z`) });
+          }
+        });
+        await addEvents(db.client, events);
+        await addConversions(db.client, conversions);
+        await catchUp(db.client as never);
+        const c = readOnly(db.client as never);
+        const scope = { siteId: SITE, from: date, to: date, timeZone: "UTC", k };
+        const facts: number[][] = [];
+        const shownSmall: string[] = [];
+        const fact = (members: (i: number) => boolean, figure: Figure | undefined, what: string) => {
+          if (!figure || !visible(figure)) return;
+          const of = classes.flatMap((_, i) => (members(i) ? [i] : []));
+          expect(figure.value, what).toBe(of.reduce((n, i) => n + counts[i]!, 0));
+          if (figure.value! > 0 && figure.value! < k) shownSmall.push(`${what}: ${figure.value}`);
+          facts.push(of);
+        };
+        fact(() => true, (await timeseriesReport(c, scope, "day")).points[0]!.visitors, "the day's visitors");
+        const all = (await conversionsReport(c, scope)).rows[0]!;
+        fact((i) => classes[i]!.converted, all.converting_sessions, "converting sessions");
+        for (const r of (await pagesReport(c, scope)).rows) fact((i) => classes[i]!.entry === r.path, r.visitors, `${r.path} visitors`);
+        for (const [dimension, of] of [
+          ["country", (i: number) => classes[i]!.country],
+          ["entry_page", (i: number) => classes[i]!.entry],
+        ] as const) {
+          for (const r of (await breakdownReport(c, scope, dimension, "goal_a")).rows) {
+            fact((i) => of(i) === r.value, r.visitors, `${dimension} ${r.value} visitors`);
+            fact((i) => of(i) === r.value && classes[i]!.converted, r.converting_sessions, `${dimension} ${r.value} converting`);
+          }
+        }
+        for (const value of ["DE", "FR"]) {
+          const filter = { dimension: "country" as const, value };
+          const row = (await conversionsReport(c, scope, filter)).rows[0]!;
+          fact((i) => classes[i]!.country === value, row.sessions, `filter country:${value} sessions`);
+          fact((i) => classes[i]!.country === value && classes[i]!.converted, row.converting_sessions, `filter country:${value} converting`);
+          fact((i) => classes[i]!.country === value, (await timeseriesReport(c, scope, "day", undefined, filter)).points[0]!.visitors, `filter country:${value} visitors`);
+        }
+        const name = (i: number) => `${classes[i]!.converted ? "converted" : "did not convert"}, entered at ${classes[i]!.entry} from ${classes[i]!.country ?? "nowhere known"}`;
         const groups = smallGroups(classes.length, facts, counts, k).map(
           (g) => `${g.map(name).join(" or ")} (${g.reduce((n, i) => n + counts[i]!, 0)})`,
         );

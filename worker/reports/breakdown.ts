@@ -48,18 +48,18 @@ export interface BreakdownReport {
 }
 
 /** A day's cell: a value's units and additive count, and what it shows. */
-interface DayCell extends PartitionCell {
+export interface DayCell extends PartitionCell {
   value: number;
   keySum: number;
 }
 
 /** The key of the cell with no value (PartitionCell keys are strings). */
-const NONE = "\u0000none";
+export const NONE = "\u0000none";
 
 const CELLS_SQL =
   "SELECT day, value, visitors AS units, pageviews AS count, key_sum FROM rollup_dimension_day WHERE site_id = ?1 AND dimension = ?2 AND day >= ?3 AND day <= ?4 AND visitors > 0";
 const GOAL_CELLS_SQL =
-  "SELECT day, value, units, conversions AS count, key_sum FROM rollup_goal_dimension_day WHERE site_id = ?1 AND dimension = ?2 AND day >= ?3 AND day <= ?4 AND goal_id = ?5 AND units > 0";
+  "SELECT goal_id, day, value, units, conversions AS count, key_sum FROM rollup_goal_dimension_day WHERE site_id = ?1 AND dimension = ?2 AND day >= ?3 AND day <= ?4 AND units > 0";
 /** The page-days as the pages report shows them, for entry and exit pages. Parameters: ?1 k, ?2 site, ?3 from, ?4 to. */
 const PAGE_DAYS_SQL = `WITH ${PAGE_ATOMS_SQL} SELECT day, path, visitors, visible FROM page_atoms`;
 
@@ -109,10 +109,15 @@ function partition(
 function coverPartition(cells: DayCell[], sensitive: Set<DayCell>, k: number): void {
   const hidden = cells.filter((c) => !c.visible && c.units > 0);
   if (hidden.length === 0 || hidden.some((c) => c.units >= k && !sensitive.has(c))) return;
-  const smallest = cells
+  const smallest = smallestVisible(cells);
+  if (smallest) smallest.visible = false;
+}
+
+/** The shown cell with the fewest units (then the smallest count, then the first key). */
+function smallestVisible(cells: DayCell[]): DayCell | undefined {
+  return cells
     .filter((c) => c.visible)
     .sort((a, b) => a.units - b.units || a.value - b.value || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))[0];
-  if (smallest) smallest.visible = false;
 }
 
 const byDay = (rows: Rows) => {
@@ -125,6 +130,125 @@ const byDay = (rows: Rows) => {
   return days;
 };
 
+/** A day's decided cells of one dimension: the value partition, and each goal's partition of its goal-day. */
+export interface DimensionDay {
+  values: Map<string, DayCell>;
+  /** goal id → value key → cell (a value nobody converted in: 0 units, shown only where the value is). */
+  goals: Map<string, Map<string, DayCell>>;
+}
+
+/**
+ * Every day of the scope, decided for `dimension`: the site-day split into its values and, for
+ * each of the site's goals, the goal-day split the same way, with the privacy rules applied (file comment).
+ * The breakdown and the filtered reports (filter.ts) read the same cells.
+ */
+export async function dimensionDays(
+  db: ReadOnlyDatabase,
+  scope: ReportScope,
+  dimension: Dimension,
+  atoms?: DayAtoms,
+): Promise<{ atoms: DayAtoms; days: Map<string, DimensionDay> }> {
+  const range = [scope.siteId, dimension, scope.from, scope.to];
+  const pageDimension = dimension === "entry_page" || dimension === "exit_page";
+  const [dayAtoms, cellRows, goalRows, pageRows] = await Promise.all([
+    atoms ?? loadDayAtoms(db, scope),
+    db.query({ sql: CELLS_SQL, args: range }),
+    db.query({ sql: GOAL_CELLS_SQL, args: range }),
+    pageDimension ? db.query({ sql: PAGE_DAYS_SQL, args: [scope.k, scope.siteId, scope.from, scope.to] }) : null,
+  ]);
+  const allGoals = dayAtoms.goals.map((g) => g.id);
+  const pages = new Map<string, { units: number; visible: boolean }>();
+  for (const r of pageRows?.rows ?? []) pages.set(`${r.day}\u0000${r.path}`, { units: Number(r.visitors), visible: Number(r.visible) === 1 });
+  const cellsByDay = byDay(cellRows.rows as unknown as Rows);
+  const goalCellsByDay = new Map<string, Map<string, Rows>>();
+  for (const r of goalRows.rows as unknown as (Rows[number] & { goal_id: unknown })[]) {
+    const goal = String(r.goal_id);
+    if (!goalCellsByDay.has(goal)) goalCellsByDay.set(goal, new Map());
+    const days = goalCellsByDay.get(goal)!;
+    if (!days.has(String(r.day))) days.set(String(r.day), []);
+    days.get(String(r.day))!.push(r);
+  }
+
+  const days = new Map<string, DimensionDay>();
+  for (const [day, site] of dayAtoms.siteDays) {
+    if (site.units === 0) continue;
+    const total = { units: site.units, count: site.pageviews, keySum: site.keySum, visible: site.visible };
+    const cells = partition(total, cellsByDay.get(day) ?? [], scope.k, (value, units) => {
+      if (!pageDimension) return true;
+      // An entry (exit) page's visitors are among its page-day's: their difference is a group too.
+      const page = pages.get(`${day}\u0000${value}`);
+      return !page?.visible || complementSafe(page.units, units, scope.k);
+    });
+    const values = new Map(cells.map((c) => [c.key, c]));
+    // Every goal of the site decides with the values, whichever one a report asks for: a value
+    // hidden for one goal's sake is hidden in every reading.
+    let decided: DimensionDay;
+    for (;;) {
+      decided = { values, goals: new Map() };
+      let stuck = false;
+      for (const goal of allGoals) {
+        const goalDay = dayAtoms.goalDays.get(goal)?.get(day);
+        const split =
+          goalDay && goalDay.units > 0
+            ? goalPartition(
+                { units: goalDay.units, count: goalDay.conversions, keySum: goalDay.keySum, visible: goalDay.visible },
+                goalCellsByDay.get(goal)?.get(day) ?? [],
+                values,
+                scope.k,
+              )
+            : { cells: [], stuck: false };
+        stuck ||= split.stuck;
+        const converted = new Map(split.cells.map((c) => [c.key, c]));
+        for (const c of cells) if (!converted.has(c.key)) converted.set(c.key, { key: c.key, units: 0, value: 0, keySum: 0, visible: c.visible });
+        decided.goals.set(goal, converted);
+      }
+      const smallest = stuck ? smallestVisible(cells) : undefined;
+      if (!smallest) break;
+      smallest.visible = false;
+    }
+    days.set(day, decided);
+  }
+  return { atoms: dayAtoms, days };
+}
+
+/**
+ * A goal-day split by the dimension, one cell per value (0 units where nobody with it converted):
+ * inside its value's cell, each goal cell is shown only where that is, with k units and
+ * complements of 0 or at least k against the value and the goal-day; then complementary
+ * suppression over the goal-day; then the complement between the two partitions' hidden parts —
+ * the values whose goal cells are hidden, minus their converters (the goal-day minus the shown
+ * goal cells), is who did not convert there.
+ */
+function goalPartition(
+  goalDay: Parameters<typeof partition>[0],
+  rows: Rows,
+  values: Map<string, DayCell>,
+  k: number,
+): { cells: DayCell[]; stuck: boolean } {
+  const cells = partition(goalDay, rows, k, () => true);
+  const present = new Set(cells.map((c) => c.key));
+  for (const v of values.values()) if (!present.has(v.key)) cells.push({ key: v.key, units: 0, value: 0, keySum: 0, visible: goalDay.visible && v.visible });
+  const sensitive = new Set<DayCell>();
+  for (const c of cells) {
+    const parent = values.get(c.key);
+    if (c.visible && !(parent?.visible && complementSafe(parent.units, c.units, k) && complementSafe(goalDay.units, c.units, k))) {
+      c.visible = false;
+      sensitive.add(c);
+    }
+  }
+  coverPartition(cells, sensitive, k);
+  while (goalDay.visible) {
+    const hidden = cells.filter((c) => !c.visible);
+    const hiddenValues = hidden.reduce((n, c) => n + (values.get(c.key)?.units ?? 0), 0);
+    if (complementSafe(hiddenValues, hidden.reduce((n, c) => n + c.units, 0), k)) break;
+    const smallest = smallestVisible(cells);
+    // Every goal cell is hidden already: a value must hide (the caller's next round).
+    if (!smallest) return { cells, stuck: true };
+    smallest.visible = false;
+  }
+  return { cells, stuck: false };
+}
+
 interface ValueTallies {
   visitors: AtomTally;
   pageviews: AtomTally;
@@ -133,64 +257,22 @@ interface ValueTallies {
 }
 
 export async function breakdownReport(db: ReadOnlyDatabase, scope: ReportScope, dimension: Dimension, goal?: string): Promise<BreakdownReport> {
-  const range = [scope.siteId, dimension, scope.from, scope.to];
-  const pageDimension = dimension === "entry_page" || dimension === "exit_page";
-  const [atoms, cellRows, goalRows, pageRows] = await Promise.all([
-    loadDayAtoms(db, scope),
-    db.query({ sql: CELLS_SQL, args: range }),
-    goal ? db.query({ sql: GOAL_CELLS_SQL, args: [...range, goal] }) : null,
-    pageDimension ? db.query({ sql: PAGE_DAYS_SQL, args: [scope.k, scope.siteId, scope.from, scope.to] }) : null,
-  ]);
-  const pages = new Map<string, { units: number; visible: boolean }>();
-  for (const r of pageRows?.rows ?? []) pages.set(`${r.day}\u0000${r.path}`, { units: Number(r.visitors), visible: Number(r.visible) === 1 });
-
+  const { days } = await dimensionDays(db, scope, dimension);
   const tallies = new Map<string, ValueTallies>();
   const tallyOf = (key: string) => {
     if (!tallies.has(key)) tallies.set(key, { visitors: EMPTY_TALLY, pageviews: EMPTY_TALLY, converting: EMPTY_TALLY, conversions: EMPTY_TALLY });
     return tallies.get(key)!;
   };
-  const cellsByDay = byDay(cellRows.rows as unknown as Rows);
-  const goalCellsByDay = byDay((goalRows?.rows ?? []) as unknown as Rows);
-  for (const [day, site] of atoms.siteDays) {
-    if (site.units === 0) continue;
-    const total = { units: site.units, count: site.pageviews, keySum: siteKeySum(atoms, day), visible: site.visible };
-    const cells = partition(total, cellsByDay.get(day) ?? [], scope.k, (value, units) => {
-      if (!pageDimension) return true;
-      // An entry (exit) page's visitors are among its page-day's: their difference is a group too.
-      const page = pages.get(`${day}\u0000${value}`);
-      return !page?.visible || complementSafe(page.units, units, scope.k);
-    });
-    for (const c of cells) {
+  for (const day of days.values()) {
+    for (const c of day.values.values()) {
       const t = tallyOf(c.key);
       t.visitors = addToTally(t.visitors, shownValue(scope, c.units, c.keySum, NOISE_COLUMN.units), c.visible);
-      t.pageviews = addToTally(t.pageviews, shownValue(scope, c.value, c.keySum, NOISE_COLUMN.events), c.visible, c.value > 0 || c.units > 0);
+      t.pageviews = addToTally(t.pageviews, shownValue(scope, c.value, c.keySum, NOISE_COLUMN.events), c.visible);
     }
     if (!goal) continue;
-    const goalDay = atoms.goalDays.get(goal)?.get(day);
-    if (!goalDay || goalDay.units === 0) continue;
-    const valueCells = new Map(cells.map((c) => [c.key, c]));
-    const goalCells = partition(
-      { units: goalDay.units, count: goalDay.conversions, keySum: goalKeySum(atoms, goal, day), visible: goalDay.visible },
-      goalCellsByDay.get(day) ?? [],
-      scope.k,
-      () => true,
-    );
-    // Inside its value's cell: shown only where that is, with a complement of 0 or at least k.
-    const sensitive = new Set<DayCell>();
-    for (const c of goalCells) {
-      const parent = valueCells.get(c.key);
-      if (c.visible && !(parent?.visible && complementSafe(parent.units, c.units, scope.k) && complementSafe(goalDay.units, c.units, scope.k))) {
-        c.visible = false;
-        sensitive.add(c);
-      }
-    }
-    coverPartition(goalCells, sensitive, scope.k);
-    const converted = new Map(goalCells.map((c) => [c.key, c]));
-    // A value nobody converted in shows 0 only where the value itself is shown.
-    for (const c of cells) if (!converted.has(c.key)) converted.set(c.key, { key: c.key, units: 0, value: 0, keySum: 0, visible: c.visible });
-    for (const [key, c] of converted) {
+    for (const [key, c] of day.goals.get(goal)!) {
       const t = tallyOf(key);
-      const hasData = c.units > 0 || (valueCells.get(key)?.units ?? 0) > 0;
+      const hasData = c.units > 0 || (day.values.get(key)?.units ?? 0) > 0;
       t.converting = addToTally(t.converting, shownValue(scope, c.units, c.keySum, NOISE_COLUMN.units), c.visible, hasData);
       t.conversions = addToTally(t.conversions, shownValue(scope, c.value, c.keySum, NOISE_COLUMN.events), c.visible, hasData);
     }
@@ -231,12 +313,4 @@ export async function breakdownReport(db: ReadOnlyDatabase, scope: ReportScope, 
 /** Tallies of rows added up: the totals are sums of the visible cells, never an independent figure. */
 function sumTallies(a: AtomTally, b: AtomTally): AtomTally {
   return { sum: a.sum + b.sum, visible: a.visible + b.visible, hidden: a.hidden + b.hidden };
-}
-
-function siteKeySum(atoms: DayAtoms, day: string): number {
-  return atoms.siteDays.get(day)?.keySum ?? 0;
-}
-
-function goalKeySum(atoms: DayAtoms, goal: string, day: string): number {
-  return atoms.goalDays.get(goal)?.get(day)?.keySum ?? 0;
 }

@@ -7,6 +7,7 @@
 import type { ReadOnlyDatabase } from "../lib/read-only";
 import { perturbedFigure, ratio, type Figure } from "./figures";
 import { loadDayAtoms } from "./atoms";
+import { filteredAtoms, type Filter } from "./filter";
 import { tallyHour, windowCells, type WindowCells } from "./hour-cells";
 import { additiveFigure, addToTally, distinctFigure, EMPTY_TALLY, type AtomTally } from "./privacy";
 import type { ReportScope } from "./scope";
@@ -24,9 +25,13 @@ export interface ConversionsReport {
   totals: { conversions: Figure; sessions: Figure };
 }
 
-export async function conversionsReport(db: ReadOnlyDatabase, scope: ReportScope): Promise<ConversionsReport> {
-  if (scope.hours) return windowConversions(scope, await windowCells(db, { ...scope, hours: scope.hours }, null));
-  const { siteDays, goalDays, goals } = await loadDayAtoms(db, scope);
+export async function conversionsReport(db: ReadOnlyDatabase, scope: ReportScope, filter?: Filter): Promise<ConversionsReport> {
+  if (scope.hours) {
+    if (filter) throw new Error("filters apply to days only"); // refused by the route first (a 400)
+    return windowConversions(scope, await windowCells(db, { ...scope, hours: scope.hours }, null));
+  }
+  const atoms = await loadDayAtoms(db, scope);
+  const { siteDays, goalDays, goals } = filter ? await filteredAtoms(db, scope, filter, atoms) : atoms;
   let sessions: AtomTally = EMPTY_TALLY;
   for (const atom of siteDays.values()) sessions = addToTally(sessions, atom.shown.units, atom.visible, atom.units > 0);
   return assemble(scope, goals, sessions, (goal) => {

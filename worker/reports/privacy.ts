@@ -444,7 +444,8 @@ export function distinctFigure(t: AtomTally): Figure {
 export function pageAtomVisibleSql(p: string, d: string): string {
   return (
     `(CASE WHEN ${p}.visitors >= ?1 AND (${d}.day_units - ${p}.visitors <= 0 OR ${d}.day_units - ${p}.visitors >= ?1) ` +
-    `AND NOT (${d}.any_hidden AND NOT ${d}.covered AND ${p}.path = ${d}.smallest) THEN 1 ELSE 0 END)`
+    `AND NOT (${d}.any_hidden AND NOT ${d}.covered AND ${p}.path = ${d}.smallest) ` +
+    `AND NOT (${d}.pair_overlap_small AND ${p}.path = ${d}.smallest) THEN 1 ELSE 0 END)`
   );
 }
 
@@ -452,7 +453,8 @@ export function pageAtomVisibleSql(p: string, d: string): string {
  * SQL over the rollups: every page-day atom of a site in a date range with its `visible`
  * flag, by the same rules as above (k units; complement against the site-day; the smallest
  * visible page of a day is hidden too when the hidden pages of that day hold no group of k
- * units). The page atoms partition the day's pageviews, which the timeseries shows.
+ * units, or when the day has exactly two pages whose overlap |A| + |B| − day is 1 to k − 1:
+ * rule 7's "two children make up their parent" for the day itself, page goals or not). The page atoms partition the day's pageviews, which the timeseries shows.
  * Per day, the decisions are index seeks on rollup_page_day_by_size (atoms in size order);
  * page_days is materialised so they run once per day, not once per atom.
  * Parameters: ?1 k, ?2 site, ?3 from, ?4 to. Columns: day, path, visitors, pageviews, key_sum, visible.
@@ -468,7 +470,10 @@ export const PAGE_ATOMS_SQL = `
         OR EXISTS (SELECT 1 FROM rollup_page_day p WHERE p.site_id = s.site_id AND p.day = s.day AND p.visitors > s.visitors - ?1 AND p.visitors < s.visitors)) AS any_hidden,
       -- a hidden page of k units or more already covers the day's hidden remainder
       EXISTS (SELECT 1 FROM rollup_page_day p WHERE p.site_id = s.site_id AND p.day = s.day AND p.visitors >= ?1
-        AND p.visitors > s.visitors - ?1 AND p.visitors < s.visitors) AS covered
+        AND p.visitors > s.visitors - ?1 AND p.visitors < s.visitors) AS covered,
+      -- two pages that may make up the day: their overlap |A| + |B| − day is a group too
+      (SELECT count(*) = 2 AND sum(p.visitors) - s.visitors BETWEEN 1 AND ?1 - 1 FROM rollup_page_day p
+        WHERE p.site_id = s.site_id AND p.day = s.day) AS pair_overlap_small
     FROM rollup_site_day s WHERE s.site_id = ?2 AND s.day >= ?3 AND s.day <= ?4
   ),
   page_atoms AS (

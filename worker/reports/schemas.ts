@@ -98,6 +98,28 @@ const cursor = z
   .optional()
   .meta({ param: { description: "next_cursor of the previous page." } });
 
+/** `filter=dimension:value`: the visitors with that value only (reports/filter.ts). */
+const filter = z
+  .string()
+  .max(300)
+  .transform((text, ctx) => {
+    const at = text.indexOf(":");
+    const dimension = text.slice(0, at);
+    const value = text.slice(at + 1);
+    if (at < 0 || !(DIMENSIONS as readonly string[]).includes(dimension) || value === "") {
+      ctx.addIssue({ code: "custom", message: `must be dimension:value, the dimension one of ${DIMENSIONS.join(", ")} (e.g. country:DE)` });
+      return z.NEVER;
+    }
+    return { dimension: dimension as (typeof DIMENSIONS)[number], value };
+  })
+  .optional()
+  .meta({
+    param: {
+      description:
+        "Only the visitors with this value of a dimension, as `dimension:value` (`country:DE`, `source:Google`, `utm_campaign:launch`, `device:mobile`): the breakdown's cells of that value, day by day. Whole days only (not with `today`, `24h` or hourly points); one filter.",
+    },
+  });
+
 export const pagesQuery = z.strictObject({
   ...periodParams,
   page: pagePattern.optional().meta({ param: { description: "Only this path, or paths matching a pattern (`/blog/*`)." } }),
@@ -128,6 +150,7 @@ export const vitalsQuery = z.strictObject({
 
 export const conversionsQuery = z.strictObject({
   ...hourPeriodParams,
+  filter,
   sort: z
     .enum(["conversions", "converting_sessions", "rate", "name"])
     .default("conversions")
@@ -170,6 +193,7 @@ export const timeseriesQuery = z.strictObject({
     .optional()
     .meta({ param: { description: "`day` (default) or `hour` (local hours; periods of up to 31 days). `today` and `24h` are always per hour." } }),
   goal: goalId.optional().meta({ param: { description: "Count conversions of this goal only (default: all goals)." } }),
+  filter,
 });
 
 export const breakdownQuery = z.strictObject({

@@ -9,6 +9,7 @@ import type { ReadOnlyDatabase } from "../lib/read-only";
 import { perturbedFigure, SUPPRESSED, type Figure } from "./figures";
 import { loadDayAtoms, type DayAtoms, type GoalDayAtom, type SiteDayAtom } from "./atoms";
 import { hourFigure, tallyHour, windowCells, type WindowCells } from "./hour-cells";
+import { filteredAtoms, type Filter } from "./filter";
 import { datesOf } from "./period";
 import { additiveFigure, addToTally, distinctFigure, EMPTY_TALLY, type AtomTally } from "./privacy";
 import type { ReportScope } from "./scope";
@@ -75,13 +76,16 @@ export async function timeseriesReport(
   scope: ReportScope,
   interval: Interval,
   goal?: string,
+  filter?: Filter,
 ): Promise<TimeseriesReport> {
   let points: TimeseriesPoint[];
   let atoms: DayAtoms;
   if (interval === "day" && !scope.hours) {
     atoms = await loadDayAtoms(db, scope);
+    if (filter) atoms = await filteredAtoms(db, scope, filter, atoms);
     points = dailyPoints(scope, atoms.siteDays, atoms.goalDays, goal === undefined ? [...atoms.goalDays.keys()] : [goal]);
   } else {
+    if (filter) throw new Error("filters apply to days only"); // refused by the route first (a 400)
     const cells = await windowCells(db, wholeDays(scope), goal === undefined ? null : [goal]);
     atoms = cells.atoms;
     points = hourlyPoints(scope, cells);
@@ -97,7 +101,7 @@ function dailyPoints(
   goalIds: string[],
 ): TimeseriesPoint[] {
   return datesOf(scope).map((day) => {
-    const site = siteDays.get(day) ?? { units: 0, pageviews: 0, visible: false, shown: { units: 0, pageviews: 0 } };
+    const site = siteDays.get(day) ?? { units: 0, pageviews: 0, keySum: 0, visible: false, shown: { units: 0, pageviews: 0 } };
     let conversions: AtomTally = EMPTY_TALLY;
     for (const id of goalIds) {
       const atom = goalDays.get(id)?.get(day);

@@ -185,8 +185,10 @@ export const reportRoutes = [
     },
     async handle(context) {
       const { query } = context;
-      const p = await prepareReport(context, query.site, query);
-      const report = await p.cached("conversions", [], () => conversionsReport(p.db, p.scope));
+      const p = await prepareReport(context, query.site, query, (period) => {
+        if (period.hours && query.filter) throw new HttpProblem(400, `filter: applies to whole days, not to period=${query.period}.`, { field: "filter" });
+      });
+      const report = await p.cached("conversions", [query.filter], () => conversionsReport(p.db, p.scope, query.filter));
       const page = sortedPage(
         report.rows,
         p,
@@ -281,11 +283,16 @@ export const reportRoutes = [
           if (query.interval === "day") throw new HttpProblem(400, `interval: period=${query.period} is reported per hour.`, { field: "interval" });
           interval = "hour";
         }
+        if (interval === "hour" && query.filter) {
+          throw new HttpProblem(400, "filter: applies to daily points (whole days), not to hourly ones.", { field: "filter" });
+        }
         if (interval === "hour" && period.days > MAX_HOURLY_DAYS) {
           throw new HttpProblem(400, `interval: hourly points cover at most ${MAX_HOURLY_DAYS} days.`, { field: "interval" });
         }
       });
-      const report = await p.cached("timeseries", [interval, query.goal], () => timeseriesReport(p.db, p.scope, interval, query.goal));
+      const report = await p.cached("timeseries", [interval, query.goal, query.filter], () =>
+        timeseriesReport(p.db, p.scope, interval, query.goal, query.filter),
+      );
       return context.reply(
         200,
         {

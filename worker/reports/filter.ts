@@ -1,0 +1,52 @@
+/**
+ * `filter=dimension:value` on the timeseries (per day) and the conversions report: the same
+ * figures for the visitors with that value, read from the breakdown's decided cells (breakdown.ts
+ * dimensionDays) in place of the site-day and goal-day atoms. So a filtered report shows nothing
+ * the breakdown does not: its points are the value's cells, and its conversions the goal cells
+ * of that value, day by day (docs/reports.md, "Filters").
+ */
+import type { ReadOnlyDatabase } from "../lib/read-only";
+import type { DayAtoms, GoalDayAtom, SiteDayAtom } from "./atoms";
+import { dimensionDays } from "./breakdown";
+import type { Dimension } from "./dimensions";
+import { NOISE_COLUMN, perturb } from "./noise";
+import type { ReportScope } from "./scope";
+
+export interface Filter {
+  dimension: Dimension;
+  value: string;
+}
+
+/** The day atoms of the visitors with the filter's value, every goal's included. */
+export async function filteredAtoms(db: ReadOnlyDatabase, scope: ReportScope, filter: Filter, atoms: DayAtoms): Promise<DayAtoms> {
+  const { days } = await dimensionDays(db, scope, filter.dimension, atoms);
+  const shown = (value: number, keySum: number, column: (typeof NOISE_COLUMN)[keyof typeof NOISE_COLUMN]) =>
+    scope.noise ? perturb(value, keySum, column) : value;
+  const siteDays = new Map<string, SiteDayAtom>();
+  const goalDays = new Map<string, Map<string, GoalDayAtom>>(atoms.goals.map((g) => [g.id, new Map()]));
+  for (const [day, decided] of days) {
+    const cell = decided.values.get(filter.value);
+    if (cell) {
+      siteDays.set(day, {
+        units: cell.units,
+        pageviews: cell.value,
+        keySum: cell.keySum,
+        visible: cell.visible,
+        shown: { units: shown(cell.units, cell.keySum, NOISE_COLUMN.units), pageviews: shown(cell.value, cell.keySum, NOISE_COLUMN.events) },
+      });
+    }
+    for (const [goal, cells] of decided.goals) {
+      const c = cells.get(filter.value);
+      if (!c || (c.units === 0 && !cell)) continue;
+      goalDays.get(goal)!.set(day, {
+        // A hidden 0 is data for the tallies: it reads as suppressed, as in the breakdown, not as an exact 0.
+        units: c.visible || !cell ? c.units : Math.max(c.units, 1),
+        conversions: c.value,
+        keySum: c.keySum,
+        visible: c.visible,
+        shown: { units: shown(c.units, c.keySum, NOISE_COLUMN.units), conversions: shown(c.value, c.keySum, NOISE_COLUMN.events) },
+      });
+    }
+  }
+  return { siteDays, goalDays, goals: atoms.goals };
+}
