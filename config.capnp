@@ -115,13 +115,21 @@ const apiWorker :Workerd.Worker = (
 );
 
 const collectorWorker :Workerd.Worker = (
-  modules = [(name = "collector.js", esModule = embed "dist/collector.js")],
+  modules = [
+    (name = "collector.js", esModule = embed "dist/collector.js"),
+    # The country database (CC0, ip-location-db), copied here by the build: visitors' countries
+    # are looked up in it, in the collector, and the address is dropped (docs/collector.md).
+    (name = "country.mmdb", data = embed "dist/country.mmdb"),
+  ],
   compatibilityDate = .compatibilityDate,
+  # mmdb-lib, which reads the country database, needs Node's Buffer.
+  compatibilityFlags = ["nodejs_compat"],
   bindings = [
     (name = "DB", service = "libsql"),
     (name = "LIBSQL_URL", fromEnvironment = "LIBSQL_URL"),
     (name = "LIBSQL_AUTH_TOKEN", fromEnvironment = "LIBSQL_AUTH_TOKEN"),
     (name = "WREN_SECRET", fromEnvironment = "WREN_SECRET"),
+    (name = "WREN_CLIENT_IP_HEADER", fromEnvironment = "WREN_CLIENT_IP_HEADER"),
     (name = "COLLECTOR_STATE", durableObjectNamespace = "CollectorState"),
     (name = "API", service = "api"),
   ],

@@ -19,6 +19,7 @@ export const ENVIRONMENT: [name: string, fallback: string, meaning: string][] = 
   ["WREN_RATE_LIMIT", "600/60", "default per-key rate limit: requests/seconds"],
   ["WREN_K_ANONYMITY", "5", "k: report figures drawn from fewer sessions are suppressed (at least 2)"],
   ["WREN_PUBLISH_INTERVAL", "10", "seconds between publisher runs, how often reports take in new data (1–60)"],
+  ["WREN_CLIENT_IP_HEADER", "none", "header a proxy in front of Wren puts the visitor's address in (e.g. X-Real-IP), for countries"],
   ["WREN_RAW_RETENTION_DAYS", "30", "days raw rows and per-session rollups are kept (2–36500)"],
   ["WREN_ALERT_INTERVAL", "60", "seconds between alert rule evaluations (1–60)"],
   ["WREN_WEBHOOK_ALLOW", "none", "alert destinations beyond public addresses: hosts, IPs, CIDR blocks or `private`"],

@@ -135,6 +135,19 @@ export function kAnonymitySetting(value: string | undefined): string | undefined
   return value.trim();
 }
 
+/**
+ * WREN_CLIENT_IP_HEADER as given: a header name, or nothing. Without it the collector looks
+ * countries up by the connecting address alone, and never believes a header a client can set.
+ */
+export function clientIpHeaderSetting(value: string | undefined): string | null {
+  const name = value?.trim();
+  if (!name) return null;
+  if (!/^[A-Za-z0-9-]{1,64}$/.test(name)) {
+    throw new CliError(`WREN_CLIENT_IP_HEADER must be an HTTP header name (letters, digits, -), got "${value}"`);
+  }
+  return name;
+}
+
 /** WREN_PUBLISH_INTERVAL as given, refused unless 1–60 seconds (how often reports are refreshed). */
 export function publishIntervalSetting(value: string | undefined): string | undefined {
   if (value === undefined || value.trim() === "") return undefined;
@@ -192,6 +205,7 @@ export async function spawnWorkerd({ settings, databaseUrl, databaseToken, secre
   const k = kAnonymitySetting(process.env.WREN_K_ANONYMITY);
   const publishInterval = publishIntervalSetting(process.env.WREN_PUBLISH_INTERVAL);
   const retention = retentionSetting(process.env.WREN_RAW_RETENTION_DAYS);
+  const clientIpHeader = clientIpHeaderSetting(process.env.WREN_CLIENT_IP_HEADER);
   // Turso hands out libsql:// URLs; over HTTP they mean https://.
   const url = new URL(databaseUrl.replace(/^libsql:/, "https:"));
   const readUrl = settings.libsqlReadUrl ? new URL(settings.libsqlReadUrl.replace(/^libsql:/, "https:")) : url;
@@ -227,6 +241,7 @@ export async function spawnWorkerd({ settings, databaseUrl, databaseToken, secre
       ...(k ? { WREN_K_ANONYMITY: k } : {}),
       ...(publishInterval ? { WREN_PUBLISH_INTERVAL: publishInterval } : {}),
       ...(retention ? { WREN_RAW_RETENTION_DAYS: retention } : {}),
+      ...(clientIpHeader ? { WREN_CLIENT_IP_HEADER: clientIpHeader } : {}),
       ...(alertInterval ? { WREN_ALERT_INTERVAL: alertInterval } : {}),
       ...(retrySeconds ? { WREN_WEBHOOK_RETRY_SECONDS: retrySeconds } : {}),
       ...(webhookAllow ? { WREN_WEBHOOK_ALLOW: process.env.WREN_WEBHOOK_ALLOW!.trim() } : {}),

@@ -291,3 +291,90 @@ describe("GET /t.js", () => {
     expect((await fetch(`${stack.url}/t.js`, { method: "POST" })).status).toBe(405);
   });
 });
+
+describe("dimensions", () => {
+  const CHROME_WINDOWS = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+  const hints = {
+    "user-agent": CHROME_WINDOWS,
+    "sec-ch-ua": '"Google Chrome";v="131", "Chromium";v="131", "Not_A Brand";v="24"',
+    "sec-ch-ua-mobile": "?0",
+    "sec-ch-ua-platform": '"Windows"',
+    "sec-ch-ua-platform-version": '"15.0.0"',
+  };
+  const dimensionsOf = async (path: string) =>
+    (
+      await rows(
+        db,
+        "SELECT source, utm_source, utm_medium, utm_campaign, utm_content, utm_term, browser, os, device, country FROM events WHERE path = ? AND kind = 'pageview'",
+        [path],
+      )
+    )[0];
+
+  it("stores a pageview's source, campaign, browser, system and device, and no country for a loopback client", async () => {
+    const answer = await send(
+      beaconOf(newSession(), {
+        type: "pageview",
+        path: "/landing",
+        referrer: "https://www.google.de/search?q=wren",
+        utm: { source: "  newsletter ", medium: "email", campaign: "launch-2026", term: "x".repeat(300) },
+      }),
+      // A forged X-Forwarded-For is never believed: WREN_CLIENT_IP_HEADER is unset.
+      { ...hints, "x-forwarded-for": "8.8.8.8" },
+    );
+    expect(answer.status).toBe(202);
+    expect(await dimensionsOf("/landing")).toEqual({
+      source: "Google",
+      utm_source: "newsletter",
+      utm_medium: "email",
+      utm_campaign: "launch-2026",
+      utm_content: null,
+      utm_term: "x".repeat(100),
+      browser: "Chrome 131",
+      os: "Windows 11",
+      device: "desktop",
+      country: null,
+    });
+  });
+
+  it("refuses a malformed utm with 422 naming it, and stores nothing", async () => {
+    const before = await collectorCounts(db);
+    for (const utm of [{ source: 7 }, { colour: "red" }, { source: "x".repeat(501) }, "newsletter"]) {
+      const answer = await send(beaconOf(newSession(), { type: "pageview", path: "/", utm }));
+      expect(answer.status).toBe(422);
+      expect(answer.body.field).toMatch(/^events\.0\.utm/);
+    }
+    expect(await collectorCounts(db)).toEqual(before);
+  });
+
+  it("looks the country up from the header WREN_CLIENT_IP_HEADER names, and keeps neither address nor User-Agent", async () => {
+    const proxied = await startStack({ env: { WREN_CLIENT_IP_HEADER: "X-Real-IP" } });
+    try {
+      const site = await createSite(proxied, "proxied.test");
+      const proxiedDb = openDb(proxied);
+      try {
+        const beacon = (address: string) =>
+          fetch(`${proxied.url}/e`, {
+            method: "POST",
+            headers: { "content-type": "text/plain", origin: "https://proxied.test", ...hints, "x-real-ip": address },
+            body: JSON.stringify({ site: site.id, session: newSession(), events: [{ type: "pageview", path: "/" }] }),
+          });
+        for (const address of ["8.8.8.8", "88.198.0.1", "10.1.2.3"]) expect((await beacon(address)).status).toBe(202);
+        expect(await rows(proxiedDb, "SELECT country, browser FROM events ORDER BY id")).toEqual([
+          { country: "US", browser: "Chrome 131" },
+          { country: "DE", browser: "Chrome 131" },
+          { country: null, browser: "Chrome 131" },
+        ]);
+        // Neither the addresses nor the User-Agent are anywhere in the database.
+        const tables = await rows(proxiedDb, "SELECT name FROM sqlite_master WHERE type = 'table'");
+        for (const { name } of tables) {
+          const dump = JSON.stringify(await rows(proxiedDb, `SELECT * FROM "${String(name)}"`));
+          for (const secret of ["8.8.8.8", "88.198.0.1", "10.1.2.3", "Windows NT 10.0", "Not_A Brand"]) expect(dump, `${name}`).not.toContain(secret);
+        }
+      } finally {
+        proxiedDb.close();
+      }
+    } finally {
+      await proxied.stop();
+    }
+  });
+});

@@ -114,14 +114,31 @@ describe("rows as one JSON argument", () => {
     seconds: null,
     scrollDepth: null,
     ts: 20_000,
+    dimensions: null,
     ...extra,
-  });
+  }) as IngestRequest["events"][number];
 
   it("stores each value as given: text with quotes and non-ASCII, whole and fractional numbers, nulls", async () => {
     await flush(
       request({
         events: [
-          event("/q\"u'o\\te/✓/😀", { kind: "pageview", referrer: "news.example", sessionId: "s-json" }),
+          event("/q\"u'o\\te/✓/😀", {
+            kind: "pageview",
+            referrer: "news.example",
+            sessionId: "s-json",
+            dimensions: {
+              source: "news.example",
+              utmSource: "news'letter",
+              utmMedium: null,
+              utmCampaign: "launch ✓",
+              utmContent: null,
+              utmTerm: null,
+              browser: "Firefox 133",
+              os: "Windows 11",
+              device: "desktop",
+              country: "DE",
+            },
+          }),
           event("/frac", { name: "buy", value: 12.5 }),
           event("/whole", { kind: "engagement", seconds: 40, scrollDepth: 100, ts: 1_767_225_600_123 }),
         ],
@@ -176,6 +193,38 @@ describe("rows as one JSON argument", () => {
     ]);
     expect(await table("SELECT path, metric, value FROM vitals WHERE path = '/v'")).toEqual([
       { path: "/v", metric: "CLS", value: 0.0625 },
+    ]);
+    expect(
+      await table(
+        "SELECT path, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term, browser, os, device, country FROM events WHERE path IN ('/q\"u''o\\te/✓/😀', '/frac') ORDER BY id",
+      ),
+    ).toEqual([
+      {
+        path: "/q\"u'o\\te/✓/😀",
+        source: "news.example",
+        utm_source: "news'letter",
+        utm_medium: null,
+        utm_campaign: "launch ✓",
+        utm_content: null,
+        utm_term: null,
+        browser: "Firefox 133",
+        os: "Windows 11",
+        device: "desktop",
+        country: "DE",
+      },
+      {
+        path: "/frac",
+        source: null,
+        utm_source: null,
+        utm_medium: null,
+        utm_campaign: null,
+        utm_content: null,
+        utm_term: null,
+        browser: null,
+        os: null,
+        device: null,
+        country: null,
+      },
     ]);
   });
 

@@ -13,6 +13,7 @@ import { countsOncePerSession, goalCompleted } from "./goals";
 import { corsHeaders, originAllowed, requestOrigin, type RequestOrigin } from "./origin";
 import { emptyRequest, type BeaconSeen, type IngestRequest } from "./rows";
 import { describeIssue } from "../lib/issues";
+import { pageviewDimensions, visitorDimensions, type VisitorDimensions } from "./dimensions/visitor";
 import { BEACON_BODY_LIMIT, beaconBody, type BeaconBody } from "./schemas";
 import { hashSession, sessionKeys } from "./sessions";
 import { siteConfig, type SiteConfig } from "./site-config";
@@ -44,7 +45,9 @@ export async function handleBeacon(request: Request, env: CollectorWorkerEnv, ct
   noteCurrentVersion(env, ctx, { siteId: site.id, version: site.tokenVersion });
   const now = Date.now();
   const sessionId = await hashSession((await sessionKeys(env, now)).current, site.id, beacon.session);
-  const rows = beaconRows(beacon, site, sessionId, origin!, now);
+  // Derived only for pageviews, and once per beacon; the headers and address go no further.
+  const visitor = beacon.events.some((e) => e.type === "pageview") ? visitorDimensions(request, env.WREN_CLIENT_IP_HEADER) : null;
+  const rows = beaconRows(beacon, site, sessionId, origin!, now, visitor);
   await store(env, ctx, rows);
   noteBeaconsRecorded(rows.beacons);
   return jsonResponse({ accepted: beacon.events.length }, { status: 202, headers: { ...corsHeaders(origin, true), "cache-control": "no-store" } });
@@ -63,16 +66,26 @@ function referrerHost(referrer: string | undefined, origin: RequestOrigin): stri
   }
 }
 
-export function beaconRows(beacon: BeaconBody, site: SiteConfig, sessionId: string, origin: RequestOrigin, now: number): IngestRequest {
+export function beaconRows(
+  beacon: BeaconBody,
+  site: SiteConfig,
+  sessionId: string,
+  origin: RequestOrigin,
+  now: number,
+  visitor: VisitorDimensions | null,
+): IngestRequest {
   const rows = emptyRequest();
   let entryPath: string | null = null;
   for (const event of beacon.events) {
-    const common = { siteId: site.id, sessionId, path: event.path, ts: now };
+    const common = { siteId: site.id, sessionId, path: event.path, ts: now, dimensions: null };
     switch (event.type) {
-      case "pageview":
+      case "pageview": {
         entryPath ??= event.path;
-        rows.events.push({ ...common, kind: "pageview", name: null, referrer: referrerHost(event.referrer, origin), value: null, seconds: null, scrollDepth: null });
+        const referrer = referrerHost(event.referrer, origin);
+        const dimensions = pageviewDimensions(event, referrer, visitor!);
+        rows.events.push({ ...common, kind: "pageview", name: null, referrer, value: null, seconds: null, scrollDepth: null, dimensions });
         break;
+      }
       case "event":
         rows.events.push({ ...common, kind: "event", name: event.name, referrer: null, value: event.value ?? null, seconds: null, scrollDepth: null });
         break;

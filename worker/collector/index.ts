@@ -11,11 +11,16 @@ import { DRAIN_LIMIT } from "../lib/body";
 import { problem } from "../lib/problem";
 import { createRouter, refuseOtherMethods } from "../lib/router";
 import { beaconPreflight, handleBeacon } from "./beacon";
+import { setCountryDatabase } from "./dimensions/country";
+import { bundledCountryDatabase } from "./dimensions/country-database";
 import type { CollectorWorkerEnv } from "./env";
 import { handleS2s } from "./s2s";
 import { serveTracker } from "./tracker";
 
 export { CollectorState } from "./state";
+
+// Opened on the first lookup, once per isolate.
+setCountryDatabase(bundledCountryDatabase);
 
 const router = createRouter<CollectorWorkerEnv>();
 /** Another method on a collector path is refused here, not forwarded to the api (`Allow` lists the path's). */

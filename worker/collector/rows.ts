@@ -17,6 +17,22 @@ export interface EventRow {
   seconds: number | null;
   scrollDepth: number | null;
   ts: number;
+  /** A pageview's dimensions (dimensions/visitor.ts); null on other kinds. */
+  dimensions: PageviewDimensions | null;
+}
+
+/** What the collector derives for a pageview: coarse values only, never the User-Agent or address. */
+export interface PageviewDimensions {
+  source: string;
+  utmSource: string | null;
+  utmMedium: string | null;
+  utmCampaign: string | null;
+  utmContent: string | null;
+  utmTerm: string | null;
+  browser: string | null;
+  os: string | null;
+  device: string | null;
+  country: string | null;
 }
 
 export interface VitalRow {
@@ -104,7 +120,18 @@ const EVENT_ROWS = jsonRows([
   "seconds",
   "scroll_depth",
   "ts",
+  "source",
+  "utm_source",
+  "utm_medium",
+  "utm_campaign",
+  "utm_content",
+  "utm_term",
+  "browser",
+  "os",
+  "device",
+  "country",
 ]);
+const NO_DIMENSIONS = new Array<null>(10).fill(null);
 const VITAL_ROWS = jsonRows(["site_id", "session_id", "path", "metric", "value", "ts"]);
 const BEACON_ROWS = jsonRows(["site_id", "origin", "first_seen", "path"]);
 // `?2`: the rows come second, after the start of the session window (`?1`).
@@ -179,10 +206,18 @@ export function writeStatements(all: IngestRequest[], now: number, windowMs: num
   const events = all.flatMap((r) => r.events);
   if (events.length > 0) {
     statements.push({
-      sql: `INSERT INTO events (site_id, session_id, kind, name, path, referrer, value, seconds, scroll_depth, ts) ${EVENT_ROWS}`,
+      sql:
+        "INSERT INTO events (site_id, session_id, kind, name, path, referrer, value, seconds, scroll_depth, ts, " +
+        `source, utm_source, utm_medium, utm_campaign, utm_content, utm_term, browser, os, device, country) ${EVENT_ROWS}`,
       args: [
         JSON.stringify(
-          events.map((e) => [e.siteId, e.sessionId, e.kind, e.name, e.path, e.referrer, e.value, e.seconds, e.scrollDepth, e.ts]),
+          events.map((e) => {
+            const d = e.dimensions;
+            return [
+              e.siteId, e.sessionId, e.kind, e.name, e.path, e.referrer, e.value, e.seconds, e.scrollDepth, e.ts,
+              ...(d ? [d.source, d.utmSource, d.utmMedium, d.utmCampaign, d.utmContent, d.utmTerm, d.browser, d.os, d.device, d.country] : NO_DIMENSIONS),
+            ];
+          }),
         ),
       ],
     });

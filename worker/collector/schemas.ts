@@ -19,7 +19,10 @@ const path = z.string().min(1).max(MAX_PATH_LENGTH).regex(/^\/[^\s?#]*$/, "must 
 export const eventName = z.string().regex(/^[\p{L}\p{N} _.:/-]{1,100}$/u, "must be an event name (1–100 letters, digits, space, _ . : / -)");
 const amount = z.number().min(-1e12).max(1e12);
 
-const pageview = z.strictObject({ type: z.literal("pageview"), path, referrer: z.string().max(2048).optional() });
+/** The landing page's campaign parameters, as the tracker read them (utm_* and ref); each trimmed and cut to 100 characters when stored. */
+const utmParameter = z.string().max(500).optional();
+const utm = z.strictObject({ source: utmParameter, medium: utmParameter, campaign: utmParameter, content: utmParameter, term: utmParameter });
+const pageview = z.strictObject({ type: z.literal("pageview"), path, referrer: z.string().max(2048).optional(), utm: utm.optional() });
 const customEvent = z.strictObject({ type: z.literal("event"), path, name: eventName, value: amount.optional() });
 const engagement = z.strictObject({
   type: z.literal("engagement"),

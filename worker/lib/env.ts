@@ -16,5 +16,10 @@ export interface CollectorEnv extends DatabaseBindings {
   API?: Fetcher;
   /** Hex server secret, made at onboarding, for s2s token MACs and session hashing. */
   WREN_SECRET: string;
+  /**
+   * The request header a proxy in front of Wren puts the visitor's address in (e.g.
+   * `X-Real-IP`), for the country lookup; unset: the connecting address (collector/dimensions).
+   */
+  WREN_CLIENT_IP_HEADER?: string | null;
 }
 
