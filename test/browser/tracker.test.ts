@@ -220,6 +220,34 @@ describe("the tracker on the registered domain", () => {
     await context.close();
   });
 
+  it("takes the landing page's campaign from its query string and nothing else of it; the database keeps no User-Agent or address", async () => {
+    const { context, page, errors } = await newPage();
+    await page.goto(`http://shop.test:${pagePort}/spa?utm_source=newsletter&utm_medium=email&utm_campaign=launch%20week&email=alice%40example.com&token=s3cr3t`);
+    await page.click("#step2");
+    const views = await eventually(
+      () =>
+        rows(
+          db,
+          "SELECT path, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term, browser, os, device, country FROM events WHERE kind = 'pageview' ORDER BY id DESC LIMIT 2",
+        ).then((found) => found.reverse()),
+      (found) => found[0]?.path === "/spa" && found[1]?.path === "/spa/step-2",
+    );
+    // Chromium's Client Hints win over the User-Agent it was told to present; loopback has no country.
+    const visitor = { browser: `Chromium ${browser.version().split(".")[0]}`, os: "Linux", device: "desktop", country: null };
+    expect(views).toEqual([
+      { path: "/spa", source: "Direct / None", utm_source: "newsletter", utm_medium: "email", utm_campaign: "launch week", utm_content: null, utm_term: null, ...visitor },
+      // A navigation inside the page is not a landing: no campaign, and the page itself is no referrer.
+      { path: "/spa/step-2", source: "Direct / None", utm_source: null, utm_medium: null, utm_campaign: null, utm_content: null, utm_term: null, ...visitor },
+    ]);
+    // Nothing of the rest of the query string, of the User-Agent or of the address is stored anywhere.
+    for (const { name } of await rows<{ name: string }>(db, "SELECT name FROM sqlite_master WHERE type = 'table'")) {
+      const dump = JSON.stringify(await rows(db, `SELECT * FROM "${name}"`));
+      for (const secret of ["alice", "s3cr3t", BROWSER_UA, "X11; Linux x86_64", "AppleWebKit", "127.0.0.1"]) expect(dump, name).not.toContain(secret);
+    }
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it("never throws into the page, even when storage and sendBeacon fail", async () => {
     const { context, page, errors } = await newPage();
     const before = await count(db, "SELECT count(*) FROM events WHERE path = '/hostile'");

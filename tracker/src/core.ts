@@ -113,9 +113,26 @@ interface Wren {
     if (events.length) send(events);
   };
 
-  const pageview = (referrer?: string) => {
+  /**
+   * The landing page's campaign: utm_source (or ref, or source), utm_medium, utm_campaign,
+   * utm_content, utm_term. Only these leave the page; the rest of the query string never does.
+   */
+  const campaign = (): Record<string, string> | undefined => {
+    const query = new URLSearchParams(location.search);
+    const utm: Record<string, string> = {};
+    const source = query.get("utm_source") || query.get("ref") || query.get("source");
+    if (source) utm.source = source.slice(0, 500);
+    for (const key of ["medium", "campaign", "content", "term"]) {
+      const value = query.get(`utm_${key}`);
+      if (value) utm[key] = value.slice(0, 500);
+    }
+    return Object.keys(utm).length ? utm : undefined;
+  };
+
+  const pageview = (referrer?: string, utm?: Record<string, string>) => {
     const event: Outgoing = { type: "pageview", path };
     if (referrer) event.referrer = referrer;
+    if (utm) event.utm = utm;
     send([event]);
   };
 
@@ -166,7 +183,7 @@ interface Wren {
     const queued = w.wren && w.wren.q;
     w.wren = api;
     startPage();
-    pageview(d.referrer);
+    pageview(d.referrer, safe(campaign)());
 
     let scrollTimer = 0;
     w.addEventListener("scroll", () => {
