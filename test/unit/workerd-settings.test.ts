@@ -1,7 +1,7 @@
 /** What `wren start` hands workerd: settings refused before start, and the address the two processes use to reach each other. */
 import { describe, expect, it } from "vitest";
 import { CliError } from "../../cli/output";
-import { connectHost, kAnonymitySetting, publishIntervalSetting, retentionSetting } from "../../cli/workerd";
+import { clientIpHeaderSetting, connectHost, kAnonymitySetting, publishIntervalSetting, retentionSetting } from "../../cli/workerd";
 
 describe("WREN_RAW_RETENTION_DAYS", () => {
   it("passes whole days from 2 to 36500 and refuses anything else with the variable's name", () => {
@@ -14,6 +14,19 @@ describe("WREN_RAW_RETENTION_DAYS", () => {
       expect(() => retentionSetting(bad)).toThrow(
         `WREN_RAW_RETENTION_DAYS must be a whole number of days from 2 to 36500, got "${bad}"`,
       );
+    }
+  });
+});
+
+describe("WREN_CLIENT_IP_HEADER", () => {
+  it("passes a header name or nothing, and refuses anything else with the variable's name", () => {
+    expect(clientIpHeaderSetting(undefined)).toBeNull();
+    expect(clientIpHeaderSetting("  ")).toBeNull();
+    expect(clientIpHeaderSetting(" X-Real-IP ")).toBe("X-Real-IP");
+    expect(clientIpHeaderSetting("X-Forwarded-For")).toBe("X-Forwarded-For");
+    for (const bad of ["X Real IP", "X-Real-IP: 1.2.3.4", "x\nInjected: 1", "ä", "x".repeat(65)]) {
+      expect(() => clientIpHeaderSetting(bad)).toThrow(CliError);
+      expect(() => clientIpHeaderSetting(bad)).toThrow(`WREN_CLIENT_IP_HEADER must be an HTTP header name (letters, digits, -), got "${bad}"`);
     }
   });
 });
