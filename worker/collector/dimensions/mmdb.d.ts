@@ -1,4 +1,4 @@
-// The country database, a workerd Data module (config.capnp): its bytes.
+/** The country database, a workerd Data module (config.capnp): its bytes. */
 declare module "*.mmdb" {
   const bytes: ArrayBuffer;
   export default bytes;
