@@ -9,8 +9,9 @@
  *   npm run bench reports                       (1 M and 10 M; ~10 minutes on 2 cores)
  *   BENCH_REPORT_SCALES=200000 npm run bench reports
  *
- * Targets: the 30-day pages report at p95 ≤ 150 ms (1 M) and ≤ 500 ms (10 M); the Overview at
- * p95 ≤ 100 ms (1 M and 10 M), timed from markers 3 and 14 days back.
+ * Targets: the 30-day pages report, the breakdowns and the filtered reports at p95 ≤ 150 ms (1 M)
+ * and ≤ 500 ms (10 M); the Overview at p95 ≤ 100 ms (1 M and 10 M), timed from markers 3 and 14
+ * days back.
  */
 import { createClient } from "@libsql/client";
 import Database from "libsql";
@@ -22,6 +23,7 @@ import { loadSettings } from "../cli/settings";
 import { freePort } from "../test/helpers/ports";
 import { startStack } from "../test/helpers/stack";
 import { readOnly, type ReadOnlyDatabase } from "../worker/lib/read-only";
+import { breakdownReport } from "../worker/reports/breakdown";
 import { conversionsReport } from "../worker/reports/conversions";
 import { funnelReport } from "../worker/reports/funnels";
 import { pagesReport } from "../worker/reports/pages";
@@ -43,6 +45,15 @@ const MARKERS = [
 ];
 const markerAt = (to: string, daysBack: number) => Date.parse(`${addDays(to, -daysBack)}T10:20:00Z`);
 const PAGES = 1_000;
+const COUNTRIES = ["US", "DE", "GB", "FR", "IN", "BR", "JP", "CA", "NL", "ES", "IT", "PL", "SE", "AU", "MX", "KR", "CH", "AT", "BE", "DK"]
+  .concat(["NO", "FI", "IE", "PT", "CZ", "TR", "AR", "CL", "CO", "ZA", "NG", "EG", "ID", "VN", "TH", "PH", "SG", "NZ", "IL", "UA"])
+  .concat(["RO", "HU", "GR", "SK", "BG", "HR", "RS", "SI", "LT", "LV", "EE", "IS", "LU", "MT", "CY", "PK", "BD", "KE", "MA", "PE"]);
+const SOURCES = ["Direct / None", "Google", "Bing", "DuckDuckGo", "Twitter", "LinkedIn", "Reddit", "Hacker News", "GitHub", "Facebook"].concat(
+  Array.from({ length: 40 }, (_, i) => `blog-${i}.example`),
+);
+const BROWSERS = ["Chrome 131", "Safari 18", "Edge 131", "Firefox 133", "Chrome 130", "Samsung Internet 27", "Opera 114", "Firefox 132", "Safari 17", "Chrome 129"];
+const SYSTEMS = ["Windows 10", "macOS", "iOS 18", "Android", "Windows 11", "Linux", "iOS 17", "Chrome OS", "Android 14", "macOS 14"];
+const NO_DIMS = [null, null, null, null, null, null, null];
 const DAYS = 30;
 const EVENTS_PER_TRANSACTION = 100_000;
 const REPORT_RUNS = 30;
@@ -121,7 +132,20 @@ export function generate(file: string, target: number): Generated {
     db.prepare("INSERT INTO goals (id, site_id, name, kind, match) VALUES (?, ?, ?, 'event', ?)").run([g, SITE, g, g]);
   for (const m of MARKERS)
     db.prepare("INSERT INTO deployments (id, site_id, version, external_id, ts) VALUES (?, ?, ?, ?, ?)").run([m.id, SITE, m.id, m.id, markerAt(to, m.daysBack)]);
-  const insertEvent = db.prepare("INSERT INTO events (site_id, session_id, kind, path, ts) VALUES (?, ?, ?, ?, ?)");
+  const insertEvent = db.prepare(
+    "INSERT INTO events (site_id, session_id, kind, path, ts, source, utm_source, utm_campaign, browser, os, device, country) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  );
+  // Each session's dimensions, as the collector derives them: Zipf over a few dozen values each.
+  const pick = <T>(values: readonly T[]) => {
+    const index = zipf(random, values.length);
+    return () => values[index()]!;
+  };
+  const country = pick(COUNTRIES);
+  const source = pick(SOURCES);
+  const browser = pick(BROWSERS);
+  const os = pick(SYSTEMS);
+  const device = pick(["desktop", "mobile", "tablet"]);
+  const campaign = pick(Array.from({ length: 20 }, (_, i) => `campaign-${i}`));
   const insertConversion = db.prepare(
     "INSERT INTO conversions (site_id, goal_id, session_id, source, ts) VALUES (?, ?, ?, 's2s', ?)",
   );
@@ -146,11 +170,13 @@ export function generate(file: string, target: number): Generated {
       const session = randomBytes(16).toString("base64url");
       g.sessions++;
       const views = 1 + Math.floor(-Math.log(1 - random()) * 3);
+      const tagged = random() < 0.1;
+      const dims = [source(), tagged ? "newsletter" : null, tagged ? campaign() : null, browser(), os(), device(), random() < 0.03 ? null : country()];
       let ts = start;
       for (let v = 0; v < views && g.events < dayEnd; v++) {
         const path = `/p/${page()}`;
         const kind = random() < 0.85 ? "pageview" : random() < 0.7 ? "engagement" : "event";
-        insertEvent.run([SITE, session, kind, path, ts]);
+        insertEvent.run([SITE, session, kind, path, ts, ...(kind === "pageview" ? dims : NO_DIMS)]);
         g.events++;
         if (kind === "pageview" && random() < 0.2) {
           const metric = metrics[Math.floor(random() * metrics.length)]!;
@@ -287,6 +313,51 @@ function cases(g: Generated): Case[] {
         ],
       }),
     ),
+    {
+      name: "breakdown source 30d",
+      path: `/api/v1/breakdown?site=${SITE}&period=30d&dimension=source`,
+      compute: (db) => breakdownReport(db, month, "source"),
+      raw: [
+        `SELECT source, sum(v) FROM (SELECT day, source, count(*) AS v FROM (SELECT session_id, date(ts / 1000, 'unixepoch') AS day, source, min(id) FROM events ` +
+          `WHERE ${range} AND kind = 'pageview' GROUP BY session_id, day)) GROUP BY source`,
+      ],
+    },
+    {
+      name: "breakdown country+goal",
+      path: `/api/v1/breakdown?site=${SITE}&period=30d&dimension=country&goal=${GOALS[0]}`,
+      compute: (db) => breakdownReport(db, month, "country", GOALS[0]),
+      raw: [
+        `SELECT country, sum(v) FROM (SELECT day, country, count(*) AS v FROM (SELECT session_id, date(ts / 1000, 'unixepoch') AS day, country, min(id) FROM events ` +
+          `WHERE ${range} AND kind = 'pageview' GROUP BY session_id, day)) GROUP BY country`,
+      ],
+    },
+    {
+      name: "breakdown entry_page",
+      path: `/api/v1/breakdown?site=${SITE}&period=30d&dimension=entry_page`,
+      compute: (db) => breakdownReport(db, month, "entry_page"),
+      raw: [
+        `SELECT path, sum(v) FROM (SELECT day, path, count(*) AS v FROM (SELECT session_id, date(ts / 1000, 'unixepoch') AS day, path, min(id) FROM events ` +
+          `WHERE ${range} AND kind = 'pageview' GROUP BY session_id, day)) GROUP BY path`,
+      ],
+    },
+    {
+      name: "timeseries filtered",
+      path: `/api/v1/timeseries?site=${SITE}&period=30d&filter=country:DE`,
+      compute: (db) => timeseriesReport(db, month, "day", undefined, { dimension: "country", value: "DE" }),
+      raw: [
+        `SELECT day, count(*) FROM (SELECT session_id, date(ts / 1000, 'unixepoch') AS day, country, min(id) FROM events ` +
+          `WHERE ${range} AND kind = 'pageview' GROUP BY session_id, day) WHERE country = 'DE' GROUP BY day`,
+      ],
+    },
+    {
+      name: "conversions filtered",
+      path: `/api/v1/conversions?site=${SITE}&period=30d&filter=source:Google`,
+      compute: (db) => conversionsReport(db, month, { dimension: "source", value: "Google" }),
+      raw: [
+        `SELECT c.goal_id, count(*) FROM conversions c JOIN (SELECT session_id, source, min(id) FROM events WHERE ${range} AND kind = 'pageview' GROUP BY session_id) e ` +
+          `ON e.session_id = c.session_id WHERE c.site_id = '${SITE}' AND c.ts >= ${lo} AND c.ts < ${hi} AND e.source = 'Google' GROUP BY c.goal_id`,
+      ],
+    },
     {
       name: "conversions 24h",
       path: `/api/v1/conversions?site=${SITE}&period=24h`,

@@ -56,12 +56,36 @@ export interface DayCell extends PartitionCell {
 /** The key of the cell with no value (PartitionCell keys are strings). */
 export const NONE = "\u0000none";
 
-const CELLS_SQL =
-  "SELECT day, value, visitors AS units, pageviews AS count, key_sum FROM rollup_dimension_day WHERE site_id = ?1 AND dimension = ?2 AND day >= ?3 AND day <= ?4 AND visitors > 0";
+/**
+ * The cells of fewer than k visitors are hidden whatever else holds, so they come summed per day
+ * (value null: the SMALL key), and per value only as the number of days they were small
+ * (SMALL_VALUES_SQL): a long tail of values (entry pages) is read as a few rows a day.
+ */
+export const SMALL = "\u0000small";
+
+/** Parameters: ?1 site, ?2 dimension, ?3 from, ?4 to, ?5 k (PAGE_CELLS_SQL names its own). */
+const range = (site = "?1", dimension = "?2") => `site_id = ${site} AND dimension = ${dimension} AND day >= ?3 AND day <= ?4`;
+const smallCells = (site = "?1", dimension = "?2", k = "?5") =>
+  "SELECT day, NULL AS value, sum(visitors) AS units, sum(pageviews) AS count, sum(key_sum) AS key_sum FROM rollup_dimension_day " +
+  `WHERE ${range(site, dimension)} AND visitors > 0 AND visitors < ${k} GROUP BY day`;
+const CELLS_SQL = `SELECT day, value, visitors AS units, pageviews AS count, key_sum FROM rollup_dimension_day WHERE ${range()} AND visitors >= ?5 UNION ALL ${smallCells()}`;
+const SMALL_VALUES_SQL = `SELECT value, count(*) AS days FROM rollup_dimension_day WHERE ${range()} AND visitors > 0 AND visitors < ?5 GROUP BY value`;
+/** A goal's cells in values of k visitors one by one, those in smaller values summed per day. */
 const GOAL_CELLS_SQL =
-  "SELECT goal_id, day, value, units, conversions AS count, key_sum FROM rollup_goal_dimension_day WHERE site_id = ?1 AND dimension = ?2 AND day >= ?3 AND day <= ?4 AND units > 0";
-/** The page-days as the pages report shows them, for entry and exit pages. Parameters: ?1 k, ?2 site, ?3 from, ?4 to. */
-const PAGE_DAYS_SQL = `WITH ${PAGE_ATOMS_SQL} SELECT day, path, visitors, visible FROM page_atoms`;
+  "SELECT g.goal_id AS goal_id, g.day AS day, CASE WHEN v.visitors >= ?5 THEN g.value END AS value, sum(g.units) AS units, sum(g.conversions) AS count, sum(g.key_sum) AS key_sum " +
+  "FROM rollup_goal_dimension_day g JOIN rollup_dimension_day v ON v.site_id = g.site_id AND v.dimension = g.dimension AND v.day = g.day AND v.value = g.value " +
+  "WHERE g.site_id = ?1 AND g.dimension = ?2 AND g.day >= ?3 AND g.day <= ?4 AND g.units > 0 " +
+  "GROUP BY g.goal_id, g.day, CASE WHEN v.visitors >= ?5 THEN g.value END";
+/**
+ * Entry or exit page cells with their page-day atoms as the pages report decides them (only for
+ * cells of k visitors: the atoms are index lookups). Parameters as PAGE_ATOMS_SQL's (?1 k,
+ * ?2 site, ?3 from, ?4 to) and ?5 the dimension.
+ */
+const PAGE_CELLS_SQL =
+  `WITH ${PAGE_ATOMS_SQL} SELECT c.day AS day, c.value AS value, c.visitors AS units, c.pageviews AS count, c.key_sum AS key_sum, ` +
+  "p.visitors AS page_units, p.visible AS page_visible FROM rollup_dimension_day c LEFT JOIN page_atoms p ON p.day = c.day AND p.path = c.value " +
+  "WHERE c.site_id = ?2 AND c.dimension = ?5 AND c.day >= ?3 AND c.day <= ?4 AND c.visitors >= ?1 " +
+  `UNION ALL SELECT *, NULL, NULL FROM (${smallCells("?2", "?5", "?1")})`;
 
 type Rows = { day: unknown; value: unknown; units: unknown; count: unknown; key_sum: unknown }[];
 
@@ -76,7 +100,7 @@ function partition(
   extra: (value: string, units: number) => boolean,
 ): DayCell[] {
   const cells: DayCell[] = rows.map((r) => ({
-    key: String(r.value),
+    key: r.value === null ? SMALL : String(r.value),
     units: Number(r.units),
     value: Number(r.count),
     keySum: Number(r.key_sum),
@@ -90,7 +114,9 @@ function partition(
   if (!total.visible) return cells;
   const sensitive = new Set<DayCell>();
   for (const c of cells) {
-    c.visible = enoughUnits(c.units, k);
+    // The small cells' sum is no cell of k: it never counts as the hidden group of k.
+    if (c.key === SMALL) sensitive.add(c);
+    c.visible = c.key !== SMALL && enoughUnits(c.units, k);
     if (c.visible && c.key !== NONE && !extra(c.key, c.units)) {
       c.visible = false;
       sensitive.add(c);
@@ -115,9 +141,14 @@ function coverPartition(cells: DayCell[], sensitive: Set<DayCell>, k: number): v
 
 /** The shown cell with the fewest units (then the smallest count, then the first key). */
 function smallestVisible(cells: DayCell[]): DayCell | undefined {
-  return cells
-    .filter((c) => c.visible)
-    .sort((a, b) => a.units - b.units || a.value - b.value || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))[0];
+  let smallest: DayCell | undefined;
+  for (const c of cells) {
+    if (!c.visible) continue;
+    if (!smallest || c.units < smallest.units || (c.units === smallest.units && (c.value < smallest.value || (c.value === smallest.value && c.key < smallest.key)))) {
+      smallest = c;
+    }
+  }
+  return smallest;
 }
 
 const byDay = (rows: Rows) => {
@@ -147,18 +178,25 @@ export async function dimensionDays(
   scope: ReportScope,
   dimension: Dimension,
   atoms?: DayAtoms,
-): Promise<{ atoms: DayAtoms; days: Map<string, DimensionDay> }> {
-  const range = [scope.siteId, dimension, scope.from, scope.to];
+): Promise<{ atoms: DayAtoms; days: Map<string, DimensionDay>; smallDays: Map<string, number> }> {
+  const args = [scope.siteId, dimension, scope.from, scope.to, scope.k];
   const pageDimension = dimension === "entry_page" || dimension === "exit_page";
-  const [dayAtoms, cellRows, goalRows, pageRows] = await Promise.all([
+  const [dayAtoms, cellRows, goalRows, smallRows] = await Promise.all([
     atoms ?? loadDayAtoms(db, scope),
-    db.query({ sql: CELLS_SQL, args: range }),
-    db.query({ sql: GOAL_CELLS_SQL, args: range }),
-    pageDimension ? db.query({ sql: PAGE_DAYS_SQL, args: [scope.k, scope.siteId, scope.from, scope.to] }) : null,
+    pageDimension
+      ? db.query({ sql: PAGE_CELLS_SQL, args: [scope.k, scope.siteId, scope.from, scope.to, dimension] })
+      : db.query({ sql: CELLS_SQL, args }),
+    db.query({ sql: GOAL_CELLS_SQL, args }),
+    db.query({ sql: SMALL_VALUES_SQL, args }),
   ]);
+  const smallDays = new Map(smallRows.rows.map((r) => [String(r.value), Number(r.days)]));
   const allGoals = dayAtoms.goals.map((g) => g.id);
   const pages = new Map<string, { units: number; visible: boolean }>();
-  for (const r of pageRows?.rows ?? []) pages.set(`${r.day}\u0000${r.path}`, { units: Number(r.visitors), visible: Number(r.visible) === 1 });
+  if (pageDimension) {
+    for (const r of cellRows.rows) {
+      if (r.page_units !== null) pages.set(`${r.day}\u0000${r.value}`, { units: Number(r.page_units), visible: Number(r.page_visible) === 1 });
+    }
+  }
   const cellsByDay = byDay(cellRows.rows as unknown as Rows);
   const goalCellsByDay = new Map<string, Map<string, Rows>>();
   for (const r of goalRows.rows as unknown as (Rows[number] & { goal_id: unknown })[]) {
@@ -208,7 +246,7 @@ export async function dimensionDays(
     }
     days.set(day, decided);
   }
-  return { atoms: dayAtoms, days };
+  return { atoms: dayAtoms, days, smallDays };
 }
 
 /**
@@ -228,7 +266,7 @@ function goalPartition(
   const cells = partition(goalDay, rows, k, () => true);
   const present = new Set(cells.map((c) => c.key));
   for (const v of values.values()) if (!present.has(v.key)) cells.push({ key: v.key, units: 0, value: 0, keySum: 0, visible: goalDay.visible && v.visible });
-  const sensitive = new Set<DayCell>();
+  const sensitive = new Set<DayCell>(cells.filter((c) => c.key === SMALL));
   for (const c of cells) {
     const parent = values.get(c.key);
     if (c.visible && !(parent?.visible && complementSafe(parent.units, c.units, k) && complementSafe(goalDay.units, c.units, k))) {
@@ -257,7 +295,7 @@ interface ValueTallies {
 }
 
 export async function breakdownReport(db: ReadOnlyDatabase, scope: ReportScope, dimension: Dimension, goal?: string): Promise<BreakdownReport> {
-  const { days } = await dimensionDays(db, scope, dimension);
+  const { days, smallDays } = await dimensionDays(db, scope, dimension);
   const tallies = new Map<string, ValueTallies>();
   const tallyOf = (key: string) => {
     if (!tallies.has(key)) tallies.set(key, { visitors: EMPTY_TALLY, pageviews: EMPTY_TALLY, converting: EMPTY_TALLY, conversions: EMPTY_TALLY });
@@ -265,12 +303,14 @@ export async function breakdownReport(db: ReadOnlyDatabase, scope: ReportScope, 
   };
   for (const day of days.values()) {
     for (const c of day.values.values()) {
+      if (c.key === SMALL) continue;
       const t = tallyOf(c.key);
       t.visitors = addToTally(t.visitors, shownValue(scope, c.units, c.keySum, NOISE_COLUMN.units), c.visible);
       t.pageviews = addToTally(t.pageviews, shownValue(scope, c.value, c.keySum, NOISE_COLUMN.events), c.visible);
     }
     if (!goal) continue;
     for (const [key, c] of day.goals.get(goal)!) {
+      if (key === SMALL) continue;
       const t = tallyOf(key);
       const hasData = c.units > 0 || (day.values.get(key)?.units ?? 0) > 0;
       t.converting = addToTally(t.converting, shownValue(scope, c.units, c.keySum, NOISE_COLUMN.units), c.visible, hasData);
@@ -278,6 +318,17 @@ export async function breakdownReport(db: ReadOnlyDatabase, scope: ReportScope, 
     }
   }
 
+  // A value's days with fewer than k visitors: hidden, its goal figures too.
+  for (const [key, n] of smallDays) {
+    const t = tallyOf(key);
+    const hidden = (tally: AtomTally) => ({ ...tally, hidden: tally.hidden + n });
+    t.visitors = hidden(t.visitors);
+    t.pageviews = hidden(t.pageviews);
+    if (goal) {
+      t.converting = hidden(t.converting);
+      t.conversions = hidden(t.conversions);
+    }
+  }
   let visitors = EMPTY_TALLY;
   let pageviews = EMPTY_TALLY;
   let converting = EMPTY_TALLY;

@@ -19,12 +19,27 @@ export interface Filter {
 
 /** The day atoms of the visitors with the filter's value, every goal's included. */
 export async function filteredAtoms(db: ReadOnlyDatabase, scope: ReportScope, filter: Filter, atoms: DayAtoms): Promise<DayAtoms> {
-  const { days } = await dimensionDays(db, scope, filter.dimension, atoms);
+  const [{ days }, own] = await Promise.all([
+    dimensionDays(db, scope, filter.dimension, atoms),
+    // The value's own cells: on a day it had fewer than k visitors, dimensionDays has it only in a sum.
+    db.query({
+      sql: "SELECT day, visitors FROM rollup_dimension_day WHERE site_id = ? AND dimension = ? AND value = ? AND day >= ? AND day <= ? AND visitors > 0",
+      args: [scope.siteId, filter.dimension, filter.value, scope.from, scope.to],
+    }),
+  ]);
+  const ownUnits = new Map(own.rows.map((r) => [String(r.day), Number(r.visitors)]));
   const shown = (value: number, keySum: number, column: (typeof NOISE_COLUMN)[keyof typeof NOISE_COLUMN]) =>
     scope.noise ? perturb(value, keySum, column) : value;
   const siteDays = new Map<string, SiteDayAtom>();
   const goalDays = new Map<string, Map<string, GoalDayAtom>>(atoms.goals.map((g) => [g.id, new Map()]));
   for (const [day, decided] of days) {
+    const small = ownUnits.get(day);
+    if (!decided.values.has(filter.value) && small !== undefined) {
+      // Hidden, and so are its goals' cells: data, but none of it shown.
+      siteDays.set(day, { units: small, pageviews: 0, keySum: 0, visible: false, shown: { units: 0, pageviews: 0 } });
+      for (const goal of goalDays.values()) goal.set(day, { units: 1, conversions: 0, keySum: 0, visible: false, shown: { units: 0, conversions: 0 } });
+      continue;
+    }
     const cell = decided.values.get(filter.value);
     if (cell) {
       siteDays.set(day, {
