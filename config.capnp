@@ -121,9 +121,8 @@ const collectorWorker :Workerd.Worker = (
     # are looked up in it, in the collector, and the address is dropped (docs/collector.md).
     (name = "country.mmdb", data = embed "dist/country.mmdb"),
   ],
+  # nodejs_compat, the default from 2026-08-04 on, gives mmdb-lib (the country lookup) Node's Buffer.
   compatibilityDate = .compatibilityDate,
-  # mmdb-lib, which reads the country database, needs Node's Buffer.
-  compatibilityFlags = ["nodejs_compat"],
   bindings = [
     (name = "DB", service = "libsql"),
     (name = "LIBSQL_URL", fromEnvironment = "LIBSQL_URL"),

@@ -20,7 +20,6 @@ export default defineConfig({
               modules: true,
               scriptPath: resolve(root, "dist/collector.js"),
               compatibilityDate: "2026-11-01",
-              compatibilityFlags: ["nodejs_compat"],
               // The country database beside the bundle (config.capnp's `country.mmdb`).
               modulesRules: [{ type: "Data", include: ["**/*.mmdb"] }],
               bindings,

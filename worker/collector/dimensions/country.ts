@@ -24,7 +24,7 @@ interface BufferLike {
 /**
  * mmdb-lib reads the database through Node's Buffer (readUInt32BE, toString("utf8", …)) and
  * refuses anything else (`Buffer.isBuffer`); it also builds a Buffer when it is first loaded.
- * The collector runs with nodejs_compat (config.capnp) for it. The view shares the bytes:
+ * The collector has it through nodejs_compat, the default from its compatibilityDate on (config.capnp). The view shares the bytes:
  * nothing is copied.
  */
 function asBuffer(bytes: Uint8Array): Uint8Array {

@@ -335,6 +335,30 @@ function header(headers: Headers, name: string, limit: number): string | null {
  * Sec-CH-UA-Mobile. Never throws.
  */
 export function deviceDimensions(headers: Headers): DeviceDimensions {
+  // A site's visitors share a few hundred User-Agents: parsing one costs more than the rest of
+  // a beacon, so each isolate keeps what it derived (only the derived values, never the header).
+  let values: string[];
+  try {
+    values = CACHE_KEY_HEADERS.map((name) => headers.get(name) ?? "");
+  } catch {
+    return none();
+  }
+  // Oversized headers (never a real browser's) are parsed every time, and kept out of the cache.
+  if (values.some((v) => v.length > MAX_USER_AGENT)) return derive(headers);
+  const key = values.join("\n");
+  const cached = derived.get(key);
+  if (cached) return cached;
+  const result = Object.freeze(derive(headers));
+  if (derived.size >= MAX_CACHED) derived.clear();
+  derived.set(key, result);
+  return result;
+}
+
+const CACHE_KEY_HEADERS = ["user-agent", "sec-ch-ua", "sec-ch-ua-full-version-list", "sec-ch-ua-platform", "sec-ch-ua-platform-version", "sec-ch-ua-mobile"];
+const MAX_CACHED = 2_000;
+const derived = new Map<string, DeviceDimensions>();
+
+function derive(headers: Headers): DeviceDimensions {
   try {
     const rawUa = headers.get("user-agent")?.trim() ?? "";
     const userAgent = rawUa.slice(0, MAX_USER_AGENT);
