@@ -7,7 +7,10 @@
  * read:reports key: no keys screen, none of the admin's data, the missing scope named. Then
  * every screen under axe-core (no serious or critical violation, light and dark), at 1280 and
  * 375 px (no sideways scrolling), with no console error; keyboard alone signs in and opens
- * the wizard. WREN_SCREENSHOTS=1 writes the screenshots in docs/screenshots/.
+ * the wizard. Then the Sources screen on seeded days with dimensions: the Countries panel as
+ * the breakdown answers it, a country's row setting the filter that the daily visitors and the
+ * conversions are read with, the chip removing it, a goal's columns, and no axe violation at
+ * all. WREN_SCREENSHOTS=1 writes the screenshots in docs/screenshots/.
  */
 import AxeBuilder from "@axe-core/playwright";
 import { mkdirSync } from "node:fs";
@@ -16,6 +19,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
+import { addConversions, addEvents, type RawEvent } from "../reports/helpers";
 import { BROWSER_UA } from "../collector/helpers";
 import { launchChromium } from "../helpers/browser";
 import { serveOnLoopback, type LoopbackServer } from "../helpers/http";
@@ -92,6 +96,12 @@ async function beacon(session: string, events: unknown[]): Promise<void> {
 function shown(figure: { value: number | null; qualifier: string }, format = (v: number) => String(v)): string {
   if (figure.value === null) return "< 5";
   return figure.qualifier === "estimated" ? `≈ ${format(figure.value)}` : format(figure.value);
+}
+
+/** Every axe violation on the page as it is now, whatever its impact, one line each. */
+async function allViolations(page: Page): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  return violations.map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
 
 /** Axe's serious and critical violations on the page as it is now, one line each. */
@@ -248,7 +258,7 @@ describe("the operator's walk-through", () => {
   });
 });
 
-const SCREENS = ["overview", "pages", "vitals", "goals", "sessions", "deployments", "alerts"] as const;
+const SCREENS = ["overview", "pages", "sources", "vitals", "goals", "sessions", "deployments", "alerts"] as const;
 
 describe("every screen: accessible, responsive, dark mode, no console errors", () => {
   for (const width of [1280, 375]) {
@@ -284,6 +294,10 @@ describe("every screen: accessible, responsive, dark mode, no console errors", (
           await page.getByRole("heading", { level: 1 }).waitFor();
           await check(screen);
         }
+        // The Sources screen with a filter set: the filtered chart, days and conversions above the panels.
+        await page.goto(`${f.stack.url}/dashboard/s/${siteId}/sources?period=day&filter=device:desktop`);
+        await page.getByRole("button", { name: "Remove filter device: desktop" }).waitFor();
+        await check("sources-filtered");
         await page.goto(`${f.stack.url}/dashboard/keys`);
         await page.getByRole("heading", { name: "Keys", level: 1 }).waitFor();
         await check("keys");
@@ -320,4 +334,154 @@ describe("every screen: accessible, responsive, dark mode, no console errors", (
     await page.getByLabel("Domain", { exact: true }).waitFor();
     await context.close();
   });
+});
+
+describe("the Sources screen", () => {
+  it("shows the breakdown's rows as the API answers them, filters the daily visitors and the conversions by a country, and drops the filter", async () => {
+    const site = (await f.makeSite("sources.wren.test", "Sources shop")).id;
+    const checkout = await f.makeGoal(site, { name: "Checkout", kind: "event", match: "checkout" });
+    // Two and three days ago (the site's zone is UTC): whole, published days in the last 7.
+    const day = (back: number) => new Date(Date.now() - back * 86_400_000).toISOString().slice(0, 10);
+    const at = (date: string, hour: number) => Date.parse(`${date}T${String(hour).padStart(2, "0")}:00:00Z`);
+    const countryOf = (i: number, de: number, fr: number, us: number) => (i < de ? "DE" : i < de + fr ? "FR" : i < de + fr + us ? "US" : undefined);
+    const events: RawEvent[] = [];
+    const conversions: { site: string; goal: string; session: string; ts: number }[] = [];
+    for (const [back, n, de, fr, us] of [
+      [2, 30, 12, 8, 6],
+      [3, 26, 12, 7, 6],
+    ] as const) {
+      const date = day(back);
+      for (let i = 0; i < n; i++) {
+        const session = `sources-${date}-${i}`;
+        const country = countryOf(i, de, fr, us);
+        // The first pageview of a session's day carries its dimensions.
+        const dims = {
+          ...(country ? { country } : {}),
+          source: i % 3 === 0 ? "Google" : "Newsletter",
+          browser: i < 18 ? "Chrome 131" : "Firefox 133",
+          os: i < 15 ? "Windows" : i < 25 ? "macOS" : "Android",
+          device: i < 25 ? "desktop" : "mobile",
+        };
+        events.push({ site, session, path: i < 20 ? "/" : "/pricing", ts: at(date, 10), dims });
+        if (i % 2 === 0) events.push({ site, session, path: "/pricing", ts: at(date, 11) });
+        // Half the Germans check out, each day.
+        if (i < de / 2) conversions.push({ site, goal: checkout.id, session, ts: at(date, 12) });
+      }
+    }
+    await f.seedHistory(async (db) => {
+      await addEvents(db, events);
+      await addConversions(db, conversions);
+    });
+
+    const { page, context, errors } = await openPage();
+    const requests: URL[] = [];
+    page.on("request", (request) => requests.push(new URL(request.url())));
+    await signIn(page, f.stack.adminKey!);
+    await page.goto(`${f.stack.url}/dashboard/s/${site}/sources?period=7d`);
+    await page.getByRole("link", { name: "Sources", exact: true }).waitFor();
+    // In the site's tabs, right after Pages.
+    const tabs = await page.getByRole("navigation", { name: "Site" }).getByRole("link").allTextContents();
+    expect(tabs.slice(tabs.indexOf("Pages"), tabs.indexOf("Pages") + 2)).toEqual(["Pages", "Sources"]);
+
+    // The Countries panel: the rows the API answers, in its order, each figure drawn as the API qualifies it.
+    const names: Record<string, string> = { DE: "Germany", FR: "France", US: "United States" };
+    const breakdown = await f.admin("GET", `/api/v1/breakdown?site=${site}&period=7d&dimension=country&sort=visitors&order=desc&limit=10`);
+    expect(breakdown.status, breakdown.text).toBe(200);
+    type Row = { value: string | null; visitors: Figure; pageviews: Figure; converting_sessions?: Figure; rate?: Figure };
+    type Figure = { value: number | null; qualifier: string };
+    const rows: Row[] = breakdown.body.rows;
+    expect(rows.map((r) => r.value)).toEqual(expect.arrayContaining(["DE", "FR", "US"]));
+    expect(rows.find((r) => r.value === "DE")!.visitors.qualifier).not.toBe("suppressed");
+    const label = (value: string | null) => (value === null ? "(none)" : `${value} ${names[value]}`);
+    const countries = page.getByRole("table", { name: /^Countries/ });
+    const cells = () => countries.locator("tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent)));
+    await expect.poll(cells).toEqual(rows.map((r) => [label(r.value), shown(r.visitors), shown(r.pageviews)]));
+
+    // A country's row sets the filter: in the address, as a chip, and on the timeseries and conversions reads.
+    requests.length = 0;
+    await countries.getByRole("button", { name: "DE Germany" }).click();
+    const remove = page.getByRole("button", { name: "Remove filter country: DE" });
+    await remove.waitFor();
+    expect(await page.locator(".chip").textContent()).toBe("country: DE×");
+    expect(new URL(page.url()).searchParams.get("filter")).toBe("country:DE");
+    expect(await countries.getByRole("button", { name: "DE Germany" }).getAttribute("aria-pressed")).toBe("true");
+    const filteredReads = () => [
+      ...new Set(
+        requests
+          .filter((url) => url.pathname === "/api/v1/timeseries" || url.pathname === "/api/v1/conversions")
+          .map((url) => `${url.pathname} ${url.searchParams.get("filter")} ${url.searchParams.get("period")}`)
+          .sort(),
+      ),
+    ];
+    await expect.poll(filteredReads).toEqual(["/api/v1/conversions country:DE 7d", "/api/v1/timeseries country:DE 7d"]);
+
+    // The figures drawn are the filtered reports' own.
+    const series = await f.admin("GET", `/api/v1/timeseries?site=${site}&period=7d&interval=day&filter=country:DE`);
+    expect(series.status, series.text).toBe(200);
+    const unfiltered = await f.admin("GET", `/api/v1/timeseries?site=${site}&period=7d&interval=day`);
+    expect(series.body.totals).not.toEqual(unfiltered.body.totals);
+    const perDay = page.getByRole("table", { name: /^Visitors and pageviews per day, country: DE/ });
+    await expect
+      .poll(() => perDay.locator("tbody tr").evaluateAll((trs) => trs.map((tr) => [tr.querySelector("time")?.getAttribute("datetime"), ...[...tr.querySelectorAll("td")].map((td) => td.textContent)])))
+      .toEqual(series.body.points.map((p: { local: string; visitors: Figure; pageviews: Figure }) => [p.local, shown(p.visitors), shown(p.pageviews)]));
+    expect(await perDay.locator("tfoot td").allTextContents()).toEqual([shown(series.body.totals.visitors), shown(series.body.totals.pageviews)]);
+    expect(await page.locator(".sources-filtered .chart canvas").count()).toBeGreaterThan(0);
+    const filteredConversions = await f.admin("GET", `/api/v1/conversions?site=${site}&period=7d&filter=country:DE`);
+    expect(filteredConversions.status, filteredConversions.text).toBe(200);
+    const percent = (v: number) => `${Math.round(v * 1000) / 10} %`;
+    const goalRows = page.getByRole("table", { name: /^Conversions by goal, country: DE/ }).locator("tbody tr");
+    await expect
+      .poll(() => goalRows.evaluateAll((trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent))))
+      .toEqual(
+        filteredConversions.body.rows.map((r: { goal: { name: string }; conversions: Figure; converting_sessions: Figure; sessions: Figure; rate: Figure }) => [
+          r.goal.name,
+          shown(r.conversions),
+          `${shown(r.converting_sessions)} of ${shown(r.sessions)} sessions, ${shown(r.rate, percent)}`,
+        ]),
+      );
+    expect(await allViolations(page)).toEqual([]);
+
+    // The chip's × drops the filter; the focus goes to the line that says how to set one.
+    await remove.click();
+    await page.locator(".chip").waitFor({ state: "detached" });
+    expect(new URL(page.url()).searchParams.has("filter")).toBe(false);
+    expect(await page.locator(".sources-filtered").count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement.id)).toBe("sources-pick-hint");
+    expect(await countries.getByRole("button", { name: "DE Germany" }).getAttribute("aria-pressed")).toBe("false");
+
+    // A goal adds each country's converting sessions, written with their denominator, and the rate.
+    await page.getByRole("combobox", { name: "Goal", exact: true }).selectOption({ label: "Checkout" });
+    const withGoal = await f.admin("GET", `/api/v1/breakdown?site=${site}&period=7d&dimension=country&goal=${checkout.id}&sort=visitors&order=desc&limit=10`);
+    expect(withGoal.status, withGoal.text).toBe(200);
+    await expect
+      .poll(cells)
+      .toEqual(
+        (withGoal.body.rows as Row[]).map((r) => [
+          label(r.value),
+          shown(r.visitors),
+          shown(r.pageviews),
+          `${shown(r.converting_sessions!)} of ${shown(r.visitors)} sessions`,
+          shown(r.rate!, percent),
+        ]),
+      );
+    await page.locator(".loading").first().waitFor({ state: "detached" });
+    expect(await allViolations(page)).toEqual([]);
+
+    // Each panel sorts on its own, its sort kept in the address under its name.
+    await countries.getByRole("button", { name: "Country", exact: true }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get("countries_sort")).toBe("value");
+    const byCode = await f.admin("GET", `/api/v1/breakdown?site=${site}&period=7d&dimension=country&goal=${checkout.id}&sort=value&order=asc&limit=10`);
+    await expect.poll(() => countries.locator("tbody th").allTextContents()).toEqual((byCode.body.rows as Row[]).map((r) => label(r.value)));
+    expect(await page.getByRole("table", { name: /^Devices/ }).locator("th[aria-sort]").textContent()).toMatch(/^Visitors/);
+
+    // Today is not a whole day: the screen reads yesterday, and says so.
+    requests.length = 0;
+    await page.goto(`${f.stack.url}/dashboard/s/${site}/sources?period=today`);
+    await page.getByRole("note").filter({ hasText: "Sources are reported by whole days: showing yesterday." }).waitFor();
+    await expect
+      .poll(() => [...new Set(requests.filter((url) => url.pathname === "/api/v1/breakdown").map((url) => url.searchParams.get("period")))])
+      .toEqual(["day"]);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 120_000);
 });

@@ -19,7 +19,13 @@ async function cells(client: Client, dimension: string) {
     sql: "SELECT day, value, visitors, pageviews, key_sum FROM rollup_dimension_day WHERE site_id = ? AND dimension = ? AND visitors <> 0 ORDER BY day, value",
     args: [SITE, dimension],
   });
-  return rs.rows.map((r) => ({ day: r.day, value: r.value, visitors: Number(r.visitors), pageviews: Number(r.pageviews), keySum: Number(r.key_sum) }));
+  return rs.rows.map((r) => ({
+    day: r.day,
+    value: r.value,
+    visitors: Number(r.visitors),
+    pageviews: Number(r.pageviews),
+    keySum: Number(r.key_sum),
+  }));
 }
 
 async function goalCells(client: Client, dimension: string) {
@@ -27,7 +33,13 @@ async function goalCells(client: Client, dimension: string) {
     sql: "SELECT goal_id, day, value, units, conversions FROM rollup_goal_dimension_day WHERE site_id = ? AND dimension = ? AND units + conversions <> 0 ORDER BY goal_id, day, value",
     args: [SITE, dimension],
   });
-  return rs.rows.map((r) => ({ goal: r.goal_id, day: r.day, value: r.value, units: Number(r.units), conversions: Number(r.conversions) }));
+  return rs.rows.map((r) => ({
+    goal: r.goal_id,
+    day: r.day,
+    value: r.value,
+    units: Number(r.units),
+    conversions: Number(r.conversions),
+  }));
 }
 
 const pv = (session: string, path: string, minute: number, dims: RawEvent["dims"] = {}, date = DAY): RawEvent => ({
@@ -55,7 +67,9 @@ describe("dimension cells", () => {
     await catchUp(client as never);
     const secret = Number((await client.execute("SELECT secret FROM rollup_cell_key")).rows[0]!.secret);
     const keys = (...units: string[]) => units.reduce((sum, u) => sum + unitKey(u, secret), 0);
-    expect((await cells(client, "country")).map(({ keySum: _k, ...c }) => c)).toEqual([{ day: DAY, value: "DE", visitors: 2, pageviews: 5 }]);
+    expect((await cells(client, "country")).map(({ keySum: _k, ...c }) => c)).toEqual([
+      { day: DAY, value: "DE", visitors: 2, pageviews: 5 },
+    ]);
     expect((await cells(client, "browser")).map(({ keySum: _k, ...c }) => c)).toEqual([
       { day: DAY, value: "Chrome 131", visitors: 1, pageviews: 2 },
       { day: DAY, value: "Firefox 133", visitors: 1, pageviews: 3 },
@@ -95,12 +109,17 @@ describe("dimension cells", () => {
       await addEvents(split.client, [event]);
       await fold(split.client as never, { chunkRows: 1 });
     }
-    const withoutKeys = async (client: Client, dimension: string) => (await cells(client, dimension)).map(({ keySum: _k, ...c }) => c);
+    const withoutKeys = async (client: Client, dimension: string) =>
+      (await cells(client, dimension)).map(({ keySum: _k, ...c }) => c);
     for (const dimension of ["country", "exit_page", "entry_page", "source"]) {
       expect(await withoutKeys(split.client, dimension)).toEqual(await withoutKeys(whole.client, dimension));
       expect(await goalCells(split.client, dimension)).toEqual(await goalCells(whole.client, dimension));
     }
-    expect(await goalCells(whole.client, "exit_page")).toEqual([{ goal: "goal_signup", day: DAY, value: "/signup", units: 1, conversions: 2 }]);
-    expect(await goalCells(whole.client, "country")).toEqual([{ goal: "goal_signup", day: DAY, value: "DE", units: 1, conversions: 2 }]);
+    expect(await goalCells(whole.client, "exit_page")).toEqual([
+      { goal: "goal_signup", day: DAY, value: "/signup", units: 1, conversions: 2 },
+    ]);
+    expect(await goalCells(whole.client, "country")).toEqual([
+      { goal: "goal_signup", day: DAY, value: "DE", units: 1, conversions: 2 },
+    ]);
   });
 });

@@ -144,7 +144,11 @@ function smallestVisible(cells: DayCell[]): DayCell | undefined {
   let smallest: DayCell | undefined;
   for (const c of cells) {
     if (!c.visible) continue;
-    if (!smallest || c.units < smallest.units || (c.units === smallest.units && (c.value < smallest.value || (c.value === smallest.value && c.key < smallest.key)))) {
+    if (
+      !smallest ||
+      c.units < smallest.units ||
+      (c.units === smallest.units && (c.value < smallest.value || (c.value === smallest.value && c.key < smallest.key)))
+    ) {
       smallest = c;
     }
   }
@@ -194,7 +198,8 @@ export async function dimensionDays(
   const pages = new Map<string, { units: number; visible: boolean }>();
   if (pageDimension) {
     for (const r of cellRows.rows) {
-      if (r.page_units !== null) pages.set(`${r.day}\u0000${r.value}`, { units: Number(r.page_units), visible: Number(r.page_visible) === 1 });
+      if (r.page_units !== null)
+        pages.set(`${r.day}\u0000${r.value}`, { units: Number(r.page_units), visible: Number(r.page_visible) === 1 });
     }
   }
   const cellsByDay = byDay(cellRows.rows as unknown as Rows);
@@ -237,7 +242,8 @@ export async function dimensionDays(
             : { cells: [], stuck: false };
         stuck ||= split.stuck;
         const converted = new Map(split.cells.map((c) => [c.key, c]));
-        for (const c of cells) if (!converted.has(c.key)) converted.set(c.key, { key: c.key, units: 0, value: 0, keySum: 0, visible: c.visible });
+        for (const c of cells)
+          if (!converted.has(c.key)) converted.set(c.key, { key: c.key, units: 0, value: 0, keySum: 0, visible: c.visible });
         decided.goals.set(goal, converted);
       }
       const smallest = stuck ? smallestVisible(cells) : undefined;
@@ -265,11 +271,15 @@ function goalPartition(
 ): { cells: DayCell[]; stuck: boolean } {
   const cells = partition(goalDay, rows, k, () => true);
   const present = new Set(cells.map((c) => c.key));
-  for (const v of values.values()) if (!present.has(v.key)) cells.push({ key: v.key, units: 0, value: 0, keySum: 0, visible: goalDay.visible && v.visible });
+  for (const v of values.values())
+    if (!present.has(v.key)) cells.push({ key: v.key, units: 0, value: 0, keySum: 0, visible: goalDay.visible && v.visible });
   const sensitive = new Set<DayCell>(cells.filter((c) => c.key === SMALL));
   for (const c of cells) {
     const parent = values.get(c.key);
-    if (c.visible && !(parent?.visible && complementSafe(parent.units, c.units, k) && complementSafe(goalDay.units, c.units, k))) {
+    if (
+      c.visible &&
+      !(parent?.visible && complementSafe(parent.units, c.units, k) && complementSafe(goalDay.units, c.units, k))
+    ) {
       c.visible = false;
       sensitive.add(c);
     }
@@ -278,7 +288,14 @@ function goalPartition(
   while (goalDay.visible) {
     const hidden = cells.filter((c) => !c.visible);
     const hiddenValues = hidden.reduce((n, c) => n + (values.get(c.key)?.units ?? 0), 0);
-    if (complementSafe(hiddenValues, hidden.reduce((n, c) => n + c.units, 0), k)) break;
+    if (
+      complementSafe(
+        hiddenValues,
+        hidden.reduce((n, c) => n + c.units, 0),
+        k,
+      )
+    )
+      break;
     const smallest = smallestVisible(cells);
     // Every goal cell is hidden already: a value must hide (the caller's next round).
     if (!smallest) return { cells, stuck: true };
@@ -294,11 +311,17 @@ interface ValueTallies {
   conversions: AtomTally;
 }
 
-export async function breakdownReport(db: ReadOnlyDatabase, scope: ReportScope, dimension: Dimension, goal?: string): Promise<BreakdownReport> {
+export async function breakdownReport(
+  db: ReadOnlyDatabase,
+  scope: ReportScope,
+  dimension: Dimension,
+  goal?: string,
+): Promise<BreakdownReport> {
   const { days, smallDays } = await dimensionDays(db, scope, dimension);
   const tallies = new Map<string, ValueTallies>();
   const tallyOf = (key: string) => {
-    if (!tallies.has(key)) tallies.set(key, { visitors: EMPTY_TALLY, pageviews: EMPTY_TALLY, converting: EMPTY_TALLY, conversions: EMPTY_TALLY });
+    if (!tallies.has(key))
+      tallies.set(key, { visitors: EMPTY_TALLY, pageviews: EMPTY_TALLY, converting: EMPTY_TALLY, conversions: EMPTY_TALLY });
     return tallies.get(key)!;
   };
   for (const day of days.values()) {

@@ -18,7 +18,12 @@ export interface Filter {
 }
 
 /** The day atoms of the visitors with the filter's value, every goal's included. */
-export async function filteredAtoms(db: ReadOnlyDatabase, scope: ReportScope, filter: Filter, atoms: DayAtoms): Promise<DayAtoms> {
+export async function filteredAtoms(
+  db: ReadOnlyDatabase,
+  scope: ReportScope,
+  filter: Filter,
+  atoms: DayAtoms,
+): Promise<DayAtoms> {
   const [{ days }, own] = await Promise.all([
     dimensionDays(db, scope, filter.dimension, atoms),
     // The value's own cells: on a day it had fewer than k visitors, dimensionDays has it only in a sum.
@@ -37,7 +42,8 @@ export async function filteredAtoms(db: ReadOnlyDatabase, scope: ReportScope, fi
     if (!decided.values.has(filter.value) && small !== undefined) {
       // Hidden, and so are its goals' cells: data, but none of it shown.
       siteDays.set(day, { units: small, pageviews: 0, keySum: 0, visible: false, shown: { units: 0, pageviews: 0 } });
-      for (const goal of goalDays.values()) goal.set(day, { units: 1, conversions: 0, keySum: 0, visible: false, shown: { units: 0, conversions: 0 } });
+      for (const goal of goalDays.values())
+        goal.set(day, { units: 1, conversions: 0, keySum: 0, visible: false, shown: { units: 0, conversions: 0 } });
       continue;
     }
     const cell = decided.values.get(filter.value);
@@ -47,7 +53,10 @@ export async function filteredAtoms(db: ReadOnlyDatabase, scope: ReportScope, fi
         pageviews: cell.value,
         keySum: cell.keySum,
         visible: cell.visible,
-        shown: { units: shown(cell.units, cell.keySum, NOISE_COLUMN.units), pageviews: shown(cell.value, cell.keySum, NOISE_COLUMN.events) },
+        shown: {
+          units: shown(cell.units, cell.keySum, NOISE_COLUMN.units),
+          pageviews: shown(cell.value, cell.keySum, NOISE_COLUMN.events),
+        },
       });
     }
     for (const [goal, cells] of decided.goals) {
@@ -59,7 +68,10 @@ export async function filteredAtoms(db: ReadOnlyDatabase, scope: ReportScope, fi
         conversions: c.value,
         keySum: c.keySum,
         visible: c.visible,
-        shown: { units: shown(c.units, c.keySum, NOISE_COLUMN.units), conversions: shown(c.value, c.keySum, NOISE_COLUMN.events) },
+        shown: {
+          units: shown(c.units, c.keySum, NOISE_COLUMN.units),
+          conversions: shown(c.value, c.keySum, NOISE_COLUMN.events),
+        },
       });
     }
   }

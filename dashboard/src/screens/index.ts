@@ -9,6 +9,7 @@ import { lazyScreen } from "../ui/lazy";
 
 const OverviewScreen = lazyScreen(() => import("./overview").then((m) => m.OverviewScreen));
 const PagesScreen = lazyScreen(() => import("./pages").then((m) => m.PagesScreen));
+const SourcesScreen = lazyScreen(() => import("./sources").then((m) => m.SourcesScreen));
 const VitalsScreen = lazyScreen(() => import("./vitals").then((m) => m.VitalsScreen));
 const GoalsScreen = lazyScreen(() => import("./goals").then((m) => m.GoalsScreen));
 const SessionsScreen = lazyScreen(() => import("./sessions").then((m) => m.SessionsScreen));
@@ -30,6 +31,7 @@ export interface SiteScreen {
 export const SITE_SCREENS: readonly SiteScreen[] = [
   { slug: "overview", title: "Overview", scopes: ["read:reports"], periodic: true, component: OverviewScreen },
   { slug: "pages", title: "Pages", scopes: ["read:reports"], periodic: true, component: PagesScreen },
+  { slug: "sources", title: "Sources", scopes: ["read:reports"], periodic: true, component: SourcesScreen },
   { slug: "vitals", title: "Vitals", scopes: ["read:reports"], periodic: true, component: VitalsScreen },
   { slug: "goals", title: "Goals & funnels", scopes: ["read:sites"], periodic: true, component: GoalsScreen },
   { slug: "sessions", title: "Sessions", scopes: ["read:sessions"], periodic: false, component: SessionsScreen },

@@ -8,7 +8,8 @@ import { useEffect, useState } from "preact/hooks";
 import { ApiProblem } from "../api/client";
 import { Failure, Loading } from "./states";
 
-export function lazyScreen<P extends object>(load: () => Promise<FunctionComponent<P>>): FunctionComponent<P> {
+/** `what` names it while it loads ("Loading the screen…"), for a part of a screen loaded the same way. */
+export function lazyScreen<P extends object>(load: () => Promise<FunctionComponent<P>>, what = "the screen"): FunctionComponent<P> {
   let loaded: FunctionComponent<P> | undefined;
   let loading: Promise<FunctionComponent<P>> | undefined;
   return function LazyScreen(props: P) {
@@ -29,7 +30,7 @@ export function lazyScreen<P extends object>(load: () => Promise<FunctionCompone
       const Screen = loaded;
       return <Screen {...props} />;
     }
-    if (failed) return <Failure problem={new ApiProblem(0, "This screen could not be loaded. Is `wren start` still running?")} retry={() => location.reload()} />;
-    return <Loading what="the screen" />;
+    if (failed) return <Failure problem={new ApiProblem(0, `${what === "the screen" ? "This screen" : what.charAt(0).toUpperCase() + what.slice(1)} could not be loaded. Is \`wren start\` still running?`)} retry={() => location.reload()} />;
+    return <Loading what={what} />;
   };
 }

@@ -354,7 +354,14 @@ export function deviceDimensions(headers: Headers): DeviceDimensions {
   return result;
 }
 
-const CACHE_KEY_HEADERS = ["user-agent", "sec-ch-ua", "sec-ch-ua-full-version-list", "sec-ch-ua-platform", "sec-ch-ua-platform-version", "sec-ch-ua-mobile"];
+const CACHE_KEY_HEADERS = [
+  "user-agent",
+  "sec-ch-ua",
+  "sec-ch-ua-full-version-list",
+  "sec-ch-ua-platform",
+  "sec-ch-ua-platform-version",
+  "sec-ch-ua-mobile",
+];
 const MAX_CACHED = 2_000;
 const derived = new Map<string, DeviceDimensions>();
 

@@ -1,0 +1,181 @@
+/**
+ * What the Sources screen shows for its filter: the filtered visitors and pageviews per day
+ * (GET /api/v1/timeseries?filter=…, a uPlot chart and the table of every point) and each goal's
+ * conversions with its rate and denominator (GET /api/v1/conversions?filter=…). Both read the
+ * breakdown's whole-day cells, so they take days only, like the panels. Its own chunk: the chart
+ * library loads when a filter is first set, not with the screen.
+ */
+import { useMemo } from "preact/hooks";
+import { api, ApiProblem, unwrap, type Figure, type Schemas } from "../../api/client";
+import { useLoad } from "../../state/load";
+import { dayPeriodParams, period } from "../../state/period";
+import { TimeChart, type ChartSeries } from "../../ui/chart";
+import { FigureView, RateView } from "../../ui/figure";
+import { CaptionRange } from "../../ui/report-range";
+import { Empty, Loaded } from "../../ui/states";
+import { formatPoint, siteClock } from "../../ui/time";
+import { filterLabel, filterParam, type Filter } from "./dimensions";
+
+type Timeseries = Schemas["TimeseriesReport"];
+type Conversions = Schemas["ConversionsReport"];
+
+/** Goals per site are few; one page of the largest size holds them all. */
+const GOALS_LIMIT = 1000;
+
+const plotted = (figure: Figure): number | null => (figure.qualifier === "suppressed" ? null : figure.value);
+
+export function FilteredReports({ site, filter }: { site: string; filter: Filter }) {
+  const days = dayPeriodParams(period.value);
+  const filterText = filterParam(filter);
+  const inputs = [site, JSON.stringify(days), filterText];
+  const series = useLoad(async () => {
+    const data = await unwrap(
+      api.GET("/api/v1/timeseries", { params: { query: { site, ...days, interval: "day", filter: filterText } } }),
+    );
+    // The route can also answer CSV; the dashboard always asks for JSON.
+    if (typeof data === "string") throw new ApiProblem(0, "The timeseries came back as text, not JSON.");
+    return data;
+  }, inputs);
+  const conversions = useLoad(
+    () =>
+      unwrap(api.GET("/api/v1/conversions", { params: { query: { site, ...days, filter: filterText, limit: GOALS_LIMIT } } })),
+    inputs,
+  );
+  return (
+    <div class="sources-filtered">
+      <h3>Visitors and pageviews per day</h3>
+      <Loaded load={series} what="the filtered visitors">
+        {(data) => <FilteredSeries series={data} filterText={filterLabel(filter)} />}
+      </Loaded>
+      <h3>Conversions</h3>
+      <Loaded load={conversions} what="the filtered conversions">
+        {(data) => <FilteredConversions report={data} filterText={filterLabel(filter)} />}
+      </Loaded>
+    </div>
+  );
+}
+
+function FilteredSeries({ series, filterText }: { series: Timeseries; filterText: string }) {
+  const zone = series.period.timezone;
+  // TimeChart redraws when its arrays change: build them once per answer, not per render.
+  const times = useMemo(() => series.points.map((p) => siteClock(Date.parse(p.start) / 1000, zone)), [series]);
+  const lines = useMemo<ChartSeries[]>(
+    () => [
+      { label: "Visitors", values: series.points.map((p) => plotted(p.visitors)) },
+      { label: "Pageviews", values: series.points.map((p) => plotted(p.pageviews)) },
+    ],
+    [series],
+  );
+  const extent = useMemo(() => {
+    const first = series.points[0];
+    const last = series.points.at(-1);
+    if (!first || !last) return undefined;
+    return [siteClock(Date.parse(first.start) / 1000, zone), siteClock(Date.parse(last.start) / 1000 + 86_400, zone)] as const;
+  }, [series]);
+  if (series.points.length === 0) {
+    return (
+      <Empty>
+        <p>No day of this period is published yet.</p>
+      </Empty>
+    );
+  }
+  const { k } = series;
+  return (
+    <>
+      <TimeChart
+        title={`Chart of the visitors and pageviews per day of the visitors with ${filterText}. Every figure is in the table below.`}
+        times={times}
+        series={lines}
+        span={extent}
+      />
+      <div class="table-wrap">
+        <table class="report-table sources-points">
+          <caption>
+            Visitors and pageviews per day, {filterText}
+            <CaptionRange range={series.period} />
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Day</th>
+              <th scope="col" class="num">
+                Visitors
+              </th>
+              <th scope="col" class="num">
+                Pageviews
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {series.points.map((point) => (
+              <tr key={point.start}>
+                <th scope="row">
+                  <time dateTime={point.local}>{formatPoint(point.start, "day", zone)}</time>
+                </th>
+                <td class="num">
+                  <FigureView figure={point.visitors} k={k} />
+                </td>
+                <td class="num">
+                  <FigureView figure={point.pageviews} k={k} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr>
+              <th scope="row">Total shown</th>
+              <td class="num">
+                <FigureView figure={series.totals.visitors} k={k} />
+              </td>
+              <td class="num">
+                <FigureView figure={series.totals.pageviews} k={k} />
+              </td>
+            </tr>
+          </tfoot>
+        </table>
+      </div>
+    </>
+  );
+}
+
+function FilteredConversions({ report, filterText }: { report: Conversions; filterText: string }) {
+  const { k } = report;
+  if (report.rows.length === 0) {
+    return (
+      <Empty>
+        <p>No goals to report. Goals are made on the Goals &amp; funnels screen.</p>
+      </Empty>
+    );
+  }
+  return (
+    <div class="table-wrap">
+      <table class="report-table sources-conversions">
+        <caption>
+          Conversions by goal, {filterText}
+          <CaptionRange range={report.period} />
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Goal</th>
+            <th scope="col" class="num">
+              Conversions
+            </th>
+            <th scope="col">Converting sessions and rate</th>
+          </tr>
+        </thead>
+        <tbody>
+          {report.rows.map((row) => (
+            <tr key={row.goal.id}>
+              <th scope="row">{row.goal.name}</th>
+              <td class="num">
+                <FigureView figure={row.conversions} k={k} />
+              </td>
+              <td>
+                <RateView numerator={row.converting_sessions} denominator={row.sessions} rate={row.rate} k={k} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,293 @@
+/**
+ * One panel of the Sources screen: the top values of a dimension (GET /api/v1/breakdown), a
+ * small table sortable by any column, "Show 10 more" raising the limit. Each value is a toggle
+ * button that sets the screen's filter to it (not the null row: visitors without a value cannot
+ * be filtered on). Its dimension choice, sort and row count live in the URL under the panel's id.
+ */
+import { useRef } from "preact/hooks";
+import { api, unwrap, type Schemas } from "../../api/client";
+import { useLoad } from "../../state/load";
+import { query, setQuery } from "../../state/location";
+import { dayPeriodParams, period } from "../../state/period";
+import { FigureView } from "../../ui/figure";
+import { CaptionRange, rangeText } from "../../ui/report-range";
+import { Empty, Failure, Loading } from "../../ui/states";
+import { SortHeader, urlSort, type Order } from "../../ui/table-sort";
+import { countryName, DIMENSION_LABEL, filterParam, type Dimension, type Filter, type PanelSpec } from "./dimensions";
+
+type Report = Schemas["BreakdownReport"];
+type Row = Report["rows"][number];
+type Column = "value" | "visitors" | "pageviews" | "converting_sessions" | "rate";
+
+/** Rows shown at first, and added by each "Show 10 more". */
+export const PAGE = 10;
+/** The API's largest page. */
+const MAX_ROWS = 1000;
+const defaultOrder = (column: Column): Order => (column === "value" ? "asc" : "desc");
+
+/** The id of the screen's one line on what choosing a value does (the toggles' description). */
+export const PICK_HINT_ID = "sources-pick-hint";
+
+/** A value as the panel writes it: a country as its code and English name, anything else as it is. */
+function ValueLabel({ dimension, value }: { dimension: Dimension; value: string }) {
+  if (dimension !== "country") return <>{value}</>;
+  const name = countryName(value);
+  return (
+    <>
+      <code class="sources-code">{value}</code>
+      {name && ` ${name}`}
+    </>
+  );
+}
+
+export function BreakdownPanel({
+  site,
+  spec,
+  goal,
+  goalName,
+  filter,
+}: {
+  site: string;
+  spec: PanelSpec;
+  /** The goal whose converting sessions and rate are added; "" for none. */
+  goal: string;
+  goalName: string;
+  filter: Filter | null;
+}) {
+  const param = (name: string) => `${spec.id}_${name}`;
+  // The URL's choice; else the filter's dimension where this panel has it (a shared link to
+  // ?filter=utm_campaign:launch opens on campaigns, its row marked); else the first.
+  const chosen =
+    spec.dimensions.find((d) => d.dimension === query.value.get(spec.id)) ??
+    spec.dimensions.find((d) => d.dimension === filter?.dimension) ??
+    spec.dimensions[0]!;
+  const { dimension } = chosen;
+  const columns: readonly Column[] = goal
+    ? ["value", "visitors", "pageviews", "converting_sessions", "rate"]
+    : ["value", "visitors", "pageviews"];
+  const sort = urlSort(columns, "visitors", defaultOrder, { sort: param("sort"), order: param("order") });
+  const asked = Number(query.value.get(param("rows")));
+  const limit = Number.isInteger(asked) && asked > PAGE ? Math.min(asked, MAX_ROWS) : PAGE;
+  const days = dayPeriodParams(period.value);
+  // The view: what the figures are of. Sort and row count only reorder or extend it.
+  const view = JSON.stringify([site, days, dimension, goal]);
+  const params = { site, ...days, dimension, goal: goal || undefined, sort: sort.sort, order: sort.order, limit };
+  // Each answer carries the view it was asked for.
+  const load = useLoad(
+    () => unwrap(api.GET("/api/v1/breakdown", { params: { query: params } })).then((report) => ({ view, report })),
+    [JSON.stringify(params)],
+  );
+
+  // While another sort or more rows load, the rows of the same view stay (the focus stays on
+  // the button pressed); another period, dimension or goal never shows the previous figures.
+  const last = useRef<{ view: string; report: Report } | null>(null);
+  if (load.status === "ready") last.current = load.data;
+  const report = last.current?.view === view ? last.current.report : null;
+  const busy = load.status === "loading";
+
+  const onSort = (column: Column, order: Order) => {
+    const usual = column === "visitors" && order === "desc";
+    setQuery({ [param("sort")]: usual ? undefined : column, [param("order")]: usual ? undefined : order }, true);
+  };
+  const rows = (n: number) => setQuery({ [param("rows")]: n > PAGE ? String(n) : undefined }, true);
+  // Written even for the first choice: without it, the filter's dimension would be shown.
+  const choose = (next: Dimension) => setQuery({ [spec.id]: next, [param("rows")]: undefined }, true);
+
+  let body;
+  if (load.status === "failed") body = <Failure problem={load.problem} retry={load.reload} />;
+  else if (!report) body = <Loading what={spec.title.toLowerCase()} />;
+  else if (report.rows.length === 0) {
+    body = (
+      <Empty>
+        <p>No visitors in this period ({rangeText(report.period)}).</p>
+      </Empty>
+    );
+  } else {
+    const label = DIMENSION_LABEL[dimension];
+    body = (
+      <>
+        <div class="table-wrap" aria-busy={busy || undefined}>
+          <table class="report-table sources-table">
+            <caption>
+              {chosen.label}
+              {goal && `, converting on ${goalName}`}
+              <CaptionRange range={report.period} />
+            </caption>
+            <thead>
+              <tr>
+                <SortHeader column="value" label={label} state={sort} defaultOrder={defaultOrder} onSort={onSort} />
+                <SortHeader column="visitors" label="Visitors" state={sort} defaultOrder={defaultOrder} onSort={onSort} numeric />
+                <SortHeader
+                  column="pageviews"
+                  label="Pageviews"
+                  state={sort}
+                  defaultOrder={defaultOrder}
+                  onSort={onSort}
+                  numeric
+                />
+                {goal && (
+                  <>
+                    <SortHeader
+                      column="converting_sessions"
+                      label="Converting sessions"
+                      state={sort}
+                      defaultOrder={defaultOrder}
+                      onSort={onSort}
+                      numeric
+                    />
+                    <SortHeader column="rate" label="Rate" state={sort} defaultOrder={defaultOrder} onSort={onSort} numeric />
+                  </>
+                )}
+              </tr>
+            </thead>
+            <tbody>
+              {report.rows.map((row) => (
+                <ValueRow
+                  key={row.value ?? "\u0000none"}
+                  row={row}
+                  k={report.k}
+                  dimension={dimension}
+                  goal={goal !== ""}
+                  filter={filter}
+                />
+              ))}
+            </tbody>
+          </table>
+        </div>
+        {report.rows.some((row) => row.value === null) && (
+          <p class="hint sources-none">
+            (none): visitors without a {label.toLowerCase()}
+            {none(dimension)}.
+          </p>
+        )}
+        {(report.next_cursor || limit > PAGE) && (
+          <div class="table-pager">
+            {report.next_cursor && limit < MAX_ROWS && (
+              <button type="button" onClick={() => rows(limit + PAGE)}>
+                Show {PAGE} more<span class="sr-only"> {chosen.label.toLowerCase()}</span>
+              </button>
+            )}
+            {limit > PAGE && (
+              <button type="button" onClick={() => rows(PAGE)}>
+                Show the top {PAGE}
+                <span class="sr-only"> {chosen.label.toLowerCase()}</span>
+              </button>
+            )}
+          </div>
+        )}
+      </>
+    );
+  }
+
+  return (
+    <section class="sources-panel" aria-labelledby={`${spec.id}-title`}>
+      <div class="sources-panel-head">
+        <h2 id={`${spec.id}-title`}>{spec.title}</h2>
+        {spec.chooser === "select" && (
+          <label class="sources-choose">
+            <span>Show</span>
+            <select value={dimension} onChange={(event) => choose((event.target as HTMLSelectElement).value as Dimension)}>
+              {spec.dimensions
+                .filter((d) => !d.group)
+                .map((d) => (
+                  <option key={d.dimension} value={d.dimension}>
+                    {d.label}
+                  </option>
+                ))}
+              {[...new Set(spec.dimensions.flatMap((d) => (d.group ? [d.group] : [])))].map((group) => (
+                <optgroup key={group} label={group}>
+                  {spec.dimensions
+                    .filter((d) => d.group === group)
+                    .map((d) => (
+                      <option key={d.dimension} value={d.dimension}>
+                        {d.label}
+                      </option>
+                    ))}
+                </optgroup>
+              ))}
+            </select>
+          </label>
+        )}
+        {spec.chooser === "toggle" && (
+          <div role="group" aria-label={`${spec.title}: show`} class="segmented">
+            {spec.dimensions.map((d) => (
+              <button
+                key={d.dimension}
+                type="button"
+                aria-pressed={d.dimension === dimension}
+                onClick={() => choose(d.dimension)}
+              >
+                {d.label}
+              </button>
+            ))}
+          </div>
+        )}
+      </div>
+      {body}
+    </section>
+  );
+}
+
+/** Why a value can be missing, per dimension. */
+function none(dimension: Dimension): string {
+  if (dimension.startsWith("utm_")) return " (no UTM parameter on the landing page)";
+  // A visit without a referrer has one: "Direct / None".
+  if (dimension === "source") return " (recorded before sources were)";
+  if (dimension === "country") return " (a private address, or one the country database does not place)";
+  return " (not known, or recorded before dimensions were)";
+}
+
+function ValueRow({
+  row,
+  k,
+  dimension,
+  goal,
+  filter,
+}: {
+  row: Row;
+  k: number;
+  dimension: Dimension;
+  goal: boolean;
+  filter: Filter | null;
+}) {
+  const { value } = row;
+  const selected = value !== null && filter?.dimension === dimension && filter.value === value;
+  return (
+    <tr class={selected ? "selected" : undefined}>
+      <th scope="row" class="sources-value">
+        {value === null ? (
+          <span class="muted">(none)</span>
+        ) : (
+          <button
+            type="button"
+            class="sources-pick"
+            aria-pressed={selected}
+            aria-describedby={PICK_HINT_ID}
+            onClick={() => setQuery({ filter: selected ? undefined : filterParam({ dimension, value }) })}
+          >
+            {selected && <span aria-hidden="true">✓ </span>}
+            <ValueLabel dimension={dimension} value={value} />
+          </button>
+        )}
+      </th>
+      <td class="num">
+        <FigureView figure={row.visitors} k={k} />
+      </td>
+      <td class="num">
+        <FigureView figure={row.pageviews} k={k} />
+      </td>
+      {goal && (
+        <>
+          <td class="num">
+            {row.converting_sessions && (
+              <span class="rate">
+                <FigureView figure={row.converting_sessions} k={k} /> of <FigureView figure={row.visitors} k={k} /> sessions
+              </span>
+            )}
+          </td>
+          <td class="num">{row.rate && <FigureView figure={row.rate} k={k} format="percent" />}</td>
+        </>
+      )}
+    </tr>
+  );
+}
