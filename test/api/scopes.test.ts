@@ -94,6 +94,14 @@ const cases: Case[] = [
     }),
   ),
   {
+    name: "GET /api/v1/breakdown",
+    scope: "read:reports",
+    siteBound: true,
+    siteField: "site",
+    success: 200,
+    request: async (_f, s) => ({ method: "GET", path: `/api/v1/breakdown?site=${s}&period=7d&dimension=country` }),
+  },
+  {
     name: "GET /api/v1/overview",
     scope: "read:reports",
     siteBound: true,

@@ -25,6 +25,7 @@ export const ROUTE_OPERATION_IDS = {
   "GET /api/v1/conversions": "getConversionsReport",
   "GET /api/v1/funnels": "getFunnelReport",
   "GET /api/v1/timeseries": "getTimeseries",
+  "GET /api/v1/breakdown": "getBreakdownReport",
   "GET /api/v1/overview": "getOverview",
   "POST /api/v1/deployments": "createDeployment",
   "GET /api/v1/deployments": "listDeployments",

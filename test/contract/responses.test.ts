@@ -174,6 +174,7 @@ function keyRouteCalls(): Record<string, [string, unknown?]> {
     "GET /api/v1/conversions": [`/api/v1/conversions?site=${ids.site}&period=24h`],
     "GET /api/v1/funnels": [`/api/v1/funnels?site=${ids.site}&period=7d&goals=${ids.goal},${ids.goal2}`],
     "GET /api/v1/timeseries": [`/api/v1/timeseries?site=${ids.site}&period=24h`],
+    "GET /api/v1/breakdown": [`/api/v1/breakdown?site=${ids.site}&period=7d&dimension=source`],
     "GET /api/v1/overview": [`/api/v1/overview?site=${ids.site}`],
     "POST /api/v1/deployments": ["/api/v1/deployments", { site: ids.site, version: "v3", external_id: "release-3" }],
     "GET /api/v1/deployments": [`/api/v1/deployments?site=${ids.site}`],
@@ -225,7 +226,7 @@ describe("the key routes", () => {
       201,
       admin("POST", "/api/v1/sites", { name: "New", domain: "new.contract.example" }),
     );
-    for (const report of ["pages", "vitals", "conversions", "funnels", "timeseries"]) {
+    for (const report of ["pages", "vitals", "conversions", "funnels", "timeseries", "breakdown"]) {
       const [path] = calls[`GET /api/v1/${report}`]!;
       for (const accept of ["text/csv", "application/x-ndjson"]) {
         const answer = await expectAnswer(`GET /api/v1/${report}`, 200, admin("GET", path, undefined, { accept }));
@@ -265,6 +266,7 @@ describe("the key routes", () => {
         `GET /api/v1/${r}`,
         `/api/v1/${r}?site=${UNKNOWN.site}`,
       ]),
+      ["GET /api/v1/breakdown", `/api/v1/breakdown?site=${UNKNOWN.site}&dimension=country`],
       ["GET /api/v1/overview", `/api/v1/overview?site=${ids.site}&deployment=${UNKNOWN.dep}`],
       ["POST /api/v1/deployments", "/api/v1/deployments", { site: UNKNOWN.site, version: "v1" }],
       ["GET /api/v1/deployments", `/api/v1/deployments?site=${UNKNOWN.site}`],
@@ -317,7 +319,7 @@ describe("the key routes", () => {
       await expectAnswer(op, 413, admin(method, path, big(op === "POST /api/v1/events" ? 300_000 : 70_000)));
     }
     // Reports refuse a time zone other than the site's with a 422 naming `tz`.
-    for (const report of ["pages", "vitals", "conversions", "funnels", "timeseries"]) {
+    for (const report of ["pages", "vitals", "conversions", "funnels", "timeseries", "breakdown"]) {
       const path = keyRouteCalls()[`GET /api/v1/${report}`]![0];
       await expectAnswer(`GET /api/v1/${report}`, 422, admin("GET", `${path}&tz=Asia/Tokyo`));
     }

@@ -196,6 +196,8 @@ describe.each([
     await seed("site_kept");
     await catchUp(d.client);
     for (const table of [...RAW_TABLES, ...ROLLUP_TABLES]) {
+      // A fold's scratch holds rows only between the statements of one fold.
+      if (table === "rollup_dimension_scratch") continue;
       expect(await d.count(table, { column: "site_id", value: "site_gone" }), table).toBeGreaterThan(0);
     }
     const kept = Object.fromEntries(

@@ -25,15 +25,20 @@ const RULE_MIGRATION = "0008_hours_decided_as_they_close";
 const dir = mkdtempSync(join(tmpdir(), "wren-upgrade-"));
 const client = createClient({ url: `file:${join(dir, "wren.db")}` });
 
-/** The migrations folder as it was before the rule: its journal without the rule's entry. */
-function migrationsBefore(): string {
-  const folder = join(dir, "migrations-before");
+/**
+ * The migrations without the rule's, and then with it applied last: today's fold needs the later
+ * migrations' tables before the upgrade too, and the rule's migration touches only the
+ * publication, which none of them does.
+ */
+function migrationsFolder(name: string, withRule: boolean): string {
+  const folder = join(dir, name);
   cpSync(MIGRATIONS, folder, { recursive: true });
   const journalFile = join(folder, "meta", "_journal.json");
-  const journal = JSON.parse(readFileSync(journalFile, "utf8"));
-  const at = journal.entries.findIndex((e: { tag: string }) => e.tag === RULE_MIGRATION);
+  const journal = JSON.parse(readFileSync(journalFile, "utf8")) as { entries: { tag: string; when: number }[] };
+  const at = journal.entries.findIndex((e) => e.tag === RULE_MIGRATION);
   expect(at, "the rule's migration is in the journal").toBeGreaterThan(0);
-  journal.entries = journal.entries.slice(0, at);
+  const [rule] = journal.entries.splice(at, 1);
+  if (withRule) journal.entries.push({ ...rule!, when: Math.max(...journal.entries.map((e) => e.when)) + 1 });
   writeFileSync(journalFile, JSON.stringify(journal));
   return folder;
 }
@@ -48,13 +53,13 @@ async function twoDays(): Promise<void> {
 }
 
 beforeAll(async () => {
-  await migrate(drizzle(client), { migrationsFolder: migrationsBefore() });
+  await migrate(drizzle(client), { migrationsFolder: migrationsFolder("before", false) });
   await addSite(client, SITE);
   await twoDays();
   await catchUp(client as never);
   // Published before the upgrade: the 2nd had ended, the 3rd had not.
   await client.execute(publishStatement(at("2026-11-03", 12), at("2026-11-03", 12)));
-  await migrate(drizzle(client), { migrationsFolder: MIGRATIONS });
+  await migrate(drizzle(client), { migrationsFolder: migrationsFolder("after", true) });
   // And after it: both days have ended.
   await client.execute(publishStatement(at("2026-11-05", 0, 1), at("2026-11-05", 0, 1)));
 }, 60_000);

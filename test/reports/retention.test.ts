@@ -8,6 +8,7 @@
 import type { Client } from "@libsql/client";
 import { afterEach, describe, expect, it } from "vitest";
 import { HttpProblem } from "../../worker/lib/problem";
+import { breakdownReport } from "../../worker/reports/breakdown";
 import { conversionsReport } from "../../worker/reports/conversions";
 import { funnelReport } from "../../worker/reports/funnels";
 import { pagesReport } from "../../worker/reports/pages";
@@ -57,6 +58,7 @@ async function reportsOf(db: TestDb, scope: ReportScope, withFunnel: boolean) {
     hours: await timeseriesReport(db.reader, scope, "hour"),
     vitals: await vitalsReport(db.reader, scope),
     funnel: withFunnel ? await funnelReport(db.reader, scope, ["goal_a", "goal_b"]) : null,
+    entries: await breakdownReport(db.reader, scope, "entry_page", "goal_a"),
   };
 }
 
@@ -69,6 +71,7 @@ const UNITS = [
   "rollup_goal_hour_units",
   "rollup_vital_day_units",
   "rollup_session_goals",
+  "rollup_session_day",
 ];
 const CELLS = [
   "rollup_site_day",
@@ -78,6 +81,8 @@ const CELLS = [
   "rollup_goal_hour",
   "rollup_vital_day",
   "rollup_vital_histogram",
+  "rollup_dimension_day",
+  "rollup_goal_dimension_day",
 ];
 
 async function snapshot(client: Client, tables: string[]): Promise<string[]> {
@@ -179,6 +184,7 @@ describe("retention", () => {
       rollup_site_hour_units: 12,
       rollup_goal_hour_units: 24,
       rollup_session_goals: 24,
+      rollup_session_day: 12,
     });
     // What is left of the old day: the unfolded row. The recent day is whole.
     expect(

@@ -17,11 +17,13 @@ export default defineConfig({
           workers: [
             {
               name: "wren-collector",
-              modules: true,
-              scriptPath: resolve(root, "dist/collector.js"),
+              // The bundle and, beside it, the country database (config.capnp's `country.mmdb`).
+              modules: [
+                { type: "ESModule", path: resolve(root, "dist/collector.js") },
+                { type: "Data", path: resolve(root, "dist/country.mmdb") },
+              ],
+              modulesRoot: resolve(root, "dist"),
               compatibilityDate: "2026-11-01",
-              // The country database beside the bundle (config.capnp's `country.mmdb`).
-              modulesRules: [{ type: "Data", include: ["**/*.mmdb"] }],
               bindings,
               durableObjects: { COLLECTOR_STATE: "CollectorState" },
             },

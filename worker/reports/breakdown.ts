@@ -332,7 +332,7 @@ export async function breakdownReport(
       t.pageviews = addToTally(t.pageviews, shownValue(scope, c.value, c.keySum, NOISE_COLUMN.events), c.visible);
     }
     if (!goal) continue;
-    for (const [key, c] of day.goals.get(goal)!) {
+    for (const [key, c] of day.goals.get(goal) ?? []) {
       if (key === SMALL) continue;
       const t = tallyOf(key);
       const hasData = c.units > 0 || (day.values.get(key)?.units ?? 0) > 0;
