@@ -71,10 +71,11 @@ const smallCells = (site = "?1", dimension = "?2", k = "?5") =>
 const CELLS_SQL = `SELECT day, value, visitors AS units, pageviews AS count, key_sum FROM rollup_dimension_day WHERE ${range()} AND visitors >= ?5 UNION ALL ${smallCells()}`;
 const SMALL_VALUES_SQL = `SELECT value, count(*) AS days FROM rollup_dimension_day WHERE ${range()} AND visitors > 0 AND visitors < ?5 GROUP BY value`;
 /** A goal's cells in values of k visitors one by one, those in smaller values summed per day. */
+/** ?6: the goal. */
 const GOAL_CELLS_SQL =
   "SELECT g.goal_id AS goal_id, g.day AS day, CASE WHEN v.visitors >= ?5 THEN g.value END AS value, sum(g.units) AS units, sum(g.conversions) AS count, sum(g.key_sum) AS key_sum " +
   "FROM rollup_goal_dimension_day g JOIN rollup_dimension_day v ON v.site_id = g.site_id AND v.dimension = g.dimension AND v.day = g.day AND v.value = g.value " +
-  "WHERE g.site_id = ?1 AND g.dimension = ?2 AND g.day >= ?3 AND g.day <= ?4 AND g.units > 0 " +
+  "WHERE g.site_id = ?1 AND g.dimension = ?2 AND g.day >= ?3 AND g.day <= ?4 AND g.goal_id = ?6 AND g.units > 0 " +
   "GROUP BY g.goal_id, g.day, CASE WHEN v.visitors >= ?5 THEN g.value END";
 /**
  * Entry or exit page cells with their page-day atoms as the pages report decides them (only for
@@ -174,27 +175,30 @@ export interface DimensionDay {
 
 /**
  * Every day of the scope, decided for `dimension`: the site-day split into its values and, for
- * each of the site's goals, the goal-day split the same way, with the privacy rules applied (file comment).
- * The breakdown and the filtered reports (filter.ts) read the same cells.
+ * each of `goals`, the goal-day split the same way, with the privacy rules applied (file comment).
+ * The values are decided first and alone, and each goal beside them alone, so whichever goals a
+ * report asks for, a cell reads the same. The breakdown and the filtered reports (filter.ts)
+ * read the same cells.
  */
 export async function dimensionDays(
   db: ReadOnlyDatabase,
   scope: ReportScope,
   dimension: Dimension,
+  goals: readonly string[],
   atoms?: DayAtoms,
 ): Promise<{ atoms: DayAtoms; days: Map<string, DimensionDay>; smallDays: Map<string, number> }> {
   const args = [scope.siteId, dimension, scope.from, scope.to, scope.k];
   const pageDimension = dimension === "entry_page" || dimension === "exit_page";
-  const [dayAtoms, cellRows, goalRows, smallRows] = await Promise.all([
+  const [dayAtoms, cellRows, smallRows, ...goalRows] = await Promise.all([
     atoms ?? loadDayAtoms(db, scope),
     pageDimension
       ? db.query({ sql: PAGE_CELLS_SQL, args: [scope.k, scope.siteId, scope.from, scope.to, dimension] })
       : db.query({ sql: CELLS_SQL, args }),
-    db.query({ sql: GOAL_CELLS_SQL, args }),
     db.query({ sql: SMALL_VALUES_SQL, args }),
+    // One goal per query: a long tail of values times every goal would be one very long answer.
+    ...goals.map((goal) => db.query({ sql: GOAL_CELLS_SQL, args: [...args, goal] })),
   ]);
   const smallDays = new Map(smallRows.rows.map((r) => [String(r.value), Number(r.days)]));
-  const allGoals = dayAtoms.goals.map((g) => g.id);
   const pages = new Map<string, { units: number; visible: boolean }>();
   if (pageDimension) {
     for (const r of cellRows.rows) {
@@ -204,7 +208,7 @@ export async function dimensionDays(
   }
   const cellsByDay = byDay(cellRows.rows as unknown as Rows);
   const goalCellsByDay = new Map<string, Map<string, Rows>>();
-  for (const r of goalRows.rows as unknown as (Rows[number] & { goal_id: unknown })[]) {
+  for (const r of goalRows.flatMap((rs) => rs.rows) as unknown as (Rows[number] & { goal_id: unknown })[]) {
     const goal = String(r.goal_id);
     if (!goalCellsByDay.has(goal)) goalCellsByDay.set(goal, new Map());
     const days = goalCellsByDay.get(goal)!;
@@ -223,32 +227,22 @@ export async function dimensionDays(
       return !page?.visible || complementSafe(page.units, units, scope.k);
     });
     const values = new Map(cells.map((c) => [c.key, c]));
-    // Every goal of the site decides with the values, whichever one a report asks for: a value
-    // hidden for one goal's sake is hidden in every reading.
-    let decided: DimensionDay;
-    for (;;) {
-      decided = { values, goals: new Map() };
-      let stuck = false;
-      for (const goal of allGoals) {
-        const goalDay = dayAtoms.goalDays.get(goal)?.get(day);
-        const split =
-          goalDay && goalDay.units > 0
-            ? goalPartition(
-                { units: goalDay.units, count: goalDay.conversions, keySum: goalDay.keySum, visible: goalDay.visible },
-                goalCellsByDay.get(goal)?.get(day) ?? [],
-                values,
-                scope.k,
-              )
-            : { cells: [], stuck: false };
-        stuck ||= split.stuck;
-        const converted = new Map(split.cells.map((c) => [c.key, c]));
-        for (const c of cells)
-          if (!converted.has(c.key)) converted.set(c.key, { key: c.key, units: 0, value: 0, keySum: 0, visible: c.visible });
-        decided.goals.set(goal, converted);
-      }
-      const smallest = stuck ? smallestVisible(cells) : undefined;
-      if (!smallest) break;
-      smallest.visible = false;
+    const decided: DimensionDay = { values, goals: new Map() };
+    for (const goal of goals) {
+      const goalDay = dayAtoms.goalDays.get(goal)?.get(day);
+      const split =
+        goalDay && goalDay.units > 0
+          ? goalPartition(
+              { units: goalDay.units, count: goalDay.conversions, keySum: goalDay.keySum, visible: goalDay.visible },
+              goalCellsByDay.get(goal)?.get(day) ?? [],
+              values,
+              scope.k,
+            )
+          : [];
+      const converted = new Map(split.map((c) => [c.key, c]));
+      for (const c of cells)
+        if (!converted.has(c.key)) converted.set(c.key, { key: c.key, units: 0, value: 0, keySum: 0, visible: c.visible });
+      decided.goals.set(goal, converted);
     }
     days.set(day, decided);
   }
@@ -263,12 +257,7 @@ export async function dimensionDays(
  * the values whose goal cells are hidden, minus their converters (the goal-day minus the shown
  * goal cells), is who did not convert there.
  */
-function goalPartition(
-  goalDay: Parameters<typeof partition>[0],
-  rows: Rows,
-  values: Map<string, DayCell>,
-  k: number,
-): { cells: DayCell[]; stuck: boolean } {
+function goalPartition(goalDay: Parameters<typeof partition>[0], rows: Rows, values: Map<string, DayCell>, k: number): DayCell[] {
   const cells = partition(goalDay, rows, k, () => true);
   const present = new Set(cells.map((c) => c.key));
   for (const v of values.values())
@@ -296,12 +285,13 @@ function goalPartition(
       )
     )
       break;
+    // Never runs out: with every goal cell hidden the two are the day and the goal-day, whose
+    // complement the goal-day's own rule already checked (goalDayVisible).
     const smallest = smallestVisible(cells);
-    // Every goal cell is hidden already: a value must hide (the caller's next round).
-    if (!smallest) return { cells, stuck: true };
+    if (!smallest) break;
     smallest.visible = false;
   }
-  return { cells, stuck: false };
+  return cells;
 }
 
 interface ValueTallies {
@@ -317,7 +307,7 @@ export async function breakdownReport(
   dimension: Dimension,
   goal?: string,
 ): Promise<BreakdownReport> {
-  const { days, smallDays } = await dimensionDays(db, scope, dimension);
+  const { days, smallDays } = await dimensionDays(db, scope, dimension, goal ? [goal] : []);
   const tallies = new Map<string, ValueTallies>();
   const tallyOf = (key: string) => {
     if (!tallies.has(key))

@@ -25,7 +25,13 @@ export async function filteredAtoms(
   atoms: DayAtoms,
 ): Promise<DayAtoms> {
   const [{ days }, own] = await Promise.all([
-    dimensionDays(db, scope, filter.dimension, atoms),
+    dimensionDays(
+      db,
+      scope,
+      filter.dimension,
+      atoms.goals.map((g) => g.id),
+      atoms,
+    ),
     // The value's own cells: on a day it had fewer than k visitors, dimensionDays has it only in a sum.
     db.query({
       sql: "SELECT day, visitors FROM rollup_dimension_day WHERE site_id = ? AND dimension = ? AND value = ? AND day >= ? AND day <= ? AND visitors > 0",

@@ -27,12 +27,26 @@ export function ConversionsReport({ site, goalsKey }: { site: string; /** Change
   );
 }
 
-function ConversionsTable({ report }: { report: Report }) {
+/**
+ * A conversions report as a table; also the Sources screen's, filtered (`of` names whose
+ * conversions, `sessions` what its denominator counts).
+ */
+export function ConversionsTable({
+  report,
+  of = "",
+  sessions = "sessions on the site",
+  empty = "Create a goal above: its conversions appear here once visitors reach it (smoke-test goals are shown with deployments instead).",
+}: {
+  report: Report;
+  of?: string;
+  sessions?: string;
+  empty?: string;
+}) {
   const { k } = report;
   if (report.rows.length === 0) {
     return (
       <Empty>
-        <p>No goals to report. Create a goal above: its conversions appear here once visitors reach it (smoke-test goals are shown with deployments instead).</p>
+        <p>No goals to report. {empty}</p>
       </Empty>
     );
   }
@@ -41,7 +55,7 @@ function ConversionsTable({ report }: { report: Report }) {
       <div class="table-wrap">
         <table class="report-table">
           <caption>
-            Conversions by goal
+            Conversions by goal{of && `, ${of}`}
             <CaptionRange range={report.period} />
           </caption>
           <thead>
@@ -73,7 +87,7 @@ function ConversionsTable({ report }: { report: Report }) {
                 <FigureView figure={report.totals.conversions} k={k} />
               </td>
               <td>
-                <FigureView figure={report.totals.sessions} k={k} /> sessions on the site
+                <FigureView figure={report.totals.sessions} k={k} /> {sessions}
               </td>
             </tr>
           </tfoot>

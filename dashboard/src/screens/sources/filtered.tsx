@@ -10,14 +10,14 @@ import { api, ApiProblem, unwrap, type Figure, type Schemas } from "../../api/cl
 import { useLoad } from "../../state/load";
 import { dayPeriodParams, period } from "../../state/period";
 import { TimeChart, type ChartSeries } from "../../ui/chart";
-import { FigureView, RateView } from "../../ui/figure";
+import { FigureView } from "../../ui/figure";
 import { CaptionRange } from "../../ui/report-range";
 import { Empty, Loaded } from "../../ui/states";
 import { formatPoint, siteClock } from "../../ui/time";
+import { ConversionsTable } from "../goals/conversions";
 import { filterLabel, filterParam, type Filter } from "./dimensions";
 
 type Timeseries = Schemas["TimeseriesReport"];
-type Conversions = Schemas["ConversionsReport"];
 
 /** Goals per site are few; one page of the largest size holds them all. */
 const GOALS_LIMIT = 1000;
@@ -49,7 +49,14 @@ export function FilteredReports({ site, filter }: { site: string; filter: Filter
       </Loaded>
       <h3>Conversions</h3>
       <Loaded load={conversions} what="the filtered conversions">
-        {(data) => <FilteredConversions report={data} filterText={filterLabel(filter)} />}
+        {(data) => (
+          <ConversionsTable
+            report={data}
+            of={filterLabel(filter)}
+            sessions={`sessions with ${filterLabel(filter)}`}
+            empty="Goals are made on the Goals & funnels screen."
+          />
+        )}
       </Loaded>
     </div>
   );
@@ -134,48 +141,5 @@ function FilteredSeries({ series, filterText }: { series: Timeseries; filterText
         </table>
       </div>
     </>
-  );
-}
-
-function FilteredConversions({ report, filterText }: { report: Conversions; filterText: string }) {
-  const { k } = report;
-  if (report.rows.length === 0) {
-    return (
-      <Empty>
-        <p>No goals to report. Goals are made on the Goals &amp; funnels screen.</p>
-      </Empty>
-    );
-  }
-  return (
-    <div class="table-wrap">
-      <table class="report-table sources-conversions">
-        <caption>
-          Conversions by goal, {filterText}
-          <CaptionRange range={report.period} />
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Goal</th>
-            <th scope="col" class="num">
-              Conversions
-            </th>
-            <th scope="col">Converting sessions and rate</th>
-          </tr>
-        </thead>
-        <tbody>
-          {report.rows.map((row) => (
-            <tr key={row.goal.id}>
-              <th scope="row">{row.goal.name}</th>
-              <td class="num">
-                <FigureView figure={row.conversions} k={k} />
-              </td>
-              <td>
-                <RateView numerator={row.converting_sessions} denominator={row.sessions} rate={row.rate} k={k} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
   );
 }
