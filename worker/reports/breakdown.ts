@@ -26,6 +26,7 @@ import {
   EMPTY_TALLY,
   enoughUnits,
   PAGE_ATOMS_SQL,
+  smallestVisible,
   type AtomTally,
   type PartitionCell,
 } from "./privacy";
@@ -138,22 +139,6 @@ function coverPartition(cells: DayCell[], sensitive: Set<DayCell>, k: number): v
   if (hidden.length === 0 || hidden.some((c) => c.units >= k && !sensitive.has(c))) return;
   const smallest = smallestVisible(cells);
   if (smallest) smallest.visible = false;
-}
-
-/** The shown cell with the fewest units (then the smallest count, then the first key). */
-function smallestVisible(cells: DayCell[]): DayCell | undefined {
-  let smallest: DayCell | undefined;
-  for (const c of cells) {
-    if (!c.visible) continue;
-    if (
-      !smallest ||
-      c.units < smallest.units ||
-      (c.units === smallest.units && (c.value < smallest.value || (c.value === smallest.value && c.key < smallest.key)))
-    ) {
-      smallest = c;
-    }
-  }
-  return smallest;
 }
 
 const byDay = (rows: Rows) => {

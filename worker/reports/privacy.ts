@@ -76,7 +76,13 @@ export interface PartitionCell {
 export function coverHiddenRemainder(cells: PartitionCell[], k: number): void {
   const hidden = cells.filter((c) => !c.visible && c.units > 0);
   if (hidden.length === 0 || hidden.some((c) => c.units >= k)) return;
-  let smallest: PartitionCell | undefined;
+  const smallest = smallestVisible(cells);
+  if (smallest) smallest.visible = false;
+}
+
+/** The visible cell with the fewest units (then the smallest value, then the first key): a partition's cover. */
+export function smallestVisible<C extends PartitionCell>(cells: readonly C[]): C | undefined {
+  let smallest: C | undefined;
   for (const c of cells) {
     if (!c.visible) continue;
     if (
@@ -87,7 +93,7 @@ export function coverHiddenRemainder(cells: PartitionCell[], k: number): void {
       smallest = c;
     }
   }
-  if (smallest) smallest.visible = false;
+  return smallest;
 }
 
 /**
