@@ -6,10 +6,10 @@
  * of that value, day by day (docs/reports.md, "Filters").
  */
 import type { ReadOnlyDatabase } from "../lib/read-only";
-import type { DayAtoms, GoalDayAtom, SiteDayAtom } from "./atoms";
+import { shownValue, type DayAtoms, type GoalDayAtom, type SiteDayAtom } from "./atoms";
 import { dimensionDays } from "./breakdown";
 import type { Dimension } from "./dimensions";
-import { NOISE_COLUMN, perturb } from "./noise";
+import { NOISE_COLUMN } from "./noise";
 import type { ReportScope } from "./scope";
 
 export interface Filter {
@@ -39,8 +39,6 @@ export async function filteredAtoms(
     }),
   ]);
   const ownUnits = new Map(own.rows.map((r) => [String(r.day), Number(r.visitors)]));
-  const shown = (value: number, keySum: number, column: (typeof NOISE_COLUMN)[keyof typeof NOISE_COLUMN]) =>
-    scope.noise ? perturb(value, keySum, column) : value;
   const siteDays = new Map<string, SiteDayAtom>();
   const goalDays = new Map<string, Map<string, GoalDayAtom>>(atoms.goals.map((g) => [g.id, new Map()]));
   for (const [day, decided] of days) {
@@ -60,8 +58,8 @@ export async function filteredAtoms(
         keySum: cell.keySum,
         visible: cell.visible,
         shown: {
-          units: shown(cell.units, cell.keySum, NOISE_COLUMN.units),
-          pageviews: shown(cell.value, cell.keySum, NOISE_COLUMN.events),
+          units: shownValue(scope, cell.units, cell.keySum, NOISE_COLUMN.units),
+          pageviews: shownValue(scope, cell.value, cell.keySum, NOISE_COLUMN.events),
         },
       });
     }
@@ -75,8 +73,8 @@ export async function filteredAtoms(
         keySum: c.keySum,
         visible: c.visible,
         shown: {
-          units: shown(c.units, c.keySum, NOISE_COLUMN.units),
-          conversions: shown(c.value, c.keySum, NOISE_COLUMN.events),
+          units: shownValue(scope, c.units, c.keySum, NOISE_COLUMN.units),
+          conversions: shownValue(scope, c.value, c.keySum, NOISE_COLUMN.events),
         },
       });
     }
