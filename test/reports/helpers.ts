@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { afterEach } from "vitest";
 import { MIGRATIONS_FOLDER } from "../../cli/database";
 import { readOnly, type ReadOnlyDatabase } from "../../worker/lib/read-only";
+import { PAGEVIEW_DIMENSIONS } from "../../worker/reports/dimensions";
 import { perturb, type NoiseColumn } from "../../worker/reports/noise";
 
 export interface TestDb {
@@ -74,7 +75,7 @@ export interface RawEvent {
 }
 
 /** The dimension columns of `events`. */
-export const EVENT_DIMENSIONS = ["source", "utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term", "browser", "os", "device", "country"] as const;
+const EVENT_DIMENSIONS = PAGEVIEW_DIMENSIONS;
 export type EventDimension = (typeof EVENT_DIMENSIONS)[number];
 
 export interface RawConversion {

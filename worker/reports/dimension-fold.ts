@@ -12,7 +12,7 @@
  * read them as the day's total minus its cells.
  */
 import type { InStatement } from "@libsql/client/web";
-import { DIMENSIONS, ENTRY_DIMENSIONS } from "./dimensions";
+import { DIMENSIONS, ENTRY_DIMENSIONS, PAGEVIEW_DIMENSIONS } from "./dimensions";
 import { unitKeySql } from "./noise";
 
 /** A statement over the fold's raw rows (rollup.ts rawRows): `WITH raw AS (…)` is prefixed. */
@@ -75,7 +75,7 @@ export function dimensionFoldStatements(withRaw: WithRaw): InStatement[] {
     moveGoals(withRaw, "rollup_dimension_scratch", -1),
     // SQLite's min()/max() aggregates take the other (bare) columns from the row they pick.
     withRaw(
-      `, firsts AS (SELECT ${KEY}, min(id) AS first_id, count(*) AS pageviews, path AS entry_page, ${ENTRY_DIMENSIONS.filter((d) => d !== "entry_page").join(", ")} ` +
+      `, firsts AS (SELECT ${KEY}, min(id) AS first_id, count(*) AS pageviews, path AS entry_page, ${PAGEVIEW_DIMENSIONS.join(", ")} ` +
         `FROM raw WHERE kind = 'pageview' GROUP BY ${KEY}), ` +
         `lasts AS (SELECT ${KEY}, max(id) AS last_id, path AS exit_page FROM raw WHERE kind = 'pageview' GROUP BY ${KEY}) ` +
         `INSERT INTO rollup_session_day (${KEY}, first_pageview_id, last_pageview_id, pageviews, ${columns}) ` +

@@ -23,4 +23,9 @@ export type Dimension = (typeof DIMENSIONS)[number];
 /** Dimensions taken from a session-day's first pageview (all but the exit page). */
 export const ENTRY_DIMENSIONS = DIMENSIONS.filter((d) => d !== "exit_page");
 
+/** Dimensions a pageview row carries itself (the pages come from its path): the `events` columns. */
+export const PAGEVIEW_DIMENSIONS = DIMENSIONS.filter(
+  (d): d is Exclude<Dimension, "entry_page" | "exit_page"> => d !== "entry_page" && d !== "exit_page",
+);
+
 export const isDimension = (name: string): name is Dimension => (DIMENSIONS as readonly string[]).includes(name);

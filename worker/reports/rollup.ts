@@ -21,7 +21,7 @@
  */
 import type { Client, InStatement } from "@libsql/client/web";
 import { dimensionFoldStatements, goalDimensionFoldStatements } from "./dimension-fold";
-import { DIMENSIONS } from "./dimensions";
+import { PAGEVIEW_DIMENSIONS } from "./dimensions";
 import { bandSql, bucketSql } from "./histogram";
 import { unitKeySql } from "./noise";
 import { BUMP_VERSION } from "./publication";
@@ -103,9 +103,7 @@ function rawRows(source: Source, zone: ZoneGroup, range: Range): { sql: string; 
       return {
         sql:
           `SELECT ${common}, f.id AS id, f.kind AS kind, f.path AS path, coalesce(f.session_id, 'e:' || f.id) AS unit, ` +
-          `${DIMENSIONS.filter((d) => d !== "entry_page" && d !== "exit_page")
-            .map((d) => `f.${d} AS ${d}`)
-            .join(", ")} ${from}`,
+          `${PAGEVIEW_DIMENSIONS.map((d) => `f.${d} AS ${d}`).join(", ")} ${from}`,
         args,
       };
     case "conversions":
