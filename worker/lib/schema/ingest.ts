@@ -1,6 +1,7 @@
 /** What the collector stores: anonymised sessions, raw events, conversions, vitals, and the latest beacon per origin. */
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { pageviewDimensionColumns } from "./columns";
 import { goals, siteIdColumn } from "./core";
 
 /**
@@ -44,16 +45,7 @@ export const events = sqliteTable(
      * versions, device class and country. Never the User-Agent or the address they came from.
      * Null on other kinds and on rows stored before dimensions existed.
      */
-    source: text("source"),
-    utmSource: text("utm_source"),
-    utmMedium: text("utm_medium"),
-    utmCampaign: text("utm_campaign"),
-    utmContent: text("utm_content"),
-    utmTerm: text("utm_term"),
-    browser: text("browser"),
-    os: text("os"),
-    device: text("device"),
-    country: text("country"),
+    ...pageviewDimensionColumns(),
   },
   (t) => [index("events_site_ts").on(t.siteId, t.ts), index("events_site_path_ts").on(t.siteId, t.path, t.ts)],
 );

@@ -9,6 +9,7 @@
  * added.
  */
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { pageviewDimensionColumns } from "./columns";
 
 /** Per source table, the highest raw row id folded in; `mark:` rows are scratch marks of a catch-up. */
 export const rollupWatermarks = sqliteTable("rollup_watermarks", {
@@ -254,16 +255,7 @@ export const rollupVitalHistogram = sqliteTable(
 const dimensionColumns = () => ({
   entryPage: text("entry_page"),
   exitPage: text("exit_page"),
-  source: text("source"),
-  utmSource: text("utm_source"),
-  utmMedium: text("utm_medium"),
-  utmCampaign: text("utm_campaign"),
-  utmContent: text("utm_content"),
-  utmTerm: text("utm_term"),
-  browser: text("browser"),
-  os: text("os"),
-  device: text("device"),
-  country: text("country"),
+  ...pageviewDimensionColumns(),
 });
 
 /**
