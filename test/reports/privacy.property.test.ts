@@ -1348,6 +1348,24 @@ describe("the k-anonymity filter under attack", () => {
 });
 
 /**
+ * What the breakdown properties' attacker reads, as sums of session classes (`counts` sessions
+ * each): each shown figure must equal its classes' sum, becomes a fact for smallGroups, and is a
+ * direct leak when it is 1 to k − 1.
+ */
+function classFacts(counts: number[], k: number) {
+  const facts: number[][] = [];
+  const shownSmall: string[] = [];
+  const fact = (members: (i: number) => boolean, figure: Figure | undefined, what: string) => {
+    if (!figure || !visible(figure)) return;
+    const of = counts.flatMap((_, i) => (members(i) ? [i] : []));
+    expect(figure.value, what).toBe(of.reduce((n, i) => n + counts[i]!, 0));
+    if (figure.value! > 0 && figure.value! < k) shownSmall.push(`${what}: ${figure.value}`);
+    facts.push(of);
+  };
+  return { facts, shownSmall, fact };
+}
+
+/**
  * Breakdowns (rule 9): a day's sessions by the pages they viewed, where they entered and left, and
  * their country — 6 page journeys × 3 countries (none among them), 18 classes. Every breakdown of
  * the day (country, entry page, exit page) beside the pages report and the day's visitors: no
@@ -1407,15 +1425,7 @@ describe("the k-anonymity filter under attack, breakdowns", () => {
         await catchUp(db.client as never);
         const c = readOnly(db.client as never);
         const scope = { siteId: SITE, from: date, to: date, timeZone: "UTC", k };
-        const facts: number[][] = [];
-        const shownSmall: string[] = [];
-        const fact = (members: (i: number) => boolean, figure: Figure, what: string) => {
-          if (!visible(figure)) return;
-          const of = classes.flatMap((_, i) => (members(i) ? [i] : []));
-          expect(figure.value, what).toBe(of.reduce((n, i) => n + counts[i]!, 0));
-          if (figure.value! > 0 && figure.value! < k) shownSmall.push(`${what}: ${figure.value}`);
-          facts.push(of);
-        };
+        const { facts, shownSmall, fact } = classFacts(counts, k);
         fact(() => true, (await timeseriesReport(c, scope, "day")).points[0]!.visitors, "the day's visitors");
         for (const r of (await pagesReport(c, scope)).rows) fact((i) => classes[i]!.journey.paths.includes(r.path), r.visitors, `${r.path} visitors`);
         for (const r of (await breakdownReport(c, scope, "country")).rows)
@@ -1482,15 +1492,7 @@ describe("the k-anonymity filter under attack, breakdowns with a goal and filter
         await catchUp(db.client as never);
         const c = readOnly(db.client as never);
         const scope = { siteId: SITE, from: date, to: date, timeZone: "UTC", k };
-        const facts: number[][] = [];
-        const shownSmall: string[] = [];
-        const fact = (members: (i: number) => boolean, figure: Figure | undefined, what: string) => {
-          if (!figure || !visible(figure)) return;
-          const of = classes.flatMap((_, i) => (members(i) ? [i] : []));
-          expect(figure.value, what).toBe(of.reduce((n, i) => n + counts[i]!, 0));
-          if (figure.value! > 0 && figure.value! < k) shownSmall.push(`${what}: ${figure.value}`);
-          facts.push(of);
-        };
+        const { facts, shownSmall, fact } = classFacts(counts, k);
         fact(() => true, (await timeseriesReport(c, scope, "day")).points[0]!.visitors, "the day's visitors");
         const all = (await conversionsReport(c, scope)).rows[0]!;
         fact((i) => classes[i]!.converted, all.converting_sessions, "converting sessions");
