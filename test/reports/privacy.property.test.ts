@@ -634,7 +634,7 @@ function hourPoint(report: TimeseriesReport, d: number, h: number) {
 }
 
 /**
- * The documented fate of an hour without data (privacy.ts closingHours, on an ended day): an
+ * The documented fate of an hour without data (privacy/hours.ts closingHours, on an ended day): an
  * exact 0 when the day is shown or has no data, or an hour at or before it had k units.
  */
 function emptyHourZero(dayVisible: boolean, dayHasData: boolean, hourUnits: number[], local: number, k: number): boolean {

@@ -52,7 +52,7 @@ export function shownValue(scope: ReportScope, value: number, keySum: number, co
 
 /**
  * A site's day atoms in a date range, with `hour_unsafe`: 1 when the day must hide beside its
- * hours (privacy.ts closingHours; never for a day of the earlier hour rule, legacyDays).
+ * hours (privacy/hours.ts closingHours; never for a day of the earlier hour rule, legacyDays).
  * Parameters: ?1 k, ?2 site, ?3 from, ?4 to, ?5 the last legacy day ("" for none). Only ended
  * days may be asked for: the running day's cells are still growing.
  */

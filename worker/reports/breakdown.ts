@@ -129,7 +129,7 @@ function partition(
 }
 
 /**
- * Complementary suppression over a day's partition (privacy.ts coverHiddenRemainder), where a
+ * Complementary suppression over a day's partition (privacy/cover.ts coverHiddenRemainder), where a
  * cell hidden for its complement elsewhere (`sensitive`) must not be pinned down by the total
  * minus the shown cells either: unless a hidden cell of k units that is not sensitive is among
  * the hidden ones, the smallest shown cell is hidden too.

@@ -7,7 +7,7 @@
  * A later pageview can change a session-day's exit page, so each fold moves the session-days
  * it touches: their contributions as they were (copied to a scratch table first) leave the
  * cells, their contributions as they are now join them. The cells of a day change only while
- * it is unpublished, like every cell (rollup.ts foldInstant). Units with no pageview that day, or
+ * it is unpublished, like every cell (rollup/raw-rows.ts foldInstant). Units with no pageview that day, or
  * no value (no UTM, an unknown country, rows from before dimensions), are in no cell: reports
  * read them as the day's total minus its cells.
  */
@@ -15,7 +15,7 @@ import type { InStatement } from "@libsql/client/web";
 import { DIMENSIONS, ENTRY_DIMENSIONS, PAGEVIEW_DIMENSIONS } from "./dimensions";
 import { unitKeySql } from "./noise";
 
-/** A statement over the fold's raw rows (rollup.ts rawRows): `WITH raw AS (…)` is prefixed. */
+/** A statement over the fold's raw rows (rollup/raw-rows.ts rawRows): `WITH raw AS (…)` is prefixed. */
 type WithRaw = (sql: string) => InStatement;
 
 const KEY = "site_id, day, unit";

@@ -1,7 +1,7 @@
 /**
  * A report figure: `{value, qualifier}`. `suppressed` always carries `value: null`; `estimated`
  * marks a figure computed rather than counted; `exact` the rest. Figures are only ever built
- * here and in privacy.ts, and are passed through to every output format untouched.
+ * here and in privacy/tally.ts, and are passed through to every output format untouched.
  */
 export const QUALIFIERS = ["exact", "estimated", "suppressed"] as const;
 export type Qualifier = (typeof QUALIFIERS)[number];

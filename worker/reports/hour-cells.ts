@@ -1,6 +1,6 @@
 /**
  * The hour cells of a window of closed local hours, decided by the one hour rule
- * (privacy.ts closingHours): the site's traffic (units = visitors, value = pageviews) and each
+ * (privacy/hours.ts closingHours): the site's traffic (units = visitors, value = pageviews) and each
  * goal's conversions (units = converting units, value = conversions). A day that has ended
  * decides its hours beside its day atom (atoms.ts); the running day (today) decides each of
  * its closed hours from the hours before it alone, so what it shows now is what it will show

@@ -3,7 +3,7 @@
  * day the publisher has published (a day publishes shortly after it ends there); or, for the
  * timeseries, the conversions report and the Overview, closed local hours (`today`, `24h`).
  * A running hour is never reported: a figure still growing could be differenced against
- * itself a minute later. A closed hour is decided once (privacy.ts closingHours) and never
+ * itself a minute later. A closed hour is decided once (privacy/hours.ts closingHours) and never
  * changes, so reading it again later singles no one out.
  */
 import { HttpProblem } from "../lib/problem";

@@ -2,7 +2,7 @@
  * The publication: the instant up to which rollup cells are readable, and a version for
  * readers' caches. The publisher (publisher.ts) moves it; readers (request.ts, health) only
  * read it. A cell (a local day or hour of a site) is published when it ends at or before
- * `throughMs`, and is final from then on: folds never change it (rollup.ts foldInstant).
+ * `throughMs`, and is final from then on: folds never change it (rollup/raw-rows.ts foldInstant).
  * Only rebuilding a site's rollups (a time zone set before any of its days was published)
  * raises the version.
  */
@@ -34,7 +34,7 @@ export function publicationOf(rs: ResultSet): Publication | null {
 
 /**
  * The last local day of a site published under the earlier hour rule (a day's hours decided
- * when it ended, privacy.ts legacyHours): every day that had ended when the service was
+ * when it ended, privacy/hours.ts legacyHours): every day that had ended when the service was
  * upgraded. Those days keep it, so no published figure changes; "" when there is none.
  */
 export function legacyDays(publication: Publication, timeZone: string): string {

@@ -8,7 +8,7 @@
  * (lib/instances.ts), then runs only under the publisher lease (lib/lease.ts), so one instance
  * publishes at a time and another takes over within a lease of the holder's death. The lease
  * is for doing the work once, not for correctness: a fold that raced another would move the
- * same watermark in its own transaction and fold nothing twice (rollup.ts).
+ * same watermark in its own transaction and fold nothing twice (rollup/fold.ts).
  */
 import { DurableObject } from "cloudflare:workers";
 import { database } from "../lib/db";

@@ -7,7 +7,7 @@
  * - the local hour it began, only when it is a unit of that site-hour cell and the hourly
  *   timeseries shows the cell (timeseries.ts shownSiteHours), else null;
  * - its entry path, only when it is a unit of that page-day atom and the pages report shows
- *   the atom (privacy.ts PAGE_ATOMS_SQL), else null.
+ *   the atom (privacy/page-atoms.ts PAGE_ATOMS_SQL), else null.
  *
  * The rules are the reports' own, called here, not re-implemented. Nothing finer than the hour,
  * no last-seen time, and no pageview count: one session's count is a figure about a group of

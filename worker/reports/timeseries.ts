@@ -1,7 +1,7 @@
 /**
  * The timeseries report: visitors, pageviews and conversions per day or per local hour. Days
  * are the site-day atoms; hours are the hour cells as they were decided when they closed
- * (hour-cells.ts, privacy.ts closingHours), so a period of closed hours (`today`, `24h`) shows
+ * (hour-cells.ts, privacy/hours.ts closingHours), so a period of closed hours (`today`, `24h`) shows
  * the same figure for an hour as every later report. Conversions are the sum of visible goal
  * cells (goal-day atoms, or goal-hour cells), the same cells the conversions report shows.
  */

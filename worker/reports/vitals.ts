@@ -5,7 +5,7 @@
  * atom is, when it has k units, and when the page's units outside it are 0 or at least k.
  * Inside a shown atom, the three rating groups partition its samples, and each is a group of
  * sessions: a group is shown only when it provably holds k sessions, and when the groups it
- * hides together may hold fewer, the smallest shown group is hidden too (privacy.ts,
+ * hides together may hold fewer, the smallest shown group is hidden too (privacy/rating-groups.ts,
  * ratingGroupsSql). A share over several days sums the days where its group is shown.
  */
 import type { ReadOnlyDatabase } from "../lib/read-only";

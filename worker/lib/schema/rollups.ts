@@ -31,7 +31,7 @@ export const rollupPublication = sqliteTable("rollup_publication", {
   /**
    * Days that had ended by this instant were published under the earlier hour rule (a day's
    * hours decided when it ended) and keep it, so that no published figure changes with the
-   * upgrade (reports/privacy.ts legacyHours). 0: every day is decided by closingHours.
+   * upgrade (reports/privacy/hours.ts legacyHours). 0: every day is decided by closingHours.
    */
   hourRuleFrom: integer("hour_rule_from").notNull().default(0),
 });

@@ -1,0 +1,45 @@
+/**
+ * The k-anonymity post-filter: the one place that decides which cells of data a report may
+ * show, and what every figure built from them is worth. Every report (and so the dashboard,
+ * which reads the API) goes through here. The design, and why it resists differencing, is in
+ * docs/reports.md ("The privacy filter", whose numbered rules are cited in brackets); in short,
+ * each rule with the module that keeps it:
+ *
+ * - Atoms (threshold.ts; rule 1): the unit of suppression is an atom: a (dimension value, day)
+ *   cell, days in the site's time zone. An atom is visible when at least k distinct units
+ *   (sessions) are in it.
+ * - Suppress, then aggregate (tally.ts; rule 2): a figure over several days sums visible atoms
+ *   only, so any difference of periods is a sum of visible atoms.
+ * - Nested cells (nesting.ts; rule 3): a page inside its site-day, an hour inside its day, a
+ *   funnel step inside the steps it refines, converting sessions inside the sessions of the
+ *   day: when parent − child is between 1 and k − 1, the child is hidden, since that
+ *   complement is itself a small group.
+ * - Partitions of a published total (cover.ts; rule 4): pages and hours split the day's
+ *   pageviews; hours split a goal's conversions. The hidden cells must together hold a group of
+ *   at least k units, or the total minus the visible cells would single a small group out. If
+ *   they do not, the smallest visible cell is hidden too (complementary suppression).
+ * - Page goals are unions of page-days (path-goals.ts; rule 7): the shown ones stay nested or
+ *   disjoint beside the visible pages, with safe differences along each nesting and safe
+ *   overlaps of two children that make up their parent (pathGoalsVisible); time and scroll
+ *   goals refine them.
+ * - A vitals atom's rating groups partition its samples (rating-groups.ts; rule 8): a group is
+ *   shown only when it provably holds k sessions, with complementary suppression
+ *   (ratingGroupsVisible).
+ * - Hours are decided as they close (hours.ts; "Today"), so that today's closed hours can be
+ *   shown and never change (closingHours): an hour cell with k units is shown at once, except
+ *   the day's first such hour, its cover, held back until the day ends. The day itself then
+ *   treats the hours shown as fixed: it is hidden when one of them differs from it by 1 to
+ *   k − 1 units.
+ *
+ * The page-day atoms are decided in SQL by rules 1, 3, 4 and 7 together (page-atoms.ts), for
+ * every query that reads pages. Rules 5 (same atoms everywhere), 6 (the sessions list) and 9
+ * (breakdowns, breakdown.ts) are how the reports use these.
+ */
+export { coverHiddenRemainder, smallestVisible, type PartitionCell } from "./cover";
+export { closingHours, emptyHoursShown, hourComplementUnsafeSql, legacyHours, type HourDecision } from "./hours";
+export { complementSafe, differenceSafe, funnelStepsVisible, goalDayVisible } from "./nesting";
+export { PAGE_ATOMS_SQL, pageAtomVisibleSql } from "./page-atoms";
+export { pathGoalsVisible, type PathGoalDay } from "./path-goals";
+export { ratingGroupsSql, ratingGroupsVisible } from "./rating-groups";
+export { addToTally, additiveFigure, distinctFigure, EMPTY_TALLY, type AtomTally } from "./tally";
+export { DEFAULT_K, enoughUnits, kAnonymity, MIN_K, siteDayVisible } from "./threshold";

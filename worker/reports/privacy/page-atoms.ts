@@ -1,0 +1,49 @@
+/**
+ * The page-day atoms in SQL: every query that needs page atoms (pages, vitals, sessions list,
+ * page goals) decides them here, by the atom, nested-cell and partition rules of index.ts plus
+ * the day as the parent of two pages (page goals' "two children make up their parent").
+ */
+
+/**
+ * SQL: 1 when the page-day atom `p` (a rollup_page_day row, possibly absent) of the day `d`
+ * (a page_days row) is visible, else 0. Shared by every query that needs page atoms.
+ */
+export function pageAtomVisibleSql(p: string, d: string): string {
+  return (
+    `(CASE WHEN ${p}.visitors >= ?1 AND (${d}.day_units - ${p}.visitors <= 0 OR ${d}.day_units - ${p}.visitors >= ?1) ` +
+    `AND NOT (${d}.any_hidden AND NOT ${d}.covered AND ${p}.path = ${d}.smallest) ` +
+    `AND NOT (${d}.pair_overlap_small AND ${p}.path = ${d}.smallest) THEN 1 ELSE 0 END)`
+  );
+}
+
+/**
+ * SQL over the rollups: every page-day atom of a site in a date range with its `visible`
+ * flag, by the rules above (k units; complement against the site-day; the smallest
+ * visible page of a day is hidden too when the hidden pages of that day hold no group of k
+ * units, or when the day has exactly two pages whose overlap |A| + |B| − day is 1 to k − 1:
+ * rule 7's "two children make up their parent" for the day itself, page goals or not). The page atoms partition the day's pageviews, which the timeseries shows.
+ * Per day, the decisions are index seeks on rollup_page_day_by_size (atoms in size order);
+ * page_days is materialised so they run once per day, not once per atom.
+ * Parameters: ?1 k, ?2 site, ?3 from, ?4 to. Columns: day, path, visitors, pageviews, key_sum, visible.
+ */
+export const PAGE_ATOMS_SQL = `
+  page_days AS MATERIALIZED (
+    SELECT s.site_id AS site_id, s.day AS day, s.visitors AS day_units,
+      -- the smallest page that passes on its own: the cover, if the day needs one
+      (SELECT p.path FROM rollup_page_day p WHERE p.site_id = s.site_id AND p.day = s.day AND p.visitors >= ?1
+        AND (s.visitors - p.visitors <= 0 OR s.visitors - p.visitors >= ?1) ORDER BY p.visitors, p.pageviews, p.path LIMIT 1) AS smallest,
+      -- any page hidden on its own: fewer than k units, or a complement of 1 to k − 1
+      ((SELECT min(p.visitors) FROM rollup_page_day p WHERE p.site_id = s.site_id AND p.day = s.day) < ?1
+        OR EXISTS (SELECT 1 FROM rollup_page_day p WHERE p.site_id = s.site_id AND p.day = s.day AND p.visitors > s.visitors - ?1 AND p.visitors < s.visitors)) AS any_hidden,
+      -- a hidden page of k units or more already covers the day's hidden remainder
+      EXISTS (SELECT 1 FROM rollup_page_day p WHERE p.site_id = s.site_id AND p.day = s.day AND p.visitors >= ?1
+        AND p.visitors > s.visitors - ?1 AND p.visitors < s.visitors) AS covered,
+      -- two pages that may make up the day: their overlap |A| + |B| − day is a group too
+      (SELECT count(*) = 2 AND sum(p.visitors) - s.visitors BETWEEN 1 AND ?1 - 1 FROM rollup_page_day p
+        WHERE p.site_id = s.site_id AND p.day = s.day) AS pair_overlap_small
+    FROM rollup_site_day s WHERE s.site_id = ?2 AND s.day >= ?3 AND s.day <= ?4
+  ),
+  page_atoms AS (
+    SELECT p.day AS day, p.path AS path, p.visitors AS visitors, p.pageviews AS pageviews, p.key_sum AS key_sum, ${pageAtomVisibleSql("p", "d")} AS visible
+    FROM page_days d CROSS JOIN rollup_page_day p ON p.site_id = d.site_id AND p.day = d.day
+  )`;
