@@ -60,7 +60,8 @@ export function filterValue(dimension: Dimension, value: string): { value: strin
       return device ? { value: device } : { error: `device: must be one of ${DEVICES.join(", ")}` };
     }
     case "source":
-      // A known source's name, else a referrer host, which the collector stores in lower case.
+      // A known source's name, else a referrer host, which the collector stores in lower case
+      // (a dotless intranet host spelt like a known name, `google`, reads as that source).
       return { value: SOURCE_NAMES.get(value.toLowerCase()) ?? value.toLowerCase() };
     default:
       return { value };
