@@ -7,6 +7,7 @@
  */
 import sources from "../collector/dimensions/sources.json" with { type: "json" };
 import { DIRECT } from "../collector/dimensions/source";
+import type { Device } from "../collector/dimensions/user-agent";
 
 export const DIMENSIONS = [
   "source",
@@ -34,8 +35,9 @@ export const PAGEVIEW_DIMENSIONS = DIMENSIONS.filter(
 
 export const isDimension = (name: string): name is Dimension => (DIMENSIONS as readonly string[]).includes(name);
 
-/** The devices the collector tells apart (collector/dimensions/user-agent.ts), in its spelling. */
-export const DEVICES = ["desktop", "mobile", "tablet"] as const;
+/** The devices the collector tells apart, in its spelling: the compiler holds the list to its `Device`, both ways. */
+const DEVICE_NAMES = { desktop: true, mobile: true, tablet: true } satisfies Record<Device, true>;
+export const DEVICES = Object.keys(DEVICE_NAMES) as Device[];
 
 /** Every source name the collector gives a referrer, by its lower-case spelling. */
 const SOURCE_NAMES = new Map(
