@@ -3,9 +3,9 @@
  * its media type one that response documents, its body valid against that media type's schema
  * (ajv, JSON Schema 2020-12: `additionalProperties` as strict as documented), every required
  * header present and every documented header that is present valid. A 405 is held against
- * `components.responses.MethodNotAllowed`, its `Allow` against the methods the document lists
- * for the path. It remembers what it saw, so a test can ask which documented answers no request
- * produced.
+ * `components.responses.MethodNotAllowed` and the 405 each of the path's operations declares,
+ * its `Allow` against the methods the document lists for the path. It remembers what it saw, so
+ * a test can ask which documented answers no request produced.
  */
 import SwaggerParser from "@apidevtools/swagger-parser";
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
@@ -76,11 +76,19 @@ export class Contract {
     const what = `${method} ${path} → ${answer.status}: ${answer.text.slice(0, 300)}`;
     expect(answer.status, what).toBe(405);
     this.holds(this.document.components.responses.MethodNotAllowed, answer, what, false);
-    const documented = Object.entries(this.document.paths)
-      .filter(([template]) => templatePattern(template).test(path))
-      .flatMap(([, item]) => Object.keys(item).map((m) => m.toUpperCase()));
+    const templates = Object.keys(this.document.paths).filter((template) => templatePattern(template).test(path));
+    const documented = templates.flatMap((template) => Object.keys(this.document.paths[template]!).map((m) => m.toUpperCase()));
     expect(documented, `${path} is no path of the document`).not.toEqual([]);
     expect(documented, `${method} is documented for ${path}`).not.toContain(method);
+    // Each operation of the path declares the 405 (OpenAPI has no path-level answers): this one is theirs too.
+    for (const template of templates)
+      for (const m of Object.keys(this.document.paths[template]!)) {
+        const name = `${m.toUpperCase()} ${template}`;
+        const declared = this.operation(name).responses["405"];
+        expect(declared, `${name} declares no 405`).toBeDefined();
+        this.holds(declared!, answer, what, false);
+        this.seen.set(name, (this.seen.get(name) ?? new Set()).add("405"));
+      }
     const allowed = answer.headers.get("allow")!.split(", ");
     expect(new Set(allowed), what).toEqual(new Set(documented));
     expect(JSON.parse(answer.text).detail, what).toContain(method);

@@ -103,7 +103,7 @@ describe("the OpenAPI document", () => {
     expect(Object.fromEntries(beside.map(([name, op]) => [name, op.operationId]))).toEqual(FRONT_DOOR_OPERATION_IDS);
     const s2s = doc.paths["/s2s"].post;
     expect(s2s.responses["202"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/AcceptedEvents" });
-    expect(Object.keys(s2s.responses)).toEqual(["202", "400", "401", "403", "413", "415", "422", "503"]);
+    expect(Object.keys(s2s.responses)).toEqual(["202", "400", "401", "403", "405", "413", "415", "422", "503"]);
     expect(Object.keys(doc.paths["/e"].post.requestBody.content)).toEqual(["text/plain", "application/json"]);
     expect(doc.paths["/api/v1/events"].post.responses["202"].content["application/json"].schema).toEqual({
       $ref: "#/components/schemas/AcceptedEvents",
@@ -126,7 +126,7 @@ describe("the OpenAPI document", () => {
       "webhook-signature",
     ]);
     expect(hook.parameters).toContainEqual(expect.objectContaining({ in: "path", name: "site", required: true }));
-    expect(Object.keys(hook.responses).sort()).toEqual(["200", "201", "202", "400", "401", "413", "415", "422", "503"]);
+    expect(Object.keys(hook.responses).sort()).toEqual(["200", "201", "202", "400", "401", "405", "413", "415", "422", "503"]);
     expect(hook.responses["201"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Deployment" });
     expect(hook.description).toContain("No API key");
     const create = doc.paths["/api/v1/deployments"].post;
@@ -182,6 +182,56 @@ describe("the OpenAPI document", () => {
     // Not an operation of the API: no key, no operation id among the routes'.
     expect(hook.security).toEqual([]);
     expect(hook.operationId).toBeUndefined();
+  });
+
+  it("declares the 405 every path answers a method it does not list with, Allow included, on every operation", () => {
+    expect(doc.components.responses.MethodNotAllowed.headers.Allow).toEqual({ $ref: "#/components/headers/Allow" });
+    const operations = operationsOf(doc);
+    expect(operations.length).toBe(Object.keys(OPERATION_IDS).length);
+    for (const [name, op] of operations)
+      expect(op.responses["405"], name).toEqual({ $ref: "#/components/responses/MethodNotAllowed" });
+  });
+
+  it("describes every tag its operations and webhooks use at the top level, and no other", () => {
+    const used = new Set([
+      ...operationsOf(doc).flatMap(([, op]) => op.tags as string[]),
+      ...Object.values(doc.webhooks).flatMap((item: any) => Object.values(item).flatMap((op: any) => op.tags as string[])),
+    ]);
+    expect(doc.tags.map((t: { name: string }) => t.name).sort()).toEqual([...used].sort());
+    for (const tag of doc.tags) expect(tag.description, tag.name).toMatch(/\w{3}/);
+  });
+
+  it("describes a beacon sent as text/plain as a string of Beacon JSON, which a validating proxy takes", () => {
+    const { content } = doc.paths["/e"].post.requestBody;
+    expect(content["text/plain"].schema).toEqual({
+      type: "string",
+      contentMediaType: "application/json",
+      contentSchema: { $ref: "#/components/schemas/Beacon" },
+      description: expect.any(String),
+    });
+    expect(content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Beacon" });
+  });
+
+  it("has only patterns every JSON Schema validator reads alike: no Unicode property escapes, the check named instead", () => {
+    const patterns: string[] = [];
+    JSON.stringify(doc, (key, value) => {
+      if (key === "pattern" && typeof value === "string") patterns.push(value);
+      return value;
+    });
+    expect(patterns.length).toBeGreaterThan(10);
+    for (const pattern of patterns) {
+      expect(pattern).not.toMatch(/\\[pP]\{/);
+      // Read alike with and without JavaScript's Unicode mode (as by ajv, Prism, Python's re).
+      expect(() => new RegExp(pattern), pattern).not.toThrow();
+      expect(() => new RegExp(pattern, "u"), pattern).not.toThrow();
+    }
+    const fields = doc.paths["/api/v1/deployments"].post.requestBody.content["application/json"].schema.properties;
+    expect(fields.version).not.toHaveProperty("pattern");
+    expect(fields.version.description).toContain(
+      "Checked by the server: must be a commit SHA, tag or build number (1–128 printable characters, no spaces).",
+    );
+    expect(fields.environment.description).toContain("Checked by the server: must be printable text (1–64 characters).");
+    expect(fields.external_id.description).toContain("Checked by the server: must be printable text (1–200 characters).");
   });
 
   it("names every operation by hand: unique, stable ids", () => {

@@ -359,11 +359,27 @@ describe("access and bad input", () => {
     ["/api/v1/breakdown?site=SITE&dimension=country&goal=goal_nothere1", 422, "goal"],
     ["/api/v1/breakdown?site=SITE&dimension=country&filter=country:DE", 400, "filter"],
     ["/api/v1/breakdown?site=SITE&dimension=country&date=TODAY", 422, "date"],
+    // A fixed set of values: outside it is refused, not an exact 0.
+    ["/api/v1/timeseries?site=SITE&period=day&filter=country:usa", 400, "filter"],
+    ["/api/v1/timeseries?site=SITE&period=day&filter=device:phone", 400, "filter"],
+    // A parameter given twice: neither value wins.
+    ["/api/v1/timeseries?site=SITE&period=day&filter=country:DE&filter=source:Google", 400, "filter"],
+    ["/api/v1/timeseries?site=SITE&period=day&filter=country:DE&filter=country:DE", 400, "filter"],
+    ["/api/v1/pages?site=SITE&period=day&period=7d", 400, "period"],
+    ["/api/v1/pages?site=SITE&site=SITE&period=day", 400, "site"],
+    ["/api/v1/pages?site=SITE&limit=1&limit=2", 400, "limit"],
+    ["/api/v1/pages?site=SITE&format=csv&format=json", 400, "format"],
+    ["/api/v1/breakdown?site=SITE&dimension=country&dimension=device", 400, "dimension"],
+    ["/api/v1/funnels?site=SITE&goals=GOAL,GOAL2&goals=GOAL,GOAL2", 400, "goals"],
+    ["/api/v1/overview?site=SITE&site=SITE", 400, "site"],
+    ["/api/v1/deployments?site=SITE&limit=5&limit=5", 400, "limit"],
   ];
   for (const [path, status, field] of bad) {
     it(`${path} → ${status} naming ${field}`, async () => {
       const today = addDays(Y, 1);
-      const res = await get(path.replace("SITE", site).replace("TODAY", today));
+      const res = await get(
+        path.replaceAll("SITE", site).replace("TODAY", today).replaceAll("GOAL2", goal2).replaceAll("GOAL", goal),
+      );
       expect(res.status, res.text).toBe(status);
       expect(res.headers.get("content-type")).toBe("application/problem+json");
       expect(res.body.field).toBe(field);
@@ -411,6 +427,31 @@ describe("GET /api/v1/breakdown", () => {
     expect(header).toBe("site,from,to,timezone,value,visitors,visitors_qualifier,pageviews,pageviews_qualifier");
     // 17 desktop sessions; the 3 without one are hidden, and so, as their cover, is desktop.
     expect(lines).toEqual([`${site},${Y},${Y},UTC,desktop,,suppressed,,suppressed`, `${site},${Y},${Y},UTC,,,suppressed,,suppressed`]);
+  });
+});
+
+describe("filters", () => {
+  it("read a country or device in any case as the collector spells it: country:de is country:DE, exactly", async () => {
+    const deCell = { site_id: site, dimension: "country", day: Y, value: "DE" };
+    const de = await shown(db, "rollup_dimension_day", deCell, 10, NOISE_COLUMN.units);
+    const dePageviews = await shown(db, "rollup_dimension_day", deCell, 10 + 5 + 8 + 2, NOISE_COLUMN.events);
+    const series = async (filter: string) => {
+      const res = await get(`/api/v1/timeseries?site=${site}&period=day&filter=${encodeURIComponent(filter)}`);
+      expect(res.status, res.text).toBe(200);
+      type Point = { local: string; visitors: unknown; pageviews: unknown };
+      return res.body.points.map((p: Point) => [p.local, p.visitors, p.pageviews]);
+    };
+    const upper = await series("country:DE");
+    expect(upper).toEqual([[Y, est(de), est(dePageviews)]]);
+    expect(await series("country:de")).toEqual(upper);
+    expect(await series("country:De")).toEqual(upper);
+    const conversions = async (filter: string) =>
+      (await get(`/api/v1/conversions?site=${site}&period=day&filter=${filter}`)).body.rows;
+    expect(await conversions("country:de")).toEqual(await conversions("country:DE"));
+    // 17 desktop sessions, hidden as the cover of the 3 without a device (the breakdown's CSV below).
+    const desktop = await series("device:desktop");
+    expect(desktop).toEqual([[Y, hidden, hidden]]);
+    expect(await series("device:DESKTOP")).toEqual(desktop);
   });
 });
 

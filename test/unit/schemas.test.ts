@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { goalCreateBody, keyCreateBody, siteCreateBody } from "../../worker/domain/schemas";
+import { deploymentHookBody, goalCreateBody, keyCreateBody, siteCreateBody } from "../../worker/domain/schemas";
 import { beaconBody } from "../../worker/collector/schemas";
 import { describeIssue } from "../../worker/lib/issues";
 import { MAX_PATTERN_LENGTH, MAX_PATTERN_STARS } from "../../worker/lib/glob";
@@ -114,5 +114,33 @@ describe("page filters", () => {
     });
     expect(schema.safeParse(query(`/${"a".repeat(MAX_PATTERN_LENGTH - 1)}`)).success).toBe(true);
     expect(issue(schema, query(`/${"a".repeat(MAX_PATTERN_LENGTH)}`)).field).toBe("page");
+  });
+});
+
+// The OpenAPI document leaves these Unicode patterns out (api/openapi.ts); the server checks them all the same.
+describe("deployment fields", () => {
+  const accepts = (fields: Record<string, unknown>) => deploymentHookBody.safeParse({ version: "v1", ...fields }).success;
+
+  it("takes a version of letters, digits, punctuation and symbols in any script, and nothing else", () => {
+    for (const version of ["3f9c2ab", "v1.2.3-rc.1+build.5", "release/2026-11", "版本1", "ünïcødé", "€5", "a".repeat(128)])
+      expect(accepts({ version }), version).toBe(true);
+    for (const version of ["", "v 1", "v\t1", "v\u00a01", "v\u200b1", "v\u00001", "a".repeat(129)])
+      expect(accepts({ version }), JSON.stringify(version)).toBe(false);
+  });
+
+  it("takes printable text as environment and external_id, without control or format characters or line separators", () => {
+    for (const environment of ["production", "staging eu-1", "Prüfung", "café ☕", " trimmed "])
+      expect(accepts({ environment }), environment).toBe(true);
+    for (const environment of ["", "   ", "a\nb", "a\u0007b", "a\u200bb", "a\u2028b", "a\u2029b", "a".repeat(65)])
+      expect(accepts({ environment }), JSON.stringify(environment)).toBe(false);
+    expect(accepts({ external_id: "ci:run 42" })).toBe(true);
+    expect(accepts({ external_id: "a\u200eb" })).toBe(false);
+  });
+
+  it("takes a description of printable text with tabs and line breaks", () => {
+    expect(accepts({ description: "Fixes:\n\t- the header\r\n" })).toBe(true);
+    expect(accepts({ description: "a\u0000b" })).toBe(false);
+    expect(accepts({ description: "a\u200bb" })).toBe(false);
+    expect(accepts({ description: "a\u2028b" })).toBe(true);
   });
 });

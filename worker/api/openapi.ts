@@ -3,7 +3,10 @@
  * id, its schemas, its auth kind's security scheme, the refusals every route can give and the
  * headers each answer carries (openapi/headers.ts, openapi/refusals.ts); beside them the paths
  * the table does not hold (openapi/front-door.ts) and what Wren sends (openapi/webhooks.ts).
- * The dashboard's typed client is generated from this document.
+ * Written for the tools that read it (Redocly, Spectral, Prism, generators): every tag
+ * described, the 405 every path gives declared on each operation, and no pattern only a
+ * Unicode-mode regex reads (openapi/patterns.ts). The dashboard's typed client is generated
+ * from this document.
  */
 import { createDocument } from "zod-openapi";
 import type { z } from "zod";
@@ -11,6 +14,7 @@ import { DEFAULT_PUBLIC_URL } from "../lib/public-url";
 import type { AuthKind, Route } from "./registry";
 import { FRONT_DOOR_PATHS } from "./openapi/front-door";
 import { HEADERS, RATE_LIMIT_HEADERS, responseHeaders } from "./openapi/headers";
+import { withoutUnicodePatterns } from "./openapi/patterns";
 import { hasRefusal, refusal, refusalComponents, type RefusalKind } from "./openapi/refusals";
 import { WEBHOOKS } from "./openapi/webhooks";
 
@@ -43,10 +47,25 @@ const SECURITY_SCHEMES = {
   },
 } as const;
 
+/** Every tag an operation or webhook uses, described; `openApiDocument` refuses a tag not here. */
+const TAGS: Record<string, string> = {
+  Sites: "Sites, their domains and time zones, and the registry of who registered a domain first.",
+  Goals: "A site's goals: pages, custom events, time on page and scroll depth that count as conversions.",
+  Keys: "API keys: their scopes, site allowlists, rate limits and calls per day (admin).",
+  Sessions: "A site's sessions of published days, with only what the reports show.",
+  Events: "Server-side conversions, with an API key or a site's s2s token.",
+  Deployments: "Deployment markers, sent by a CI step or the signed inbound webhook, and the smoke-test conversions after them.",
+  Reports:
+    "Figures through the k-anonymity filter, each {value, qualifier}: pages, vitals, conversions, funnels, timeseries, breakdowns and the overview.",
+  Alerts: "Alert rules and their webhook notifications.",
+  Collector: "The tracker script and the beacons it sends: no key, taken only from the site's own pages.",
+  Service: "Health and this document.",
+};
+
 const DESCRIPTION =
   "Wren's public API, and the collector's paths beside it. Every report figure is {value, qualifier} with qualifier exact, " +
   "estimated or suppressed. Errors are application/problem+json (RFC 9457). A path answers only the methods listed for it: " +
-  "another method is 405 with `Allow` naming them (components.responses.MethodNotAllowed). Any request whose Host header is " +
+  "another method is 405 with `Allow` naming them, declared on every operation. Any request whose Host header is " +
   "not a host name is 400, and one forwarded to the API (every path but /t.js, /e and /s2s) whose declared body exceeds 2 MiB is " +
   "413, before any route. `/` redirects to the dashboard, /dashboard/, which is not part of this API.";
 
@@ -128,20 +147,50 @@ export interface DocumentOptions {
   serverUrl?: string;
 }
 
+type Operation = { tags?: string[]; responses: Record<string, unknown> };
+
+/**
+ * Every path answers a method it does not list with 405 and `Allow` (lib/router.ts), before any
+ * route runs; OpenAPI has no path-level responses, so each operation declares it.
+ */
+function withMethodNotAllowed(item: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(item).map(([method, operation]) => {
+      const { responses } = operation as Operation;
+      return [method, { ...(operation as Operation), responses: { ...responses, 405: responses[405] ?? refusal("plain", 405) } }];
+    }),
+  );
+}
+
+/** The document's top-level tags: each one its operations and webhooks use, in TAGS' order. */
+function tagsOf(items: object[]): { name: string; description: string }[] {
+  const used = new Set(items.flatMap((item) => Object.values(item).flatMap((operation) => (operation as Operation).tags ?? [])));
+  const unknown = [...used].filter((tag) => !(tag in TAGS));
+  if (unknown.length > 0) throw new Error(`OpenAPI tags without a description (openapi.ts TAGS): ${unknown.join(", ")}`);
+  return Object.entries(TAGS)
+    .filter(([name]) => used.has(name))
+    .map(([name, description]) => ({ name, description }));
+}
+
 export function openApiDocument(routes: Route[], options: DocumentOptions = {}): ReturnType<typeof createDocument> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const spec of routes) (paths[toOpenApiPath(spec.path)] ??= {})[spec.method.toLowerCase()] = operationOf(spec);
   for (const [path, item] of Object.entries(FRONT_DOOR_PATHS)) paths[path] = { ...paths[path], ...item };
-  return createDocument({
-    openapi: "3.1.0",
-    info: { title: "Wren API", version: "1", description: DESCRIPTION, license: { name: "MIT", identifier: "MIT" } },
-    servers: [
-      options.serverUrl
-        ? { url: options.serverUrl, description: "This Wren (WREN_PUBLIC_URL)." }
-        : { url: "/", description: `Where this document was fetched from (by default ${DEFAULT_PUBLIC_URL}).` },
-    ],
-    components: { securitySchemes: SECURITY_SCHEMES, headers: HEADERS, responses: refusalComponents() as never },
-    paths: paths as never,
-    webhooks: WEBHOOKS,
-  });
+  for (const [path, item] of Object.entries(paths)) paths[path] = withMethodNotAllowed(item);
+  return createDocument(
+    {
+      openapi: "3.1.0",
+      info: { title: "Wren API", version: "1", description: DESCRIPTION, license: { name: "MIT", identifier: "MIT" } },
+      servers: [
+        options.serverUrl
+          ? { url: options.serverUrl, description: "This Wren (WREN_PUBLIC_URL)." }
+          : { url: "/", description: `Where this document was fetched from (by default ${DEFAULT_PUBLIC_URL}).` },
+      ],
+      tags: tagsOf([...Object.values(paths), ...Object.values(WEBHOOKS)]),
+      components: { securitySchemes: SECURITY_SCHEMES, headers: HEADERS, responses: refusalComponents() as never },
+      paths: paths as never,
+      webhooks: WEBHOOKS,
+    },
+    { override: withoutUnicodePatterns as never },
+  );
 }

@@ -21,6 +21,7 @@ import { authenticateKey, requireScope, requireSiteAccess } from "./auth";
 import { DEFAULT_BODY_LIMIT, readJson, validate } from "./body";
 import type { ApiEnv } from "./env";
 import { rateLimiterFor } from "./key-limiter";
+import { queryValues } from "./params";
 import { instanceShare, parseDefaultLimit, rateLimitHeaders, type RateDecision } from "./ratelimit";
 import { authenticateDelivery } from "./hook-auth";
 import type { AuthKind, KeyRoute, Route, SignedRoute } from "./registry";
@@ -91,7 +92,7 @@ function runKeyRoute(spec: KeyRoute) {
       } else {
         requireScope(caller, spec.scope, spec.orScope);
         const params = spec.params ? validate(spec.params, request.params ?? {}, "path") : {};
-        const query = spec.query ? validate(spec.query, Object.fromEntries(new URL(request.url).searchParams), "query") : {};
+        const query = spec.query ? validate(spec.query, queryValues(new URL(request.url), spec.query), "query") : {};
         const body = spec.body
           ? validate(spec.body, await readJson(request, spec.bodyLimit ?? DEFAULT_BODY_LIMIT), "body")
           : undefined;

@@ -11,7 +11,7 @@ import { QUALIFIERS } from "./figures";
 import { MAX_FUNNEL_STEPS } from "./funnels";
 import { decodeCursor } from "./list";
 import { HOUR_PERIODS, PERIODS } from "./period";
-import { DIMENSIONS } from "./dimensions";
+import { DIMENSIONS, filterValue, isDimension } from "./dimensions";
 import { INTERVALS } from "./timeseries";
 import { canonicalTimeZone } from "./timezone";
 
@@ -106,17 +106,22 @@ const filter = z
     const at = text.indexOf(":");
     const dimension = text.slice(0, at);
     const value = text.slice(at + 1);
-    if (at < 0 || !(DIMENSIONS as readonly string[]).includes(dimension) || value === "") {
+    if (at < 0 || !isDimension(dimension) || value === "") {
       ctx.addIssue({ code: "custom", message: `must be dimension:value, the dimension one of ${DIMENSIONS.join(", ")} (e.g. country:DE)` });
       return z.NEVER;
     }
-    return { dimension: dimension as (typeof DIMENSIONS)[number], value };
+    const canonical = filterValue(dimension, value);
+    if ("error" in canonical) {
+      ctx.addIssue({ code: "custom", message: canonical.error });
+      return z.NEVER;
+    }
+    return { dimension, value: canonical.value };
   })
   .optional()
   .meta({
     param: {
       description:
-        "Only the visitors with this value of a dimension, as `dimension:value` (`country:DE`, `source:Google`, `utm_campaign:launch`, `device:mobile`): the breakdown's cells of that value, day by day. Whole days only (not with `today`, `24h` or hourly points); one filter.",
+        "Only the visitors with this value of a dimension, as `dimension:value` (`country:DE`, `source:Google`, `utm_campaign:launch`, `device:mobile`): the breakdown's cells of that value, day by day. Whole days only (not with `today`, `24h` or hourly points); one filter. Case is ignored where the values are a fixed set (`country`, `device`, `source`'s names and hosts); other values are exact.",
     },
   });
 

@@ -58,6 +58,8 @@ const trackerOperation = (method: "get" | "head") => ({
     method === "get"
       ? "The tracker script the snippet loads (`?vitals`: its Core Web Vitals part)"
       : "The tracker script's headers, without the script",
+  description:
+    "No key: the script every site's snippet loads, the same for all sites. Kept an hour by caches, then revalidated with its ETag.",
   tags: ["Collector"],
   security: [],
   parameters: TRACKER_PARAMETERS,
@@ -98,7 +100,22 @@ const beaconOperation = {
     "must be on the site's allowlist, and known crawlers, headless browsers and HTTP libraries (by `User-Agent`) are refused. The " +
     "tracker sends text/plain, which needs no CORS preflight; at most 16 KiB.",
   security: [],
-  requestBody: { required: true, content: { "text/plain": { schema: beacon }, "application/json": { schema: beacon } } },
+  requestBody: {
+    required: true,
+    content: {
+      // The same JSON either way; as text/plain it is a string to a validating proxy (Prism),
+      // which would refuse an object schema there, its content described by the Beacon schema.
+      "text/plain": {
+        schema: {
+          type: "string",
+          contentMediaType: "application/json",
+          contentSchema: { $ref: "#/components/schemas/Beacon" },
+          description: "A Beacon as JSON text: what the tracker sends (no CORS preflight).",
+        },
+      },
+      "application/json": { schema: beacon },
+    },
+  },
   responses: {
     202: {
       description: "Stored: the events are committed.",
@@ -215,6 +232,7 @@ const healthProblem = z
 const healthOperation = {
   operationId: "getHealth",
   summary: "Whether the service answers, its database and storage take writes, and how fresh the reports are",
+  description: "No key: for monitors and load balancers. 200 while the database answers and takes a write; 503 otherwise.",
   tags: ["Service"],
   security: [],
   responses: {
@@ -232,6 +250,7 @@ const healthOperation = {
 const documentOperation = {
   operationId: "getOpenApiDocument",
   summary: "This document",
+  description: "No key: the OpenAPI 3.1 document, generated from the route table; its server is WREN_PUBLIC_URL.",
   tags: ["Service"],
   security: [],
   responses: {

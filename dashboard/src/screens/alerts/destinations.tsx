@@ -3,7 +3,7 @@ import { useLayoutEffect, useRef } from "preact/hooks";
 import type { Schemas } from "../../api/client";
 import { Field, FieldProblem, focusField, valueOf, type ApiForm } from "../../ui/field";
 
-export type DestinationFormat = Schemas["AlertRuleCreate"]["destinations"][number]["format"];
+export type DestinationFormat = NonNullable<Schemas["AlertRuleCreate"]["destinations"][number]["format"]>;
 
 export interface DestinationDraft {
   /** Stable across removals, so each row keeps its own input. */

@@ -12,7 +12,7 @@ import { isSmokeTest } from "../goals/kinds";
 import { GoalField } from "./goal-field";
 
 type RuleCreate = Schemas["AlertRuleCreate"];
-type Kind = RuleCreate["kind"];
+type Kind = NonNullable<RuleCreate["kind"]>;
 type Metric = NonNullable<RuleCreate["metric"]>;
 type Condition = NonNullable<RuleCreate["condition"]>;
 
@@ -41,12 +41,10 @@ const FRESH: Omit<Draft, "destinations"> = {
 
 function ruleBody(site: string, d: Draft): RuleCreate {
   const destinations = d.destinations.map(({ url, format }) => ({ url: url.trim(), format }));
-  if (d.kind === "deployment_without_smoke")
-    return { site, kind: d.kind, enabled: true, within_minutes: Number(d.withinMinutes), destinations };
+  if (d.kind === "deployment_without_smoke") return { site, kind: d.kind, within_minutes: Number(d.withinMinutes), destinations };
   return {
     site,
     kind: d.kind,
-    enabled: true,
     metric: d.metric,
     ...(d.metric === "goal" ? { goal_id: d.goalId.trim() } : {}),
     condition: d.condition,
