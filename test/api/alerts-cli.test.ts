@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { destinationSecret } from "../../worker/alerts/secrets";
+import { destinationSecret } from "../../worker/domain/alert-rules";
 import { serveOnLoopback, type LoopbackServer } from "../helpers/http";
 import { apiFixture, type ApiFixture } from "./fixtures";
 

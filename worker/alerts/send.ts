@@ -11,7 +11,8 @@
 import { Webhook } from "standardwebhooks";
 import { destinationProblem, type WebhookAllow } from "../lib/webhook-allow";
 import type { AttemptResult, Claimed } from "./outbox";
-import { slackMessage, type Notification } from "./payload";
+import type { Notification } from "../domain/alert-rules";
+import { slackMessage } from "./payload";
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 const ANSWER_LIMIT = 4096;

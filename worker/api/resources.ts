@@ -7,8 +7,7 @@ import type { ApiKeyRow } from "../domain/apikeys";
 import type { GoalRow } from "../domain/goals";
 import type { SiteRow, SiteVerification } from "../domain/sites";
 import { snippetFor } from "../domain/snippet";
-import { ruleSettings, type AlertRule } from "../domain/alert-rules";
-import type { Notification } from "../alerts/payload";
+import { ruleSettings, type AlertRule, type Notification } from "../domain/alert-rules";
 import { ALERT_CONDITIONS, ALERT_KINDS, ALERT_METRICS, ALERT_STATES, DEPLOYMENT_SOURCES, DESTINATION_FORMATS, GOAL_KINDS, OUTBOX_STATUSES } from "../lib/schema";
 import { storedFigure } from "../reports/figures";
 import { figureSchema } from "../reports/schemas";
@@ -162,7 +161,7 @@ export const sessionResource = z
 
 /**
  * An RFC 9457 problem as lib/problem.ts writes it, with every extension member some refusal
- * adds (api/auth.ts, domain/registration.ts, domain/alert-rules.ts): nothing else appears.
+ * adds (api/auth.ts, domain/registration.ts, domain/alert-rules/): nothing else appears.
  */
 export const problemResource = z
   .object({

@@ -1,5 +1,5 @@
 /**
- * Alert rules (worker/domain/alert-rules.ts): make, list, read, change and delete them, read a
+ * Alert rules (worker/domain/alert-rules/): make, list, read, change and delete them, read a
  * rule's history of transitions and deliveries, and send it a test notification. Changing needs
  * `write:alerts`; reading takes `read:reports` or `write:alerts`. Every rule is on a site the
  * key may act on. Evaluation and delivery run in the alerts worker (worker/alerts/).

@@ -87,7 +87,7 @@ export const alertRules = sqliteTable(
   (t) => [index("alert_rules_site").on(t.siteId)],
 );
 
-/** Where a rule's notifications go. The signing secret is derived, never stored (alerts/secrets.ts). */
+/** Where a rule's notifications go. The signing secret is derived, never stored (domain/alert-rules/secrets.ts). */
 export const alertDestinations = sqliteTable(
   "alert_destinations",
   {
