@@ -1,10 +1,22 @@
 /**
  * The delivery formats of a notification (domain/alert-rules/notification.ts): `standard` sends
  * the Standard Webhooks body as it is; `slack` is a Slack incoming-webhook message saying the
- * same in words.
+ * same in words. Slack reads `<…>` in `text` as markup (`<!channel>` pings everyone,
+ * `<url|label>` is a link under any label), so every piece of text put in it is escaped
+ * (`&`, `<`, `>`, as Slack asks); only the message's own link is markup.
  */
 import type { Notification } from "../domain/alert-rules";
 import type { Figure } from "../reports/figures";
+
+/** Text as Slack shows it, never as markup (https://api.slack.com/reference/surfaces/formatting#escaping). */
+export function slackEscape(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** A link in Slack markup: the URL escaped, and its `|` (the label separator) percent-encoded. */
+function slackLink(url: string, label: string): string {
+  return `<${slackEscape(url).replace(/\|/g, "%7C")}|${slackEscape(label)}>`;
+}
 
 function describeFigure(figure: Figure): string {
   if (figure.value === null) return "suppressed (fewer than k sessions)";
@@ -23,9 +35,8 @@ export function slackMessage(n: Notification): { text: string } {
   const head =
     n.type === "alert.firing" ? ":rotating_light: Firing" : n.type === "alert.resolved" ? ":white_check_mark: Resolved" : ":test_tube: Test";
   const marker = n.data.deployment ? ` Deployment ${n.data.deployment.version} (${n.data.deployment.deployed_at}).` : "";
-  return {
-    text:
-      `${head}: ${describeRule(n.data.rule)} on ${n.data.rule.site}. Figure: ${describeFigure(n.data.figure)}, ` +
-      `${n.data.window.start} – ${n.data.window.end}.${marker} <${n.data.links.overview}|Overview>`,
-  };
+  const words =
+    `${head}: ${describeRule(n.data.rule)} on ${n.data.rule.site}. Figure: ${describeFigure(n.data.figure)}, ` +
+    `${n.data.window.start} – ${n.data.window.end}.${marker}`;
+  return { text: `${slackEscape(words)} ${slackLink(n.data.links.overview, "Overview")}` };
 }

@@ -94,7 +94,7 @@ export const alertRoutes = [
     body: createBody,
     site: { from: "body", name: "site" },
     responses: {
-      201: { description: "Made, with `destinations[i].secret`.", schema: alertRuleResource },
+      201: { description: "Made, with `destinations[i].secret` and the full `destinations[i].url`, this once.", schema: alertRuleResource },
       404: { description: "No such site (`field`: `site`)." },
     },
     async handle({ db, env, body, reply }) {
@@ -141,7 +141,7 @@ export const alertRoutes = [
     operationId: "updateAlertRule",
     method: "PATCH",
     path: "/api/v1/alerts/:id",
-    summary: "Change an alert rule (its state is kept; new destinations get new secrets, shown this once)",
+    summary: "Change an alert rule (its state is kept; new destinations get new secrets and full URLs, shown this once)",
     tag: "Alerts",
     auth: "key",
     scope: "write:alerts",

@@ -22,4 +22,5 @@ export { alertHistory, ruleHistory, HISTORY_TESTS, HISTORY_TRANSITIONS, type Del
 export { queueTestNotifications, testStatements } from "./test-notifications";
 export { notification, type Marker, type Notification, type NotificationType } from "./notification";
 export { destinationSecret } from "./secrets";
+export { maskedUrl } from "./masked-url";
 export { ALERT_CONDITIONS, ALERT_KINDS, ALERT_METRICS, DESTINATION_FORMATS } from "../../lib/schema";
