@@ -12,7 +12,13 @@
  *   beside it `within_minutes` after it was deployed.
  *
  * Each destination's signing secret is derived from the server secret and the destination's
- * id (secrets.ts): shown once when the destination is made, never stored.
+ * id (secrets.ts): shown once when the destination is made, never stored; so is its full URL
+ * (masked-url.ts).
+ *
+ * One file a job: types.ts (shapes), validate.ts (what the schema cannot check), store.ts
+ * (reads), changes.ts (writes), history.ts, notification.ts (the payload), test-notifications.ts.
+ * The workers (worker/alerts/, worker/api/) import this folder; it imports none of them
+ * (test/unit/layers.test.ts).
  */
 export * from "./types";
 export { checkThreshold } from "./validate";
