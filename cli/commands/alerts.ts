@@ -1,7 +1,7 @@
 /**
  * `wren alerts create|list|delete`: alert rules as the operator (no key). A rule made here goes
  * through exactly what `POST /api/v1/alerts` does: the route's own body schema (its shape and
- * ranges), then worker/domain/alert-rules.ts createRule with the settings the service runs with —
+ * ranges), then worker/domain/alert-rules/ createRule with the settings the service runs with —
  * k from WREN_K_ANONYMITY, the server secret, WREN_WEBHOOK_ALLOW — so the CLI refuses what the
  * API refuses, with the same messages, and prints each destination's signing secret this once.
  *

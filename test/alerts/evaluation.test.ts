@@ -12,8 +12,8 @@ import { drainOutbox } from "../../worker/alerts/drain";
 import { evaluateRules } from "../../worker/alerts/evaluate";
 import { EVALUATOR_LEASE, takeLease } from "../../worker/lib/lease";
 import { claimDue, MAX_ATTEMPTS, releaseClaims, retryDelay } from "../../worker/alerts/outbox";
-import { destinationSecret } from "../../worker/alerts/secrets";
-import type { AlertRule } from "../../worker/domain/alert-rules";
+import { sendOnce } from "../../worker/alerts/send";
+import { destinationSecret, type AlertRule } from "../../worker/domain/alert-rules";
 import { parseWebhookAllow } from "../../worker/lib/webhook-allow";
 import { serveOnLoopback, type LoopbackServer } from "../helpers/http";
 import { addSite, clearData, openTestDb, type TestDb } from "../reports/helpers";
@@ -226,6 +226,56 @@ describe("the outbox", () => {
     const row = (await client.execute("SELECT status, attempts FROM alert_outbox")).rows[0]!;
     expect([row.status, Number(row.attempts)]).toEqual(["failed", MAX_ATTEMPTS]);
     expect(seen).toHaveLength(MAX_ATTEMPTS);
+  });
+
+  it("escapes caller text in a Slack message: a deployment's version can neither ping the channel nor disguise a link", async () => {
+    const version = "<!channel> <https://evil.example|Overview> & <@U123>";
+    await addSite(client, SITE);
+    await client.batch(
+      [
+        {
+          sql:
+            "INSERT INTO alert_rules (id, site_id, kind, within_minutes, for_minutes, enabled, state, seq, state_since, created_at, updated_at) " +
+            "VALUES ('alr_slack', ?, 'deployment_without_smoke', 15, 0, 1, 'ok', 0, ?, ?, ?)",
+          args: [SITE, T0, T0, T0],
+        },
+        { sql: "INSERT INTO alert_destinations (id, rule_id, position, url, format) VALUES ('dst_slack', 'alr_slack', 0, ?, 'slack')", args: [`${receiver.url}/slack`] },
+        { sql: "INSERT INTO deployments (id, site_id, version, external_id, ts, created_at) VALUES ('dep_evil', ?, ?, 'x', ?, ?)", args: [SITE, version, T0, T0] },
+      ],
+      "write",
+    );
+    const now = T0 + 15 * MINUTE;
+    expect((await evaluateRules(client as never, options("box_a", now))).transitions).toBe(1);
+    const publicUrl = "http://127.0.0.1:1/a|b>c";
+    // The link's URL is the service's own; escaped too, its `|` encoded, should it ever hold one.
+    await client.execute({ sql: "UPDATE alert_outbox SET payload = replace(payload, 'http://127.0.0.1:1', ?)", args: [publicUrl] });
+    await drainOutbox(client as never, { holder: "box_a", now: () => now, serverSecret: SECRET, allow: parseWebhookAllow("127.0.0.1"), retryBaseMs: 30_000 });
+    expect(seen.map((s) => JSON.parse(s.body))).toEqual([
+      {
+        text:
+          ":rotating_light: Firing: a deployment without a smoke conversion within 15 min on site_alerts. Figure: 0, " +
+          "2026-11-23T10:00:30.000Z – 2026-11-23T10:15:30.000Z. " +
+          "Deployment &lt;!channel&gt; &lt;https://evil.example|Overview&gt; &amp; &lt;@U123&gt; (2026-11-23T10:00:30.000Z). " +
+          "<http://127.0.0.1:1/a%7Cb&gt;c/api/v1/overview?site=site_alerts&amp;deployment=dep_evil|Overview>",
+      },
+    ]);
+  });
+
+  it("masks the destination's URL in a delivery error the history shows", async () => {
+    const url = "https://hooks.slack.com/services/T0/B0/SECRETTOKEN";
+    const result = await sendOnce(
+      { id: "msg_x", ruleId: "alr_x", destinationId: "dst_x", type: "alert.test", payload: "{}", attempts: 0, url, format: "standard" },
+      {
+        secret: await destinationSecret(SECRET, "dst_x"),
+        allow: parseWebhookAllow(""),
+        now: T0,
+        // What a runtime's fetch may say when it cannot reach a URL: the URL itself.
+        fetch: async () => {
+          throw new TypeError(`fetch failed: ${url} (connection refused)`);
+        },
+      },
+    );
+    expect(result.error).toBe("TypeError: fetch failed: https://hooks.slack.com/services/… (connection refused)");
   });
 
   it("refuses a destination the allow list no longer covers, without sending", async () => {

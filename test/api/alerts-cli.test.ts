@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { destinationSecret } from "../../worker/alerts/secrets";
+import { destinationSecret } from "../../worker/domain/alert-rules";
 import { serveOnLoopback, type LoopbackServer } from "../helpers/http";
 import { apiFixture, type ApiFixture } from "./fixtures";
 
@@ -100,7 +100,7 @@ describe("wren alerts", () => {
     );
     firing = id!;
 
-    // The API reads the rule the CLI wrote, without the secret.
+    // The API reads the rule the CLI wrote, without the secret, the URL masked.
     const listed = await f.admin("GET", `/api/v1/alerts?site=${site}`);
     expect(listed.status, listed.text).toBe(200);
     expect(listed.body.alerts).toEqual([
@@ -114,7 +114,7 @@ describe("wren alerts", () => {
         threshold: 1,
         window_hours: 1,
         for_minutes: 0,
-        destinations: [{ id: destination, url: hook, format: "standard" }],
+        destinations: [{ id: destination, url: `${receiver.url}/…`, format: "standard" }],
       }),
     ]);
 
@@ -191,9 +191,12 @@ describe("wren alerts", () => {
       created_at: expect.any(String),
       updated_at: rule.created_at,
     });
-    // Shown once: reading the rule again gives no secret.
+    // Shown once: reading the rule again gives no secret, and each URL masked.
     const read = await f.admin("GET", `/api/v1/alerts/${rule.id}`);
-    expect(read.body.destinations).toEqual(rule.destinations.map(({ secret: _secret, ...d }: { secret: string }) => d));
+    expect(read.body.destinations).toEqual([
+      { id: standardId, url: "https://hooks.example.com/…", format: "standard" },
+      { id: slackId, url: "https://hooks.slack.com/services/…", format: "slack" },
+    ]);
 
     const deploy = await f.stack.cli([
       "alerts",
@@ -232,6 +235,7 @@ describe("wren alerts", () => {
     const unstamped = (list: { alerts: { state: object }[] }) =>
       list.alerts.map((a) => ({ ...a, state: { ...a.state, evaluated_at: null } }));
     expect(unstamped(JSON.parse(json.stdout))).toEqual(unstamped((await f.admin("GET", `/api/v1/alerts?site=${site}`)).body));
+    expect(json.stdout).not.toContain("XXXX");
   });
 
   it("refuses what the API refuses, naming the flag, with the API's message, and writes nothing", async () => {

@@ -29,6 +29,8 @@ beforeAll(async () => {
 afterAll(() => f?.close());
 
 const HOOK = "https://hooks.example.com/wren";
+/** HOOK as every answer but the one that made it shows it (domain/alert-rules/masked-url.ts). */
+const HOOK_SHOWN = "https://hooks.example.com/…";
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -146,7 +148,10 @@ describe("make, read, change and delete a rule", () => {
     const got = await f.admin("GET", `/api/v1/alerts/${res.body.id}`);
     expect(got.status, got.text).toBe(200);
     expect(got.text).not.toContain("whsec_");
-    expect(got.body.destinations).toEqual(res.body.destinations.map(({ secret: _secret, ...d }: { secret: string }) => d));
+    expect(got.body.destinations).toEqual([
+      { id: first.id, url: HOOK_SHOWN, format: "standard" },
+      { id: second.id, url: "https://hooks.slack.com/services/…", format: "slack" },
+    ]);
     const { destinations: _made, state: _madeState, ...settings } = res.body;
     expect(got.body).toMatchObject(settings);
 
@@ -227,7 +232,7 @@ describe("make, read, change and delete a rule", () => {
       threshold: 1000,
       condition: "above",
     });
-    expect(disabled.body.destinations).toEqual([{ id: rule.destinations[0].id, url: HOOK, format: "standard" }]);
+    expect(disabled.body.destinations).toEqual([{ id: rule.destinations[0].id, url: HOOK_SHOWN, format: "standard" }]);
     expect(Date.parse(disabled.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(rule.updated_at));
 
     const replaced = await f.admin("PATCH", `/api/v1/alerts/${rule.id}`, {
@@ -255,7 +260,9 @@ describe("make, read, change and delete a rule", () => {
 
     const got = await f.admin("GET", `/api/v1/alerts/${rule.id}`);
     expect(got.text).not.toContain("whsec_");
-    expect(got.body.destinations).toEqual(fresh.map(({ secret: _secret, ...d }: { secret: string }) => d));
+    expect(got.body.destinations).toEqual(
+      fresh.map(({ secret: _secret, ...d }: { secret: string; url: string }) => ({ ...d, url: d.url.replace(/\/hook$/, "/…") })),
+    );
     const rows = await f
       .database()
       .execute({ sql: "SELECT id FROM alert_destinations WHERE rule_id = ? ORDER BY position", args: [rule.id] });
@@ -410,6 +417,53 @@ describe("scopes and site allowlists", () => {
     expect(await stored()).toEqual(before);
   });
 
+  it("shows a destination's full URL only in the answer that made it; every other answer masks path and query", async () => {
+    const urls = [
+      "https://hooks.slack.com/services/T0SECRET/B0SECRET/xoxSECRET",
+      "https://receiver.example:8443/wren?token=SECRET",
+      "https://discord.example/api/webhooks/123/SECRET#frag",
+      "https://receiver.example/SECRET-path-token-0123456789/x",
+    ];
+    const masked = [
+      "https://hooks.slack.com/services/…",
+      "https://receiver.example:8443/…",
+      "https://discord.example/api/…",
+      "https://receiver.example/…",
+    ];
+    const writer = await f.makeKey(["write:alerts"], [site]);
+    const reader = await f.makeKey(["read:reports"], [site]);
+    const made = await writer.call("POST", "/api/v1/alerts", quiet({ destinations: urls.map((url) => ({ url, format: "slack" })) }));
+    expect(made.status, made.text).toBe(201);
+    expect(made.body.destinations.map((d: { url: string }) => d.url)).toEqual(urls);
+    const id = made.body.id;
+
+    const answers = [];
+    for (const key of [reader, writer]) {
+      answers.push(await key.call("GET", `/api/v1/alerts/${id}`));
+      answers.push(await key.call("GET", `/api/v1/alerts?site=${site}`));
+      answers.push(await key.call("GET", `/api/v1/alerts/${id}/history`));
+    }
+    answers.push(await writer.call("PATCH", `/api/v1/alerts/${id}`, { enabled: false }));
+    answers.push(await writer.call("POST", `/api/v1/alerts/${id}/test`));
+    answers.push(await writer.call("GET", `/api/v1/alerts/${id}/history`));
+    for (const res of answers) {
+      expect(res.status, res.text).toBeLessThan(300);
+      expect(res.text).not.toContain("SECRET");
+      expect(res.text).not.toContain("token");
+    }
+    expect(answers[0]!.body.destinations.map((d: { url: string }) => d.url)).toEqual(masked);
+    expect(answers[3]!.body.destinations.map((d: { url: string }) => d.url)).toEqual(masked);
+    const listed = answers[1]!.body.alerts.find((r: { id: string }) => r.id === id);
+    expect(listed.destinations.map((d: { url: string }) => d.url)).toEqual(masked);
+
+    // Replacing the destinations shows the new ones in full, once.
+    const replaced = await writer.call("PATCH", `/api/v1/alerts/${id}`, { destinations: [{ url: urls[1] }] });
+    expect(replaced.status, replaced.text).toBe(200);
+    expect(replaced.body.destinations).toEqual([{ id: expect.stringMatching(/^dst_/), url: urls[1], format: "standard", secret: expect.stringMatching(SECRET) }]);
+    const again = await writer.call("GET", `/api/v1/alerts/${id}`);
+    expect(again.body.destinations).toEqual([{ id: replaced.body.destinations[0].id, url: masked[1], format: "standard" }]);
+  });
+
   it("a key on site A cannot make a rule on B (403), nor see or touch B's rules (404, as if missing)", async () => {
     const theirs = await create(quiet({ site: other }));
     const key = await f.makeKey(["write:alerts", "read:reports"], [site]);
@@ -445,7 +499,7 @@ describe("scopes and site allowlists", () => {
     expect(await ruleIds(other)).toEqual(othersBefore);
     expect((await f.admin("GET", `/api/v1/alerts/${theirs.id}`)).body).toMatchObject({
       enabled: true,
-      destinations: [{ url: HOOK }],
+      destinations: [{ url: HOOK_SHOWN }],
     });
   });
 });
@@ -665,7 +719,7 @@ describe("refusals name the field and write nothing", () => {
     expect((await f.admin("GET", `/api/v1/alerts/${rule.id}`)).body).toMatchObject({
       threshold: 10,
       enabled: true,
-      destinations: [{ url: HOOK }],
+      destinations: [{ url: HOOK_SHOWN }],
     });
   });
 });

@@ -145,6 +145,70 @@ describe("GitHub deployment_status", () => {
     expect((await f.admin("GET", `/api/v1/deployments?site=${site}`)).body.deployments).toEqual([made.body]);
   });
 
+  it("refuses a replay once its marker was deleted: the same signed bytes record nothing (202), however often", async () => {
+    const payload = deploymentStatus("success", 27182, Date.now() - 60_000);
+    const made = await gitHub(site, "deployment_status", payload, secret);
+    expect(made.status, made.text).toBe(201);
+    // GitHub's "Redeliver" while the marker exists: the same marker.
+    const redelivered = await gitHub(site, "deployment_status", payload, secret);
+    expect([redelivered.status, redelivered.body]).toEqual([200, made.body]);
+    expect((await f.admin("DELETE", `/api/v1/deployments/${made.body.id}`)).status).toBe(204);
+    const before = await markers();
+    for (let i = 0; i < 2; i++) {
+      const replay = await gitHub(site, "deployment_status", payload, secret);
+      expect([replay.status, replay.type, replay.body]).toEqual([
+        202,
+        "application/json",
+        {
+          recorded: false,
+          reason:
+            "GitHub deployment 27182 was recorded before and its marker has since been deleted; a delivery makes a marker once, so nothing was recorded.",
+        },
+      ]);
+    }
+    // Another status of the same deployment is the same deployment: nothing either.
+    const later = await gitHub(
+      site,
+      "deployment_status",
+      { ...payload, deployment_status: { ...payload.deployment_status, id: 1 } },
+      secret,
+    );
+    expect(later.status).toBe(202);
+    expect(await markers()).toEqual(before);
+    expect(JSON.stringify(before)).not.toContain("github:27182");
+    // The receipt is all that is kept of it.
+    const receipts = await f
+      .database()
+      .execute({ sql: "SELECT key FROM deployment_hook_receipts WHERE site_id = ? AND key = 'github:27182'", args: [site] });
+    expect(receipts.rows).toHaveLength(1);
+  });
+
+  it("refuses a delivery by its age: created_at more than 24 hours ago, or missing (422), writing nothing", async () => {
+    const before = await markers();
+    const stale = await gitHub(
+      site,
+      "deployment_status",
+      deploymentStatus("success", 4242, Date.now() - 24 * 3_600_000 - 60_000),
+      secret,
+    );
+    expect([stale.status, stale.type, stale.body]).toEqual([
+      422,
+      "application/problem+json",
+      {
+        type: "about:blank",
+        title: "Unprocessable Content",
+        status: 422,
+        detail: "deployment_status.created_at: is more than 24 hours ago",
+        field: "deployment_status.created_at",
+      },
+    ]);
+    const payload = deploymentStatus("success", 4243, Date.now());
+    const { created_at: _createdAt, ...undated } = payload.deployment_status;
+    const missing = await gitHub(site, "deployment_status", { ...payload, deployment_status: undated }, secret);
+    expect([missing.status, missing.body.field]).toEqual([422, "deployment_status.created_at"]);
+    expect(await markers()).toEqual(before);
+  });
+
   it("accepts and ignores a ping and any state but success (202), writing nothing", async () => {
     const before = await markers();
     const ping = await gitHub(site, "ping", { zen: "Design for failure.", hook_id: 1 }, secret);
@@ -259,6 +323,24 @@ describe("Standard Webhooks", () => {
     const ownReplay = await standard(site, "msg_own_1", { version: "build-514", external_id: "release-514b" }, secret);
     expect([ownReplay.status, ownReplay.body]).toEqual([200, own.body]);
     expect(await markers()).toHaveLength(count + 1);
+  });
+
+  it("refuses a replayed webhook-id once its marker was deleted (202), writing nothing", async () => {
+    const body = { version: "build-600" };
+    const made = await standard(site, "msg_replayed_after_delete", body, secret);
+    expect(made.status, made.text).toBe(201);
+    expect((await f.admin("DELETE", `/api/v1/deployments/${made.body.id}`)).status).toBe(204);
+    const before = await markers();
+    const replay = await standard(site, "msg_replayed_after_delete", body, secret);
+    expect([replay.status, replay.body]).toEqual([
+      202,
+      {
+        recorded: false,
+        reason:
+          "Message msg_replayed_after_delete was recorded before and its marker has since been deleted; a delivery makes a marker once, so nothing was recorded.",
+      },
+    ]);
+    expect(await markers()).toEqual(before);
   });
 
   it("refuses a stale timestamp, a wrong secret, missing headers and an invalid body, writing nothing", async () => {

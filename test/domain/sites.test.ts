@@ -150,7 +150,7 @@ describe.each([
   }, 60_000);
   afterAll(() => d?.close());
 
-  const RAW_TABLES = ["events", "conversions", "smoke_conversions", "vitals", "sessions", "site_beacons", "alert_rules", "deployments", "goals"];
+  const RAW_TABLES = ["events", "conversions", "smoke_conversions", "vitals", "sessions", "site_beacons", "alert_rules", "deployments", "deployment_hook_receipts", "goals"];
 
   async function seed(siteId: string): Promise<void> {
     await addSite(d.client, siteId);
@@ -182,6 +182,7 @@ describe.each([
           sql: "INSERT INTO deployments (id, site_id, version, external_id, ts) VALUES (?, ?, 'v1', 'v1:production', ?)",
           args: [`dep_${siteId}`, siteId, ts],
         },
+        { sql: "INSERT INTO deployment_hook_receipts (site_id, key) VALUES (?, 'github:1')", args: [siteId] },
         {
           sql: "INSERT INTO smoke_conversions (conversion_id, site_id, goal_id, external_id, attached, ts) SELECT id, site_id, goal_id, 'v1', 1, ts FROM conversions WHERE site_id = ?",
           args: [siteId],

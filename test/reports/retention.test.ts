@@ -299,6 +299,22 @@ describe("retention", () => {
     }
   });
 
+  it("deletes deployment hook receipts 48 hours on, once a delivery that old is refused by its age", async () => {
+    const db = await fresh();
+    const NOW = Date.parse("2026-11-20T12:00:00Z");
+    await addSite(db.client, SITE);
+    for (const [key, made] of [
+      ["github:1", NOW - 2 * DAY - 1],
+      ["github:2", NOW - 2 * DAY],
+      ["webhook-id:msg_3", NOW - 60_000],
+    ] as const) {
+      await db.client.execute({ sql: "INSERT INTO deployment_hook_receipts (site_id, key, created_at) VALUES (?, ?, ?)", args: [SITE, key, made] });
+    }
+    expect((await applyRetention(db.client as never, { now: NOW, days: 30 })).deleted).toEqual({ deployment_hook_receipts: 1 });
+    expect((await db.client.execute("SELECT key FROM deployment_hook_receipts ORDER BY key")).rows.map((r) => r.key)).toEqual(["github:2", "webhook-id:msg_3"]);
+    expect((await applyRetention(db.client as never, { now: NOW, days: 30 })).deleted).toEqual({});
+  });
+
   it("drops idempotency keys, s2s and once-per-session, once the 24-hour window has closed", async () => {
     const db = await fresh();
     await addSite(db.client, SITE);

@@ -9,11 +9,6 @@ import { ROOT } from "../helpers/stack";
 
 const MAX_LINES = 400;
 
-const EXCLUDED = new Set([
-  // split in the security branch
-  "worker/domain/alert-rules.ts",
-]);
-
 /** Lines as `wc -l` counts them: newline characters, plus a last line without one. */
 function lineCount(text: string): number {
   const newlines = text.split("\n").length - 1;
@@ -32,7 +27,7 @@ describe("file size", () => {
   it(`no .ts file under worker/ exceeds ${MAX_LINES} lines`, () => {
     const files = workerFiles();
     expect(files.length).toBeGreaterThan(100);
-    const offenders = files.filter((f) => f.lines > MAX_LINES && !EXCLUDED.has(f.file)).map((f) => `${f.file}: ${f.lines} lines`);
+    const offenders = files.filter((f) => f.lines > MAX_LINES).map((f) => `${f.file}: ${f.lines} lines`);
     expect(offenders).toEqual([]);
   });
 

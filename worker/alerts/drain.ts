@@ -4,9 +4,9 @@
  * most its timeout, and the database sees one writer's worth of claims.
  */
 import type { Client } from "@libsql/client/web";
+import { destinationSecret } from "../domain/alert-rules";
 import type { WebhookAllow } from "../lib/webhook-allow";
 import { claimDue, recordAttempt } from "./outbox";
-import { destinationSecret } from "./secrets";
 import { sendOnce } from "./send";
 
 export interface DrainOptions {

@@ -10,14 +10,11 @@
  * writes nothing.
  */
 import type { Client, InStatement } from "@libsql/client/web";
-import { loadRules, type AlertRule } from "../domain/alert-rules";
-import { newId } from "../lib/ids";
-import { storedFigure } from "../reports/figures";
+import { loadRules, notification, type AlertRule } from "../domain/alert-rules";
 import { readOnly } from "../lib/read-only";
 import { decide, type Decision } from "./decide";
 import { siteReadings, type RuleReading } from "./figures";
 import { EVALUATOR_LEASE, leaseHeld, takeLease } from "../lib/lease";
-import { notification } from "./payload";
 
 export interface EvaluationOptions {
   now: number;
@@ -120,18 +117,4 @@ function transitionStatements(rule: AlertRule, reading: RuleReading, decision: D
       args: [to, seq, o.now, reading.figure.value, reading.figure.qualifier, o.now, reading.deployment?.id ?? null, rule.id, rule.seq, transitionId],
     },
   ];
-}
-
-/** An `alert.test` for each of the rule's destinations, through the outbox; the ids of the rows. */
-export function testStatements(rule: AlertRule, now: number, publicUrl: string): { ids: string[]; statements: InStatement[] } {
-  const figure = storedFigure(rule.lastValue, rule.lastQualifier);
-  const body = JSON.stringify(notification("alert.test", rule, null, figure, { fromMs: now, toMs: now }, null, publicUrl, now));
-  const ids = rule.destinations.map(() => newId("msg"));
-  return {
-    ids,
-    statements: rule.destinations.map((d, i) => ({
-      sql: "INSERT INTO alert_outbox (id, rule_id, transition_id, destination_id, type, payload, next_attempt_at, created_at) VALUES (?, ?, NULL, ?, 'alert.test', ?, ?, ?)",
-      args: [ids[i]!, rule.id, d.id, body, now, now],
-    })),
-  };
 }

@@ -11,7 +11,7 @@
  *   rule was made whose `within_minutes` after its deployed_at have passed.
  */
 import { smokeByMarker } from "../domain/smoke-conversions";
-import type { AlertRule } from "../domain/alert-rules";
+import type { AlertRule, Marker } from "../domain/alert-rules";
 import type { ReadOnlyDatabase } from "../lib/read-only";
 import type { Figure } from "../reports/figures";
 import { cellsWithin, windowCells } from "../reports/hour-cells";
@@ -23,12 +23,6 @@ import type { HourWindow, ReportScope } from "../reports/scope";
 import { HOUR_MS, localDate } from "../reports/timezone";
 
 const MINUTE_MS = 60_000;
-
-export interface Marker {
-  id: string;
-  version: string;
-  deployed_at: string;
-}
 
 /** What a rule sees now: its figure, over which window, and (deployment_without_smoke) which marker. */
 export interface RuleReading {

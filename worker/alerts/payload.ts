@@ -1,56 +1,21 @@
 /**
- * What a notification says. The Standard Webhooks body is `{type, timestamp, data}`: the rule,
- * the transition, the figure with its qualifier (a suppressed figure says `suppressed`, with a
- * null value: never a number), the window, the marker of a deployment rule, and links to the
- * Overview. The `slack` format is a Slack incoming-webhook message saying the same in words.
+ * The delivery formats of a notification (domain/alert-rules/notification.ts): `standard` sends
+ * the Standard Webhooks body as it is; `slack` is a Slack incoming-webhook message saying the
+ * same in words. Slack reads `<…>` in `text` as markup (`<!channel>` pings everyone,
+ * `<url|label>` is a link under any label), so every piece of text put in it is escaped
+ * (`&`, `<`, `>`, as Slack asks); only the message's own link is markup.
  */
-import { ruleSettings, type AlertRule, type RuleSettings } from "../domain/alert-rules";
-import { storedFigure, type Figure } from "../reports/figures";
-import type { AlertState } from "../lib/schema";
-import type { Marker } from "./figures";
-import type { HourWindow } from "../reports/scope";
+import type { Notification } from "../domain/alert-rules";
+import type { Figure } from "../reports/figures";
 
-export type NotificationType = "alert.firing" | "alert.resolved" | "alert.test";
-
-export interface Notification {
-  type: NotificationType;
-  timestamp: string;
-  data: {
-    rule: RuleSettings;
-    state: { from: AlertState; to: AlertState; at: string } | null;
-    figure: Figure;
-    window: { start: string; end: string };
-    deployment: Marker | null;
-    links: { overview: string; dashboard: string; history: string };
-  };
+/** Text as Slack shows it, never as markup (https://api.slack.com/reference/surfaces/formatting#escaping). */
+export function slackEscape(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
-export function notification(
-  type: NotificationType,
-  rule: AlertRule,
-  state: Notification["data"]["state"],
-  figure: Figure,
-  window: HourWindow,
-  deployment: Marker | null,
-  publicUrl: string,
-  at: number,
-): Notification {
-  const overview = `${publicUrl}/api/v1/overview?site=${rule.siteId}${deployment ? `&deployment=${deployment.id}` : ""}`;
-  return {
-    type,
-    timestamp: iso(at),
-    data: {
-      rule: ruleSettings(rule),
-      state,
-      // A suppressed figure is carried as such, never with a value.
-      figure: storedFigure(figure.value, figure.qualifier),
-      window: { start: iso(window.fromMs), end: iso(window.toMs) },
-      deployment,
-      links: { overview, dashboard: `${publicUrl}/dashboard/?site=${rule.siteId}`, history: `${publicUrl}/api/v1/alerts/${rule.id}/history` },
-    },
-  };
+/** A link in Slack markup: the URL escaped, and its `|` (the label separator) percent-encoded. */
+function slackLink(url: string, label: string): string {
+  return `<${slackEscape(url).replace(/\|/g, "%7C")}|${slackEscape(label)}>`;
 }
 
 function describeFigure(figure: Figure): string {
@@ -70,9 +35,8 @@ export function slackMessage(n: Notification): { text: string } {
   const head =
     n.type === "alert.firing" ? ":rotating_light: Firing" : n.type === "alert.resolved" ? ":white_check_mark: Resolved" : ":test_tube: Test";
   const marker = n.data.deployment ? ` Deployment ${n.data.deployment.version} (${n.data.deployment.deployed_at}).` : "";
-  return {
-    text:
-      `${head}: ${describeRule(n.data.rule)} on ${n.data.rule.site}. Figure: ${describeFigure(n.data.figure)}, ` +
-      `${n.data.window.start} – ${n.data.window.end}.${marker} <${n.data.links.overview}|Overview>`,
-  };
+  const words =
+    `${head}: ${describeRule(n.data.rule)} on ${n.data.rule.site}. Figure: ${describeFigure(n.data.figure)}, ` +
+    `${n.data.window.start} – ${n.data.window.end}.${marker}`;
+  return { text: `${slackEscape(words)} ${slackLink(n.data.links.overview, "Overview")}` };
 }

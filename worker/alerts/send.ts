@@ -11,7 +11,8 @@
 import { Webhook } from "standardwebhooks";
 import { destinationProblem, type WebhookAllow } from "../lib/webhook-allow";
 import type { AttemptResult, Claimed } from "./outbox";
-import { slackMessage, type Notification } from "./payload";
+import { maskedUrl, type Notification } from "../domain/alert-rules";
+import { slackMessage } from "./payload";
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 const ANSWER_LIMIT = 4096;
@@ -50,7 +51,8 @@ export async function sendOnce(row: Claimed, options: SendOptions): Promise<Atte
     return { status: response.status, error: null, durationMs: elapsed() };
   } catch (error) {
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    return { status: null, error: message.slice(0, 200), durationMs: elapsed() };
+    // The history is read with read:reports: an error that quotes the URL quotes it masked.
+    return { status: null, error: message.split(row.url).join(maskedUrl(row.url)).slice(0, 200), durationMs: elapsed() };
   }
 }
 

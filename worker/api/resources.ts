@@ -7,8 +7,7 @@ import type { ApiKeyRow } from "../domain/apikeys";
 import type { GoalRow } from "../domain/goals";
 import type { SiteRow, SiteVerification } from "../domain/sites";
 import { snippetFor } from "../domain/snippet";
-import { ruleSettings, type AlertRule } from "../domain/alert-rules";
-import type { Notification } from "../alerts/payload";
+import { maskedUrl, ruleSettings, type AlertRule, type Notification } from "../domain/alert-rules";
 import { ALERT_CONDITIONS, ALERT_KINDS, ALERT_METRICS, ALERT_STATES, DEPLOYMENT_SOURCES, DESTINATION_FORMATS, GOAL_KINDS, OUTBOX_STATUSES } from "../lib/schema";
 import { storedFigure } from "../reports/figures";
 import { figureSchema } from "../reports/schemas";
@@ -162,7 +161,7 @@ export const sessionResource = z
 
 /**
  * An RFC 9457 problem as lib/problem.ts writes it, with every extension member some refusal
- * adds (api/auth.ts, domain/registration.ts, domain/alert-rules.ts): nothing else appears.
+ * adds (api/auth.ts, domain/registration.ts, domain/alert-rules/): nothing else appears.
  */
 export const problemResource = z
   .object({
@@ -278,7 +277,10 @@ export const alertRuleResource = alertRuleSettings
     destinations: z.array(
       z.object({
         id: z.string(),
-        url: z.string(),
+        url: z.string().meta({
+          description:
+            "The full URL only in the answer that made the destination (with `secret`); every other answer shows it masked: scheme, host, at most the first path segment, then `/…` (`https://hooks.slack.com/services/…`), never the rest of the path, the query or the fragment.",
+        }),
         format: z.enum(DESTINATION_FORMATS),
         secret: z.string().optional().meta({ description: "The signing secret (`whsec_…`, Standard Webhooks), in the answer that made the destination only." }),
       }),
@@ -301,7 +303,10 @@ export function toAlertRule(rule: AlertRule, secrets?: Map<string, string>): z.i
   return {
     ...ruleSettings(rule),
     enabled: rule.enabled,
-    destinations: rule.destinations.map((d) => ({ id: d.id, url: d.url, format: d.format, ...(secrets?.has(d.id) ? { secret: secrets.get(d.id)! } : {}) })),
+    // A URL may be its own secret: in full, like the signing secret, only in the answer that made it.
+    destinations: rule.destinations.map((d) =>
+      secrets?.has(d.id) ? { id: d.id, url: d.url, format: d.format, secret: secrets.get(d.id)! } : { id: d.id, url: maskedUrl(d.url), format: d.format },
+    ),
     state: {
       status: rule.state,
       since: iso(rule.stateSince),

@@ -11,16 +11,24 @@
  *   (external_id `github:<deployment id>`); any other state or event (`ping` too) is accepted and
  *   ignored. A Standard Webhooks delivery carries the API's body without `site`; its `webhook-id`
  *   is kept so a replay finds the marker it made. Nothing about who deployed is read or kept.
+ * - **Replays.** A signed delivery stays valid for as long as the secret lives, so what a
+ *   delivery recorded is remembered apart from its marker (`deployment_hook_receipts`: the
+ *   GitHub deployment id, or the Standard Webhooks `webhook-id`). While the marker exists, the
+ *   same delivery again (GitHub's "Redeliver" sends the same bytes and X-GitHub-Delivery) is a
+ *   200 with that marker; once it has been deleted, a 202 that records nothing — a deleted
+ *   marker stays deleted. The receipt is kept 48 h: older deliveries are refused by their age
+ *   (`deployment_status.created_at` more than 24 h ago, `webhook-timestamp` more than 5 min
+ *   off), so a receipt outlives every delivery it could match.
  */
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { hmacSha256, serverHmacKey, toBase64 } from "../lib/crypto";
 import type { Database } from "../lib/db";
 import { describeIssue } from "../lib/issues";
 import { HttpProblem } from "../lib/problem";
-import { sites } from "../lib/schema";
+import { deploymentHookReceipts, deployments, sites } from "../lib/schema";
 import { WEBHOOK_SECRET_PREFIX } from "../lib/webhook-signature";
-import { deploymentInput, type DeploymentInput } from "./deployments";
+import { deploymentInput, findDeployment, recordDeployment, type DeploymentInput, type DeploymentMarker } from "./deployments";
 import { deployedAtProblem, deploymentHookBody } from "./schemas";
 import { siteNotFound } from "./sites";
 
@@ -72,7 +80,8 @@ const gitHubDeploymentStatus = z.object({
     environment: z.string().max(255).nullish(),
     environment_url: z.string().max(2048).nullish(),
     target_url: z.string().max(2048).nullish(),
-    created_at: z.string().max(64).nullish(),
+    // Required: the delivery's age is what bounds a replay (module comment).
+    created_at: z.string().max(64),
   }),
   deployment: z.object({
     id: z.union([z.number().int(), z.string().max(100)]),
@@ -110,7 +119,7 @@ export function gitHubDelivery(event: string | null, payload: unknown, now = Dat
   }
   const { deployment_status: status, deployment } = parsed.data;
   if (status.state !== "success") return { ignore: `Deployment status "${status.state}" is not success; nothing was recorded.` };
-  const createdAt = status.created_at ? Date.parse(status.created_at) : now;
+  const createdAt = Date.parse(status.created_at);
   const why = deployedAtProblem(createdAt, now);
   if (why) throw invalid("deployment_status.created_at", why);
   const url = status.environment_url || status.target_url || null;
@@ -145,4 +154,52 @@ export function standardDelivery(webhookId: string, payload: unknown): HookOutco
   if (payload === null || typeof payload !== "object" || Array.isArray(payload)) throw invalid("body", "must be a JSON object");
   const input = checked(payload as Record<string, unknown>, (field) => field);
   return { record: { ...input, externalId: input.externalId ?? `webhook:${webhookId}`, webhookId } };
+}
+
+/** What a verified delivery that asks for a marker got: the marker (made or found), or nothing. */
+export type HookRecorded = { marker: DeploymentMarker; created: boolean } | { ignore: string };
+
+/** The receipt a delivery is remembered by (module comment). */
+function receiptKey(record: DeploymentInput): string {
+  return record.source === "github" ? record.externalId! : `webhook-id:${record.webhookId}`;
+}
+
+/**
+ * Records a verified delivery's marker once: the marker again while it exists, nothing once it
+ * has been deleted (module comment, Replays).
+ */
+export async function recordHookDelivery(
+  db: Database,
+  siteId: string,
+  record: DeploymentInput,
+  now = Date.now(),
+): Promise<HookRecorded> {
+  const key = receiptKey(record);
+  const [seen] = await db
+    .select({ key: deploymentHookReceipts.key })
+    .from(deploymentHookReceipts)
+    .where(and(eq(deploymentHookReceipts.siteId, siteId), eq(deploymentHookReceipts.key, key)));
+  if (seen) {
+    const [found] = await db
+      .select({ id: deployments.id })
+      .from(deployments)
+      .where(
+        and(
+          eq(deployments.siteId, siteId),
+          record.webhookId ? eq(deployments.webhookId, record.webhookId) : eq(deployments.externalId, record.externalId!),
+        ),
+      );
+    const marker = found ? await findDeployment(db, siteId, found.id) : null;
+    if (marker) return { marker, created: false };
+    const what =
+      record.source === "github"
+        ? `GitHub deployment ${record.externalId!.slice("github:".length)}`
+        : `Message ${record.webhookId}`;
+    return {
+      ignore: `${what} was recorded before and its marker has since been deleted; a delivery makes a marker once, so nothing was recorded.`,
+    };
+  }
+  const recorded = await recordDeployment(db, siteId, record);
+  await db.insert(deploymentHookReceipts).values({ siteId, key, createdAt: now }).onConflictDoNothing();
+  return recorded;
 }

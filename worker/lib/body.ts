@@ -81,8 +81,34 @@ export function decodeUtf8(bytes: Uint8Array): string {
   }
 }
 
+/** The deepest nesting a JSON body may have; Wren's deepest body needs 5. */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * True when the text nests arrays and objects deeper than `max`: one pass over the raw text,
+ * no recursion, brackets inside strings (escapes included) skipped. Run before JSON.parse, so
+ * no recursive walk (the text check below, zod) ever meets a value deep enough to overflow
+ * the stack — a few KB of `[[[…` used to be a 500.
+ */
+export function nestedDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash: the next character is escaped, whatever it is
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
 export function parseJson(text: string): unknown {
   if (text.trim() === "") throw new HttpProblem(400, "The body is empty; send a JSON object.", { field: "body" });
+  if (nestedDeeperThan(text, MAX_JSON_DEPTH)) throw new HttpProblem(400, `The body is nested deeper than ${MAX_JSON_DEPTH} levels.`, { field: "body" });
   let value: unknown;
   try {
     value = JSON.parse(text) as unknown;

@@ -19,6 +19,8 @@
  *   or a goal-and-session key), as soon as the 24-hour event window has closed on them: a
  *   replay with the same timestamp is refused by the window from then on anyway, and nothing
  *   can be matched against a known id any more.
+ * - Receipts of the deployment hook (domain/deployment-hook.ts) 48 hours on: a delivery that
+ *   old is refused by its age, so no receipt is needed to refuse its replay.
  * - Session salts past their two periods (collector/salts.ts), and any older than the two
  *   newest: the collector deletes them when it next needs a salt, and this catches the case
  *   where no beacon comes, within one run of the salt's 48 hours.
@@ -43,6 +45,8 @@ export const MAX_RETENTION_DAYS = 36_500;
 export const RETENTION_BATCH_ROWS = 5_000;
 
 const DAY_MS = 86_400_000;
+/** How long a deployment hook receipt is kept: twice the 24 h a delivery is accepted for. */
+export const HOOK_RECEIPT_MS = 2 * DAY_MS;
 
 export interface RetentionEnv {
   /** Days raw rows and per-session rows are kept (2–36500, default 30). */
@@ -86,6 +90,8 @@ export interface RetentionHorizon {
   keysBefore: number;
   /** Session salts made at or before this instant are past their two periods. */
   saltsThrough: number;
+  /** Deployment hook receipts made before this instant go. */
+  receiptsBefore: number;
 }
 
 export function retentionHorizon(now: number, days: number): RetentionHorizon {
@@ -99,6 +105,7 @@ export function retentionHorizon(now: number, days: number): RetentionHorizon {
     funnelsFrom: addDays(daysBefore, 1),
     keysBefore: now - EVENT_WINDOW_MS,
     saltsThrough: now - 2 * SALT_PERIOD_MS,
+    receiptsBefore: now - HOOK_RECEIPT_MS,
   };
 }
 
@@ -180,6 +187,7 @@ function tasks(horizon: RetentionHorizon, limit: number): Task[] {
     args: [horizon.saltsThrough],
   });
   remove("smoke_conversions", "ts < ?", horizon.rawBefore);
+  remove("deployment_hook_receipts", "created_at < ?", horizon.receiptsBefore);
   for (const source of ["events", "conversions", "vitals"])
     remove(source, "ts < ?", horizon.rawBefore, `id <= ${folded(source)}`);
   remove("sessions", "last_seen < ?", horizon.rawBefore);

@@ -1,5 +1,5 @@
 /**
- * Alert rules (worker/domain/alert-rules.ts): make, list, read, change and delete them, read a
+ * Alert rules (worker/domain/alert-rules/): make, list, read, change and delete them, read a
  * rule's history of transitions and deliveries, and send it a test notification. Changing needs
  * `write:alerts`; reading takes `read:reports` or `write:alerts`. Every rule is on a site the
  * key may act on. Evaluation and delivery run in the alerts worker (worker/alerts/).
@@ -94,7 +94,7 @@ export const alertRoutes = [
     body: createBody,
     site: { from: "body", name: "site" },
     responses: {
-      201: { description: "Made, with `destinations[i].secret`.", schema: alertRuleResource },
+      201: { description: "Made, with `destinations[i].secret` and the full `destinations[i].url`, this once.", schema: alertRuleResource },
       404: { description: "No such site (`field`: `site`)." },
     },
     async handle({ db, env, body, reply }) {
@@ -141,7 +141,7 @@ export const alertRoutes = [
     operationId: "updateAlertRule",
     method: "PATCH",
     path: "/api/v1/alerts/:id",
-    summary: "Change an alert rule (its state is kept; new destinations get new secrets, shown this once)",
+    summary: "Change an alert rule (its state is kept; new destinations get new secrets and full URLs, shown this once)",
     tag: "Alerts",
     auth: "key",
     scope: "write:alerts",

@@ -6,7 +6,7 @@
  * data: exact, at once, with their smoke-test conversions.
  */
 import { z } from "zod";
-import { gitHubDelivery, rotateDeploymentHook, standardDelivery } from "../../domain/deployment-hook";
+import { gitHubDelivery, recordHookDelivery, rotateDeploymentHook, standardDelivery } from "../../domain/deployment-hook";
 import {
   decodeDeploymentCursor,
   deleteDeployment,
@@ -179,7 +179,8 @@ export const deploymentRoutes = [
         schema: deploymentResource,
       },
       202: {
-        description: "Accepted and ignored: another GitHub event (ping), or a status other than success.",
+        description:
+          "Accepted and ignored, nothing recorded: another GitHub event (ping), a status other than success, or a delivery that made a marker before which has since been deleted (a replay).",
         schema: ignoredDeliveryResource,
       },
       401: {
@@ -195,8 +196,9 @@ export const deploymentRoutes = [
           ? gitHubDelivery(delivery.gitHubEvent, payload)
           : standardDelivery(delivery.webhookId!, payload);
       if ("ignore" in outcome) return reply(202, { recorded: false, reason: outcome.ignore });
-      const { marker, created } = await recordDeployment(db, delivery.siteId, outcome.record);
-      return reply(created ? 201 : 200, marker);
+      const recorded = await recordHookDelivery(db, delivery.siteId, outcome.record);
+      if ("ignore" in recorded) return reply(202, { recorded: false, reason: recorded.ignore });
+      return reply(recorded.created ? 201 : 200, recorded.marker);
     },
   }),
 ];

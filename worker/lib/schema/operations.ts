@@ -37,6 +37,22 @@ export const deployments = sqliteTable(
   ],
 );
 
+/**
+ * What the deployment hook has recorded (worker/domain/deployment-hook.ts), kept after its marker
+ * is deleted so the same signed delivery cannot make it again: `github:<deployment id>` or
+ * `webhook-id:<webhook-id>`. Deleted 48 h on (reports/retention.ts), once a delivery that old is
+ * refused by its age anyway (created_at or webhook-timestamp).
+ */
+export const deploymentHookReceipts = sqliteTable(
+  "deployment_hook_receipts",
+  {
+    siteId: siteIdColumn(),
+    key: text("key").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.siteId, t.key] }), index("deployment_hook_receipts_created_at").on(t.createdAt)],
+);
+
 export const ALERT_KINDS = ["threshold", "deployment_without_smoke"] as const;
 export const ALERT_METRICS = ["goal", "pageviews", "visitors"] as const;
 export const ALERT_CONDITIONS = ["below", "above"] as const;
@@ -87,7 +103,7 @@ export const alertRules = sqliteTable(
   (t) => [index("alert_rules_site").on(t.siteId)],
 );
 
-/** Where a rule's notifications go. The signing secret is derived, never stored (alerts/secrets.ts). */
+/** Where a rule's notifications go. The signing secret is derived, never stored (domain/alert-rules/secrets.ts). */
 export const alertDestinations = sqliteTable(
   "alert_destinations",
   {

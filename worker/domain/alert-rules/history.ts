@@ -4,9 +4,11 @@
  * value: a transition happens only on a figure that can be seen).
  */
 import type { Client } from "@libsql/client/web";
-import type { AlertRule } from "../domain/alert-rules";
-import { storedFigure, type Figure } from "../reports/figures";
-import type { AlertState } from "../lib/schema";
+import type { Database } from "../../lib/db";
+import type { AlertState } from "../../lib/schema";
+import { storedFigure, type Figure } from "../../reports/figures";
+import { requireRule } from "./store";
+import type { AlertRule } from "./types";
 
 export const HISTORY_TRANSITIONS = 100;
 export const HISTORY_TESTS = 20;
@@ -100,4 +102,9 @@ export async function ruleHistory(client: Client, rule: AlertRule): Promise<Rule
     })),
     tests,
   };
+}
+
+/** The rule's history, if the key may act on its site. */
+export async function alertHistory(db: Database, id: string, mayActOn: (siteId: string) => boolean): Promise<RuleHistory> {
+  return ruleHistory(db.$client, await requireRule(db, id, mayActOn));
 }
