@@ -6,7 +6,7 @@
  */
 import { jsonResponse } from "../lib/json-response";
 import { HttpProblem } from "../lib/problem";
-import { hasMediaType, parseJson, readBoundedText } from "../lib/body";
+import { hasMediaType, parseJsonText, readBoundedText, refuseUnstorableText } from "../lib/body";
 import { isCrawler } from "./crawlers";
 import type { CollectorWorkerEnv } from "./env";
 import { countsOncePerSession, goalCompleted } from "./goals";
@@ -27,12 +27,14 @@ export async function handleBeacon(request: Request, env: CollectorWorkerEnv, ct
   if (!hasMediaType(request, "text/plain", "application/json")) {
     throw new HttpProblem(415, "Send the beacon as text/plain or application/json.", { field: "content-type" });
   }
-  const input = parseJson(await readBoundedText(request, BEACON_BODY_LIMIT));
+  const input = parseJsonText(await readBoundedText(request, BEACON_BODY_LIMIT));
   const parsed = beaconBody.safeParse(input);
   if (!parsed.success) {
     const { field, message } = describeIssue(parsed.error, input);
     throw new HttpProblem(422, `${field}: ${message}`, { field });
   }
+  // The schema cleaned the text a URL can carry; what is still unstorable is in a field it refuses.
+  refuseUnstorableText(parsed.data);
   const beacon = parsed.data;
   const origin = requestOrigin(request.headers);
   const site = await siteConfig(env, beacon.site);
