@@ -38,11 +38,16 @@ export const trackerSessionId = z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, "must
 const path = z
   .string()
   .regex(PATH_PATTERN, "must be a URL path starting with / (no query or fragment)")
-  .transform((value) => cut(value, MAX_PATH_LENGTH));
+  .transform((value) => cut(value, MAX_PATH_LENGTH))
+  .meta({ description: `A longer path is cut to ${MAX_PATH_LENGTH} characters.` });
 export const eventName = z.string().regex(EVENT_NAME_PATTERN, "must be an event name (1–100 letters, digits, space, _ . : / -)");
 const amount = z.number().min(-MAX_AMOUNT).max(MAX_AMOUNT);
 /** Text from the visitor's URL: cleaned of control characters and unpaired surrogates, and cut. */
-const cleanedText = (max: number) => z.string().transform((value) => cleanText(value, max));
+const cleanedText = (max: number) =>
+  z
+    .string()
+    .transform((value) => cleanText(value, max))
+    .meta({ description: `Control characters and unpaired surrogates are removed, and a longer value is cut to ${max} characters.` });
 
 /** The landing page's campaign parameters, as the tracker read them (utm_* and ref); each trimmed and cut to 100 characters when stored. */
 const utmParameter = cleanedText(MAX_SENT_UTM_LENGTH).optional();
