@@ -107,7 +107,36 @@ interface Wren {
     return engagementEvent(path, seconds, depth);
   };
 
+  // ---- Core Web Vitals -----------------------------------------------------------------
+  /** TTFB and FCP are final once known: each goes once, from web-vitals or from `early`. */
+  const sentOnce: Record<string, boolean> = {};
+  /** When the page was first hidden (performance.now() time): a later FCP is not the visitor's. */
+  let firstHidden = visible() ? Infinity : 0;
+
+  const vital = (name: string, value: number) => {
+    if (name === "TTFB" || name === "FCP") {
+      if (sentOnce[name]) return;
+      sentOnce[name] = true;
+    }
+    pending.push(vitalEvent(landingPath, name, value));
+  };
+
+  /**
+   * TTFB and FCP from the browser's own timings, when web-vitals has not reported them yet: it
+   * loads after the page and reports asynchronously, and a tab closed before then (Firefox, in
+   * 3 runs of 5) lost them. Computed as web-vitals does (from a prerendered page's activation).
+   */
+  const early = () => {
+    const nav = performance.getEntriesByType("navigation")[0] as (PerformanceNavigationTiming & { activationStart?: number }) | undefined;
+    const start = (nav && nav.activationStart) || 0;
+    if (nav && nav.responseStart > 0) vital("TTFB", nav.responseStart - start);
+    const fcp = performance.getEntriesByName("first-contentful-paint")[0];
+    if (fcp && fcp.startTime < firstHidden) vital("FCP", fcp.startTime - start);
+  };
+
+  /** Every pending vital and the engagement, in one beacon. */
   const flush = () => {
+    safe(early)();
     const events = pending.splice(0);
     const e = engagement();
     if (e) events.push(e);
@@ -151,7 +180,7 @@ interface Wren {
     }),
     session: () => safe(session)() || (remembered ? remembered.id : ""),
     _vital: safe((metric: { name: string; value: number }) => {
-      pending.push(vitalEvent(landingPath, metric.name, metric.value));
+      vital(metric.name, metric.value);
       // Late reports (LCP, CLS, INP come as the page hides) go out at once.
       if (!visible()) flush();
     }),
@@ -170,6 +199,7 @@ interface Wren {
     d.addEventListener("visibilitychange", safe(() => {
       if (visible()) visibleSince = now();
       else {
+        firstHidden = Math.min(firstHidden, performance.now());
         if (visibleSince) engagedMs += now() - visibleSince;
         visibleSince = 0;
         flush();
