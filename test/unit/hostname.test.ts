@@ -10,6 +10,8 @@ describe("normalizeHostname", () => {
     ["  preview-42.example.dev  ", "preview-42.example.dev"],
     ["localhost", "localhost"],
     ["example.com.", "example.com"],
+    // The longest name (253 characters) is still itself written fully qualified.
+    [`${"a".repeat(63)}.${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(61)}.`, `${"a".repeat(63)}.${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(61)}`],
   ])("accepts %j as %j", (input, expected) => {
     expect(normalizeHostname(input)).toEqual({ ok: true, hostname: expected });
   });
@@ -25,6 +27,7 @@ describe("normalizeHostname", () => {
     ["-bad.example", "is not a valid hostname"],
     ["192.168.1.1", "must be a hostname, not an IP address"],
     ["a".repeat(254), "must be at most 253 characters"],
+    ["example.com..", "is not a valid hostname"],
   ])("refuses %j", (input, reason) => {
     expect(normalizeHostname(input)).toEqual({ ok: false, reason });
   });

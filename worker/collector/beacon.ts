@@ -10,7 +10,7 @@ import { hasMediaType, parseJsonText, readBoundedText, refuseUnstorableText } fr
 import { isCrawler } from "./crawlers";
 import type { CollectorWorkerEnv } from "./env";
 import { countsOncePerSession, goalCompleted } from "./goals";
-import { corsHeaders, originAllowed, requestOrigin, type RequestOrigin } from "./origin";
+import { canonicalHostname, corsHeaders, originAllowed, requestOrigin, type RequestOrigin } from "./origin";
 import { emptyRequest, type BeaconSeen, type IngestRequest } from "./rows";
 import { describeIssue } from "../lib/issues";
 import { pageviewDimensions, visitorDimensions, type VisitorDimensions } from "./dimensions/visitor";
@@ -61,7 +61,7 @@ function referrerHost(referrer: string | undefined, origin: RequestOrigin): stri
   try {
     const url = new URL(referrer);
     if (url.protocol !== "http:" && url.protocol !== "https:") return null;
-    const host = url.hostname.toLowerCase();
+    const host = canonicalHostname(url.hostname);
     return host === origin.hostname ? null : host;
   } catch {
     return null;
