@@ -136,7 +136,8 @@ describe("origin allowlist", () => {
     // CORS echoes the Origin exactly as the browser sent it, or the browser would not match it.
     expect(dotted.headers.get("access-control-allow-origin")).toBe("https://dot.test.");
     expect((await beacon("https://dot.test", "https://dot.test./from")).status).toBe(202);
-    expect(await rows(db, "SELECT origin FROM site_beacons WHERE site_id = ?", [site.id])).toEqual([{ origin: "https://dot.test" }]);
+    const origins = await rows(db, "SELECT origin FROM site_beacons WHERE site_id = ?", [site.id]);
+    expect(origins).toEqual([{ origin: "https://dot.test" }]);
     // The site's own pages, dot or none, are no referrer.
     expect(await rows(db, "SELECT referrer, source FROM events WHERE site_id = ?", [site.id])).toEqual([
       { referrer: null, source: "Direct / None" },

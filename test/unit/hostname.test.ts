@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { normalizeHostname } from "../../worker/domain/hostname";
 
+/** A 253-character hostname, the longest there is. */
+const LONGEST = `${"a".repeat(63)}.${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(61)}`;
+
 describe("normalizeHostname", () => {
   it.each([
     ["example.com", "example.com"],
@@ -11,7 +14,7 @@ describe("normalizeHostname", () => {
     ["localhost", "localhost"],
     ["example.com.", "example.com"],
     // The longest name (253 characters) is still itself written fully qualified.
-    [`${"a".repeat(63)}.${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(61)}.`, `${"a".repeat(63)}.${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(61)}`],
+    [`${LONGEST}.`, LONGEST],
   ])("accepts %j as %j", (input, expected) => {
     expect(normalizeHostname(input)).toEqual({ ok: true, hostname: expected });
   });

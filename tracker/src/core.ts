@@ -127,7 +127,8 @@ interface Wren {
    * 3 runs of 5) lost them. Computed as web-vitals does (from a prerendered page's activation).
    */
   const early = () => {
-    const nav = performance.getEntriesByType("navigation")[0] as (PerformanceNavigationTiming & { activationStart?: number }) | undefined;
+    type Navigation = PerformanceNavigationTiming & { activationStart?: number };
+    const nav = performance.getEntriesByType("navigation")[0] as Navigation | undefined;
     const start = (nav && nav.activationStart) || 0;
     if (nav && nav.responseStart > 0) vital("TTFB", nav.responseStart - start);
     const fcp = performance.getEntriesByName("first-contentful-paint")[0];
