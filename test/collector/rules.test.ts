@@ -79,8 +79,19 @@ describe("origins", () => {
   const headers = (init: Record<string, string>) => new Headers(init);
 
   it("takes Origin when present, else Referer, and normalises the hostname", () => {
-    expect(requestOrigin(headers({ origin: "https://Shop.Test:8443" }))).toEqual({ origin: "https://shop.test:8443", hostname: "shop.test", source: "origin" });
-    expect(requestOrigin(headers({ referer: "http://shop.test./a?b" }))).toEqual({ origin: "http://shop.test.", hostname: "shop.test", source: "referer" });
+    expect(requestOrigin(headers({ origin: "https://Shop.Test:8443" }))).toEqual({
+      origin: "https://shop.test:8443",
+      declared: "https://shop.test:8443",
+      hostname: "shop.test",
+      source: "origin",
+    });
+    // A fully qualified name's trailing dot is dropped from what is compared and stored, kept for CORS.
+    expect(requestOrigin(headers({ referer: "http://shop.test./a?b" }))).toEqual({
+      origin: "http://shop.test",
+      declared: "http://shop.test.",
+      hostname: "shop.test",
+      source: "referer",
+    });
     expect(requestOrigin(headers({ origin: "https://xn--bcher-kva.test" }))?.hostname).toBe("xn--bcher-kva.test");
     expect(requestOrigin(headers({ origin: "null", referer: "https://shop.test/" }))).toBeNull();
     expect(requestOrigin(headers({ origin: "chrome-extension://abc" }))).toBeNull();

@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { normalizeHostname } from "../../worker/domain/hostname";
 
+/** A 253-character hostname, the longest there is. */
+const LONGEST = `${"a".repeat(63)}.${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(61)}`;
+
 describe("normalizeHostname", () => {
   it.each([
     ["example.com", "example.com"],
@@ -10,6 +13,8 @@ describe("normalizeHostname", () => {
     ["  preview-42.example.dev  ", "preview-42.example.dev"],
     ["localhost", "localhost"],
     ["example.com.", "example.com"],
+    // The longest name (253 characters) is still itself written fully qualified.
+    [`${LONGEST}.`, LONGEST],
   ])("accepts %j as %j", (input, expected) => {
     expect(normalizeHostname(input)).toEqual({ ok: true, hostname: expected });
   });
@@ -25,6 +30,7 @@ describe("normalizeHostname", () => {
     ["-bad.example", "is not a valid hostname"],
     ["192.168.1.1", "must be a hostname, not an IP address"],
     ["a".repeat(254), "must be at most 253 characters"],
+    ["example.com..", "is not a valid hostname"],
   ])("refuses %j", (input, reason) => {
     expect(normalizeHostname(input)).toEqual({ ok: false, reason });
   });

@@ -11,7 +11,9 @@
  * - no cookies: a random session id in sessionStorage, at most 24 h old, readable with
  *   `wren.session()` so the site's backend can post conversions on the same session.
  */
-type Outgoing = { type: string; path: string; [field: string]: unknown };
+import { BEACON_MAX_EVENTS } from "../../worker/lib/beacon-limits";
+import { customEvent, engagementEvent, pagePath, pageviewEvent, vitalEvent, type Outgoing } from "./payload";
+
 type Props = { value?: number };
 
 interface Wren {
@@ -31,7 +33,6 @@ interface Wren {
   const endpoint = src.replace(/[^/]*$/, "e");
   const DAY = 864e5;
   const STORAGE_KEY = "wren_session";
-  const MAX_EVENTS = 30;
   const now = () => Date.now();
 
   // ---- session -------------------------------------------------------------------------
@@ -63,8 +64,8 @@ interface Wren {
   // ---- sending -------------------------------------------------------------------------
   const send = (events: Outgoing[]) => {
     if (!site) return;
-    for (let i = 0; i < events.length; i += MAX_EVENTS) {
-      const body = JSON.stringify({ site, session: session(), events: events.slice(i, i + MAX_EVENTS) });
+    for (let i = 0; i < events.length; i += BEACON_MAX_EVENTS) {
+      const body = JSON.stringify({ site, session: session(), events: events.slice(i, i + BEACON_MAX_EVENTS) });
       try {
         // A string body goes as text/plain: a simple request, no preflight, survives unload.
         if (navigator.sendBeacon(endpoint, body)) continue;
@@ -80,7 +81,7 @@ interface Wren {
   };
 
   // ---- page view state -----------------------------------------------------------------
-  const landingPath = location.pathname;
+  const landingPath = pagePath(location.pathname);
   let path = landingPath;
   let engagedMs = 0;
   let visibleSince = 0;
@@ -103,38 +104,48 @@ interface Wren {
     const mark = `${path} ${seconds} ${depth}`;
     if (mark === lastSent || (!seconds && !depth)) return null;
     lastSent = mark;
-    return { type: "engagement", path, seconds, scroll: depth };
+    return engagementEvent(path, seconds, depth);
   };
 
+  // ---- Core Web Vitals -----------------------------------------------------------------
+  /** TTFB and FCP are final once known: each goes once, from web-vitals or from `early`. */
+  const sentOnce: Record<string, boolean> = {};
+  /** When the page was first hidden (performance.now() time): a later FCP is not the visitor's. */
+  let firstHidden = visible() ? Infinity : 0;
+
+  const vital = (name: string, value: number) => {
+    if (name === "TTFB" || name === "FCP") {
+      if (sentOnce[name]) return;
+      sentOnce[name] = true;
+    }
+    pending.push(vitalEvent(landingPath, name, value));
+  };
+
+  /**
+   * TTFB and FCP from the browser's own timings, when web-vitals has not reported them yet: it
+   * loads after the page and reports asynchronously, and a tab closed before then (Firefox, in
+   * 3 runs of 5) lost them. Computed as web-vitals does (from a prerendered page's activation).
+   */
+  const early = () => {
+    type Navigation = PerformanceNavigationTiming & { activationStart?: number };
+    const nav = performance.getEntriesByType("navigation")[0] as Navigation | undefined;
+    const start = (nav && nav.activationStart) || 0;
+    if (nav && nav.responseStart > 0) vital("TTFB", nav.responseStart - start);
+    const fcp = performance.getEntriesByName("first-contentful-paint")[0];
+    if (fcp && fcp.startTime < firstHidden) vital("FCP", fcp.startTime - start);
+  };
+
+  /** Every pending vital and the engagement, in one beacon. */
   const flush = () => {
+    safe(early)();
     const events = pending.splice(0);
     const e = engagement();
     if (e) events.push(e);
     if (events.length) send(events);
   };
 
-  /**
-   * The landing page's campaign: utm_source (or ref, or source), utm_medium, utm_campaign,
-   * utm_content, utm_term. Only these leave the page; the rest of the query string never does.
-   */
-  const campaign = (): Record<string, string> | undefined => {
-    const query = new URLSearchParams(location.search);
-    const utm: Record<string, string> = {};
-    const source = query.get("utm_source") || query.get("ref") || query.get("source");
-    if (source) utm.source = source.slice(0, 500);
-    for (const key of ["medium", "campaign", "content", "term"]) {
-      const value = query.get(`utm_${key}`);
-      if (value) utm[key] = value.slice(0, 500);
-    }
-    return Object.keys(utm).length ? utm : undefined;
-  };
-
-  const pageview = (referrer?: string, utm?: Record<string, string>) => {
-    const event: Outgoing = { type: "pageview", path };
-    if (referrer) event.referrer = referrer;
-    if (utm) event.utm = utm;
-    send([event]);
-  };
+  // The landing pageview carries the referrer and the campaign (payload.ts); later ones neither.
+  const pageview = (referrer?: string, search?: string) => send([pageviewEvent(path, referrer, search)]);
 
   const startPage = () => {
     engagedMs = 0;
@@ -144,9 +155,9 @@ interface Wren {
   };
 
   const navigated = () => {
-    if (location.pathname === path) return;
+    if (pagePath(location.pathname) === path) return;
     flush();
-    path = location.pathname;
+    path = pagePath(location.pathname);
     startPage();
     pageview();
   };
@@ -165,15 +176,12 @@ interface Wren {
   const api: Wren = {
     v: 1,
     track: safe((name: string, props?: Props) => {
-      if (typeof name !== "string" || !name) return;
-      const event: Outgoing = { type: "event", path, name: name.slice(0, 100) };
-      const value = props && props.value;
-      if (typeof value === "number" && isFinite(value)) event.value = value;
-      send([event]);
+      const event = customEvent(path, name, props && props.value);
+      if (event) send([event]);
     }),
     session: () => safe(session)() || (remembered ? remembered.id : ""),
     _vital: safe((metric: { name: string; value: number }) => {
-      pending.push({ type: "vital", path: landingPath, metric: metric.name, value: Math.max(0, metric.value) });
+      vital(metric.name, metric.value);
       // Late reports (LCP, CLS, INP come as the page hides) go out at once.
       if (!visible()) flush();
     }),
@@ -183,7 +191,7 @@ interface Wren {
     const queued = w.wren && w.wren.q;
     w.wren = api;
     startPage();
-    pageview(d.referrer, safe(campaign)());
+    pageview(d.referrer, location.search);
 
     let scrollTimer = 0;
     w.addEventListener("scroll", () => {
@@ -192,6 +200,7 @@ interface Wren {
     d.addEventListener("visibilitychange", safe(() => {
       if (visible()) visibleSince = now();
       else {
+        firstHidden = Math.min(firstHidden, performance.now());
         if (visibleSince) engagedMs += now() - visibleSince;
         visibleSince = 0;
         flush();

@@ -6,11 +6,11 @@
  */
 import { jsonResponse } from "../lib/json-response";
 import { HttpProblem } from "../lib/problem";
-import { hasMediaType, parseJson, readBoundedText } from "../lib/body";
+import { hasMediaType, parseJsonText, readBoundedText, refuseUnstorableText } from "../lib/body";
 import { isCrawler } from "./crawlers";
 import type { CollectorWorkerEnv } from "./env";
 import { countsOncePerSession, goalCompleted } from "./goals";
-import { corsHeaders, originAllowed, requestOrigin, type RequestOrigin } from "./origin";
+import { canonicalHostname, corsHeaders, originAllowed, requestOrigin, type RequestOrigin } from "./origin";
 import { emptyRequest, type BeaconSeen, type IngestRequest } from "./rows";
 import { describeIssue } from "../lib/issues";
 import { pageviewDimensions, visitorDimensions, type VisitorDimensions } from "./dimensions/visitor";
@@ -27,12 +27,14 @@ export async function handleBeacon(request: Request, env: CollectorWorkerEnv, ct
   if (!hasMediaType(request, "text/plain", "application/json")) {
     throw new HttpProblem(415, "Send the beacon as text/plain or application/json.", { field: "content-type" });
   }
-  const input = parseJson(await readBoundedText(request, BEACON_BODY_LIMIT));
+  const input = parseJsonText(await readBoundedText(request, BEACON_BODY_LIMIT));
   const parsed = beaconBody.safeParse(input);
   if (!parsed.success) {
     const { field, message } = describeIssue(parsed.error, input);
     throw new HttpProblem(422, `${field}: ${message}`, { field });
   }
+  // The schema cleaned the text a URL can carry; what is still unstorable is in a field it refuses.
+  refuseUnstorableText(parsed.data);
   const beacon = parsed.data;
   const origin = requestOrigin(request.headers);
   const site = await siteConfig(env, beacon.site);
@@ -59,7 +61,7 @@ function referrerHost(referrer: string | undefined, origin: RequestOrigin): stri
   try {
     const url = new URL(referrer);
     if (url.protocol !== "http:" && url.protocol !== "https:") return null;
-    const host = url.hostname.toLowerCase();
+    const host = canonicalHostname(url.hostname);
     return host === origin.hostname ? null : host;
   } catch {
     return null;

@@ -1,41 +1,70 @@
 /**
  * The collector's wire formats, validated with zod. Objects are strict, so a misspelt
  * field is a 422 naming it rather than a silently dropped value.
+ *
+ * A beacon's limits come from lib/beacon-limits.ts, which the tracker shares. Text that a
+ * visitor's URL can carry is cleaned, never refused: the path is cut to its bound; the referrer
+ * and the campaign values lose control characters and unpaired surrogates and are cut (never
+ * inside a surrogate pair). A beacon is the visitor's one chance to be counted, and its answer
+ * reaches no one who could fix it. What no URL produces (a wrong type, an unknown field, a
+ * path without its leading /, an event name, a number out of range) is still refused.
  */
 import { z } from "zod";
+import {
+  BEACON_MAX_EVENTS,
+  EVENT_NAME_PATTERN,
+  MAX_AMOUNT,
+  MAX_ENGAGEMENT_SECONDS,
+  MAX_PATH_LENGTH,
+  MAX_REFERRER_LENGTH,
+  MAX_SCROLL,
+  MAX_SENT_UTM_LENGTH,
+  MAX_VITAL_VALUE,
+  PATH_PATTERN,
+  cleanText,
+  cut,
+} from "../lib/beacon-limits";
 import { siteId } from "../lib/ids";
 import { VITAL_METRICS } from "../lib/schema";
 
+export { BEACON_MAX_EVENTS, MAX_PATH_LENGTH };
 export const BEACON_BODY_LIMIT = 16 * 1024;
-export const BEACON_MAX_EVENTS = 30;
 export const S2S_BODY_LIMIT = 256 * 1024;
 export const S2S_MAX_EVENTS = 500;
 
 /** The tracker's id: 16 random bytes in base64url (22 characters); other lengths tolerated. */
 export const trackerSessionId = z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, "must be a session id from wren.session() (16–64 characters of A–Z a–z 0–9 _ -)");
-/** Paths are bounded so that matching them against goal patterns stays cheap (lib/glob.ts). */
-export const MAX_PATH_LENGTH = 1024;
-const path = z.string().min(1).max(MAX_PATH_LENGTH).regex(/^\/[^\s?#]*$/, "must be a URL path starting with / (no query or fragment)");
-export const eventName = z.string().regex(/^[\p{L}\p{N} _.:/-]{1,100}$/u, "must be an event name (1–100 letters, digits, space, _ . : / -)");
-const amount = z.number().min(-1e12).max(1e12);
+/** A URL path, cut to MAX_PATH_LENGTH (a longer one is kept as its beginning). */
+const path = z
+  .string()
+  .regex(PATH_PATTERN, "must be a URL path starting with / (no query or fragment)")
+  .transform((value) => cut(value, MAX_PATH_LENGTH))
+  .meta({ description: `A longer path is cut to ${MAX_PATH_LENGTH} characters.` });
+export const eventName = z.string().regex(EVENT_NAME_PATTERN, "must be an event name (1–100 letters, digits, space, _ . : / -)");
+const amount = z.number().min(-MAX_AMOUNT).max(MAX_AMOUNT);
+/** Text from the visitor's URL: cleaned of control characters and unpaired surrogates, and cut. */
+const cleanedText = (max: number) =>
+  z
+    .string()
+    .transform((value) => cleanText(value, max))
+    .meta({ description: `Control characters and unpaired surrogates are removed, and a longer value is cut to ${max} characters.` });
 
 /** The landing page's campaign parameters, as the tracker read them (utm_* and ref); each trimmed and cut to 100 characters when stored. */
-const utmParameter = z.string().max(500).optional();
+const utmParameter = cleanedText(MAX_SENT_UTM_LENGTH).optional();
 const utm = z.strictObject({ source: utmParameter, medium: utmParameter, campaign: utmParameter, content: utmParameter, term: utmParameter });
-const pageview = z.strictObject({ type: z.literal("pageview"), path, referrer: z.string().max(2048).optional(), utm: utm.optional() });
+const pageview = z.strictObject({ type: z.literal("pageview"), path, referrer: cleanedText(MAX_REFERRER_LENGTH).optional(), utm: utm.optional() });
 const customEvent = z.strictObject({ type: z.literal("event"), path, name: eventName, value: amount.optional() });
 const engagement = z.strictObject({
   type: z.literal("engagement"),
   path,
-  seconds: z.number().int().min(0).max(86_400),
-  scroll: z.number().int().min(0).max(100),
+  seconds: z.number().int().min(0).max(MAX_ENGAGEMENT_SECONDS),
+  scroll: z.number().int().min(0).max(MAX_SCROLL),
 });
 const vital = z.strictObject({
   type: z.literal("vital"),
   path,
   metric: z.enum(VITAL_METRICS),
-  // Milliseconds for the timings, a unitless score for CLS; an hour bounds both.
-  value: z.number().min(0).max(3_600_000),
+  value: z.number().min(0).max(MAX_VITAL_VALUE),
 });
 
 export const beaconEvent = z.discriminatedUnion("type", [pageview, customEvent, engagement, vital]);

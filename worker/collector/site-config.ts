@@ -7,6 +7,7 @@ import { libsqlClient } from "../lib/libsql";
 import { isSmokeTestGoal, type GoalKind } from "../lib/schema";
 import type { CollectorWorkerEnv } from "./env";
 import type { GoalRule } from "./goals";
+import { canonicalHostname } from "./origin";
 
 export const SITE_CONFIG_TTL_MS = 5_000;
 const MAX_CACHED_SITES = 10_000;
@@ -34,7 +35,7 @@ async function load(env: CollectorWorkerEnv, siteId: string): Promise<SiteConfig
   let allowlist: string[] = [];
   try {
     const parsed: unknown = JSON.parse(String(site.allowlist));
-    if (Array.isArray(parsed)) allowlist = parsed.filter((h): h is string => typeof h === "string").map((h) => h.toLowerCase());
+    if (Array.isArray(parsed)) allowlist = parsed.filter((h): h is string => typeof h === "string").map(canonicalHostname);
   } catch {
     allowlist = [];
   }

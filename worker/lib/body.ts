@@ -107,19 +107,31 @@ export function nestedDeeperThan(text: string, max: number): boolean {
 }
 
 export function parseJson(text: string): unknown {
+  const value = parseJsonText(text);
+  refuseUnstorableText(value);
+  return value;
+}
+
+/**
+ * The JSON value of `text`, its strings as sent: for the collector's beacons, which clean the
+ * text a URL can carry and then call refuseUnstorableText on what is left.
+ */
+export function parseJsonText(text: string): unknown {
   if (text.trim() === "") throw new HttpProblem(400, "The body is empty; send a JSON object.", { field: "body" });
   if (nestedDeeperThan(text, MAX_JSON_DEPTH)) throw new HttpProblem(400, `The body is nested deeper than ${MAX_JSON_DEPTH} levels.`, { field: "body" });
-  let value: unknown;
   try {
-    value = JSON.parse(text) as unknown;
+    return JSON.parse(text) as unknown;
   } catch {
     throw new HttpProblem(400, "The body is not valid JSON.", { field: "body" });
   }
+}
+
+/** A 422 naming the first string (or key) in `value` that the database could not keep as sent. */
+export function refuseUnstorableText(value: unknown): void {
   const field = unstorableTextAt(value);
   if (field !== null) {
     throw new HttpProblem(422, `${field}: must be text without NUL characters or unpaired surrogates (\\ud800–\\udfff)`, { field });
   }
-  return value;
 }
 
 /** A string the database cannot keep as sent: SQLite's text is UTF-8, and C APIs end it at NUL. */

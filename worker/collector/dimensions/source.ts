@@ -2,6 +2,7 @@
  * Where a visit came from: the referrer's host as a known source name ("Google", "Hacker
  * News"), from the list in sources.json, and the UTM parameters as bounded text.
  */
+import { cleanText, cut } from "../../lib/beacon-limits";
 import sources from "./sources.json" with { type: "json" };
 
 /** The source of a visit without a referrer (typed in, a bookmark, an app that sends none). */
@@ -52,24 +53,11 @@ export function sourceOf(referrerHost: string | null): string {
 }
 
 /**
- * Control characters (C0, DEL, C1), and UTF-16 surrogates standing alone (with the u flag, a
- * pair is one code point and does not match \p{Cs}).
- */
-const UNWANTED = /[\p{Cc}\p{Cs}]/gu;
-
-/**
- * A UTM parameter (utm_source, utm_medium, …) as kept: a string, control characters removed,
- * trimmed, cut to 100 characters (never inside a surrogate pair); null for anything else or
- * nothing left.
+ * A UTM parameter (utm_source, utm_medium, …) as kept: a string, control characters and unpaired
+ * surrogates removed, trimmed, cut to 100 characters (never inside a surrogate pair); null for
+ * anything else or nothing left.
  */
 export function utmValue(raw: unknown): string | null {
   if (typeof raw !== "string") return null;
-  let value = raw.replace(UNWANTED, "").trim();
-  if (value.length > MAX_UTM_LENGTH) {
-    value = value.slice(0, MAX_UTM_LENGTH);
-    // A pair cut in two: its first half goes too.
-    if (/[\uD800-\uDBFF]$/.test(value)) value = value.slice(0, -1);
-    value = value.trimEnd();
-  }
-  return value || null;
+  return cut(cleanText(raw, raw.length).trim(), MAX_UTM_LENGTH).trimEnd() || null;
 }
