@@ -251,7 +251,7 @@ describe("wren alerts", () => {
     expect([low.code, low.stdout, low.stderr]).toEqual([
       2,
       "",
-      "wren: --below (threshold): must be 1 (none at all) or at least k = 5: the reports show no figure from 1 to 4, so a rule could not tell it either.\n",
+      "wren: --below (threshold): must be 1 (with below: none at all) or at least k = 5: the reports show no figure from 1 to 4, so a threshold from 2 to 4 could never be seen crossed.\n",
     ]);
     const api = await f.admin("POST", "/api/v1/alerts", {
       site,
@@ -263,7 +263,7 @@ describe("wren alerts", () => {
     expect([api.status, api.body.field, api.body.detail]).toEqual([
       422,
       "threshold",
-      "threshold: must be 1 (none at all) or at least k = 5: the reports show no figure from 1 to 4, so a rule could not tell it either.",
+      "threshold: must be 1 (with below: none at all) or at least k = 5: the reports show no figure from 1 to 4, so a threshold from 2 to 4 could never be seen crossed.",
     ]);
 
     const cases: [string[], string][] = [

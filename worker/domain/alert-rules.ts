@@ -15,6 +15,7 @@
  * id (alerts/secrets.ts): shown once when the destination is made, never stored.
  */
 import type { InStatement } from "@libsql/client/web";
+import { thresholdAllowed, thresholdRule } from "../lib/alert-threshold";
 import { HttpProblem } from "../lib/problem";
 import type { Database } from "../lib/db";
 import { newId } from "../lib/ids";
@@ -158,13 +159,10 @@ async function checkRule(db: Database, input: RuleInput, k: number, allow: strin
   checkDestinations(input.destinations, allow);
 }
 
-/** 1 or at least k, except on a smoke-test goal (module comment). */
+/** 1 or at least k, except on a smoke-test goal (module comment; the words are lib/alert-threshold.ts's, as the dashboard's hint). */
 export function checkThreshold(threshold: number, smoke: boolean, k: number): void {
-  if (smoke || threshold === 1 || threshold >= k) return;
-  throw invalid(
-    "threshold",
-    `must be 1 (none at all) or at least k = ${k}: the reports show no figure from 1 to ${k - 1}, so a rule could not tell it either.`,
-  );
+  if (thresholdAllowed(threshold, smoke, k)) return;
+  throw invalid("threshold", `must be ${thresholdRule(k)}.`);
 }
 
 function checkDestinations(destinations: DestinationInput[], allowText: string | null | undefined): void {

@@ -63,6 +63,22 @@ export function FigureView({ figure, k, format }: { figure: Figure; k: number; f
   );
 }
 
+export const NO_DATA_REASON = "No data: this time lies before the site was registered, so there is nothing to count (not a hidden figure).";
+
+/** True when a stretch of time ending at `end` (ISO) or ms lies wholly before the site's creation (null: not known). */
+export function beforeSite(end: string | number, createdAt: number | null): boolean {
+  return createdAt !== null && (typeof end === "number" ? end : Date.parse(end)) <= createdAt;
+}
+
+/** "no data": time before the site existed, neither a zero nor a hidden figure. */
+export function NoDataView() {
+  return (
+    <span class="figure no-data" title={NO_DATA_REASON} aria-label={`no data. ${NO_DATA_REASON}`} data-qualifier="no-data">
+      no data
+    </span>
+  );
+}
+
 /** A conversion rate written with its denominator: "6 of 8 sessions, 75 %". */
 export function RateView({ numerator, denominator, rate, k }: { numerator: Figure; denominator: Figure; rate: Figure; k: number }) {
   return (
