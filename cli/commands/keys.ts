@@ -41,7 +41,8 @@ export async function createKey(settings: Settings, { values }: Invocation<typeo
   const scopesHelp = `give one or more, comma-separated: ${SCOPES.join(", ")}`;
   if (input.scopes.length === 0) throw new CliError(`--scopes: no scope given; ${scopesHelp}`, 2);
   const unknown = input.scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
-  if (unknown.length > 0) throw new CliError(`--scopes: unknown scope ${unknown.map((s) => `"${s}"`).join(", ")}; ${scopesHelp}`, 2);
+  if (unknown.length > 0)
+    throw new CliError(`--scopes: unknown scope ${unknown.map((s) => `"${s}"`).join(", ")}; ${scopesHelp}`, 2);
   const parsed = keyCreateBody.safeParse(input);
   if (!parsed.success) {
     const { field, message } = describeIssue(parsed.error, input);

@@ -40,7 +40,9 @@ afterAll(async () => {
   await f?.close();
 });
 
-async function openPage(viewport = { width: 1280, height: 900 }): Promise<{ page: Page; context: BrowserContext; errors: string[] }> {
+async function openPage(
+  viewport = { width: 1280, height: 900 },
+): Promise<{ page: Page; context: BrowserContext; errors: string[] }> {
   const context = await browser.newContext({ viewport, timezoneId: ZONE });
   const page = await context.newPage();
   const errors: string[] = [];
@@ -101,7 +103,8 @@ describe("a new user's first hour", () => {
       body: JSON.stringify({ site: siteId, session: "first-hour-visitor-abcdefgh", events: [{ type: "pageview", path: "/" }] }),
     });
     expect(res.status, await res.text()).toBe(202);
-    for (const match of ["signup", "upgrade", "invite", "export"]) await f.makeGoal(siteId, { name: match, kind: "event", match });
+    for (const match of ["signup", "upgrade", "invite", "export"])
+      await f.makeGoal(siteId, { name: match, kind: "event", match });
     const marker = await f.admin("POST", "/api/v1/deployments", { site: siteId, version: "v1.0.0" });
     expect(marker.status, marker.text).toBe(201);
     const created = Date.parse((await f.admin("GET", `/api/v1/sites/${siteId}`)).body.created_at);
@@ -153,13 +156,20 @@ describe("a new user's first hour", () => {
     type P = { start: string; visitors: any; pageviews: any; conversions: any };
     const expected = series.points.map((p: P) => {
       const gone = Date.parse(p.start) + HOUR_MS <= created;
-      return [expect.stringMatching(INSTANT), ...[p.visitors, p.pageviews, p.conversions].map((fig) => (gone ? "no data" : shown(fig)))];
+      return [
+        expect.stringMatching(INSTANT),
+        ...[p.visitors, p.pageviews, p.conversions].map((fig) => (gone ? "no data" : shown(fig))),
+      ];
     });
     await expect.poll(() => cellTexts(page, "table.overview-points tbody tr")).toEqual(expected);
     expect(expected.length).toBeGreaterThan(20);
     const allGone = series.points.every((p: P) => Date.parse(p.start) + HOUR_MS <= created);
     const totals = await page.locator("table.overview-points tfoot td").allTextContents();
-    expect(totals).toEqual(allGone ? ["no data", "no data", "no data"] : [series.totals.visitors, series.totals.pageviews, series.totals.conversions].map(shown));
+    expect(totals).toEqual(
+      allGone
+        ? ["no data", "no data", "no data"]
+        : [series.totals.visitors, series.totals.pageviews, series.totals.conversions].map(shown),
+    );
     expect(await page.locator("table.overview-points tbody").textContent()).not.toMatch(allGone ? /< 5|≈/ : /$^/);
     await shot(page, "overview-last-24h");
     expect(errors).toEqual([]);
@@ -231,12 +241,19 @@ describe("a new user's first hour", () => {
     ] as const) {
       await page.goto(`${f.stack.url}/dashboard${path}`);
       await page.locator(ready).first().waitFor();
-      await page.locator(".loading").first().waitFor({ state: "detached" }).catch(() => undefined);
+      await page
+        .locator(".loading")
+        .first()
+        .waitFor({ state: "detached" })
+        .catch(() => undefined);
       found[name] = await page.locator("main time").allTextContents();
     }
     for (const [name, texts] of Object.entries(found)) {
       expect(texts.length, name).toBeGreaterThan(0);
-      expect(texts.filter((t) => !INSTANT.test(t)), name).toEqual([]);
+      expect(
+        texts.filter((t) => !INSTANT.test(t)),
+        name,
+      ).toEqual([]);
     }
     expect(errors).toEqual([]);
     await context.close();
@@ -247,12 +264,18 @@ describe("keys", () => {
   it("fits the Keys table's Revoke buttons in 1280 × 800", async () => {
     // Keys as a team soon has them: several sites each, their own limits, used.
     const more = [];
-    for (const name of ["Marketing website", "Documentation portal", "Customer support centre"]) more.push((await f.makeSite(`${name.split(" ")[0]!.toLowerCase()}.wren.test`, name)).id);
+    for (const name of ["Marketing website", "Documentation portal", "Customer support centre"])
+      more.push((await f.makeSite(`${name.split(" ")[0]!.toLowerCase()}.wren.test`, name)).id);
     for (const [name, scopes] of [
       ["warehouse export nightly", ["read:reports", "read:sites", "read:sessions"]],
       ["ci previews", ["write:sites", "write:events", "write:goals", "write:deployments", "write:alerts"]],
     ] as const) {
-      const key = await f.admin("POST", "/api/v1/keys", { name, scopes, sites: more, rate_limit: { requests: 1200, per_seconds: 60 } });
+      const key = await f.admin("POST", "/api/v1/keys", {
+        name,
+        scopes,
+        sites: more,
+        rate_limit: { requests: 1200, per_seconds: 60 },
+      });
       expect(key.status, key.text).toBe(201);
       const used = await fetch(`${f.stack.url}/api/v1/keys/current`, { headers: { authorization: `Bearer ${key.body.key}` } });
       expect(used.status).toBe(200);
@@ -285,7 +308,10 @@ describe("keys", () => {
     await page.goto(`${f.stack.url}/dashboard/keys`);
     await page.getByRole("button", { name: "New key" }).click();
     const scopes = page.locator("fieldset.key-scopes");
-    const checked = () => scopes.locator("input[type=checkbox]:checked").evaluateAll((inputs) => inputs.map((i) => (i as unknown as { value: string }).value));
+    const checked = () =>
+      scopes
+        .locator("input[type=checkbox]:checked")
+        .evaluateAll((inputs) => inputs.map((i) => (i as unknown as { value: string }).value));
     await scopes.getByRole("checkbox", { name: /read:reports/ }).check();
     const note = scopes.getByRole("note");
     expect(await note.textContent()).toContain("knows its sites by id only and cannot open the Goals screen");
@@ -293,11 +319,20 @@ describe("keys", () => {
     expect(await checked()).toEqual(["read:reports", "read:sites", "read:sessions"]);
     expect(await note.count()).toBe(0);
     await page.getByLabel("Name", { exact: true }).fill("a viewer");
-    await page.locator("fieldset.key-sites").getByRole("checkbox", { name: /First shop/ }).check();
+    await page
+      .locator("fieldset.key-sites")
+      .getByRole("checkbox", { name: /First shop/ })
+      .check();
     await page.getByRole("button", { name: "Create key" }).click();
-    await page.getByText(/shown once/i).first().waitFor();
+    await page
+      .getByText(/shown once/i)
+      .first()
+      .waitFor();
     const keys = (await f.admin("GET", "/api/v1/keys")).body.keys as { name: string; scopes: string[]; sites: string[] }[];
-    expect(keys.find((k) => k.name === "a viewer")).toMatchObject({ scopes: ["read:reports", "read:sites", "read:sessions"], sites: [siteId] });
+    expect(keys.find((k) => k.name === "a viewer")).toMatchObject({
+      scopes: ["read:reports", "read:sites", "read:sessions"],
+      sites: [siteId],
+    });
     expect(errors).toEqual([]);
     await context.close();
   }, 60_000);

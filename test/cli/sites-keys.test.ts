@@ -84,7 +84,8 @@ describe("wren keys create --sites", () => {
 });
 
 describe("wren keys create without its scopes", () => {
-  const valid = "write:sites, write:events, read:reports, read:sites, read:sessions, write:goals, write:deployments, write:alerts, admin";
+  const valid =
+    "write:sites, write:events, read:reports, read:sites, read:sessions, write:goals, write:deployments, write:alerts, admin";
 
   it("names --scopes and lists the valid scopes, never the schema's words, and makes no key", async () => {
     const before = await json<{ keys: unknown[] }>(["keys", "list"]);

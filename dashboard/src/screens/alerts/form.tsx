@@ -71,7 +71,8 @@ function drawnFields(d: Draft): string[] {
 /** The rule "1 or at least k" in the API's own words (worker/lib/alert-threshold.ts, docs/alerts.md, Privacy). */
 function thresholdHint(k: number | null, smoke: boolean): string {
   if (smoke) return "A smoke-test goal counts exactly: any whole number, 0 included.";
-  if (k === null) return "A whole number: 1 (with below: none at all) or at least k, the privacy threshold (5 unless the operator changed it).";
+  if (k === null)
+    return "A whole number: 1 (with below: none at all) or at least k, the privacy threshold (5 unless the operator changed it).";
   return `A whole number: ${thresholdRule(k)}.`;
 }
 

@@ -32,7 +32,9 @@ export function shownStatus(rule: AlertRule): "ok" | "firing" | "pending" {
 
 function pendingText(rule: AlertRule): string {
   if (rule.state.evaluated_at === null) return "Not evaluated yet";
-  return rule.kind === "deployment_without_smoke" ? "No deployment to check yet" : "No figure to judge yet: its window must lie after the site's creation";
+  return rule.kind === "deployment_without_smoke"
+    ? "No deployment to check yet"
+    : "No figure to judge yet: its window must lie after the site's creation";
 }
 
 function StateCell({ rule, k }: { rule: AlertRule; k: number | null }) {
@@ -152,9 +154,7 @@ export function AlertRulesTable({
   return (
     <div class="table-wrap">
       <table class="alert-rules">
-        <caption>
-          Alert rules of {siteName(site)}, oldest first
-        </caption>
+        <caption>Alert rules of {siteName(site)}, oldest first</caption>
         <thead>
           <tr>
             <th scope="col">Watches</th>

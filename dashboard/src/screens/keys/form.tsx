@@ -88,8 +88,8 @@ function ScopesFieldset({ form, value, onChange }: { form: ApiForm; value: Scope
       ))}
       {value.includes("read:reports") && !value.includes("read:sites") && !value.includes("admin") && (
         <p class="hint key-scope-note" role="note">
-          With read:reports but not read:sites the key knows its sites by id only and cannot open the Goals screen (nor name the goals
-          alert rules watch): add read:sites, or use the Viewer preset.
+          With read:reports but not read:sites the key knows its sites by id only and cannot open the Goals screen (nor name the
+          goals alert rules watch): add read:sites, or use the Viewer preset.
         </p>
       )}
       <FieldProblem form={form} field="scopes" />

@@ -105,7 +105,11 @@ export function Windows({ overview, hasMarkers }: { overview: Overview; hasMarke
             {deployment.environment !== "production" && `, ${deployment.environment}`}), against as many hours before it.
           </>
         ) : (
-          <>{hasMarkers ? "The last 24 closed hours vs the 24 before." : "No deployment marker yet: the last 24 closed hours vs the 24 before."}</>
+          <>
+            {hasMarkers
+              ? "The last 24 closed hours vs the 24 before."
+              : "No deployment marker yet: the last 24 closed hours vs the 24 before."}
+          </>
         )}
       </p>
       {pending ? (
