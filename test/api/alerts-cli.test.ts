@@ -288,7 +288,7 @@ describe("wren alerts", () => {
         ["--deployment-without-smoke", "--below", "5", "--url", "https://a.example"],
         "wren: --below: belongs to threshold rules, not deployment_without_smoke.",
       ],
-      [["--metric", "visitors", "--above", "10"], "wren: --url: a destination is required (repeat --url for more, at most 5)"],
+      [["--metric", "visitors", "--above", "10"], "wren: --url is required: where to send notifications (repeatable, at most 5) (see `wren alerts create --help`)"],
     ];
     for (const [flags, message] of cases) {
       const refused = await f.stack.cli(["alerts", "create", "--site", site, ...flags]);
