@@ -36,12 +36,11 @@ export class WorkerdLog {
       const stack = STACK.exec(text);
       const record = this.held;
       this.held = null;
-      if (stack) return this.hold(stack[1]!, recordReason(record));
-      this.out(`workerd/jsg/util.c++: error: e = ${record}`);
+      if (stack) return this.hold(stack[1]!, recordReason(RECORD.exec(record)![1]!));
+      this.out(record); // not the record this filter knows: as it was
     }
-    const record = RECORD.exec(text);
-    if (record) {
-      this.held = record[1]!;
+    if (RECORD.test(text)) {
+      this.held = text;
       return;
     }
     const reference = REFERENCE.exec(text);
@@ -56,7 +55,7 @@ export class WorkerdLog {
 
   /** Prints whatever is still held (the stream ended). */
   flush(): void {
-    if (this.held !== null) this.out(`workerd/jsg/util.c++: error: e = ${this.held}`);
+    if (this.held !== null) this.out(this.held);
     this.held = null;
     for (const [id, { reason, timer }] of this.reasons) {
       clearTimeout(timer);

@@ -8,7 +8,7 @@ import type { Client } from "@libsql/client";
 import { createHmac } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { decide, resolveBand } from "../../worker/alerts/decide";
-import { drainOutbox } from "../../worker/alerts/drain";
+import { drainOutbox, failureLine } from "../../worker/alerts/drain";
 import { evaluateRules } from "../../worker/alerts/evaluate";
 import { EVALUATOR_LEASE, takeLease } from "../../worker/lib/lease";
 import { claimDue, MAX_ATTEMPTS, releaseClaims, retryDelay } from "../../worker/alerts/outbox";
@@ -276,5 +276,33 @@ describe("a rule on a new site", () => {
     const run = await evaluateRules(client as never, options("box_a", T0));
     expect([run.rules, run.transitions]).toEqual([1, 1]);
     expect(await ruleRow()).toMatchObject({ state: "firing", seq: 1, last_value: 0 });
+  });
+});
+
+describe("a failed attempt's log line", () => {
+  const row = {
+    id: "msg_1",
+    ruleId: "alr_r",
+    destinationId: "dst_d",
+    type: "alert.firing",
+    payload: "{}",
+    attempts: 0,
+    url: "https://hooks.example.com/services/T0/B0/SECRET",
+    format: "standard" as const,
+  };
+
+  it("names the rule, the host only, the attempt and the reason, and what comes next", () => {
+    expect(failureLine(row, { status: 500, error: null, durationMs: 3 }, 30_000)).toBe(
+      "alert delivery failed: rule alr_r to hooks.example.com, attempt 1 of 13: HTTP 500; next attempt in 30 s",
+    );
+    // An error that quotes the URL is written with the host instead, on one line.
+    const quoting = { status: null, error: `TypeError: cannot reach ${row.url}\nat x`, durationMs: 3 };
+    expect(failureLine({ ...row, attempts: 12 }, quoting, 30_000)).toBe(
+      "alert delivery failed: rule alr_r to hooks.example.com, attempt 13 of 13: cannot reach hooks.example.com; no more attempts",
+    );
+    const gone = { status: null, error: "the destination no longer exists", durationMs: 0 };
+    expect(failureLine({ ...row, url: null, format: null }, gone, 30_000)).toBe(
+      "alert delivery failed: rule alr_r to dst_d (deleted), attempt 1 of 13: the destination no longer exists; next attempt in 30 s",
+    );
   });
 });

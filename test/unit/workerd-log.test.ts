@@ -40,4 +40,14 @@ describe("the workerd log filter", () => {
       "failed to lookup address; host = x",
     );
   });
+
+  it("passes a record without its stack line on as it was", () => {
+    const out: string[] = [];
+    const log = new WorkerdLog((l) => out.push(l), 60_000);
+    log.line(RECORD);
+    log.line("something else");
+    log.line(RECORD);
+    log.flush();
+    expect(out).toEqual([RECORD, "something else", RECORD]);
+  });
 });
