@@ -70,6 +70,20 @@ export function beforeSite(end: string | number, createdAt: number | null): bool
   return createdAt !== null && (typeof end === "number" ? end : Date.parse(end)) <= createdAt;
 }
 
+/**
+ * True when a figure of time that ended before the site was registered shows nothing (hidden or
+ * 0): it is then "no data". A positive figure there (rows stamped earlier, as a backdated
+ * conversion) is shown as it is, never hidden behind "no data".
+ */
+export function noDataBefore(figure: Figure, before: boolean): boolean {
+  return before && (figure.qualifier === "suppressed" || figure.value === null || figure.value === 0);
+}
+
+/** The figure, or "no data" when it is time before the site that shows nothing (noDataBefore). */
+export function SiteFigureView({ figure, k, before, format }: { figure: Figure; k: number; before: boolean; format?: FigureFormat }) {
+  return noDataBefore(figure, before) ? <NoDataView /> : <FigureView figure={figure} k={k} format={format} />;
+}
+
 /** "no data": time before the site existed, neither a zero nor a hidden figure. */
 export function NoDataView() {
   return (

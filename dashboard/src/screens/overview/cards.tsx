@@ -4,7 +4,7 @@
  * down) as well as numbers, so its direction never rests on a colour or a minus sign alone.
  */
 import type { Figure, Schemas } from "../../api/client";
-import { beforeSite, FigureView, NoDataView } from "../../ui/figure";
+import { beforeSite, FigureView, noDataBefore, SiteFigureView } from "../../ui/figure";
 import { formatInstant, formatRange } from "../../ui/time";
 
 export type Overview = Schemas["Overview"];
@@ -58,12 +58,17 @@ export function windowsBeforeSite(overview: Overview, createdAt: number | null):
 }
 
 function MetricCard({ label, comparison, k, before }: { label: string; comparison: Comparison; k: number; before: BeforeSite }) {
+  const none = noDataBefore(comparison.current, before.current) || noDataBefore(comparison.previous, before.previous);
   return (
     <section class="card overview-card" aria-label={label}>
       <h3 class="label">{label}</h3>
-      <p class="value">{before.current ? <NoDataView /> : <FigureView figure={comparison.current} k={k} />}</p>
-      <p class="delta">Previous: {before.previous ? <NoDataView /> : <FigureView figure={comparison.previous} k={k} />}</p>
-      {before.previous || before.current ? (
+      <p class="value">
+        <SiteFigureView figure={comparison.current} k={k} before={before.current} />
+      </p>
+      <p class="delta">
+        Previous: <SiteFigureView figure={comparison.previous} k={k} before={before.previous} />
+      </p>
+      {none ? (
         <p class="delta">
           Change: <span class="muted">no comparison: the site did not exist yet</span>
         </p>

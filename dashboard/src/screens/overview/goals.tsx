@@ -3,7 +3,7 @@
  * its denominator ("6 of 8 sessions, 75 %"): a rate alone hides how few sessions it rests on.
  */
 import { linkTo } from "../../state/location";
-import { FigureView, NoDataView, RateView } from "../../ui/figure";
+import { noDataBefore, NoDataView, RateView, SiteFigureView } from "../../ui/figure";
 import { formatInstant } from "../../ui/time";
 import type { BeforeSite, Overview } from "./cards";
 import { Empty } from "../../ui/states";
@@ -55,17 +55,21 @@ export function GoalsTable({ overview, site, before }: { overview: Overview; sit
               <th scope="row">
                 {goal.name} <span class="muted">({goal.kind})</span>
               </th>
-              <td class="num">{before.current ? <NoDataView /> : <FigureView figure={conversions.current} k={k} />}</td>
+              <td class="num">
+                <SiteFigureView figure={conversions.current} k={k} before={before.current} />
+              </td>
               <td>
-                {before.current ? (
+                {noDataBefore(rate.denominator.current, before.current) ? (
                   <NoDataView />
                 ) : (
                   <RateView numerator={rate.numerator.current} denominator={rate.denominator.current} rate={rate.current} k={k} />
                 )}
               </td>
-              <td class="num">{before.previous ? <NoDataView /> : <FigureView figure={conversions.previous} k={k} />}</td>
+              <td class="num">
+                <SiteFigureView figure={conversions.previous} k={k} before={before.previous} />
+              </td>
               <td>
-                {before.previous ? (
+                {noDataBefore(rate.denominator.previous, before.previous) ? (
                   <NoDataView />
                 ) : (
                   <RateView numerator={rate.numerator.previous} denominator={rate.denominator.previous} rate={rate.previous} k={k} />

@@ -10,7 +10,7 @@ import { api, ApiProblem, unwrap, type Figure, type Schemas } from "../../api/cl
 import { useLoad } from "../../state/load";
 import { isHourly, periodParams, type Period } from "../../state/period";
 import { TimeChart, type ChartMarker, type ChartSeries } from "../../ui/chart";
-import { beforeSite, FigureView, NoDataView } from "../../ui/figure";
+import { beforeSite, noDataBefore, SiteFigureView } from "../../ui/figure";
 import { formatPoint, siteClock } from "../../ui/time";
 import { Empty } from "../../ui/states";
 
@@ -49,7 +49,7 @@ function TrendChart({ series, deployments, createdAt }: { series: Timeseries; de
   const times = useMemo(() => series.points.map((p) => siteClock(Date.parse(p.start) / 1000, zone)), [series]);
   const lines = useMemo<ChartSeries[]>(() => {
     const at = (figure: (p: Point) => Figure) =>
-      series.points.map((p) => (beforeSite(pointEnd(p, series.interval), createdAt) ? null : value(figure(p))));
+      series.points.map((p) => (noDataBefore(figure(p), beforeSite(pointEnd(p, series.interval), createdAt)) ? null : value(figure(p))));
     return [
       { label: "Visitors", values: at((p) => p.visitors) },
       { label: "Pageviews", values: at((p) => p.pageviews) },
@@ -86,7 +86,11 @@ function PointsTable({ series, createdAt }: { series: Timeseries; createdAt: num
   const { k, interval, period } = series;
   const last = series.points.at(-1);
   const allBefore = last !== undefined && beforeSite(pointEnd(last, interval), createdAt);
-  const cell = (figure: Figure, before: boolean) => <td class="num">{before ? <NoDataView /> : <FigureView figure={figure} k={k} />}</td>;
+  const cell = (figure: Figure, before: boolean) => (
+    <td class="num">
+      <SiteFigureView figure={figure} k={k} before={before} />
+    </td>
+  );
   return (
     // Focusable, so a keyboard can scroll it where it is wider than the screen.
     <div class="table-wrap" tabIndex={0} role="region" aria-labelledby="overview-points-caption">
