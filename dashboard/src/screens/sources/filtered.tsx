@@ -77,8 +77,14 @@ function FilteredSeries({ series, filterText, createdAt }: { series: Timeseries;
   const times = useMemo(() => series.points.map((p) => siteClock(Date.parse(p.start) / 1000, zone)), [series]);
   const lines = useMemo<ChartSeries[]>(
     () => [
-      { label: "Visitors", values: series.points.map((p, i) => (noDataBefore(p.visitors, before(i)) ? null : plotted(p.visitors))) },
-      { label: "Pageviews", values: series.points.map((p, i) => (noDataBefore(p.pageviews, before(i)) ? null : plotted(p.pageviews))) },
+      {
+        label: "Visitors",
+        values: series.points.map((p, i) => (noDataBefore(p.visitors, before(i)) ? null : plotted(p.visitors))),
+      },
+      {
+        label: "Pageviews",
+        values: series.points.map((p, i) => (noDataBefore(p.pageviews, before(i)) ? null : plotted(p.pageviews))),
+      },
     ],
     [series, createdAt],
   );
