@@ -149,6 +149,12 @@ function parseInvocation(spec: CommandSpec, args: string[]): Invocation<OptionSp
   if (positionals.length > spec.args.length) {
     throw new CliError(`unexpected argument "${positionals[spec.args.length]}" (see \`${name} --help\`)`, 2);
   }
+  // A required option left out is named with its help (what it takes), not with the schema's words about an empty value.
+  for (const [key, option] of Object.entries(spec.options)) {
+    if (option.type === "string" && option.required && values[key] === undefined) {
+      throw new CliError(`--${key} is required: ${option.help} (see \`${name} --help\`)`, 2);
+    }
+  }
   return { values: values as Invocation<OptionSpecs>["values"], positionals };
 }
 

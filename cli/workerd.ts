@@ -15,6 +15,7 @@ import workerd from "workerd";
 import { parseWebhookAllow, workerdAllowList } from "../worker/lib/webhook-allow";
 import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from "../worker/reports/retention";
 import { CliError } from "./output";
+import { pipeWorkerdLog } from "./workerd-log";
 import { ROOT } from "./paths";
 import type { Settings } from "./settings";
 
@@ -259,8 +260,11 @@ export async function spawnWorkerd({ settings, databaseUrl, databaseToken, secre
       ...(readUrl.protocol === "http:" ? [`--external-addr=libsql-read=${hostPort(readUrl)}`] : []),
       ...common,
     ],
-    options,
+    // Its stderr through the log filter: workerd's internal-error records of failed webhook
+    // deliveries folded into the sender's one line each (workerd-log.ts).
+    { ...options, stdio: ["ignore", "inherit", "pipe"] },
   );
+  if (api.stderr) pipeWorkerdLog(api.stderr, process.stderr);
   const collector = spawn(
     workerd.default,
     ["serve", configFile, "collectorProcess", `--socket-addr=http=${bracketed(settings.host)}:${settings.port}`, `--external-addr=api=${apiAddress}`, ...common],

@@ -2,7 +2,7 @@
 import { issueKey, listKeys, revokeKey } from "../../worker/domain/apikeys";
 import { keyCreateBody } from "../../worker/domain/schemas";
 import { describeIssue } from "../../worker/lib/issues";
-import { EVERY_SITE } from "../../worker/lib/keys";
+import { EVERY_SITE, SCOPES } from "../../worker/lib/keys";
 import { openExistingDatabase } from "../database";
 import { CliError, print, table } from "../output";
 import type { Settings } from "../settings";
@@ -37,6 +37,12 @@ export async function createKey(settings: Settings, { values }: Invocation<typeo
       ? { requests: Number(rateRequests), per_seconds: Number(values["rate-per-seconds"] ?? 60) }
       : undefined,
   };
+  // The scopes said plainly: which one is wrong and which there are, rather than the schema's words.
+  const scopesHelp = `give one or more, comma-separated: ${SCOPES.join(", ")}`;
+  if (input.scopes.length === 0) throw new CliError(`--scopes: no scope given; ${scopesHelp}`, 2);
+  const unknown = input.scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
+  if (unknown.length > 0)
+    throw new CliError(`--scopes: unknown scope ${unknown.map((s) => `"${s}"`).join(", ")}; ${scopesHelp}`, 2);
   const parsed = keyCreateBody.safeParse(input);
   if (!parsed.success) {
     const { field, message } = describeIssue(parsed.error, input);

@@ -3,7 +3,7 @@
  * out), a site's tabs, and the screen the URL names.
  */
 import { useEffect } from "preact/hooks";
-import { linkTo, path } from "./state/location";
+import { linkTo, path, query } from "./state/location";
 import { currentKey, isAdmin, signOut } from "./state/session";
 import { reloadSites, sites } from "./state/sites";
 import { KeysScreen, SITE_SCREENS, WizardScreen } from "./screens";
@@ -17,6 +17,11 @@ import { NeedsScopeNotice } from "./ui/states";
 function siteRoute(p: string): { site: string; slug: string } | null {
   const match = /^\/s\/([^/]+)(?:\/([a-z-]+))?\/?$/.exec(p);
   return match ? { site: decodeURIComponent(match[1]!), slug: match[2] ?? "overview" } : null;
+}
+
+/** The wizard's site once it is made (?site=… on /sites/new): the header shows it, not "Choose a site". */
+function wizardSite(): string | null {
+  return path.value === "/sites/new" ? query.value.get("site") : null;
 }
 
 function SiteSwitcher({ site, slug }: { site: string | null; slug: string }) {
@@ -128,7 +133,7 @@ export function App() {
       <a class="skip" href="#main">
         Skip to content
       </a>
-      <Header site={route?.site ?? null} slug={route?.slug ?? "overview"} />
+      <Header site={route?.site ?? wizardSite()} slug={route?.slug ?? "overview"} />
       <main id="main" tabIndex={-1}>
         <Routes />
       </main>

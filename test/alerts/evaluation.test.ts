@@ -8,13 +8,14 @@ import type { Client } from "@libsql/client";
 import { createHmac } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { decide, resolveBand } from "../../worker/alerts/decide";
-import { drainOutbox } from "../../worker/alerts/drain";
+import { drainOutbox, failureLine } from "../../worker/alerts/drain";
 import { evaluateRules } from "../../worker/alerts/evaluate";
 import { EVALUATOR_LEASE, takeLease } from "../../worker/lib/lease";
 import { claimDue, MAX_ATTEMPTS, releaseClaims, retryDelay } from "../../worker/alerts/outbox";
 import { sendOnce } from "../../worker/alerts/send";
 import { destinationSecret, type AlertRule } from "../../worker/domain/alert-rules";
 import { parseWebhookAllow } from "../../worker/lib/webhook-allow";
+import { publishStatement } from "../../worker/reports/publication";
 import { serveOnLoopback, type LoopbackServer } from "../helpers/http";
 import { addSite, clearData, openTestDb, type TestDb } from "../reports/helpers";
 
@@ -287,5 +288,71 @@ describe("the outbox", () => {
     const attempt = (await client.execute("SELECT status, error FROM alert_delivery_attempts")).rows[0]!;
     expect(attempt.status).toBeNull();
     expect(String(attempt.error)).toMatch(/^url must be an https:\/\/ URL/);
+  });
+});
+
+describe("a rule on a new site", () => {
+  /** A visitors rule "below 20 over 24 h" on a site registered at `createdAt`, with everything published through T0. */
+  async function hourlyRule(createdAt: number): Promise<void> {
+    await addSite(client, SITE);
+    await client.batch(
+      [
+        { sql: "UPDATE sites SET created_at = ? WHERE id = ?", args: [createdAt, SITE] },
+        publishStatement(T0, T0),
+        {
+          sql:
+            "INSERT INTO alert_rules (id, site_id, kind, metric, condition, threshold, window_hours, for_minutes, enabled, state, seq, state_since, created_at, updated_at) " +
+            "VALUES ('alr_new', ?, 'threshold', 'visitors', 'below', 20, 24, 0, 1, 'ok', 0, ?, ?, ?)",
+          args: [SITE, T0, T0, T0],
+        },
+      ],
+      "write",
+    );
+  }
+  const ruleRow = async () =>
+    (await client.execute("SELECT state, seq, last_value, last_qualifier, evaluated_at FROM alert_rules WHERE id = 'alr_new'")).rows[0]!;
+
+  it("does not count the hours before the site existed: a 6-minute-old site's below-20 rule waits instead of firing", async () => {
+    await hourlyRule(T0 - 6 * MINUTE);
+    const run = await evaluateRules(client as never, options("box_a", T0));
+    expect([run.rules, run.transitions]).toEqual([1, 0]);
+    expect({ ...(await ruleRow()) }).toEqual({ state: "ok", seq: 0, last_value: null, last_qualifier: null, evaluated_at: T0 });
+    expect((await client.execute("SELECT count(*) AS n FROM alert_transitions")).rows[0]!.n).toBe(0);
+  });
+
+  it("reads its figure once the whole window lies after the site's creation", async () => {
+    // The last closed hour ends at 10:00 (T0 is 10:00:30); its 24 h window starts at 10:00 the day before.
+    await hourlyRule(Date.parse("2026-11-22T10:00:00Z"));
+    const run = await evaluateRules(client as never, options("box_a", T0));
+    expect([run.rules, run.transitions]).toEqual([1, 1]);
+    expect(await ruleRow()).toMatchObject({ state: "firing", seq: 1, last_value: 0 });
+  });
+});
+
+describe("a failed attempt's log line", () => {
+  const row = {
+    id: "msg_1",
+    ruleId: "alr_r",
+    destinationId: "dst_d",
+    type: "alert.firing",
+    payload: "{}",
+    attempts: 0,
+    url: "https://hooks.example.com/services/T0/B0/SECRET",
+    format: "standard" as const,
+  };
+
+  it("names the rule, the host only, the attempt and the reason, and what comes next", () => {
+    expect(failureLine(row, { status: 500, error: null, durationMs: 3 }, 30_000)).toBe(
+      "alert delivery failed: rule alr_r to hooks.example.com, attempt 1 of 13: HTTP 500; next attempt in 30 s",
+    );
+    // An error that quotes the URL is written with the host instead, on one line.
+    const quoting = { status: null, error: `TypeError: cannot reach ${row.url}\nat x`, durationMs: 3 };
+    expect(failureLine({ ...row, attempts: 12 }, quoting, 30_000)).toBe(
+      "alert delivery failed: rule alr_r to hooks.example.com, attempt 13 of 13: cannot reach hooks.example.com; no more attempts",
+    );
+    const gone = { status: null, error: "the destination no longer exists", durationMs: 0 };
+    expect(failureLine({ ...row, url: null, format: null }, gone, 30_000)).toBe(
+      "alert delivery failed: rule alr_r to dst_d (deleted), attempt 1 of 13: the destination no longer exists; next attempt in 30 s",
+    );
   });
 });

@@ -255,7 +255,7 @@ describe("wren alerts", () => {
     expect([low.code, low.stdout, low.stderr]).toEqual([
       2,
       "",
-      "wren: --below (threshold): must be 1 (none at all) or at least k = 5: the reports show no figure from 1 to 4, so a rule could not tell it either.\n",
+      "wren: --below (threshold): must be 1 (with below: none at all) or at least k = 5: the reports show no figure from 1 to 4, so a threshold from 2 to 4 could never be seen crossed.\n",
     ]);
     const api = await f.admin("POST", "/api/v1/alerts", {
       site,
@@ -267,7 +267,7 @@ describe("wren alerts", () => {
     expect([api.status, api.body.field, api.body.detail]).toEqual([
       422,
       "threshold",
-      "threshold: must be 1 (none at all) or at least k = 5: the reports show no figure from 1 to 4, so a rule could not tell it either.",
+      "threshold: must be 1 (with below: none at all) or at least k = 5: the reports show no figure from 1 to 4, so a threshold from 2 to 4 could never be seen crossed.",
     ]);
 
     const cases: [string[], string][] = [
@@ -292,7 +292,7 @@ describe("wren alerts", () => {
         ["--deployment-without-smoke", "--below", "5", "--url", "https://a.example"],
         "wren: --below: belongs to threshold rules, not deployment_without_smoke.",
       ],
-      [["--metric", "visitors", "--above", "10"], "wren: --url: a destination is required (repeat --url for more, at most 5)"],
+      [["--metric", "visitors", "--above", "10"], "wren: --url is required: where to send notifications (repeatable, at most 5) (see `wren alerts create --help`)"],
     ];
     for (const [flags, message] of cases) {
       const refused = await f.stack.cli(["alerts", "create", "--site", site, ...flags]);

@@ -83,6 +83,39 @@ describe("wren keys create --sites", () => {
   }, 120_000);
 });
 
+describe("wren keys create without its scopes", () => {
+  const valid =
+    "write:sites, write:events, read:reports, read:sites, read:sessions, write:goals, write:deployments, write:alerts, admin";
+
+  it("names --scopes and lists the valid scopes, never the schema's words, and makes no key", async () => {
+    const before = await json<{ keys: unknown[] }>(["keys", "list"]);
+    expect(await run(["keys", "create"])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: `wren: --scopes is required: scopes, comma-separated: ${valid} (see \`wren keys create --help\`)\n`,
+    });
+    for (const empty of ["", ","]) {
+      expect(await run(["keys", "create", "--scopes", empty])).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: `wren: --scopes: no scope given; give one or more, comma-separated: ${valid}\n`,
+      });
+    }
+    expect(await run(["keys", "create", "--scopes", "read:reports,read:everything"])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: `wren: --scopes: unknown scope "read:everything"; give one or more, comma-separated: ${valid}\n`,
+    });
+    const asJson = await run(["keys", "create", "--json"]);
+    expect(JSON.parse(asJson.stderr)).toEqual({
+      error: `--scopes is required: scopes, comma-separated: ${valid} (see \`wren keys create --help\`)`,
+      code: "usage",
+      exit_code: 2,
+    });
+    expect(await json<{ keys: unknown[] }>(["keys", "list"])).toEqual(before);
+  }, 120_000);
+});
+
 describe("a record that is not there", () => {
   it("is not_found under --json, with exit 1", async () => {
     for (const args of [

@@ -242,4 +242,21 @@ describe("the Overview", () => {
     const missing = await reader.call("GET", `/api/v1/overview?site=${site}&deployment=dep_AAAAAAAAAAAAAAAA`);
     expect([missing.status, missing.body.field]).toEqual([404, "deployment"]);
   });
+
+  it("compares the last 24 closed hours with the 24 before on deployment=none, whatever markers the site has", async () => {
+    const res = await read(`/api/v1/overview?site=${site}&deployment=none`);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.deployment).toBeNull();
+    expect(res.body.pending_until).toBeNull();
+    const end = Date.parse(res.body.current.end);
+    expect(end % HOUR).toBe(0);
+    expect(Date.now() - end).toBeLessThan(HOUR + 60_000);
+    expect([res.body.current, res.body.previous]).toEqual([
+      { start: new Date(end - 24 * HOUR).toISOString(), end: new Date(end).toISOString(), hours: 24 },
+      { start: new Date(end - 48 * HOUR).toISOString(), end: new Date(end - 24 * HOUR).toISOString(), hours: 24 },
+    ]);
+    expect(res.body.visitors).not.toBeNull();
+    const refused = await reader.call("GET", `/api/v1/overview?site=${site}&deployment=latest`);
+    expect([refused.status, refused.body.field]).toEqual([400, "deployment"]);
+  });
 });

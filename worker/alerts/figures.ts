@@ -4,7 +4,10 @@
  * - a site's pageviews or visitors, or a goal's conversions, over the trailing `window_hours`
  *   closed local hours: the Overview's figure for that window (reports/overview.ts windowFigures),
  *   through the same hour cells and k-filter, so a rule sees nothing the reports hide and changes
- *   only when an hour closes;
+ *   only when an hour closes. A window that starts before the site was registered is not read:
+ *   its hours before the site are no data, not zero, so a `below` rule on a new site would fire
+ *   at once on them. The rule waits (no reading) until its whole window lies after the site's
+ *   creation;
  * - a smoke-test goal's conversions over the window trailing the current minute, exact (smoke
  *   conversions are the operator's synthetic events, shown exactly everywhere);
  * - `deployment_without_smoke`: the smoke conversions beside the latest marker recorded since the
@@ -53,12 +56,16 @@ export async function siteReadings(db: ReadOnlyDatabase, siteId: string, rules: 
 
 /** The site's hourly rules' readings at the last closed hour that publication allows. */
 async function hourReadings(db: ReadOnlyDatabase, siteId: string, rules: AlertRule[], k: number, out: Map<string, RuleReading>): Promise<void> {
-  const [siteRows, publicationRows] = await db.queryAll([{ sql: "SELECT timezone FROM sites WHERE id = ?", args: [siteId] }, PUBLICATION_SQL]);
+  const [siteRows, publicationRows] = await db.queryAll([{ sql: "SELECT timezone, created_at FROM sites WHERE id = ?", args: [siteId] }, PUBLICATION_SQL]);
   const publication = publicationOf(publicationRows!);
   const site = siteRows!.rows[0];
   if (!publication || !site) return;
   const zone = effectiveZone(String(site.timezone));
   const toMs = lastClosedHourEnd(zone, publication.throughMs);
+  // Only rules whose whole window lies after the site's creation (module comment).
+  const createdAt = Number(site.created_at);
+  rules = rules.filter((r) => toMs - r.windowHours! * HOUR_MS >= createdAt);
+  if (rules.length === 0) return;
   const longest = Math.max(...rules.map((r) => r.windowHours!));
   const fromMs = toMs - longest * HOUR_MS;
   const scope: ReportScope = {

@@ -5,7 +5,7 @@
  */
 import { api, unwrap, type Schemas } from "../api/client";
 import { useLoad } from "../state/load";
-import { query, setQuery } from "../state/location";
+import { linkTo, query, setQuery } from "../state/location";
 import { dayPeriodParams, period } from "../state/period";
 import { FigureView } from "../ui/figure";
 import { CsvDownload } from "../ui/report-csv";
@@ -14,6 +14,7 @@ import { WholeDayNote } from "../ui/report-days";
 import { Empty, Loaded } from "../ui/states";
 import { PatternFilter } from "../ui/table-filter";
 import { Pager, urlCursor, useCursorReset } from "../ui/table-pager";
+import { useVerified } from "./overview/empty";
 import { SortHeader, urlSort, type SortState } from "../ui/table-sort";
 
 type Column = "visitors" | "pageviews" | "path";
@@ -46,14 +47,33 @@ export function PagesScreen({ site }: { site: string }) {
       </div>
       {!patternProblem && (
         <Loaded load={load} what="pages">
-          {(report) => <PagesTable report={report} sort={sort} pattern={pattern} />}
+          {(report) => <PagesTable site={site} report={report} sort={sort} pattern={pattern} />}
         </Loaded>
       )}
     </>
   );
 }
 
-function PagesTable({ report, sort, pattern }: { report: Schemas["PagesReport"]; sort: SortState<Column>; pattern: string }) {
+/**
+ * Why a period has no pages. Pages are reported by whole days, published about 25 seconds after
+ * the day ends in the site's zone (docs/reports.md, Freshness): a verified site's first day shows
+ * nothing until then, which says nothing about the snippet. Only a site no beacon has reached
+ * is told to check it.
+ */
+function NoPagesYet({ site, timeZone }: { site: string; timeZone: string }) {
+  const verified = useVerified(site);
+  if (verified === false) {
+    return <p>No pageview has arrived from this site yet. Check that the snippet is installed: the Add site wizard shows it and says when the first pageview arrives.</p>;
+  }
+  return (
+    <p>
+      No pageviews in this period yet. Pages appear once the day ends: a day is published about 25 seconds after midnight in the site's time
+      zone ({timeZone}). Today's closed hours are on the <a href={linkTo(`/s/${encodeURIComponent(site)}/overview`)}>Overview</a>.
+    </p>
+  );
+}
+
+function PagesTable({ site, report, sort, pattern }: { site: string; report: Schemas["PagesReport"]; sort: SortState<Column>; pattern: string }) {
   const { k } = report;
   if (report.rows.length === 0 && !urlCursor()) {
     return (
@@ -61,7 +81,7 @@ function PagesTable({ report, sort, pattern }: { report: Schemas["PagesReport"];
         {pattern ? (
           <p>No page matches {pattern} in this period. Try another pattern, or clear the filter.</p>
         ) : (
-          <p>No pageviews in this period yet. Check that the snippet is installed (the Overview shows the site's latest hours), or pick a longer period.</p>
+          <NoPagesYet site={site} timeZone={report.period.timezone} />
         )}
       </Empty>
     );

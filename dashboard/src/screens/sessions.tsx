@@ -8,6 +8,7 @@ import { useLoad } from "../state/load";
 import { hasScope } from "../state/session";
 import { Empty, Loaded } from "../ui/states";
 import { Pager, urlCursor } from "../ui/table-pager";
+import { formatTime } from "../ui/time";
 
 /** The site's time zone when the key may read the site: the hours are then written as the site's hours. */
 function readZone(site: string): Promise<string | null> {
@@ -18,13 +19,9 @@ function readZone(site: string): Promise<string | null> {
   );
 }
 
+/** The hour a session began, in the site's zone when known, else the reader's; the zone named either way (ui/time.ts). */
 function hourText(instant: string, zone: string | null): string {
-  const own = { hour: "2-digit", minute: "2-digit", timeZoneName: "short" } as const;
-  try {
-    return new Intl.DateTimeFormat("en-GB", zone ? { timeZone: zone, hour: "2-digit", minute: "2-digit" } : own).format(new Date(instant));
-  } catch {
-    return new Intl.DateTimeFormat("en-GB", own).format(new Date(instant)); // a zone this browser does not know
-  }
+  return formatTime(instant, zone ?? undefined);
 }
 
 export function SessionsScreen({ site }: { site: string }) {

@@ -63,6 +63,36 @@ export function FigureView({ figure, k, format }: { figure: Figure; k: number; f
   );
 }
 
+export const NO_DATA_REASON = "No data: this time lies before the site was registered, so there is nothing to count (not a hidden figure).";
+
+/** True when a stretch of time ending at `end` (ISO) or ms lies wholly before the site's creation (null: not known). */
+export function beforeSite(end: string | number, createdAt: number | null): boolean {
+  return createdAt !== null && (typeof end === "number" ? end : Date.parse(end)) <= createdAt;
+}
+
+/**
+ * True when a figure of time that ended before the site was registered shows nothing (hidden or
+ * 0): it is then "no data". A positive figure there (rows stamped earlier, as a backdated
+ * conversion) is shown as it is, never hidden behind "no data".
+ */
+export function noDataBefore(figure: Figure, before: boolean): boolean {
+  return before && (figure.qualifier === "suppressed" || figure.value === null || figure.value === 0);
+}
+
+/** The figure, or "no data" when it is time before the site that shows nothing (noDataBefore). */
+export function SiteFigureView({ figure, k, before, format }: { figure: Figure; k: number; before: boolean; format?: FigureFormat }) {
+  return noDataBefore(figure, before) ? <NoDataView /> : <FigureView figure={figure} k={k} format={format} />;
+}
+
+/** "no data": time before the site existed, neither a zero nor a hidden figure. */
+export function NoDataView() {
+  return (
+    <span class="figure no-data" title={NO_DATA_REASON} aria-label={`no data. ${NO_DATA_REASON}`} data-qualifier="no-data">
+      no data
+    </span>
+  );
+}
+
 /** A conversion rate written with its denominator: "6 of 8 sessions, 75 %". */
 export function RateView({ numerator, denominator, rate, k }: { numerator: Figure; denominator: Figure; rate: Figure; k: number }) {
   return (

@@ -1,7 +1,9 @@
 /**
  * Instants written for people, in a named time zone: report times in the site's zone (the zone
  * its days and hours are cut in), operator records such as deployment times in the browser's.
- * The zone's short name is always written, so a time is never ambiguous.
+ * The zone's short name is always written, so a time is never ambiguous. The one style of the
+ * whole dashboard ("21 Nov 2026, 10:30 CET"): every screen writes its instants through here
+ * (ui/when.tsx too), never with a formatter of its own.
  */
 
 const cache = new Map<string, Intl.DateTimeFormat>();
@@ -35,6 +37,11 @@ export function formatInstant(iso: string, timeZone?: string, seconds = false): 
   return formatter(seconds ? { ...DATE_TIME, second: "2-digit" } : DATE_TIME, timeZone).format(new Date(iso));
 }
 
+/** "10:30 CET": a time of day, where the day is already said. */
+export function formatTime(iso: string, timeZone?: string): string {
+  return formatter({ hour: "2-digit", minute: "2-digit", timeZoneName: "short" }, timeZone).format(new Date(iso));
+}
+
 /** "21 Nov 2026, 10:00 – 14:00 CET", or both ends in full when they fall on different days. */
 export function formatRange(startIso: string, endIso: string, timeZone?: string): string {
   const day = formatter({ day: "numeric", month: "short", year: "numeric" }, timeZone);
@@ -47,13 +54,10 @@ export function formatRange(startIso: string, endIso: string, timeZone?: string)
   return `${formatInstant(startIso, timeZone)} – ${formatInstant(endIso, timeZone)}`;
 }
 
-/** A timeseries point's label: "Mon 23 Nov" for a day, "23 Nov, 13:00" for an hour, in the site's zone. */
+/** A timeseries point's label: "Mon 23 Nov 2026" for a day (a date: no zone), "23 Nov 2026, 13:00 CET" for an hour, in the site's zone. */
 export function formatPoint(startIso: string, interval: "day" | "hour", timeZone: string): string {
-  const options: Intl.DateTimeFormatOptions =
-    interval === "day"
-      ? { weekday: "short", day: "numeric", month: "short", year: "numeric" }
-      : { day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" };
-  return formatter(options, timeZone).format(new Date(startIso));
+  if (interval === "hour") return formatInstant(startIso, timeZone);
+  return formatter({ weekday: "short", day: "numeric", month: "short", year: "numeric" }, timeZone).format(new Date(startIso));
 }
 
 /**

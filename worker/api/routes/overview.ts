@@ -71,9 +71,16 @@ export const overviewRoutes = [
     scope: "read:reports",
     query: z.strictObject({
       site: siteId.meta({ param: { description: "Site id; it must be on the key's allowlist." } }),
-      deployment: deploymentId
+      // "none" asks for the last 24 closed hours even when the site has markers (the dashboard's "Compare since" offers it beside them).
+      deployment: z
+        .union([deploymentId, z.literal("none")])
         .optional()
-        .meta({ param: { description: "The marker to compare from (default: the site's latest). Without any marker: the last 24 closed hours against the 24 before." } }),
+        .meta({
+          param: {
+            description:
+              "The marker to compare from (default: the site's latest), or `none` for the last 24 closed hours against the 24 before, whatever markers there are. Without any marker: the last 24 closed hours too.",
+          },
+        }),
     }),
     site: { from: "query", name: "site" },
     responses: {
@@ -86,8 +93,12 @@ export const overviewRoutes = [
       const p = await prepareReport(context, query.site, { period: "24h" });
       const { window, lastEndedDay } = p.scope.hours!;
       const marker =
-        query.deployment !== undefined ? await findDeployment(p.db, query.site, query.deployment) : await latestDeployment(p.db, query.site, Date.now());
-      if (!marker && query.deployment !== undefined)
+        query.deployment === "none"
+          ? null
+          : query.deployment !== undefined
+            ? await findDeployment(p.db, query.site, query.deployment)
+            : await latestDeployment(p.db, query.site, Date.now());
+      if (!marker && query.deployment !== undefined && query.deployment !== "none")
         throw new HttpProblem(404, `deployment: the site has no deployment ${query.deployment}.`, { field: "deployment" });
       const windows = overviewWindows(p.scope.timeZone, marker ? Date.parse(marker.deployed_at) : null, window.toMs);
       const figures =

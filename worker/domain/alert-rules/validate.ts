@@ -3,6 +3,7 @@
  * of a `goal` metric, the threshold against k (index.ts says why 1 or at least k), destinations
  * against WREN_WEBHOOK_ALLOW. Each break is a 422 naming the field.
  */
+import { thresholdAllowed, thresholdRule } from "../../lib/alert-threshold";
 import { HttpProblem } from "../../lib/problem";
 import type { Database } from "../../lib/db";
 import { isSmokeTestGoal } from "../../lib/schema";
@@ -45,13 +46,10 @@ export async function checkRule(db: Database, input: RuleInput, k: number, allow
   checkDestinations(input.destinations, allow);
 }
 
-/** 1 or at least k, except on a smoke-test goal (module comment). */
+/** 1 or at least k, except on a smoke-test goal (index.ts; the words are lib/alert-threshold.ts's, as the dashboard's hint). */
 export function checkThreshold(threshold: number, smoke: boolean, k: number): void {
-  if (smoke || threshold === 1 || threshold >= k) return;
-  throw invalid(
-    "threshold",
-    `must be 1 (none at all) or at least k = ${k}: the reports show no figure from 1 to ${k - 1}, so a rule could not tell it either.`,
-  );
+  if (thresholdAllowed(threshold, smoke, k)) return;
+  throw invalid("threshold", `must be ${thresholdRule(k)}.`);
 }
 
 function checkDestinations(destinations: DestinationInput[], allowText: string | null | undefined): void {

@@ -9,6 +9,7 @@ import type { AlertRule } from "./describe";
 import { DestinationsFieldset, newDestination, type DestinationDraft } from "./destinations";
 import { Field, FormProblem, SubmitOrCancel, useApiForm, valueOf, WholeNumberField } from "../../ui/field";
 import { isSmokeTest } from "../goals/kinds";
+import { thresholdRule } from "../../../../worker/lib/alert-threshold";
 import { GoalField } from "./goal-field";
 
 type RuleCreate = Schemas["AlertRuleCreate"];
@@ -65,13 +66,12 @@ function drawnFields(d: Draft): string[] {
   return [...fields, "destinations"];
 }
 
-/** The rule "1 or at least k" in words (docs/alerts.md, Privacy). */
+/** The rule "1 or at least k" in the API's own words (worker/lib/alert-threshold.ts, docs/alerts.md, Privacy). */
 function thresholdHint(k: number | null, smoke: boolean): string {
   if (smoke) return "A smoke-test goal counts exactly: any whole number, 0 included.";
   if (k === null)
-    return "A whole number: 1 (with Below: none at all) or at least k, the privacy threshold (5 unless the operator changed it). The reports show no figure between, so a rule could not see one cross there.";
-  if (k <= 2) return "A whole number, 1 or more (1 with Below: none at all).";
-  return `A whole number: 1 (with Below: none at all) or at least ${k}, the privacy threshold k. The reports show no figure from 2 to ${k - 1}, so a rule could not see one cross there.`;
+    return "A whole number: 1 (with below: none at all) or at least k, the privacy threshold (5 unless the operator changed it).";
+  return `A whole number: ${thresholdRule(k)}.`;
 }
 
 export function AlertRuleForm({

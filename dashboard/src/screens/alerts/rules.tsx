@@ -7,6 +7,7 @@ import { ConfirmButton } from "../../ui/confirm";
 import { KIND_LABELS, conditionText, watchesText, windowText, type AlertRule, type GoalName } from "./describe";
 import { AlertFigure } from "./figure";
 import { When } from "../../ui/when";
+import { siteName } from "../../state/sites";
 
 export interface RuleActions {
   /** Pause (false) or resume (true). */
@@ -19,14 +20,32 @@ export interface RuleActions {
 export const historyButtonId = (rule: AlertRule) => `alert-history-button-${rule.id}`;
 const headerId = (rule: AlertRule) => `alert-rule-${rule.id}`;
 
+/**
+ * A rule's status as shown: "pending" until it has judged a figure (an ok rule without one has
+ * not been evaluated, or has nothing to judge yet: an hourly rule whose window still reaches
+ * before the site existed, a deployment rule with no marker due), so "ok" is never claimed
+ * before the first evaluation.
+ */
+export function shownStatus(rule: AlertRule): "ok" | "firing" | "pending" {
+  return rule.state.status === "ok" && rule.state.figure === null ? "pending" : rule.state.status;
+}
+
+function pendingText(rule: AlertRule): string {
+  if (rule.state.evaluated_at === null) return "Not evaluated yet";
+  return rule.kind === "deployment_without_smoke"
+    ? "No deployment to check yet"
+    : "No figure to judge yet: its window must lie after the site's creation";
+}
+
 function StateCell({ rule, k }: { rule: AlertRule; k: number | null }) {
   const { state } = rule;
+  const status = shownStatus(rule);
   return (
     <td>
-      <span class={`badge ${state.status}`}>{state.status}</span>
+      <span class={`badge ${status}`}>{status}</span>
       <div class="hint">
-        {state.evaluated_at === null ? (
-          "Not evaluated yet"
+        {status === "pending" ? (
+          pendingText(rule)
         ) : state.figure ? (
           <>
             Last figure <AlertFigure figure={state.figure} k={k} />
@@ -135,9 +154,7 @@ export function AlertRulesTable({
   return (
     <div class="table-wrap">
       <table class="alert-rules">
-        <caption>
-          Alert rules of <code>{site}</code>, oldest first
-        </caption>
+        <caption>Alert rules of {siteName(site)}, oldest first</caption>
         <thead>
           <tr>
             <th scope="col">Watches</th>

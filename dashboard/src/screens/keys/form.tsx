@@ -18,7 +18,7 @@ import {
   type FieldIssue,
   WholeNumberField,
 } from "../../ui/field";
-import { SCOPES, SCOPE_HELP } from "./scopes";
+import { SCOPES, SCOPE_HELP, VIEWER_SCOPES } from "./scopes";
 
 export type NewApiKey = Schemas["NewApiKey"];
 type SiteChoice = "chosen" | "every" | "own";
@@ -61,6 +61,14 @@ function ScopesFieldset({ form, value, onChange }: { form: ApiForm; value: Scope
   return (
     <fieldset class="key-scopes" aria-describedby={group["aria-describedby"]}>
       <legend>Scopes</legend>
+      <div class="key-presets">
+        <button type="button" aria-describedby="key-preset-viewer" onClick={() => onChange([...VIEWER_SCOPES])}>
+          Viewer
+        </button>
+        <span class="muted" id="key-preset-viewer">
+          Ticks {VIEWER_SCOPES.join(", ")}: every screen of its sites, read-only.
+        </span>
+      </div>
       {SCOPES.map((scope, i) => (
         <label key={scope} class="ak-check">
           <input
@@ -78,6 +86,12 @@ function ScopesFieldset({ form, value, onChange }: { form: ApiForm; value: Scope
           </span>
         </label>
       ))}
+      {value.includes("read:reports") && !value.includes("read:sites") && !value.includes("admin") && (
+        <p class="hint key-scope-note" role="note">
+          With read:reports but not read:sites the key knows its sites by id only and cannot open the Goals screen (nor name the
+          goals alert rules watch): add read:sites, or use the Viewer preset.
+        </p>
+      )}
       <FieldProblem form={form} field="scopes" />
     </fieldset>
   );

@@ -73,10 +73,10 @@ export function KeysTable({
                 </td>
                 <td>{sitesText(key)}</td>
                 <td>{rateText(key)}</td>
-                <td class="ak-nowrap">
+                <td>
                   <When iso={key.created_at} />
                 </td>
-                <td class="ak-nowrap">
+                <td>
                   <When iso={key.last_used_at} empty="Never" />
                 </td>
                 <td>

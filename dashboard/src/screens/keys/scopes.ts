@@ -17,3 +17,10 @@ export const SCOPE_HELP: Record<Scope, string> = {
 };
 
 export const SCOPES = Object.keys(SCOPE_HELP) as Scope[];
+
+/**
+ * The "viewer" preset: every screen's figures, read-only, on the key's sites (docs/dashboard.md,
+ * Keys). read:reports alone knows its sites by id only and cannot open Goals: read:sites names
+ * the sites and lists their goals; read:sessions opens the Sessions list.
+ */
+export const VIEWER_SCOPES: Scope[] = ["read:reports", "read:sites", "read:sessions"];

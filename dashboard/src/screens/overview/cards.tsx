@@ -4,7 +4,7 @@
  * down) as well as numbers, so its direction never rests on a colour or a minus sign alone.
  */
 import type { Figure, Schemas } from "../../api/client";
-import { FigureView } from "../../ui/figure";
+import { beforeSite, FigureView, noDataBefore, SiteFigureView } from "../../ui/figure";
 import { formatInstant, formatRange } from "../../ui/time";
 
 export type Overview = Schemas["Overview"];
@@ -46,17 +46,35 @@ function Change({ delta, k }: { delta: Comparison["delta"]; k: number }) {
   );
 }
 
-function MetricCard({ label, comparison, k }: { label: string; comparison: Comparison; k: number }) {
+/** Which of the two windows ended before the site was registered: their figures are no data, not zeros. */
+export interface BeforeSite {
+  current: boolean;
+  previous: boolean;
+}
+
+/** Which windows of the Overview lie wholly before the site's creation (null: not known). */
+export function windowsBeforeSite(overview: Overview, createdAt: number | null): BeforeSite {
+  return { current: beforeSite(overview.current.end, createdAt), previous: beforeSite(overview.previous.end, createdAt) };
+}
+
+function MetricCard({ label, comparison, k, before }: { label: string; comparison: Comparison; k: number; before: BeforeSite }) {
+  const none = noDataBefore(comparison.current, before.current) || noDataBefore(comparison.previous, before.previous);
   return (
     <section class="card overview-card" aria-label={label}>
       <h3 class="label">{label}</h3>
       <p class="value">
-        <FigureView figure={comparison.current} k={k} />
+        <SiteFigureView figure={comparison.current} k={k} before={before.current} />
       </p>
       <p class="delta">
-        Previous: <FigureView figure={comparison.previous} k={k} />
+        Previous: <SiteFigureView figure={comparison.previous} k={k} before={before.previous} />
       </p>
-      <Change delta={comparison.delta} k={k} />
+      {none ? (
+        <p class="delta">
+          Change: <span class="muted">no comparison: the site did not exist yet</span>
+        </p>
+      ) : (
+        <Change delta={comparison.delta} k={k} />
+      )}
     </section>
   );
 }
@@ -67,20 +85,20 @@ const METRICS = [
   ["sessions", "Sessions"],
 ] as const;
 
-export function MetricCards({ overview }: { overview: Overview }) {
+export function MetricCards({ overview, before }: { overview: Overview; before: BeforeSite }) {
   const present = METRICS.filter(([key]) => overview[key] !== null);
   if (present.length === 0) return null;
   return (
     <div class="cards">
       {present.map(([key, label]) => (
-        <MetricCard key={key} label={label} comparison={overview[key]!} k={overview.k} />
+        <MetricCard key={key} label={label} comparison={overview[key]!} k={overview.k} before={before} />
       ))}
     </div>
   );
 }
 
 /** What is compared with what: since a marker, or the last 24 closed hours; and when a pending window fills. */
-export function Windows({ overview }: { overview: Overview }) {
+export function Windows({ overview, hasMarkers }: { overview: Overview; hasMarkers: boolean }) {
   const { deployment, current, previous, pending_until: pending, timezone } = overview;
   const hours = (n: number) => `${n} ${n === 1 ? "hour" : "hours"}`;
   return (
@@ -92,7 +110,11 @@ export function Windows({ overview }: { overview: Overview }) {
             {deployment.environment !== "production" && `, ${deployment.environment}`}), against as many hours before it.
           </>
         ) : (
-          <>No deployment marker yet: the last 24 closed hours vs the 24 before.</>
+          <>
+            {hasMarkers
+              ? "The last 24 closed hours vs the 24 before."
+              : "No deployment marker yet: the last 24 closed hours vs the 24 before."}
+          </>
         )}
       </p>
       {pending ? (

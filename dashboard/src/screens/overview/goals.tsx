@@ -3,12 +3,24 @@
  * its denominator ("6 of 8 sessions, 75 %"): a rate alone hides how few sessions it rests on.
  */
 import { linkTo } from "../../state/location";
-import { FigureView, RateView } from "../../ui/figure";
-import type { Overview } from "./cards";
+import { noDataBefore, NoDataView, RateView, SiteFigureView } from "../../ui/figure";
+import { formatInstant } from "../../ui/time";
+import type { BeforeSite, Overview } from "./cards";
 import { Empty } from "../../ui/states";
 
-export function GoalsTable({ overview, site }: { overview: Overview; site: string }) {
+export function GoalsTable({ overview, site, before }: { overview: Overview; site: string; before: BeforeSite }) {
   const { goals, k } = overview;
+  // While no hour since the marker has closed the API sends no figures, goals' included: that is not "no goals".
+  if (overview.pending_until && overview.deployment) {
+    return (
+      <Empty>
+        <p>
+          No closed hour since {overview.deployment.version} yet; the first one closes at {formatInstant(overview.pending_until, overview.timezone)}.
+          Each goal's conversions appear here then.
+        </p>
+      </Empty>
+    );
+  }
   if (goals.length === 0) {
     return (
       <Empty>
@@ -44,16 +56,24 @@ export function GoalsTable({ overview, site }: { overview: Overview; site: strin
                 {goal.name} <span class="muted">({goal.kind})</span>
               </th>
               <td class="num">
-                <FigureView figure={conversions.current} k={k} />
+                <SiteFigureView figure={conversions.current} k={k} before={before.current} />
               </td>
               <td>
-                <RateView numerator={rate.numerator.current} denominator={rate.denominator.current} rate={rate.current} k={k} />
+                {noDataBefore(rate.denominator.current, before.current) ? (
+                  <NoDataView />
+                ) : (
+                  <RateView numerator={rate.numerator.current} denominator={rate.denominator.current} rate={rate.current} k={k} />
+                )}
               </td>
               <td class="num">
-                <FigureView figure={conversions.previous} k={k} />
+                <SiteFigureView figure={conversions.previous} k={k} before={before.previous} />
               </td>
               <td>
-                <RateView numerator={rate.numerator.previous} denominator={rate.denominator.previous} rate={rate.previous} k={k} />
+                {noDataBefore(rate.denominator.previous, before.previous) ? (
+                  <NoDataView />
+                ) : (
+                  <RateView numerator={rate.numerator.previous} denominator={rate.denominator.previous} rate={rate.previous} k={k} />
+                )}
               </td>
             </tr>
           ))}

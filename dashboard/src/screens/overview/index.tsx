@@ -8,7 +8,8 @@ import { api, unwrap, type Schemas } from "../../api/client";
 import { useLoad } from "../../state/load";
 import { query } from "../../state/location";
 import { period, PERIODS } from "../../state/period";
-import { MetricCards, Windows, type Overview } from "./cards";
+import { siteCreatedAt } from "../../state/sites";
+import { MetricCards, Windows, windowsBeforeSite, type Overview } from "./cards";
 import { NoDataYet, useVerified } from "./empty";
 import { GoalsTable } from "./goals";
 import { CompareSince, RecentMarkers } from "./markers";
@@ -21,19 +22,30 @@ type Deployment = Schemas["Deployment"];
 /** One empty list for "not loaded yet", so the chart is not redrawn at every render. */
 const NO_DEPLOYMENTS: readonly Deployment[] = [];
 
-function Comparison({ overview, site, goalNames }: { overview: Overview; site: string; goalNames: ReadonlyMap<string, string> }) {
+function Comparison({
+  overview,
+  site,
+  goalNames,
+  hasMarkers,
+}: {
+  overview: Overview;
+  site: string;
+  goalNames: ReadonlyMap<string, string>;
+  hasMarkers: boolean;
+}) {
   const { deployment } = overview;
+  const before = windowsBeforeSite(overview, siteCreatedAt(site));
   return (
     <>
-      <Windows overview={overview} />
-      <MetricCards overview={overview} />
+      <Windows overview={overview} hasMarkers={hasMarkers} />
+      <MetricCards overview={overview} before={before} />
       {deployment && (
         <div class="overview-smoke">
           Smoke tests of {deployment.version}: <SmokeList smoke={deployment.smoke} goalNames={goalNames} timeZone={overview.timezone} />
         </div>
       )}
       <h3>Goals</h3>
-      <GoalsTable overview={overview} site={site} />
+      <GoalsTable overview={overview} site={site} before={before} />
     </>
   );
 }
@@ -67,14 +79,14 @@ export function OverviewScreen({ site }: { site: string }) {
           <section aria-labelledby="overview-comparison">
             <h2 id="overview-comparison">Comparison</h2>
             <Loaded load={overview} what="the comparison">
-              {(data) => <Comparison overview={data} site={site} goalNames={goalNames} />}
+              {(data) => <Comparison overview={data} site={site} goalNames={goalNames} hasMarkers={deployments.length > 0} />}
             </Loaded>
           </section>
           <section aria-labelledby="overview-trend">
             <h2 id="overview-trend">Trend: {periodLabel}</h2>
             <p class="hint">The period above sets the chart and its table; the comparison uses the deployment's own hours.</p>
             <Loaded load={series} what="the trend">
-              {(data) => <Trend series={data} deployments={deployments} />}
+              {(data) => <Trend series={data} deployments={deployments} createdAt={siteCreatedAt(site)} />}
             </Loaded>
           </section>
         </>

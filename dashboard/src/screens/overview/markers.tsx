@@ -11,6 +11,9 @@ type Deployment = Schemas["Deployment"];
 
 const SHOWN = 10;
 
+/** ?deployment=none: the last 24 closed hours, even when the site has markers (the API's own value). */
+export const LAST_24_HOURS = "none";
+
 export function markerName(d: Deployment, timeZone?: string): string {
   const where = d.environment === "production" ? "" : ` · ${d.environment}`;
   return `${d.version}${where} · ${formatInstant(d.deployed_at, timeZone)}`;
@@ -32,12 +35,13 @@ export function CompareSince({
   const options = extra && !deployments.some((d) => d.id === extra.id) ? [extra, ...deployments] : deployments;
   // An id not named yet (still loading, or no such marker) keeps its own option, so the
   // select shows what the URL asks for rather than silently "the latest".
-  const unnamed = value !== "" && !options.some((d) => d.id === value);
+  const unnamed = value !== "" && value !== LAST_24_HOURS && !options.some((d) => d.id === value);
   return (
     <label class="compare-since">
       <span>Compare since</span>
       <select value={value} onChange={(event) => setQuery({ deployment: (event.target as HTMLSelectElement).value || undefined })}>
         <option value="">{options.length ? "The latest deployment" : "The last 24 closed hours (no marker yet)"}</option>
+        {options.length > 0 && <option value={LAST_24_HOURS}>The last 24 closed hours</option>}
         {unnamed && <option value={value}>{value}</option>}
         {options.map((d) => (
           <option key={d.id} value={d.id}>

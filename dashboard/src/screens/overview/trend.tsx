@@ -2,13 +2,15 @@
  * The Overview's trend over the shared period: a chart of visitors, pageviews and conversions
  * with a marker per deployment, and below it a table of every point. A hidden point is a gap in
  * the chart, never a zero; the table writes it as "< k", so no figure lives in the picture only.
+ * A point wholly before the site was registered is "no data" (a gap in the chart too), and so
+ * are the totals when every point is: nothing was there to count, which "< k" or "≈ 0" would hide.
  */
 import { useMemo } from "preact/hooks";
 import { api, ApiProblem, unwrap, type Figure, type Schemas } from "../../api/client";
 import { useLoad } from "../../state/load";
 import { isHourly, periodParams, type Period } from "../../state/period";
 import { TimeChart, type ChartMarker, type ChartSeries } from "../../ui/chart";
-import { FigureView } from "../../ui/figure";
+import { beforeSite, noDataBefore, SiteFigureView } from "../../ui/figure";
 import { formatPoint, siteClock } from "../../ui/time";
 import { Empty } from "../../ui/states";
 
@@ -28,6 +30,11 @@ export function useTimeseries(site: string, period: Period) {
 
 const value = (figure: Figure): number | null => (figure.qualifier === "suppressed" ? null : figure.value);
 
+type Point = Timeseries["points"][number];
+
+/** When a point ends (ms). */
+const pointEnd = (point: Point, interval: Timeseries["interval"]): number => Date.parse(point.start) + (interval === "hour" ? 3_600_000 : 86_400_000);
+
 /** The instants the points cover, [first start, last end), in Unix seconds. */
 function span(series: Timeseries): [number, number] | null {
   const first = series.points[0];
@@ -36,18 +43,19 @@ function span(series: Timeseries): [number, number] | null {
   return [Date.parse(first.start) / 1000, Date.parse(last.start) / 1000 + (series.interval === "hour" ? 3600 : 86_400)];
 }
 
-function TrendChart({ series, deployments }: { series: Timeseries; deployments: readonly Deployment[] }) {
+function TrendChart({ series, deployments, createdAt }: { series: Timeseries; deployments: readonly Deployment[]; createdAt: number | null }) {
   const zone = series.period.timezone;
   // TimeChart redraws when its arrays change: build them once per answer, not per render.
   const times = useMemo(() => series.points.map((p) => siteClock(Date.parse(p.start) / 1000, zone)), [series]);
-  const lines = useMemo<ChartSeries[]>(
-    () => [
-      { label: "Visitors", values: series.points.map((p) => value(p.visitors)) },
-      { label: "Pageviews", values: series.points.map((p) => value(p.pageviews)) },
-      { label: "Conversions", values: series.points.map((p) => value(p.conversions)) },
-    ],
-    [series],
-  );
+  const lines = useMemo<ChartSeries[]>(() => {
+    const at = (figure: (p: Point) => Figure) =>
+      series.points.map((p) => (noDataBefore(figure(p), beforeSite(pointEnd(p, series.interval), createdAt)) ? null : value(figure(p))));
+    return [
+      { label: "Visitors", values: at((p) => p.visitors) },
+      { label: "Pageviews", values: at((p) => p.pageviews) },
+      { label: "Conversions", values: at((p) => p.conversions) },
+    ];
+  }, [series, createdAt]);
   const markers = useMemo<ChartMarker[]>(() => {
     const range = span(series);
     if (!range) return [];
@@ -74,8 +82,15 @@ function TrendChart({ series, deployments }: { series: Timeseries; deployments: 
   );
 }
 
-function PointsTable({ series }: { series: Timeseries }) {
+function PointsTable({ series, createdAt }: { series: Timeseries; createdAt: number | null }) {
   const { k, interval, period } = series;
+  const last = series.points.at(-1);
+  const allBefore = last !== undefined && beforeSite(pointEnd(last, interval), createdAt);
+  const cell = (figure: Figure, before: boolean) => (
+    <td class="num">
+      <SiteFigureView figure={figure} k={k} before={before} />
+    </td>
+  );
   return (
     // Focusable, so a keyboard can scroll it where it is wider than the screen.
     <div class="table-wrap" tabIndex={0} role="region" aria-labelledby="overview-points-caption">
@@ -98,35 +113,26 @@ function PointsTable({ series }: { series: Timeseries }) {
           </tr>
         </thead>
         <tbody>
-          {series.points.map((point) => (
-            <tr key={point.start}>
-              <th scope="row">
-                <time dateTime={point.start}>{formatPoint(point.start, interval, period.timezone)}</time>
-              </th>
-              <td class="num">
-                <FigureView figure={point.visitors} k={k} />
-              </td>
-              <td class="num">
-                <FigureView figure={point.pageviews} k={k} />
-              </td>
-              <td class="num">
-                <FigureView figure={point.conversions} k={k} />
-              </td>
-            </tr>
-          ))}
+          {series.points.map((point) => {
+            const before = beforeSite(pointEnd(point, interval), createdAt);
+            return (
+              <tr key={point.start}>
+                <th scope="row">
+                  <time dateTime={point.start}>{formatPoint(point.start, interval, period.timezone)}</time>
+                </th>
+                {cell(point.visitors, before)}
+                {cell(point.pageviews, before)}
+                {cell(point.conversions, before)}
+              </tr>
+            );
+          })}
         </tbody>
         <tfoot>
           <tr>
             <th scope="row">Total shown</th>
-            <td class="num">
-              <FigureView figure={series.totals.visitors} k={k} />
-            </td>
-            <td class="num">
-              <FigureView figure={series.totals.pageviews} k={k} />
-            </td>
-            <td class="num">
-              <FigureView figure={series.totals.conversions} k={k} />
-            </td>
+            {cell(series.totals.visitors, allBefore)}
+            {cell(series.totals.pageviews, allBefore)}
+            {cell(series.totals.conversions, allBefore)}
           </tr>
         </tfoot>
       </table>
@@ -134,7 +140,7 @@ function PointsTable({ series }: { series: Timeseries }) {
   );
 }
 
-export function Trend({ series, deployments }: { series: Timeseries; deployments: readonly Deployment[] }) {
+export function Trend({ series, deployments, createdAt }: { series: Timeseries; deployments: readonly Deployment[]; createdAt: number | null }) {
   if (series.points.length === 0) {
     return (
       <Empty>
@@ -144,8 +150,8 @@ export function Trend({ series, deployments }: { series: Timeseries; deployments
   }
   return (
     <>
-      <TrendChart series={series} deployments={deployments} />
-      <PointsTable series={series} />
+      <TrendChart series={series} deployments={deployments} createdAt={createdAt} />
+      <PointsTable series={series} createdAt={createdAt} />
     </>
   );
 }

@@ -10,10 +10,11 @@ import { api, ApiProblem, unwrap, type Figure, type Schemas } from "../../api/cl
 import { useLoad } from "../../state/load";
 import { dayPeriodParams, period } from "../../state/period";
 import { TimeChart, type ChartSeries } from "../../ui/chart";
-import { FigureView } from "../../ui/figure";
+import { beforeSite, noDataBefore, SiteFigureView } from "../../ui/figure";
 import { CaptionRange } from "../../ui/report-range";
 import { Empty, Loaded } from "../../ui/states";
 import { formatPoint, siteClock } from "../../ui/time";
+import { siteCreatedAt } from "../../state/sites";
 import { ConversionsTable } from "../goals/conversions";
 import { filterLabel, filterParam, type Filter } from "./dimensions";
 
@@ -45,7 +46,7 @@ export function FilteredReports({ site, filter }: { site: string; filter: Filter
     <div class="sources-filtered">
       <h3>Visitors and pageviews per day</h3>
       <Loaded load={series} what="the filtered visitors">
-        {(data) => <FilteredSeries series={data} filterText={filterLabel(filter)} />}
+        {(data) => <FilteredSeries series={data} filterText={filterLabel(filter)} createdAt={siteCreatedAt(site)} />}
       </Loaded>
       <h3>Conversions</h3>
       <Loaded load={conversions} what="the filtered conversions">
@@ -62,16 +63,30 @@ export function FilteredReports({ site, filter }: { site: string; filter: Filter
   );
 }
 
-function FilteredSeries({ series, filterText }: { series: Timeseries; filterText: string }) {
+/** When a day ends (ms): the next day's start, or a day after its own for the last. */
+const dayEnd = (series: Timeseries, i: number): number => {
+  const next = series.points[i + 1];
+  return next ? Date.parse(next.start) : Date.parse(series.points[i]!.start) + 86_400_000;
+};
+
+function FilteredSeries({ series, filterText, createdAt }: { series: Timeseries; filterText: string; createdAt: number | null }) {
+  // Days that ended before the site was registered are "no data" where they show nothing (ui/figure.tsx noDataBefore).
+  const before = (i: number) => beforeSite(dayEnd(series, i), createdAt);
   const zone = series.period.timezone;
   // TimeChart redraws when its arrays change: build them once per answer, not per render.
   const times = useMemo(() => series.points.map((p) => siteClock(Date.parse(p.start) / 1000, zone)), [series]);
   const lines = useMemo<ChartSeries[]>(
     () => [
-      { label: "Visitors", values: series.points.map((p) => plotted(p.visitors)) },
-      { label: "Pageviews", values: series.points.map((p) => plotted(p.pageviews)) },
+      {
+        label: "Visitors",
+        values: series.points.map((p, i) => (noDataBefore(p.visitors, before(i)) ? null : plotted(p.visitors))),
+      },
+      {
+        label: "Pageviews",
+        values: series.points.map((p, i) => (noDataBefore(p.pageviews, before(i)) ? null : plotted(p.pageviews))),
+      },
     ],
-    [series],
+    [series, createdAt],
   );
   const extent = useMemo(() => {
     const first = series.points[0];
@@ -113,16 +128,16 @@ function FilteredSeries({ series, filterText }: { series: Timeseries; filterText
             </tr>
           </thead>
           <tbody>
-            {series.points.map((point) => (
+            {series.points.map((point, i) => (
               <tr key={point.start}>
                 <th scope="row">
                   <time dateTime={point.local}>{formatPoint(point.start, "day", zone)}</time>
                 </th>
                 <td class="num">
-                  <FigureView figure={point.visitors} k={k} />
+                  <SiteFigureView figure={point.visitors} k={k} before={before(i)} />
                 </td>
                 <td class="num">
-                  <FigureView figure={point.pageviews} k={k} />
+                  <SiteFigureView figure={point.pageviews} k={k} before={before(i)} />
                 </td>
               </tr>
             ))}
@@ -131,10 +146,10 @@ function FilteredSeries({ series, filterText }: { series: Timeseries; filterText
             <tr>
               <th scope="row">Total shown</th>
               <td class="num">
-                <FigureView figure={series.totals.visitors} k={k} />
+                <SiteFigureView figure={series.totals.visitors} k={k} before={before(series.points.length - 1)} />
               </td>
               <td class="num">
-                <FigureView figure={series.totals.pageviews} k={k} />
+                <SiteFigureView figure={series.totals.pageviews} k={k} before={before(series.points.length - 1)} />
               </td>
             </tr>
           </tfoot>
