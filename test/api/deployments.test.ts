@@ -413,7 +413,7 @@ describe("wren deployments", () => {
     const bad = await f.stack.cli(["deployments", "create", "--site", cliSite, "--version", "1", "--url", "ftp://x"]);
     expect([bad.code, bad.stderr.trim()]).toEqual([2, "wren: --url: must be an http:// or https:// URL (without credentials)"]);
     const missing = await f.stack.cli(["deployments", "create", "--site", cliSite]);
-    expect([missing.code, missing.stderr.trim()]).toEqual([2, "wren: --version: is required"]);
+    expect([missing.code, missing.stderr.trim()]).toEqual([2, "wren: --version is required: what was deployed: a commit SHA, a tag (see `wren deployments create --help`)"]);
     expect((await f.stack.cli(["deployments", "list", "--site", "site_AAAAAAAAAAAAAAAA"])).code).toBe(1);
     expect(await markersOf(cliSite)).toBe(1);
   });

@@ -117,7 +117,7 @@ describe("wren start", () => {
     // The CLI runs the API's domain rules: a missing field, an unknown site, an unknown key.
     expect(await stack.cli(["sites", "create", "--domain", "blog.example"])).toMatchObject({
       code: 2,
-      stderr: "wren: --name: is required\n",
+      stderr: "wren: --name is required: the site's name (see `wren sites create --help`)\n",
     });
     const unknownSite = await stack.cli(["keys", "create", "--scopes", "read:reports", "--sites", `${site.id},site_nope`]);
     expect(unknownSite).toMatchObject({ code: 1, stderr: "wren: sites.1: no site site_nope\n" });
