@@ -22,7 +22,7 @@ export async function onboard(settings: Settings, db: Database): Promise<Onboard
   return { secretCreated, adminKey: { id: row.id, key } };
 }
 
-const MORE_KEYS = ["  Make more keys, each with only the scopes it needs:", "    npx wren keys create --scopes read:reports --sites SITE_ID", ""];
+const MORE_KEYS = ["  Make more keys, each with only the scopes it needs:", "    npx wren keys create --scopes read:reports,read:sites,read:sessions --sites SITE_ID   # a viewer", ""];
 
 /** What to print after onboarding ("" when nothing happened); writes the key file when not on a terminal. */
 export function announceOnboarding(result: OnboardingResult, settings: Settings, terminal = process.stdout.isTTY === true): string {
