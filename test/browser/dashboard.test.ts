@@ -15,13 +15,14 @@
 import AxeBuilder from "@axe-core/playwright";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
 import { addConversions, addEvents, type RawEvent } from "../reports/helpers";
 import { BROWSER_UA } from "../collector/helpers";
 import { launchChromium } from "../helpers/browser";
+import { openDashboardPage, signIn as signInAs } from "../helpers/dashboard-page";
 import { serveOnLoopback, type LoopbackServer } from "../helpers/http";
 import { ROOT } from "../helpers/stack";
 
@@ -59,28 +60,8 @@ afterAll(async () => {
 });
 
 /** A page in a fresh context (no storage shared), collecting console errors and page errors. */
-async function openPage(options: { width?: number; dark?: boolean } = {}): Promise<{ page: Page; context: BrowserContext; errors: string[] }> {
-  const context = await browser.newContext({
-    viewport: { width: options.width ?? 1280, height: 900 },
-    timezoneId: "Europe/Berlin",
-    colorScheme: options.dark ? "dark" : "light",
-  });
-  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: f.stack.url });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on("console", (message) => {
-    if (message.type() === "error") errors.push(message.text());
-  });
-  page.on("pageerror", (error) => errors.push(error.message));
-  return { page, context, errors };
-}
-
-async function signIn(page: Page, key: string): Promise<void> {
-  await page.goto(`${f.stack.url}/dashboard/`);
-  await page.getByLabel("API key").fill(key);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByRole("button", { name: "Sign out" }).waitFor();
-}
+const openPage = (options: { width?: number; dark?: boolean } = {}) => openDashboardPage(browser, { ...options, clipboardOrigin: f.stack.url });
+const signIn = (page: Page, key: string) => signInAs(page, f.stack.url, key);
 
 /** A beacon from the shop's origin, as the tracker sends it. */
 async function beacon(session: string, events: unknown[]): Promise<void> {

@@ -10,12 +10,13 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { thresholdRule } from "../../worker/lib/alert-threshold";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
 import { BROWSER_UA } from "../collector/helpers";
 import { launchChromium } from "../helpers/browser";
+import { openDashboardPage, signIn as signInAs } from "../helpers/dashboard-page";
 
 declare const document: { scrollingElement: { scrollWidth: number; clientWidth: number } };
 
@@ -40,25 +41,8 @@ afterAll(async () => {
   await f?.close();
 });
 
-async function openPage(
-  viewport = { width: 1280, height: 900 },
-): Promise<{ page: Page; context: BrowserContext; errors: string[] }> {
-  const context = await browser.newContext({ viewport, timezoneId: ZONE });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on("console", (message) => {
-    if (message.type() === "error") errors.push(message.text());
-  });
-  page.on("pageerror", (error) => errors.push(error.message));
-  return { page, context, errors };
-}
-
-async function signIn(page: Page, key: string): Promise<void> {
-  await page.goto(`${f.stack.url}/dashboard/`);
-  await page.getByLabel("API key").fill(key);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByRole("button", { name: "Sign out" }).waitFor();
-}
+const openPage = (options?: { width: number; height: number }) => openDashboardPage(browser, options);
+const signIn = (page: Page, key: string) => signInAs(page, f.stack.url, key);
 
 async function shot(page: Page, name: string): Promise<void> {
   if (!SHOTS) return;

@@ -10,7 +10,8 @@ import puppeteer, { type Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveOnLoopback, type LoopbackServer } from "../helpers/http";
 import { startStack, type Stack } from "../helpers/stack";
-import { createSite, ensureTrackerBuilt, openDb, rows, sleep, type TestSite } from "../collector/helpers";
+import { createSite, ensureTrackerBuilt, openDb, rows, type TestSite } from "../collector/helpers";
+import { eventually } from "../helpers/wait";
 
 let stack: Stack;
 let db: Client;
@@ -25,17 +26,6 @@ function servePage(req: IncomingMessage, res: ServerResponse): void {
     path === "/first" ? `<h1>First</h1><a id="next" href="${next}">Next page</a>` : `<h1>Second</h1><p>Some text to paint.</p>`;
   const html = `<!doctype html><html><head><meta charset="utf-8"><title>${path}</title>${shop.snippet}</head><body>${body}</body></html>`;
   res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(html);
-}
-
-/** Polls the database until `check` passes or the deadline, then returns the last read. */
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!check(value) && Date.now() < deadline) {
-    await sleep(100);
-    value = await read();
-  }
-  return value;
 }
 
 beforeAll(async () => {
@@ -102,6 +92,7 @@ describe("the tracker in Firefox ESR", () => {
       await eventually(
         () => rows(db, "SELECT 1 FROM events WHERE kind = 'pageview' AND path = ?", [second]),
         (found) => found.length === 1,
+        15_000,
       );
       // The visitor has seen the page (its first contentful paint is in): both metrics exist to be lost.
       await page.waitForFunction(() => performance.getEntriesByName("first-contentful-paint").length > 0, { timeout: 10_000 });
@@ -110,6 +101,7 @@ describe("the tracker in Firefox ESR", () => {
         () => secondPageRows(second),
         (found) =>
           ["TTFB", "FCP"].every((metric) => found.some((r) => r.metric === metric)) && found.some((r) => r.kind === "engagement"),
+        15_000,
       );
       const engagement = stored.find((r) => r.kind === "engagement");
       const ttfb = stored.find((r) => r.metric === "TTFB");

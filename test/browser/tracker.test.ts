@@ -12,6 +12,7 @@ import { serveOnLoopback, type LoopbackServer } from "../helpers/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStack, type Stack } from "../helpers/stack";
 import { BROWSER_UA, collectorCounts, count, createGoal, createSite, ensureTrackerBuilt, openDb, rows, sleep, type TestSite } from "../collector/helpers";
+import { eventually } from "../helpers/wait";
 
 // The callbacks passed to page.evaluate run in the page; these are the page globals they use.
 declare const window: { scrollY: number; innerHeight: number; wren?: { v?: number } } & Record<string, any>;
@@ -99,16 +100,6 @@ async function newPage(options: { userAgent?: string } = {}): Promise<{ context:
   return { context, page, errors };
 }
 
-/** Polls until `check` passes (the beacons are asynchronous), then returns its last value. */
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!check(value) && Date.now() < deadline) {
-    await sleep(100);
-    value = await read();
-  }
-  return value;
-}
 
 const conversionsOf = (goal: string) => count(db, "SELECT count(*) FROM conversions WHERE goal_id = ?", [goal]);
 

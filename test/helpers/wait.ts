@@ -16,3 +16,14 @@ export async function until<T>(
     await sleep(100);
   }
 }
+
+/** Reads until `check` passes or `timeoutMs` has gone by, then returns the last read (for the test to assert on). */
+export async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await read();
+  while (!check(value) && Date.now() < deadline) {
+    await sleep(100);
+    value = await read();
+  }
+  return value;
+}
