@@ -26,9 +26,16 @@ import { hmacSha256, serverHmacKey, toBase64 } from "../lib/crypto";
 import type { Database } from "../lib/db";
 import { describeIssue } from "../lib/issues";
 import { HttpProblem } from "../lib/problem";
-import { deploymentHookReceipts, deployments, sites } from "../lib/schema";
+import { deploymentHookReceipts, sites } from "../lib/schema";
 import { WEBHOOK_SECRET_PREFIX } from "../lib/webhook-signature";
-import { deploymentInput, findDeployment, recordDeployment, type DeploymentInput, type DeploymentMarker } from "./deployments";
+import {
+  deploymentInput,
+  findDeployment,
+  markerIdOf,
+  recordDeployment,
+  type DeploymentInput,
+  type DeploymentMarker,
+} from "./deployments";
 import { deployedAtProblem, deploymentHookBody } from "./schemas";
 import { siteNotFound } from "./sites";
 
@@ -180,16 +187,12 @@ export async function recordHookDelivery(
     .from(deploymentHookReceipts)
     .where(and(eq(deploymentHookReceipts.siteId, siteId), eq(deploymentHookReceipts.key, key)));
   if (seen) {
-    const [found] = await db
-      .select({ id: deployments.id })
-      .from(deployments)
-      .where(
-        and(
-          eq(deployments.siteId, siteId),
-          record.webhookId ? eq(deployments.webhookId, record.webhookId) : eq(deployments.externalId, record.externalId!),
-        ),
-      );
-    const marker = found ? await findDeployment(db, siteId, found.id) : null;
+    const id = await markerIdOf(
+      db,
+      siteId,
+      record.webhookId ? { webhookId: record.webhookId } : { externalId: record.externalId! },
+    );
+    const marker = id ? await findDeployment(db, siteId, id) : null;
     if (marker) return { marker, created: false };
     const what =
       record.source === "github"

@@ -229,23 +229,35 @@ export async function recordDeployment(
     .onConflictDoNothing()
     .returning({ id: deployments.id });
   const created = inserted[0]?.id;
-  const existing = created
-    ? undefined
-    : ((webhookId !== null
-        ? await db.query.deployments.findFirst({
-            columns: { id: true },
-            where: and(eq(deployments.siteId, siteId), eq(deployments.webhookId, webhookId)),
-          })
-        : undefined) ??
-      (await db.query.deployments.findFirst({
-        columns: { id: true },
-        where: and(eq(deployments.siteId, siteId), eq(deployments.externalId, externalId)),
-      })));
-  const id = created ?? existing?.id;
+  const id = created ?? (await markerIdOf(db, siteId, { webhookId, externalId }));
   if (!id) throw new Error("deployment insert conflicted but no marker matches");
   const marker = await findDeployment(db, siteId, id);
   if (!marker) throw new Error("deployment marker vanished while it was recorded");
   return { marker, created: created !== undefined };
+}
+
+/**
+ * The id of the site's marker that a delivery's `webhookId` names, else the one with its
+ * `externalId` (each only when given); undefined when neither matches.
+ */
+export async function markerIdOf(
+  db: Database,
+  siteId: string,
+  keys: { webhookId?: string | null; externalId?: string },
+): Promise<string | undefined> {
+  const byWebhook =
+    keys.webhookId != null
+      ? await db.query.deployments.findFirst({
+          columns: { id: true },
+          where: and(eq(deployments.siteId, siteId), eq(deployments.webhookId, keys.webhookId)),
+        })
+      : undefined;
+  if (byWebhook || keys.externalId === undefined) return byWebhook?.id;
+  const byExternal = await db.query.deployments.findFirst({
+    columns: { id: true },
+    where: and(eq(deployments.siteId, siteId), eq(deployments.externalId, keys.externalId)),
+  });
+  return byExternal?.id;
 }
 
 /** A position in a list: the last marker's (deployed_at, id). */
