@@ -40,9 +40,14 @@ export function cut(text: string, max: number): string {
   return text.slice(0, end);
 }
 
+/** `text` without control characters or unpaired surrogates. */
+export function withoutUnwanted(text: string): string {
+  return text.replace(UNWANTED, "");
+}
+
 /** `text` without control characters or unpaired surrogates, then cut to `max`. */
 export function cleanText(text: string, max: number): string {
-  return cut(text.replace(UNWANTED, ""), max);
+  return cut(withoutUnwanted(text), max);
 }
 
 /** `n` within [min, max]; NaN becomes `min`, so a broken measurement never voids a beacon. */

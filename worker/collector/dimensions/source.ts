@@ -2,7 +2,7 @@
  * Where a visit came from: the referrer's host as a known source name ("Google", "Hacker
  * News"), from the list in sources.json, and the UTM parameters as bounded text.
  */
-import { cleanText, cut } from "../../lib/beacon-limits";
+import { cut, withoutUnwanted } from "../../lib/beacon-limits";
 import sources from "./sources.json" with { type: "json" };
 
 /** The source of a visit without a referrer (typed in, a bookmark, an app that sends none). */
@@ -59,5 +59,5 @@ export function sourceOf(referrerHost: string | null): string {
  */
 export function utmValue(raw: unknown): string | null {
   if (typeof raw !== "string") return null;
-  return cut(cleanText(raw, raw.length).trim(), MAX_UTM_LENGTH).trimEnd() || null;
+  return cut(withoutUnwanted(raw).trim(), MAX_UTM_LENGTH).trimEnd() || null;
 }
