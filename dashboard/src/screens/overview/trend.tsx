@@ -40,7 +40,7 @@ function span(series: Timeseries): [number, number] | null {
   const first = series.points[0];
   const last = series.points.at(-1);
   if (!first || !last) return null;
-  return [Date.parse(first.start) / 1000, Date.parse(last.start) / 1000 + (series.interval === "hour" ? 3600 : 86_400)];
+  return [Date.parse(first.start) / 1000, pointEnd(last, series.interval) / 1000];
 }
 
 function TrendChart({ series, deployments, createdAt }: { series: Timeseries; deployments: readonly Deployment[]; createdAt: number | null }) {
