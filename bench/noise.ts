@@ -16,6 +16,7 @@ import { readOnly } from "../worker/lib/read-only";
 import type { Figure } from "../worker/reports/figures";
 import { conversionsReport } from "../worker/reports/conversions";
 import { funnelReport } from "../worker/reports/funnels";
+import { NOISE_KEY_SQL, noiseKeyOf } from "../worker/reports/noise";
 import { pagesReport } from "../worker/reports/pages";
 import { catchUp } from "../worker/reports/rollup";
 import { printJson } from "./load";
@@ -51,7 +52,7 @@ type Pair = [Figure, Figure][];
 
 async function reportPairs(client: ReturnType<typeof createClient>, scope: ReportScope): Promise<Record<string, Pair>> {
   const db = readOnly(client as never);
-  const noisy = { ...scope, noise: true };
+  const noisy = { ...scope, noise: true, noiseKey: noiseKeyOf((await client.execute(NOISE_KEY_SQL)).rows[0] as never) };
   const out: Record<string, Pair> = {};
   const pages = [await pagesReport(db, scope), await pagesReport(db, noisy)] as const;
   const byPath = new Map(pages[1].rows.map((r) => [r.path, r]));

@@ -29,6 +29,7 @@ import { funnelReport } from "../worker/reports/funnels";
 import { pagesReport } from "../worker/reports/pages";
 import { overviewFigures, overviewWindows } from "../worker/reports/overview";
 import { hourPeriod, lastClosedHourEnd, lastCompleteDay } from "../worker/reports/period";
+import { NOISE_KEY_SQL, noiseKeyOf, type NoiseKey } from "../worker/reports/noise";
 import type { ReportScope } from "../worker/reports/scope";
 import { timeseriesReport } from "../worker/reports/timeseries";
 import { vitalsReport } from "../worker/reports/vitals";
@@ -239,12 +240,12 @@ interface Case {
   compute: (db: ReadOnlyDatabase) => Promise<unknown>;
 }
 
-function cases(g: Generated): Case[] {
+function cases(g: Generated, noiseKey: NoiseKey): Case[] {
   const lo = Date.parse(`${g.from}T00:00:00Z`);
   const hi = Date.parse(`${addDays(g.to, 1)}T00:00:00Z`);
   const lastDay = Date.parse(`${g.to}T00:00:00Z`);
   const range = `site_id = '${SITE}' AND ts >= ${lo} AND ts < ${hi}`;
-  const scope = (from: string): ReportScope => ({ siteId: SITE, from, to: g.to, timeZone: "UTC", k: 5, noise: true });
+  const scope = (from: string): ReportScope => ({ siteId: SITE, from, to: g.to, timeZone: "UTC", k: 5, noise: true, noiseKey });
   const month = scope(g.from);
   return [
     {
@@ -424,7 +425,8 @@ async function scale(events: number): Promise<void> {
         "report                  computed p50  computed p95 │ API (cached) p50 │  raw p50      raw p95   │ raw/computed (p50)",
       );
       const reader = readOnly(raw as never);
-      for (const c of cases(g)) {
+      const noiseKey = noiseKeyOf((await raw.execute(NOISE_KEY_SQL)).rows[0] as never);
+      for (const c of cases(g, noiseKey)) {
         const call = async () => {
           const res = await fetch(`${stack.url}${c.path}`, { headers: { authorization: `Bearer ${key}` } });
           if (res.status !== 200) throw new Error(`${c.path}: ${res.status} ${await res.text()}`);

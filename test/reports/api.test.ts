@@ -16,7 +16,6 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ratio, type Figure } from "../../worker/reports/figures";
-import { NOISE_COLUMN } from "../../worker/reports/noise";
 import { lastCompleteDay } from "../../worker/reports/period";
 import {
   breakdownResponse,
@@ -99,8 +98,8 @@ const get = (path: string, headers: Record<string, string> = {}) => reader.call(
 async function pageShown(path: string, visitors: number, pageviews: number, day = Y) {
   const cell = { site_id: site, day, path };
   return {
-    visitors: await shown(db, "rollup_page_day", cell, visitors, NOISE_COLUMN.units),
-    pageviews: await shown(db, "rollup_page_day", cell, pageviews, NOISE_COLUMN.events),
+    visitors: await shown(db, "rollup_page_day", cell, visitors, "units"),
+    pageviews: await shown(db, "rollup_page_day", cell, pageviews, { eventsOf: visitors }),
   };
 }
 
@@ -217,13 +216,14 @@ describe("the other reports", () => {
     type Counts = { samples: number; good: number | null; ni: number | null; poor: number | null };
     const vital = async (path: string, metric: string, counts: Counts) => {
       const cell = { site_id: site, day: Y, path, metric };
-      const samples = est(await shown(db, "rollup_vital_day", cell, counts.samples, NOISE_COLUMN.samples));
-      const share = async (n: number | null, column: (typeof NOISE_COLUMN)[keyof typeof NOISE_COLUMN]) =>
-        n === null ? hidden : ratio((n === 0 ? x(0) : est(await shown(db, "rollup_vital_day", cell, n, column))) as never, samples as never);
+      // Every session sent one sample here: the samples cover the atom's units (as many).
+      const samples = est(await shown(db, "rollup_vital_day", cell, counts.samples, { eventsOf: counts.samples }));
+      const share = async (n: number | null) =>
+        n === null ? hidden : ratio((n === 0 ? x(0) : est(await shown(db, "rollup_vital_day", cell, n, "units"))) as never, samples as never);
       return {
-        good: await share(counts.good, NOISE_COLUMN.good),
-        needs_improvement: await share(counts.ni, NOISE_COLUMN.needsImprovement),
-        poor: await share(counts.poor, NOISE_COLUMN.poor),
+        good: await share(counts.good),
+        needs_improvement: await share(counts.ni),
+        poor: await share(counts.poor),
         samples,
       };
     };
@@ -239,13 +239,13 @@ describe("the other reports", () => {
     const res = await get(`/api/v1/conversions?site=${site}&period=day`);
     expect(res.status, res.text).toBe(200);
     expect(conversionsResponse.parse(res.body)).toEqual(res.body);
-    const sessionsShown = est(await shown(db, "rollup_site_day", { site_id: site, day: Y }, 20, NOISE_COLUMN.units));
+    const sessionsShown = est(await shown(db, "rollup_site_day", { site_id: site, day: Y }, 20, "units"));
     const row = async (id: string, name: string, n: number) => {
       const cell = { site_id: site, goal_id: id, day: Y };
-      const converting = est(await shown(db, "rollup_goal_day", cell, n, NOISE_COLUMN.units));
+      const converting = est(await shown(db, "rollup_goal_day", cell, n, "units"));
       return {
         goal: { id, name, kind: "event" },
-        conversions: est(await shown(db, "rollup_goal_day", cell, n, NOISE_COLUMN.events)),
+        conversions: est(await shown(db, "rollup_goal_day", cell, n, { eventsOf: n })),
         converting_sessions: converting,
         sessions: sessionsShown,
         rate: ratio(converting as never, sessionsShown as never),
@@ -261,8 +261,8 @@ describe("the other reports", () => {
     expect(res.status, res.text).toBe(200);
     expect(funnelsResponse.parse(res.body)).toEqual(res.body);
     // Step 1 is the first goal's day atom; step 2 holds s0–s4, the same units as the second goal's.
-    const first = await shown(db, "rollup_goal_day", { site_id: site, goal_id: goal, day: Y }, 10, NOISE_COLUMN.units);
-    const second = await shown(db, "rollup_goal_day", { site_id: site, goal_id: goal2, day: Y }, 5, NOISE_COLUMN.units);
+    const first = await shown(db, "rollup_goal_day", { site_id: site, goal_id: goal, day: Y }, 10, "units");
+    const second = await shown(db, "rollup_goal_day", { site_id: site, goal_id: goal2, day: Y }, 5, "units");
     expect(
       res.body.steps.map((s: { sessions: unknown; dropoff: unknown; rate: unknown }) => [s.sessions, s.dropoff, s.rate]),
     ).toEqual([
@@ -276,15 +276,15 @@ describe("the other reports", () => {
     expect(daily.status, daily.text).toBe(200);
     expect(timeseriesResponse.parse(daily.body)).toEqual(daily.body);
     const day = async (d: string, visitors: number, pageviews: number) => [
-      est(await shown(db, "rollup_site_day", { site_id: site, day: d }, visitors, NOISE_COLUMN.units)),
-      est(await shown(db, "rollup_site_day", { site_id: site, day: d }, pageviews, NOISE_COLUMN.events)),
+      est(await shown(db, "rollup_site_day", { site_id: site, day: d }, visitors, "units")),
+      est(await shown(db, "rollup_site_day", { site_id: site, day: d }, pageviews, "events")),
     ];
-    const goalCell = (id: string, n: number) => shown(db, "rollup_goal_day", { site_id: site, goal_id: id, day: Y }, n, NOISE_COLUMN.events);
+    const goalCell = (id: string, n: number) => shown(db, "rollup_goal_day", { site_id: site, goal_id: id, day: Y }, n, { eventsOf: n });
     const hour = async (h: number, visitors: number, pageviews: number) => {
       const cell = { site_id: site, hour: atY(Y, h) };
       return [
-        est(await shown(db, "rollup_site_hour", cell, visitors, NOISE_COLUMN.units)),
-        est(await shown(db, "rollup_site_hour", cell, pageviews, NOISE_COLUMN.events)),
+        est(await shown(db, "rollup_site_hour", cell, visitors, "units")),
+        est(await shown(db, "rollup_site_hour", cell, pageviews, "events")),
       ];
     };
     expect(
@@ -389,7 +389,7 @@ describe("access and bad input", () => {
 
 describe("GET /api/v1/breakdown", () => {
   const cell = (value: string, units: number) =>
-    shown(db, "rollup_dimension_day", { site_id: site, dimension: "country", day: Y, value }, units, NOISE_COLUMN.units);
+    shown(db, "rollup_dimension_day", { site_id: site, dimension: "country", day: Y, value }, units, "units");
 
   it("shows countries of k visitors, hides the small ones and their cover, and adds a goal's conversions", async () => {
     const res = await get(`/api/v1/breakdown?site=${site}&period=day&dimension=country&goal=${goal}`);
@@ -397,10 +397,10 @@ describe("GET /api/v1/breakdown", () => {
     expect(breakdownResponse.parse(res.body)).toEqual(res.body);
     // DE 10 shown; US 1 and the 3 without a country are too small, so FR (6), the smallest shown, covers them.
     const de = await cell("DE", 10);
-    const dePageviews = await shown(db, "rollup_dimension_day", { site_id: site, dimension: "country", day: Y, value: "DE" }, 10 + 5 + 8 + 2, NOISE_COLUMN.events);
+    const dePageviews = await shown(db, "rollup_dimension_day", { site_id: site, dimension: "country", day: Y, value: "DE" }, 10 + 5 + 8 + 2, { eventsOf: 10 });
     const goalCell = { site_id: site, goal_id: goal, dimension: "country", day: Y, value: "DE" };
-    const converting = await shown(db, "rollup_goal_dimension_day", goalCell, 10, NOISE_COLUMN.units);
-    const conversions = await shown(db, "rollup_goal_dimension_day", goalCell, 10, NOISE_COLUMN.events);
+    const converting = await shown(db, "rollup_goal_dimension_day", goalCell, 10, "units");
+    const conversions = await shown(db, "rollup_goal_dimension_day", goalCell, 10, { eventsOf: 10 });
     const none = { visitors: hidden, pageviews: hidden, converting_sessions: hidden, conversions: hidden, rate: hidden };
     expect(res.body).toEqual({
       site,
@@ -433,8 +433,8 @@ describe("GET /api/v1/breakdown", () => {
 describe("filters", () => {
   it("read a country or device in any case as the collector spells it: country:de is country:DE, exactly", async () => {
     const deCell = { site_id: site, dimension: "country", day: Y, value: "DE" };
-    const de = await shown(db, "rollup_dimension_day", deCell, 10, NOISE_COLUMN.units);
-    const dePageviews = await shown(db, "rollup_dimension_day", deCell, 10 + 5 + 8 + 2, NOISE_COLUMN.events);
+    const de = await shown(db, "rollup_dimension_day", deCell, 10, "units");
+    const dePageviews = await shown(db, "rollup_dimension_day", deCell, 10 + 5 + 8 + 2, { eventsOf: 10 });
     const series = async (filter: string) => {
       const res = await get(`/api/v1/timeseries?site=${site}&period=day&filter=${encodeURIComponent(filter)}`);
       expect(res.status, res.text).toBe(200);
@@ -543,8 +543,8 @@ describe("the report cache", () => {
     const six = [
       {
         path: "/",
-        visitors: est(await shown(db, "rollup_page_day", cell, 6, NOISE_COLUMN.units)),
-        pageviews: est(await shown(db, "rollup_page_day", cell, 6, NOISE_COLUMN.events)),
+        visitors: est(await shown(db, "rollup_page_day", cell, 6, "units")),
+        pageviews: est(await shown(db, "rollup_page_day", cell, 6, { eventsOf: 6 })),
       },
     ];
     expect((await pages()).body.rows).toEqual(six);

@@ -13,7 +13,7 @@ import { afterEach } from "vitest";
 import { MIGRATIONS_FOLDER } from "../../cli/database";
 import { readOnly, type ReadOnlyDatabase } from "../../worker/lib/read-only";
 import { PAGEVIEW_DIMENSIONS } from "../../worker/reports/dimensions";
-import { perturb, type NoiseColumn } from "../../worker/reports/noise";
+import { NOISE_KEY_SQL, noiseKeyOf, shownCounts, type NoiseKey } from "../../worker/reports/noise";
 
 export interface TestDb {
   client: Client;
@@ -147,6 +147,19 @@ export function sessions(prefix: string, n: number): string[] {
   return Array.from({ length: n }, (_, i) => `${prefix}${i}`);
 }
 
+/** The database's noise secrets (worker/reports/noise-position.ts), for scopes built by hand with `noise: true`. */
+export async function noiseKey(client: Client): Promise<NoiseKey> {
+  return noiseKeyOf((await client.execute(NOISE_KEY_SQL)).rows[0] as Record<string, unknown> | undefined);
+}
+
+/**
+ * Which figure of a cell `shown` computes, for the post-processing (noise.ts shownCounts):
+ * "units" (never below k when the true count is k or more), "events" (site-day, site-hour:
+ * no clamp), or `{ eventsOf: units }`: events of a cell whose every unit has one, never below
+ * the cell's units as shown.
+ */
+export type ShownAs = "units" | "events" | { eventsOf: number };
+
 /**
  * What the API shows for a rollup cell whose true value is `value`: perturbed by the cell's key
  * sum (worker/reports/noise.ts), read from the database. For tests of reports through the API.
@@ -156,7 +169,8 @@ export async function shown(
   table: string,
   where: Record<string, string | number>,
   value: number,
-  column: NoiseColumn,
+  as: ShownAs,
+  k = 5,
 ): Promise<number> {
   const keys = Object.keys(where);
   const rs = await client.execute({
@@ -164,7 +178,11 @@ export async function shown(
     args: keys.map((k) => where[k]!),
   });
   if (rs.rows.length !== 1) throw new Error(`no single ${table} cell for ${JSON.stringify(where)}`);
-  return perturb(value, Number(rs.rows[0]!.key_sum), column);
+  const keySum = Number(rs.rows[0]!.key_sum);
+  const key = await noiseKey(client);
+  if (as === "units") return shownCounts({ units: value, events: 0, keySum }, key, k, false).units;
+  if (as === "events") return shownCounts({ units: 0, events: value, keySum }, key, k, false).events;
+  return shownCounts({ units: as.eventsOf, events: value, keySum }, key, k, true).events;
 }
 
 /**

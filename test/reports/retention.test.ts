@@ -20,7 +20,7 @@ import type { ReportScope } from "../../worker/reports/scope";
 import { timeseriesReport } from "../../worker/reports/timeseries";
 import { startOfLocalDay } from "../../worker/reports/timezone";
 import { vitalsReport } from "../../worker/reports/vitals";
-import { addConversions, addEvents, addGoal, addSite, addVitals, at, openTestDb, sessions, type TestDb } from "./helpers";
+import { addConversions, addEvents, addGoal, addSite, addVitals, at, noiseKey as noiseKeyOfDb, openTestDb, sessions, type TestDb } from "./helpers";
 
 const SITE = "site_keep";
 const DAY = 86_400_000;
@@ -153,10 +153,11 @@ describe("retention", () => {
     const published = await publishOnce(db.client as never, { now: () => NOW });
     expect(published.behind).toBe(false);
     expect(published.retention).toBeUndefined();
+    const noiseKey = await noiseKeyOfDb(db.client);
     const scopes = {
-      old: { siteId: SITE, from: OLD, to: OLD, timeZone: "UTC", k: 5, noise: true },
-      recent: { siteId: SITE, from: RECENT, to: RECENT, timeZone: "UTC", k: 5, noise: true },
-      zonedOld: { siteId: ZONED, from: OLD, to: OLD, timeZone: "Pacific/Kiritimati", k: 5, noise: true },
+      old: { siteId: SITE, from: OLD, to: OLD, timeZone: "UTC", k: 5, noise: true, noiseKey },
+      recent: { siteId: SITE, from: RECENT, to: RECENT, timeZone: "UTC", k: 5, noise: true, noiseKey },
+      zonedOld: { siteId: ZONED, from: OLD, to: OLD, timeZone: "Pacific/Kiritimati", k: 5, noise: true, noiseKey },
     };
     const before = {
       old: await reportsOf(db, scopes.old, false),
@@ -382,13 +383,14 @@ describe("funnels under retention", () => {
     const db = await fresh();
     await seed(db);
     const horizon = retentionHorizon(T1, 30);
+    const noiseKey = await noiseKeyOfDb(db.client);
     const funnels = Object.entries(ZONES).map(([site, zone]) => {
       // The default 30-day period is allowed in every zone; its first day is at or after the horizon.
       const to = lastCompleteDay(zone, T1);
       const from = new Date(Date.parse(`${to}T00:00:00Z`) - 29 * DAY).toISOString().slice(0, 10);
       expect(() => requireFunnelPeriod(from, T1, 30, "period")).not.toThrow();
       return {
-        scope: { siteId: site, from: horizon.funnelsFrom, to, timeZone: zone, k: 5, noise: true },
+        scope: { siteId: site, from: horizon.funnelsFrom, to, timeZone: zone, k: 5, noise: true, noiseKey },
         goals: [`${site}_a`, `${site}_b`],
       };
     });

@@ -7,7 +7,6 @@
  */
 import type { Client } from "@libsql/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NOISE_COLUMN } from "../../worker/reports/noise";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
 import { addConversions, addEvents, sessions, shown, type RawConversion, type RawEvent } from "./helpers";
 
@@ -122,7 +121,7 @@ async function windowSum(db: Client, start: number, end: number, table: "site" |
     visible++;
     if (d.kind === "shown") {
       const where: Record<string, string | number> = table === "site" ? { site_id: site, hour: h } : { site_id: site, goal_id: signup, hour: h };
-      sum += await shown(db, table === "site" ? "rollup_site_hour" : "rollup_goal_hour", where, d.cell[field], field === "units" ? NOISE_COLUMN.units : NOISE_COLUMN.events);
+      sum += await shown(db, table === "site" ? "rollup_site_hour" : "rollup_goal_hour", where, d.cell[field], field === "units" ? "units" : table === "site" ? "events" : { eventsOf: d.cell.units });
     }
   }
   return visible === 0 ? { value: null, qualifier: "suppressed" } : { value: sum, qualifier: "estimated" };
@@ -142,7 +141,7 @@ describe("today's figures", () => {
       const d = decide(start, siteHour(start));
       const expected =
         d.kind === "shown"
-          ? { value: await shown(db, "rollup_site_hour", { site_id: site, hour: start }, d.cell.units, NOISE_COLUMN.units), qualifier: "estimated" }
+          ? { value: await shown(db, "rollup_site_hour", { site_id: site, hour: start }, d.cell.units, "units"), qualifier: "estimated" }
           : d.kind === "zero"
             ? { value: 0, qualifier: "exact" }
             : { value: null, qualifier: "suppressed" };

@@ -18,6 +18,7 @@ import type { AlertRule, Marker } from "../domain/alert-rules";
 import type { ReadOnlyDatabase } from "../lib/read-only";
 import type { Figure } from "../reports/figures";
 import { cellsWithin, windowCells } from "../reports/hour-cells";
+import { NOISE_KEY_SQL, noiseKeyOf } from "../reports/noise-position";
 import { windowFigures } from "../reports/overview";
 import { lastClosedHourEnd, lastCompleteDay } from "../reports/period";
 import { legacyDays, PUBLICATION_SQL, publicationOf } from "../reports/publication";
@@ -56,7 +57,11 @@ export async function siteReadings(db: ReadOnlyDatabase, siteId: string, rules: 
 
 /** The site's hourly rules' readings at the last closed hour that publication allows. */
 async function hourReadings(db: ReadOnlyDatabase, siteId: string, rules: AlertRule[], k: number, out: Map<string, RuleReading>): Promise<void> {
-  const [siteRows, publicationRows] = await db.queryAll([{ sql: "SELECT timezone, created_at FROM sites WHERE id = ?", args: [siteId] }, PUBLICATION_SQL]);
+  const [siteRows, publicationRows, keyRows] = await db.queryAll([
+    { sql: "SELECT timezone, created_at FROM sites WHERE id = ?", args: [siteId] },
+    PUBLICATION_SQL,
+    NOISE_KEY_SQL,
+  ]);
   const publication = publicationOf(publicationRows!);
   const site = siteRows!.rows[0];
   if (!publication || !site) return;
@@ -75,6 +80,7 @@ async function hourReadings(db: ReadOnlyDatabase, siteId: string, rules: AlertRu
     timeZone: zone,
     k,
     noise: true,
+    noiseKey: noiseKeyOf(keyRows!.rows[0]),
     legacyDays: legacyDays(publication, zone),
     hours: { window: { fromMs, toMs }, lastEndedDay: lastCompleteDay(zone, publication.throughMs) },
   };

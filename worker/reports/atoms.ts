@@ -9,7 +9,7 @@
 import type { Row } from "@libsql/client/web";
 import type { ReadOnlyDatabase } from "../lib/read-only";
 import { SMOKE_TEST_PURPOSE } from "../lib/schema";
-import { NOISE_COLUMN, perturb } from "./noise";
+import { shownCounts, type NoiseKey } from "./noise";
 import { pathFilter } from "./pattern";
 import { goalDayVisible, hourComplementUnsafeSql, PAGE_ATOMS_SQL, pathGoalsVisible, siteDayVisible, type PathGoalDay } from "./privacy";
 import type { ReportScope } from "./scope";
@@ -45,9 +45,40 @@ export interface DayAtoms {
   goals: GoalInfo[];
 }
 
-/** A cell's shown value: perturbed by its cell key when the scope asks for noise. */
-export function shownValue(scope: ReportScope, value: number, keySum: number, column: (typeof NOISE_COLUMN)[keyof typeof NOISE_COLUMN]): number {
-  return scope.noise ? perturb(value, keySum, column) : value;
+/** The scope's noise key; a scope that asks for noise must carry it (request.ts reads it). */
+function keyOf(scope: ReportScope): NoiseKey {
+  if (!scope.noiseKey) throw new Error("a perturbed report needs scope.noiseKey");
+  return scope.noiseKey;
+}
+
+/** A lone count's shown value (a funnel step: units only): perturbed by its cell key when the scope asks for noise. */
+export function shownValue(scope: ReportScope, value: number, keySum: number): number {
+  return scope.noise ? shownCounts({ units: value, events: 0, keySum }, keyOf(scope), scope.k, false).units : value;
+}
+
+/**
+ * A cell's shown units and events, every report's one way to show a counted cell: perturbed
+ * and post-processed (noise.ts shownCounts) when the scope asks for noise, exact otherwise.
+ * `eventsCoverUnits`: every unit of the cell has at least one of its events by construction.
+ */
+export function shownCell(
+  scope: ReportScope,
+  cell: { units: number; events: number; keySum: number },
+  eventsCoverUnits: boolean,
+): { units: number; events: number } {
+  return scope.noise ? shownCounts(cell, keyOf(scope), scope.k, eventsCoverUnits) : { units: cell.units, events: cell.events };
+}
+
+/** A site-day's (or site-hour's) shown figures: a session may have engagement or custom events only, so pageviews need not cover the units. */
+export function siteDayShown(scope: ReportScope, units: number, pageviews: number, keySum: number): SiteDayAtom["shown"] {
+  const shown = shownCell(scope, { units, events: pageviews, keySum }, false);
+  return { units: shown.units, pageviews: shown.events };
+}
+
+/** A goal-day's (or goal-hour's) shown figures: every converting session has a conversion. */
+export function goalDayShown(scope: ReportScope, units: number, conversions: number, keySum: number): GoalDayAtom["shown"] {
+  const shown = shownCell(scope, { units, events: conversions, keySum }, true);
+  return { units: shown.units, conversions: shown.events };
 }
 
 /**
@@ -100,10 +131,7 @@ export async function loadDayAtoms(db: ReadOnlyDatabase, scope: ReportScope): Pr
       pageviews,
       keySum,
       visible: siteDayAtomVisible(r, scope.k),
-      shown: {
-        units: shownValue(scope, units, keySum, NOISE_COLUMN.units),
-        pageviews: shownValue(scope, pageviews, keySum, NOISE_COLUMN.events),
-      },
+      shown: siteDayShown(scope, units, pageviews, keySum),
     });
   }
   const goals = goalList!.rows.map((r) => ({ id: String(r.id), name: String(r.name), kind: String(r.kind) }));
@@ -121,10 +149,7 @@ export async function loadDayAtoms(db: ReadOnlyDatabase, scope: ReportScope): Pr
       conversions,
       keySum,
       visible: goalDayVisible(units, siteDays.get(day)?.units ?? 0, scope.k) && !Number(r.hour_unsafe),
-      shown: {
-        units: shownValue(scope, units, keySum, NOISE_COLUMN.units),
-        conversions: shownValue(scope, conversions, keySum, NOISE_COLUMN.events),
-      },
+      shown: goalDayShown(scope, units, conversions, keySum),
     });
   }
   const pathGoals = goalList!.rows

@@ -14,10 +14,9 @@
  * Figures over several days are sums of the shown day cells (rule 2).
  */
 import type { ReadOnlyDatabase } from "../lib/read-only";
-import { loadDayAtoms, shownValue, type DayAtoms } from "./atoms";
+import { loadDayAtoms, shownCell, type DayAtoms } from "./atoms";
 import { perturbedFigure, ratio, type Figure } from "./figures";
 import type { Dimension } from "./dimensions";
-import { NOISE_COLUMN } from "./noise";
 import {
   additiveFigure,
   addToTally,
@@ -303,16 +302,19 @@ export async function breakdownReport(
     for (const c of day.values.values()) {
       if (c.key === SMALL) continue;
       const t = tallyOf(c.key);
-      t.visitors = addToTally(t.visitors, shownValue(scope, c.units, c.keySum, NOISE_COLUMN.units), c.visible);
-      t.pageviews = addToTally(t.pageviews, shownValue(scope, c.value, c.keySum, NOISE_COLUMN.events), c.visible);
+      // A value's session-days each have a pageview (dimension-fold.ts); the rest (NONE) need not.
+      const shown = shownCell(scope, { units: c.units, events: c.value, keySum: c.keySum }, c.key !== NONE);
+      t.visitors = addToTally(t.visitors, shown.units, c.visible);
+      t.pageviews = addToTally(t.pageviews, shown.events, c.visible);
     }
     if (!goal) continue;
     for (const [key, c] of day.goals.get(goal) ?? []) {
       if (key === SMALL) continue;
       const t = tallyOf(key);
       const hasData = c.units > 0 || (day.values.get(key)?.units ?? 0) > 0;
-      t.converting = addToTally(t.converting, shownValue(scope, c.units, c.keySum, NOISE_COLUMN.units), c.visible, hasData);
-      t.conversions = addToTally(t.conversions, shownValue(scope, c.value, c.keySum, NOISE_COLUMN.events), c.visible, hasData);
+      const shown = shownCell(scope, { units: c.units, events: c.value, keySum: c.keySum }, true);
+      t.converting = addToTally(t.converting, shown.units, c.visible, hasData);
+      t.conversions = addToTally(t.conversions, shown.events, c.visible, hasData);
     }
   }
 

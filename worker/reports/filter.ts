@@ -6,10 +6,9 @@
  * of that value, day by day (docs/reports.md, "Filters").
  */
 import type { ReadOnlyDatabase } from "../lib/read-only";
-import { shownValue, type DayAtoms, type GoalDayAtom, type SiteDayAtom } from "./atoms";
+import { goalDayShown, shownCell, type DayAtoms, type GoalDayAtom, type SiteDayAtom } from "./atoms";
 import { dimensionDays } from "./breakdown";
 import type { Dimension } from "./dimensions";
-import { NOISE_COLUMN } from "./noise";
 import type { ReportScope } from "./scope";
 
 export interface Filter {
@@ -57,10 +56,7 @@ export async function filteredAtoms(
         pageviews: cell.value,
         keySum: cell.keySum,
         visible: cell.visible,
-        shown: {
-          units: shownValue(scope, cell.units, cell.keySum, NOISE_COLUMN.units),
-          pageviews: shownValue(scope, cell.value, cell.keySum, NOISE_COLUMN.events),
-        },
+        shown: filteredDayShown(scope, cell),
       });
     }
     for (const [goal, cells] of decided.goals) {
@@ -72,12 +68,15 @@ export async function filteredAtoms(
         conversions: c.value,
         keySum: c.keySum,
         visible: c.visible,
-        shown: {
-          units: shownValue(scope, c.units, c.keySum, NOISE_COLUMN.units),
-          conversions: shownValue(scope, c.value, c.keySum, NOISE_COLUMN.events),
-        },
+        shown: goalDayShown(scope, c.units, c.value, c.keySum),
       });
     }
   }
   return { siteDays, goalDays, goals: atoms.goals };
+}
+
+/** A filtered day's shown figures: a value's session-days each have a pageview (dimension-fold.ts). */
+function filteredDayShown(scope: ReportScope, cell: { units: number; value: number; keySum: number }): SiteDayAtom["shown"] {
+  const shown = shownCell(scope, { units: cell.units, events: cell.value, keySum: cell.keySum }, true);
+  return { units: shown.units, pageviews: shown.events };
 }

@@ -7,8 +7,8 @@
  */
 import type { ReadOnlyDatabase } from "../lib/read-only";
 import { difference, perturbedFigure, ratio, type Figure } from "./figures";
-import { NOISE_COLUMN, perturb, unitKeySql } from "./noise";
-import { loadDayAtoms } from "./atoms";
+import { unitKeySql } from "./noise";
+import { loadDayAtoms, shownValue } from "./atoms";
 import { addToTally, distinctFigure, EMPTY_TALLY, funnelStepsVisible, type AtomTally } from "./privacy";
 import type { ReportScope } from "./scope";
 
@@ -90,7 +90,7 @@ export async function funnelReport(db: ReadOnlyDatabase, scope: ReportScope, goa
     for (let i = 0; i < steps; i++) {
       const mask = (1 << (i + 1)) - 1;
       const count = counts[mask]!;
-      const shown = noise ? perturb(count, keySums[mask]!, NOISE_COLUMN.units) : count;
+      const shown = noise ? shownValue(scope, count, keySums[mask]!) : count;
       tallies[i] = addToTally(tallies[i]!, shown, visible[i]!, count > 0);
     }
   }

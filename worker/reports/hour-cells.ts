@@ -8,8 +8,7 @@
  */
 import type { ResultSet } from "@libsql/client/web";
 import type { ReadOnlyDatabase } from "../lib/read-only";
-import { loadDayAtoms, shownValue, type DayAtoms } from "./atoms";
-import { NOISE_COLUMN } from "./noise";
+import { loadDayAtoms, shownCell, type DayAtoms } from "./atoms";
 import { SUPPRESSED, type Figure } from "./figures";
 import { addToTally, closingHours, emptyHoursShown, legacyHours, type AtomTally, type HourDecision } from "./privacy";
 import type { HourWindow, ReportScope } from "./scope";
@@ -96,11 +95,12 @@ export async function windowCells(db: ReadOnlyDatabase, scope: ReportScope & Req
     const siteFate = ended ? { visible: siteDay?.visible ?? false, units: siteDay?.units ?? 0 } : null;
     const emptyShown = emptyHoursShown(slots.map((h) => siteRaw.get(h) ?? NO_DATA), scope.k, siteFate);
     const legacy = ended && day <= (scope.legacyDays ?? "");
-    decideDay(scope, slots, siteRaw, siteFate, emptyShown, legacy, inWindow, site);
+    // A site-hour's sessions may have no pageview there; a goal-hour's converters each have a conversion.
+    decideDay(scope, slots, siteRaw, siteFate, emptyShown, legacy, inWindow, site, false);
     for (const [goal, cells] of goals) {
       const goalDay = atoms.goalDays.get(goal)?.get(day);
       const goalFate = ended ? { visible: goalDay?.visible ?? false, units: goalDay?.units ?? 0 } : null;
-      decideDay(scope, slots, goalRaw.get(goal) ?? new Map(), goalFate, emptyShown, legacy, inWindow, cells);
+      decideDay(scope, slots, goalRaw.get(goal) ?? new Map(), goalFate, emptyShown, legacy, inWindow, cells, true);
     }
     start = next;
   }
@@ -127,6 +127,7 @@ function decideDay(
   legacy: boolean,
   inWindow: (h: number) => boolean,
   out: Map<number, HourCell>,
+  eventsCoverUnits: boolean,
 ): void {
   const cells = slots.map((h) => raw.get(h) ?? NO_DATA);
   // A day published under the earlier rule keeps its decisions (publication.ts legacyDays).
@@ -134,15 +135,13 @@ function decideDay(
   slots.forEach((h, i) => {
     if (!inWindow(h)) return;
     const c = cells[i]!;
+    const shown = shownCell(scope, { units: c.units, events: c.value, keySum: c.keySum }, eventsCoverUnits);
     out.set(h, {
       start: h,
       decision: decisions[i]!,
       units: c.units,
       value: c.value,
-      shown: {
-        units: shownValue(scope, c.units, c.keySum, NOISE_COLUMN.units),
-        value: shownValue(scope, c.value, c.keySum, NOISE_COLUMN.events),
-      },
+      shown: { units: shown.units, value: shown.events },
     });
   });
 }

@@ -4,8 +4,8 @@
  * the cell's *key* — the sum of its units' keys — and of its count. Why: k-anonymity stops a
  * reader from seeing a small group, but not from padding one with sybils (sessions of its
  * own) until it shows and subtracting them (5 shown − 3 own = 2 victims). With a perturbation
- * that depends on every contributor's secret key, the padded cell reads 5 ± 2 and its own 3
- * leave 0–4 victims; adding or removing a unit changes the noise unpredictably. The same cell
+ * that depends on every contributor's secret key, the padded cell reads 5 ± 3 and its own 3
+ * leave 0–5 victims; adding or removing a unit changes the noise unpredictably. The same cell
  * always reads the same, so re-reading averages nothing away, and cells of the same units
  * (a day and its only hour) carry the same noise.
  *
@@ -16,10 +16,19 @@
  * key in every cell. No library does this; it is a few lines of integer arithmetic that must
  * give the same result in SQL (the fold, the pages report) and in TypeScript.
  */
+import { CELL_KEY_SECRET_SQL, noisePosition, noisePositionSql, type NoiseKey } from "./noise-position";
 
-/** Perturbations −2…+2; the table holds 256 of them (as digits 0–4), in a fixed shuffle. */
-const SPREAD = [26, 51, 102, 51, 26] as const;
-const MAX_PERTURBATION = 2;
+export { CELL_KEY_SECRET_SQL, NOISE_KEY_SQL, noiseKeyOf, type NoiseKey } from "./noise-position";
+
+/**
+ * Perturbations −3…+3; the table holds 256 of them (as digits 0–6), in a fixed shuffle:
+ * 3 %, 9 %, 22 %, 32 %, 22 %, 9 %, 3 % (mean 0, variance 1.72). Why ±3 and not ±2: a bounded
+ * noise read N times through differently padded groupings pins the true value once both
+ * extremes show up — with ±2 at 10 % each, 1 − 2·0.9^N + 0.8^N (15 % at N = 5); with ±3 at 3 %
+ * each, 1 − 2·0.97^N + 0.94^N (0.5 % at N = 5). bench/noise-attack.ts measures the best attacker.
+ */
+export const SPREAD = [8, 23, 56, 82, 56, 23, 8] as const;
+export const MAX_PERTURBATION = 3;
 
 /** A fixed shuffle (a linear congruential generator with a fixed seed): the same in every install. */
 function buildTable(): string {
@@ -36,38 +45,62 @@ function buildTable(): string {
   return digits.join("");
 }
 
-/** The perturbation table, as the string both TypeScript and SQL index. */
+/** The perturbation table, as the string both TypeScript and SQL index. Public: the secret is where it is read. */
 export const NOISE_TABLE = buildTable();
 
-/** Which figure of a cell is perturbed: different columns of one cell get different noise. */
-export const NOISE_COLUMN = {
-  units: 0,
-  events: 1,
-  samples: 2,
-  good: 3,
-  needsImprovement: 4,
-  poor: 5,
-} as const;
-export type NoiseColumn = (typeof NOISE_COLUMN)[keyof typeof NOISE_COLUMN];
-
-function index(keySum: number, value: number, column: number): number {
-  return ((keySum % 256) + 97 * (value % 256) + 29 * column) % 256;
-}
-
 /**
- * The figure shown for a cell: its value plus the cell's perturbation, never below 1 when the
- * cell has data (a visible cell was seen), 0 stays 0.
+ * The figure shown for a cell: its value plus the perturbation at the cell's keyed position
+ * (noise-position.ts), never below 1 when the cell has data (a visible cell was seen), 0
+ * stays 0. One perturbation per unit set and true value: no argument says which figure it is,
+ * so a page-day's visitors and pageviews read the same when they are equal, and a vitals
+ * atom's sessions the same as its page's visitors when they are the same sessions.
  */
-export function perturb(value: number, keySum: number, column: NoiseColumn): number {
+export function perturb(value: number, keySum: number, key: NoiseKey): number {
   if (value <= 0) return value;
-  const d = NOISE_TABLE.charCodeAt(index(keySum, value, column)) - 48 - MAX_PERTURBATION;
+  const d = NOISE_TABLE.charCodeAt(noisePosition(keySum, value, key)) - 48 - MAX_PERTURBATION;
   return Math.max(1, value + d);
 }
 
 /** SQL twin of perturb() over SQL expressions for the value and the key sum. */
-export function perturbSql(value: string, keySum: string, column: NoiseColumn): string {
-  const at = `((${keySum}) % 256 + 97 * ((${value}) % 256) + ${29 * column}) % 256`;
+export function perturbSql(value: string, keySum: string): string {
+  const at = noisePositionSql(keySum, value);
   return `(CASE WHEN (${value}) <= 0 THEN (${value}) ELSE max(1, (${value}) + unicode(substr('${NOISE_TABLE}', ${at} + 1, 1)) - ${48 + MAX_PERTURBATION}) END)`;
+}
+
+/**
+ * Post-processing, so that no row contradicts itself (issue 36, item 7), applied to every
+ * counted cell by every report (atoms.ts shownCell, pages.ts, vitals.ts through the SQL twin):
+ * - a cell of at least k units never reads below k (a shown atom has k; the noise must not
+ *   make it read like the suppressed rows beside it). Decided on the true count, which the
+ *   cell's visibility already discloses as "at least k", so it tells nothing more;
+ * - where every unit has at least one event by construction (`eventsCoverUnits`: a page-day's
+ *   pageviews, a goal-day's conversions, a vitals atom's samples), the events never read below
+ *   the units as shown.
+ * Each cell is clamped on its own, so sums stay sums of shown atoms.
+ */
+export function shownCounts(
+  cell: { units: number; events: number; keySum: number },
+  key: NoiseKey,
+  k: number,
+  eventsCoverUnits: boolean,
+): { units: number; events: number } {
+  const units = atLeastK(perturb(cell.units, cell.keySum, key), cell.units, k);
+  const events = perturb(cell.events, cell.keySum, key);
+  return { units, events: eventsCoverUnits && cell.events > 0 ? Math.max(units, events) : events };
+}
+
+function atLeastK(shown: number, value: number, k: number): number {
+  return value >= k ? Math.max(k, shown) : shown;
+}
+
+/** SQL twin of shownCounts' units over SQL expressions (k: an SQL expression too, e.g. "?1"). */
+export function shownUnitsSql(units: string, keySum: string, k: string): string {
+  return `(CASE WHEN (${units}) >= (${k}) THEN max((${k}), ${perturbSql(units, keySum)}) ELSE ${perturbSql(units, keySum)} END)`;
+}
+
+/** SQL twin of shownCounts' events where every unit has an event: at least the shown units. */
+export function shownEventsSql(events: string, units: string, keySum: string, k: string): string {
+  return `(CASE WHEN (${events}) > 0 THEN max(${shownUnitsSql(units, keySum, k)}, ${perturbSql(events, keySum)}) ELSE (${events}) END)`;
 }
 
 const PRIME = 2147483647n;
@@ -84,9 +117,6 @@ function unitBase(unit: string): bigint {
 export function unitKey(unit: string, secret: number): number {
   return Number((((unitBase(unit) % PRIME) * BigInt(secret)) % PRIME) % 65536n);
 }
-
-/** SQL: the database's key secret. */
-export const CELL_KEY_SECRET_SQL = "(SELECT secret FROM rollup_cell_key WHERE id = 1)";
 
 /** SQL: the key of the unit in the text expression `unit` (unitKey's twin). */
 export function unitKeySql(unit: string): string {

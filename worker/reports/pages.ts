@@ -5,7 +5,7 @@
  */
 import type { ReadOnlyDatabase } from "../lib/read-only";
 import { perturbedFigure, type Figure } from "./figures";
-import { NOISE_COLUMN, perturbSql } from "./noise";
+import { shownEventsSql, shownUnitsSql } from "./noise";
 import { pathFilter } from "./pattern";
 import { additiveFigure, distinctFigure, PAGE_ATOMS_SQL, type AtomTally } from "./privacy";
 import type { ReportScope } from "./scope";
@@ -21,10 +21,13 @@ export interface PagesReport {
   totals: { pageviews: Figure };
 }
 
-/** The report's SQL: sums of the visible atoms' figures, perturbed (noise.ts) or exact. */
+/**
+ * The report's SQL: sums of the visible atoms' figures, perturbed and post-processed
+ * (noise.ts shownCounts: every visitor of a page-day has a pageview there) or exact.
+ */
 function pagesSql(noise: boolean): string {
   const shown = (column: "visitors" | "pageviews") =>
-    noise ? perturbSql(column, "key_sum", column === "visitors" ? NOISE_COLUMN.units : NOISE_COLUMN.events) : column;
+    !noise ? column : column === "visitors" ? shownUnitsSql("visitors", "key_sum", "?1") : shownEventsSql("pageviews", "visitors", "key_sum", "?1");
   return `WITH ${PAGE_ATOMS_SQL}
   SELECT path,
     sum(CASE WHEN visible = 1 THEN ${shown("visitors")} ELSE 0 END) AS visitors,

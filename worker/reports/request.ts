@@ -12,6 +12,7 @@ import type { ReadOnlyDatabase } from "../lib/read-only";
 import { ReportCache } from "./cache";
 import { negotiate, type Format } from "./format";
 import { lastCompleteDay, resolvePeriod, type Period, type PeriodQuery } from "./period";
+import { NOISE_KEY_SQL, noiseKeyOf } from "./noise-position";
 import { kAnonymity } from "./privacy";
 import { legacyDays, PUBLICATION_SQL, publicationOf } from "./publication";
 import { effectiveZone } from "./rollup";
@@ -66,11 +67,12 @@ export async function prepareReport(
 ): Promise<PreparedReport> {
   const reader = db.$reader;
   // One round trip for all a report needs to know before it computes (or finds its cache entry).
-  const [siteRows, publicationRows, goalRows] = await reader.queryAll([
+  const [siteRows, publicationRows, goalRows, keyRows] = await reader.queryAll([
     { sql: "SELECT timezone FROM sites WHERE id = ?", args: [siteId] },
     PUBLICATION_SQL,
     // Ids and names: a renamed goal (PATCH) must not keep its old name in a cached report.
     { sql: "SELECT json_group_array(json_array(id, name)) AS goals FROM (SELECT id, name FROM goals WHERE site_id = ? ORDER BY id)", args: [siteId] },
+    NOISE_KEY_SQL,
   ]);
   const site = siteRows!.rows[0];
   if (!site) throw siteNotFound(siteId, "site");
@@ -91,6 +93,7 @@ export async function prepareReport(
     timeZone: period.timeZone,
     k,
     noise: true,
+    noiseKey: noiseKeyOf(keyRows!.rows[0]),
     hours: period.hours,
     legacyDays: legacyDays(publication, zone),
   };

@@ -1,3 +1,5 @@
+import type { NoiseKey } from "./noise-position";
+
 /** Closed local hours [fromMs, toMs), both at local hour starts (UTC ms). */
 export interface HourWindow {
   fromMs: number;
@@ -19,6 +21,11 @@ export interface ReportScope {
    * suppression rules turn it off to attack exact figures, the stronger attacker.
    */
   noise?: boolean;
+  /**
+   * The database's noise secrets (noise-position.ts), read once with the request's other
+   * lookups: where a report perturbs in TypeScript it needs them; SQL reads them itself.
+   */
+  noiseKey?: NoiseKey;
   /**
    * For reports of closed hours (`today`, `24h`, the Overview): the hours covered, and the last
    * day that has ended (later days are still running).

@@ -12,7 +12,7 @@ import type { ReadOnlyDatabase } from "../lib/read-only";
 import { VITAL_METRICS } from "../lib/schema";
 import { perturbedFigure, ratio, SUPPRESSED, type Figure } from "./figures";
 import { percentileFromBucket, THRESHOLDS, type VitalMetric } from "./histogram";
-import { NOISE_COLUMN, perturbSql } from "./noise";
+import { shownEventsSql, shownUnitsSql } from "./noise";
 import { pathFilter } from "./pattern";
 import { additiveFigure, PAGE_ATOMS_SQL, pageAtomVisibleSql, ratingGroupsSql, type AtomTally } from "./privacy";
 import type { ReportScope } from "./scope";
@@ -43,12 +43,16 @@ const vitalAtomsSql = (only = "") => `${PAGE_ATOMS_SQL},
     ${only ? `WHERE ${only}` : ""}
   )`;
 
-/** Sums of the visible atoms' figures, each perturbed by the atom's cell key (noise.ts) or exact. */
+/**
+ * Sums of the visible atoms' figures, each perturbed by the atom's cell key and post-processed
+ * (noise.ts shownCounts) or exact: every session of an atom has a sample, so the samples read
+ * at least the atom's units as they would show; a shown rating group holds at least k samples
+ * (privacy/rating-groups.ts), so it never reads below k.
+ */
 function sumsSql(noise: boolean): string {
   const shown = (column: "samples" | "good" | "needs_improvement" | "poor") => {
     if (!noise) return column;
-    const which = { samples: NOISE_COLUMN.samples, good: NOISE_COLUMN.good, needs_improvement: NOISE_COLUMN.needsImprovement, poor: NOISE_COLUMN.poor }[column];
-    return perturbSql(column, "key_sum", which);
+    return column === "samples" ? shownEventsSql("samples", "units", "key_sum", "?1") : shownUnitsSql(column, "key_sum", "?1");
   };
   // A rating group's figure over the period: its shown atoms' counts, and how many atoms with
   // samples in the group are hidden (the atom, or the group inside it).

@@ -43,12 +43,14 @@ export const rollupPublication = sqliteTable("rollup_publication", {
 const cellKeySum = () => integer("key_sum").notNull().default(0);
 
 /**
- * The secret that makes unit keys unpredictable (reports/noise.ts): drawn once, when the
- * migration runs, and never shown. One row (id 1).
+ * The secrets that make unit keys and noise positions unpredictable (reports/noise.ts,
+ * reports/noise-position.ts): drawn once, when the migrations run, and never shown. One row (id 1).
  */
 export const rollupCellKey = sqliteTable("rollup_cell_key", {
   id: integer("id").primaryKey(),
   secret: integer("secret").notNull(),
+  /** The second secret of a cell's place in the noise table (migration 0015 draws it, 1…2^31 − 2). */
+  positionSecret: integer("position_secret").notNull().default(0),
 });
 
 /** Site-day atoms: units with any beacon event that day, and pageviews. */
