@@ -79,12 +79,12 @@ describe("goal names in CSV exports", () => {
     expect(res.headers.get("content-type")).toBe("text/csv; charset=utf-8; header=present");
     const head = `${site},${Y},${Y},UTC`;
     // Figures are perturbed (worker/reports/noise.ts): what each cell shows is read off its key sum.
-    const sessionsShown = await shown(db, "rollup_site_day", { site_id: site, day: Y }, 2, "units");
+    const sessionsShown = await shown(db, "rollup_site_day", { site_id: site, day: Y }, 2, "units", 2);
     const goalFigures = async (goal: string) => {
       const cell = { site_id: site, goal_id: goal, day: Y };
-      const converting = await shown(db, "rollup_goal_day", cell, 2, "units");
+      const converting = await shown(db, "rollup_goal_day", cell, 2, "units", 2);
       const rate = ratio({ value: converting, qualifier: "estimated" }, { value: sessionsShown, qualifier: "estimated" });
-      return `${await shown(db, "rollup_goal_day", cell, 2, { eventsOf: 2 })},estimated,${converting},estimated,${sessionsShown},estimated,${rate.value},estimated`;
+      return `${await shown(db, "rollup_goal_day", cell, 2, { eventsOf: 2 }, 2)},estimated,${converting},estimated,${sessionsShown},estimated,${rate.value},estimated`;
     };
     const none = `,0,exact,0,exact,${sessionsShown},estimated,0,estimated`;
     expect(res.text).toBe(
@@ -104,7 +104,7 @@ describe("goal names in CSV exports", () => {
     const res = await csv(`/api/v1/funnels?site=${site}&period=day&goals=${goals.hyperlink!.id},${goals.sum!.id}`);
     expect(res.status, res.text).toBe(200);
     // Both steps hold the same two sessions, so the same key sum: the same perturbed count.
-    const step = await shown(db, "rollup_goal_day", { site_id: site, goal_id: goals.hyperlink!.id, day: Y }, 2, "units");
+    const step = await shown(db, "rollup_goal_day", { site_id: site, goal_id: goals.hyperlink!.id, day: Y }, 2, "units", 2);
     expect(res.text).toBe(
       [
         "site,from,to,timezone,step,goal_id,goal_name,goal_kind,sessions,sessions_qualifier,dropoff,dropoff_qualifier,rate,rate_qualifier",
