@@ -216,8 +216,7 @@ describe("the other reports", () => {
     type Counts = { samples: number; good: number | null; ni: number | null; poor: number | null };
     const vital = async (path: string, metric: string, counts: Counts) => {
       const cell = { site_id: site, day: Y, path, metric };
-      // Every session sent one sample here: the samples cover the atom's units (as many).
-      const samples = est(await shown(db, "rollup_vital_day", cell, counts.samples, { eventsOf: counts.samples }));
+      const samples = est(await shown(db, "rollup_vital_day", cell, counts.samples, "units"));
       const share = async (n: number | null) =>
         n === null ? hidden : ratio((n === 0 ? x(0) : est(await shown(db, "rollup_vital_day", cell, n, "units"))) as never, samples as never);
       return {

@@ -7,6 +7,8 @@
  * rules and sees which single-day cells are suppressed). The attacker pins a hidden quantity
  * down exactly when its indicator vector lies in the row space of the facts.
  */
+import { MAX_PERTURBATION, NOISE_TABLE } from "../../worker/reports/noise";
+import { noisePosition } from "../../worker/reports/noise-position";
 
 export interface Fact {
   /** Which family of unknowns: "pv" (day, hour, path) or "conv" (day, hour, goal). */
@@ -165,4 +167,70 @@ export function smallGroups(size: number, facts: number[][], counts: number[], k
     }
   });
   return found;
+}
+
+/**
+ * One shown figure of a cell of the noise attacks (privacy-noise.property.test.ts, e2e
+ * privacy-noise.test.ts): its shown value, and its true value as the unknown victims `v` plus a
+ * known `offset` (the attacker's own sessions, pageviews or samples). `units`: a count of units
+ * (never shown below k when it is k or more); `cover`: the index of the units reading of the
+ * same cell whose shown value this events figure is never below (noise.ts shownCounts).
+ */
+export interface NoiseReading {
+  shown: number;
+  offset: number;
+  units?: boolean;
+  cover?: number;
+}
+
+/** Whether the source's table position is enumerable: a function of (key sum mod 256, value) alone, with no secret. */
+export function positionIsEnumerable(): boolean {
+  const a = { secret: 12345, positionSecret: 67890 };
+  const b = { secret: 98765, positionSecret: 4321 };
+  for (let i = 0; i < 200; i++) {
+    const sum = (i * 7919) % 100_000;
+    const value = 1 + (i % 40);
+    if (noisePosition(sum, value, a) !== noisePosition(sum, value, b)) return false;
+    if (noisePosition(sum + 256, value, a) !== noisePosition(sum, value, a)) return false;
+  }
+  return true;
+}
+
+/**
+ * The victim counts in lo…hi that an attacker who knows the public table and the source cannot
+ * rule out, given one cell's readings. Where the source's position is enumerable (the old
+ * linear index), it tries each of the 256 key positions: a count stands when some position
+ * yields every reading. Else the places are keyed by secrets it never sees, so readings of
+ * distinct true values are independent draws: a count stands when each value's readings fit
+ * some perturbation −3…+3 (readings of one value share it).
+ */
+export function noiseCandidates(readings: NoiseReading[], k: number, lo: number, hi: number): number[] {
+  const post = (r: NoiseReading, value: number, d: number, coverShown: number) => {
+    if (value <= 0) return value;
+    const p = Math.max(1, value + d);
+    if (r.units) return value >= k ? Math.max(k, p) : p;
+    return r.cover === undefined ? p : Math.max(coverShown, p);
+  };
+  const out: number[] = [];
+  const enumerable = positionIsEnumerable();
+  const digits = [-3, -2, -1, 0, 1, 2, 3];
+  const key = { secret: 1, positionSecret: 1 };
+  for (let v = lo; v <= hi; v++) {
+    let fits = false;
+    if (enumerable) {
+      for (let x = 0; x < 256 && !fits; x++) {
+        const d = (value: number) => NOISE_TABLE.charCodeAt(noisePosition(x, value, key)) - 48 - MAX_PERTURBATION;
+        const shownOf = (r: NoiseReading): number => post(r, v + r.offset, d(v + r.offset), r.cover === undefined ? 0 : shownOf(readings[r.cover]!));
+        fits = readings.every((r) => shownOf(r) === r.shown);
+      }
+    } else {
+      const byValue = new Map<number, NoiseReading[]>();
+      for (const r of readings) byValue.set(v + r.offset, [...(byValue.get(v + r.offset) ?? []), r]);
+      fits = [...byValue].every(([value, group]) =>
+        digits.some((d) => group.every((r) => post(r, value, d, r.cover === undefined ? 0 : readings[r.cover]!.shown) === r.shown)),
+      );
+    }
+    if (fits) out.push(v);
+  }
+  return out;
 }

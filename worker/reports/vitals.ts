@@ -12,7 +12,7 @@ import type { ReadOnlyDatabase } from "../lib/read-only";
 import { VITAL_METRICS } from "../lib/schema";
 import { perturbedFigure, ratio, SUPPRESSED, type Figure } from "./figures";
 import { percentileFromBucket, THRESHOLDS, type VitalMetric } from "./histogram";
-import { shownEventsSql, shownUnitsSql } from "./noise";
+import { shownUnitsSql } from "./noise";
 import { pathFilter } from "./pattern";
 import { additiveFigure, PAGE_ATOMS_SQL, pageAtomVisibleSql, ratingGroupsSql, type AtomTally } from "./privacy";
 import type { ReportScope } from "./scope";
@@ -45,15 +45,13 @@ const vitalAtomsSql = (only = "") => `${PAGE_ATOMS_SQL},
 
 /**
  * Sums of the visible atoms' figures, each perturbed by the atom's cell key and post-processed
- * (noise.ts shownCounts) or exact: every session of an atom has a sample, so the samples read
- * at least the atom's units as they would show; a shown rating group holds at least k samples
- * (privacy/rating-groups.ts), so it never reads below k.
+ * (noise.ts shownCounts) or exact. A shown atom has k sessions and so k samples, and a shown
+ * rating group provably holds k samples (privacy/rating-groups.ts): none reads below k. The
+ * samples and a group are clamped alike, so a group holding every sample reads as the samples
+ * (one unit set, one value, one reading) and its share is 1.
  */
 function sumsSql(noise: boolean): string {
-  const shown = (column: "samples" | "good" | "needs_improvement" | "poor") => {
-    if (!noise) return column;
-    return column === "samples" ? shownEventsSql("samples", "units", "key_sum", "?1") : shownUnitsSql(column, "key_sum", "?1");
-  };
+  const shown = (column: "samples" | "good" | "needs_improvement" | "poor") => (noise ? shownUnitsSql(column, "key_sum", "?1") : column);
   // A rating group's figure over the period: its shown atoms' counts, and how many atoms with
   // samples in the group are hidden (the atom, or the group inside it).
   const group = (column: "good" | "needs_improvement" | "poor") => `
