@@ -174,11 +174,13 @@ export function smallGroups(size: number, facts: number[][], counts: number[], k
  * privacy-noise.test.ts): its shown value, and its true value as the unknown victims `v` plus a
  * known `offset` (the attacker's own sessions, pageviews or samples). `units`: a count of units
  * (never shown below k when it is k or more); `cover`: the index of the units reading of the
- * same cell whose shown value this events figure is never below (noise.ts shownCounts).
+ * same cell whose shown value this events figure is never below (noise.ts shownCounts);
+ * `cell`: which unit set it shows (readings of different cells have unrelated keys; default 0).
  */
 export interface NoiseReading {
   shown: number;
   offset: number;
+  cell?: number;
   units?: boolean;
   cover?: number;
 }
@@ -198,9 +200,9 @@ export function positionIsEnumerable(): boolean {
 
 /**
  * The victim counts in lo…hi that an attacker who knows the public table and the source cannot
- * rule out, given one cell's readings. Where the source's position is enumerable (the old
- * linear index), it tries each of the 256 key positions: a count stands when some position
- * yields every reading. Else the places are keyed by secrets it never sees, so readings of
+ * rule out, given its readings. Where the source's position is enumerable (the old linear
+ * index), it tries each of the 256 key positions of each cell: a count stands when every cell
+ * has a position that yields all its readings. Else the places are keyed by secrets it never sees, so readings of
  * distinct true values are independent draws: a count stands when each value's readings fit
  * some perturbation −3…+3 (readings of one value share it).
  */
@@ -218,16 +220,24 @@ export function noiseCandidates(readings: NoiseReading[], k: number, lo: number,
   for (let v = lo; v <= hi; v++) {
     let fits = false;
     if (enumerable) {
-      for (let x = 0; x < 256 && !fits; x++) {
-        const d = (value: number) => NOISE_TABLE.charCodeAt(noisePosition(x, value, key)) - 48 - MAX_PERTURBATION;
-        const shownOf = (r: NoiseReading): number => post(r, v + r.offset, d(v + r.offset), r.cover === undefined ? 0 : shownOf(readings[r.cover]!));
-        fits = readings.every((r) => shownOf(r) === r.shown);
-      }
+      const cells = new Set(readings.map((r) => r.cell ?? 0));
+      fits = [...cells].every((cell) => {
+        for (let x = 0; x < 256; x++) {
+          const d = (value: number) => NOISE_TABLE.charCodeAt(noisePosition(x, value, key)) - 48 - MAX_PERTURBATION;
+          const shownOf = (r: NoiseReading): number => post(r, v + r.offset, d(v + r.offset), r.cover === undefined ? 0 : shownOf(readings[r.cover]!));
+          if (readings.every((r) => (r.cell ?? 0) !== cell || shownOf(r) === r.shown)) return true;
+        }
+        return false;
+      });
     } else {
-      const byValue = new Map<number, NoiseReading[]>();
-      for (const r of readings) byValue.set(v + r.offset, [...(byValue.get(v + r.offset) ?? []), r]);
-      fits = [...byValue].every(([value, group]) =>
-        digits.some((d) => group.every((r) => post(r, value, d, r.cover === undefined ? 0 : readings[r.cover]!.shown) === r.shown)),
+      // One draw per cell and true value.
+      const draws = new Map<string, NoiseReading[]>();
+      for (const r of readings) {
+        const at = `${r.cell ?? 0}|${v + r.offset}`;
+        draws.set(at, [...(draws.get(at) ?? []), r]);
+      }
+      fits = [...draws.values()].every((group) =>
+        digits.some((d) => group.every((r) => post(r, v + r.offset, d, r.cover === undefined ? 0 : readings[r.cover]!.shown) === r.shown)),
       );
     }
     if (fits) out.push(v);
