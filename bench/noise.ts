@@ -3,10 +3,12 @@
  * reports bench's traffic (30 days, ~1,000 Zipf-distributed pages, sessions, conversions on
  * three goals) is folded by the real rollup, and every report is computed twice on the same
  * rollups, exact and perturbed. For every figure shown in both, the absolute and relative
- * error; printed per report with the share of figures changed.
+ * error; printed per report with the share of figures changed, and for the top 10 pages and
+ * sources (by exact visitors over 30 days), what a small site's reader looks at first. It first
+ * runs the attacker simulation (noise-attack.ts).
  *
- *   npm run bench noise                         (100 k and 1 M events; about a minute)
- *   BENCH_NOISE_SCALES=20000 npm run bench noise
+ *   npm run bench noise                         (100 k and 1 M events; a few minutes)
+ *   BENCH_NOISE_SCALES=100000,1000000,10000000 npm run bench noise
  */
 import { createClient } from "@libsql/client";
 import { join } from "node:path";
@@ -14,12 +16,14 @@ import { applyMigrations, openDatabase } from "../cli/database";
 import { loadSettings } from "../cli/settings";
 import { readOnly } from "../worker/lib/read-only";
 import type { Figure } from "../worker/reports/figures";
+import { breakdownReport } from "../worker/reports/breakdown";
 import { conversionsReport } from "../worker/reports/conversions";
 import { funnelReport } from "../worker/reports/funnels";
 import { NOISE_KEY_SQL, noiseKeyOf } from "../worker/reports/noise";
 import { pagesReport } from "../worker/reports/pages";
 import { catchUp } from "../worker/reports/rollup";
 import { printJson } from "./load";
+import { run as attackSimulation } from "./noise-attack";
 import type { ReportScope } from "../worker/reports/scope";
 import { timeseriesReport } from "../worker/reports/timeseries";
 import { addDays } from "../worker/reports/timezone";
@@ -58,6 +62,12 @@ async function reportPairs(client: ReturnType<typeof createClient>, scope: Repor
   const byPath = new Map(pages[1].rows.map((r) => [r.path, r]));
   out["pages: visitors per page"] = pages[0].rows.map((r) => [r.visitors, byPath.get(r.path)!.visitors]);
   out["pages: pageviews per page"] = pages[0].rows.map((r) => [r.pageviews, byPath.get(r.path)!.pageviews]);
+  const top = <T extends { visitors: Figure }>(rows: T[]) => [...rows].sort((a, b) => (b.visitors.value ?? -1) - (a.visitors.value ?? -1)).slice(0, 10);
+  out["pages: top 10 by visitors"] = top(pages[0].rows).map((r) => [r.visitors, byPath.get(r.path)!.visitors]);
+  const sources = [await breakdownReport(db, scope, "source"), await breakdownReport(db, noisy, "source")] as const;
+  const bySource = new Map(sources[1].rows.map((r) => [r.value, r]));
+  out["sources: visitors per source"] = sources[0].rows.map((r) => [r.visitors, bySource.get(r.value)!.visitors]);
+  out["sources: top 10 by visitors"] = top(sources[0].rows).map((r) => [r.visitors, bySource.get(r.value)!.visitors]);
   const days = [await timeseriesReport(db, scope, "day"), await timeseriesReport(db, noisy, "day")] as const;
   out["timeseries: visitors per day"] = days[0].points.map((p, i) => [p.visitors, days[1].points[i]!.visitors]);
   out["timeseries: pageviews per day"] = days[0].points.map((p, i) => [p.pageviews, days[1].points[i]!.pageviews]);
@@ -110,6 +120,7 @@ async function scale(events: number): Promise<void> {
 }
 
 export async function run(): Promise<void> {
+  await attackSimulation();
   const scales = benchScales("BENCH_NOISE_SCALES", "100000,1000000");
   for (const events of scales) await scale(events);
 }

@@ -1,0 +1,117 @@
+/**
+ * The best attacker on the noise, simulated (docs/reports.md "Noise", Limits): a small group of
+ * v victims (1 … k − 1, uniform prior) is read N times, each reading v + c_i + noise with c_i the
+ * attacker's own known sessions (or pageviews, samples) and the noise drawn from the public
+ * table at a place it cannot predict (independent draws: the keyed position). It takes the
+ * maximum-likelihood v. Printed per N = 1 … 12: how often that estimate is right, and how often
+ * v is determined with certainty (only one v has any likelihood), for the old table (±2:
+ * 10/20/40/20/10 %) and the new one (±3: 3/9/22/32/22/9/3 %); then the same for the two shapes
+ * of issue 36 (nested goals; one page-day and its vitals), with the post-processing (a cell of
+ * k or more never reads below k). Pure arithmetic, a few seconds; run by `npm run bench noise`.
+ */
+import { printJson } from "./load";
+
+const K = 5;
+const OLD = [26, 51, 102, 51, 26];
+const NEW = [8, 23, 56, 82, 56, 23, 8];
+
+interface Reading {
+  /** The attacker's own part of the true value. */
+  offset: number;
+  /** A count of units: a true value of k or more never reads below k. */
+  units: boolean;
+}
+
+/** P(shown | true value) for one reading under a table spread. */
+function likelihood(spread: number[], reading: Reading, value: number, shown: number): number {
+  const half = (spread.length - 1) / 2;
+  let p = 0;
+  spread.forEach((count, i) => {
+    const raw = Math.max(1, value + i - half);
+    const post = reading.units && value >= K ? Math.max(K, raw) : raw;
+    if (post === shown) p += count / 256;
+  });
+  return p;
+}
+
+/** A perturbation drawn from the table. */
+function draw(spread: number[], random: () => number): number {
+  let r = random() * 256;
+  const half = (spread.length - 1) / 2;
+  for (let i = 0; i < spread.length; i++) {
+    r -= spread[i]!;
+    if (r < 0) return i - half;
+  }
+  return half;
+}
+
+/** A small fixed-seed generator (mulberry32): the bench prints the same figures every run. */
+function generator(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Monte Carlo over the prior: P(ML estimate right), P(v determined). */
+export function attack(spread: number[], readings: Reading[], trials = 100_000, fixedV?: number): { right: number; determined: number } {
+  const random = generator(0x5eed + readings.length);
+  let right = 0;
+  let determined = 0;
+  for (let t = 0; t < trials; t++) {
+    const v = fixedV ?? 1 + Math.floor(random() * (K - 1));
+    const shown = readings.map((r) => {
+      const raw = Math.max(1, v + r.offset + draw(spread, random));
+      return r.units && v + r.offset >= K ? Math.max(K, raw) : raw;
+    });
+    let best = 0;
+    let bestL = -1;
+    let possible = 0;
+    for (let c = 1; c < K; c++) {
+      const l = readings.reduce((acc, r, i) => acc * likelihood(spread, r, c + r.offset, shown[i]!), 1);
+      if (l > 0) possible++;
+      if (l > bestL) [best, bestL] = [c, l];
+    }
+    if (best === v) right++;
+    if (possible === 1) determined++;
+  }
+  return { right: right / trials, determined: determined / trials };
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+
+export async function run(): Promise<void> {
+  const results: Record<string, unknown> = {};
+  console.log(`\nN independent readings of v + c_i + noise, v uniform in 1…${K - 1}, maximum likelihood (no clamps: c_i = 10 + i):`);
+  console.log("| N | old ±2: right | old: determined | new ±3: right | new: determined |");
+  console.log("| ---: | ---: | ---: | ---: | ---: |");
+  for (let n = 1; n <= 12; n++) {
+    const readings = Array.from({ length: n }, (_, i) => ({ offset: 10 + i, units: false }));
+    const old = attack(OLD, readings);
+    const now = attack(NEW, readings);
+    results[`N=${n}`] = { old, new: now };
+    console.log(`| ${n} | ${pct(old.right)} | ${pct(old.determined)} | ${pct(now.right)} | ${pct(now.determined)} |`);
+  }
+  // The issue's two shapes, through the post-processing, for 2 victims and over the prior.
+  const nested = [3, 8, 13, 18, 23, 28].map((offset) => ({ offset, units: true }));
+  const vitals = [4, 9, 4, 7, 10, 13, 16].map((offset, i) => ({ offset, units: i !== 1 }));
+  console.log("\nThe issue's shapes (readings after post-processing; one draw per distinct value):");
+  console.log("| attack | readings | v | old: right | old: determined | new: right | new: determined |");
+  console.log("| --- | ---: | --- | ---: | ---: | ---: | ---: |");
+  for (const [name, readings] of [
+    ["nested goals (3, 8 … 28 sybils)", nested],
+    ["page-day + 5 vitals samples", vitals],
+  ] as const) {
+    for (const v of [2, undefined]) {
+      const old = attack(OLD, readings, 100_000, v);
+      const now = attack(NEW, readings, 100_000, v);
+      results[`${name}, v=${v ?? "prior"}`] = { old, new: now };
+      console.log(`| ${name} | ${readings.length} | ${v ?? `1…${K - 1}`} | ${pct(old.right)} | ${pct(old.determined)} | ${pct(now.right)} | ${pct(now.determined)} |`);
+    }
+  }
+  printJson({ bench: "noise-attack", k: K, results });
+}
