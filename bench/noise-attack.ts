@@ -58,7 +58,12 @@ function generator(seed: number): () => number {
 }
 
 /** Monte Carlo over the prior: P(ML estimate right), P(v determined). */
-export function attack(spread: number[], readings: Reading[], trials = 100_000, fixedV?: number): { right: number; determined: number } {
+export function attack(
+  spread: number[],
+  readings: Reading[],
+  trials = 100_000,
+  fixedV?: number,
+): { right: number; determined: number } {
   const random = generator(0x5eed + readings.length);
   let right = 0;
   let determined = 0;
@@ -86,7 +91,9 @@ const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
 
 export async function run(): Promise<void> {
   const results: Record<string, unknown> = {};
-  console.log(`\nN independent readings of v + c_i + noise, v uniform in 1…${K - 1}, maximum likelihood (no clamps: c_i = 10 + i):`);
+  console.log(
+    `\nN independent readings of v + c_i + noise, v uniform in 1…${K - 1}, maximum likelihood (no clamps: c_i = 10 + i):`,
+  );
   console.log("| N | old ±2: right | old: determined | new ±3: right | new: determined |");
   console.log("| ---: | ---: | ---: | ---: | ---: |");
   for (let n = 1; n <= 12; n++) {
@@ -110,7 +117,9 @@ export async function run(): Promise<void> {
       const old = attack(OLD, readings, 100_000, v);
       const now = attack(NEW, readings, 100_000, v);
       results[`${name}, v=${v ?? "prior"}`] = { old, new: now };
-      console.log(`| ${name} | ${readings.length} | ${v ?? `1…${K - 1}`} | ${pct(old.right)} | ${pct(old.determined)} | ${pct(now.right)} | ${pct(now.determined)} |`);
+      console.log(
+        `| ${name} | ${readings.length} | ${v ?? `1…${K - 1}`} | ${pct(old.right)} | ${pct(old.determined)} | ${pct(now.right)} | ${pct(now.determined)} |`,
+      );
     }
   }
   printJson({ bench: "noise-attack", k: K, results });

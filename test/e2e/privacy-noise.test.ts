@@ -107,11 +107,15 @@ describe("attack 2: one page-day and its vitals, read at chosen values", () => {
       for (let i = 0; i < 20; i++) await beacon(domain, site, `home-${n}-${i}`, [{ type: "pageview", path: "/home" }]);
       const visit = (extra: number[]) => [
         { type: "pageview", path: "/secret" },
-        ...VITAL_METRICS.flatMap((metric, m) => Array.from({ length: 1 + extra[m]! }, () => ({ type: "vital", path: "/secret", metric, value: GOOD[metric] }))),
+        ...VITAL_METRICS.flatMap((metric, m) =>
+          Array.from({ length: 1 + extra[m]! }, () => ({ type: "vital", path: "/secret", metric, value: GOOD[metric] })),
+        ),
       ];
       for (let i = 0; i < VICTIMS; i++) await beacon(domain, site, `victim-${n}-${i}`, visit([0, 0, 0, 0, 0]));
-      for (let i = 0; i < SYBILS; i++) await beacon(domain, site, `sybil-${n}-${i}`, visit(i === 0 ? EXTRA_SAMPLES : [0, 0, 0, 0, 0]));
-      for (let i = 0; i < EXTRA_PAGEVIEWS; i++) await beacon(domain, site, `sybil-${n}-0`, [{ type: "pageview", path: "/secret" }]);
+      for (let i = 0; i < SYBILS; i++)
+        await beacon(domain, site, `sybil-${n}-${i}`, visit(i === 0 ? EXTRA_SAMPLES : [0, 0, 0, 0, 0]));
+      for (let i = 0; i < EXTRA_PAGEVIEWS; i++)
+        await beacon(domain, site, `sybil-${n}-0`, [{ type: "pageview", path: "/secret" }]);
     }
     await f.rewindDays(1);
     let pinned = 0;

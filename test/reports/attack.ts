@@ -224,7 +224,8 @@ export function noiseCandidates(readings: NoiseReading[], k: number, lo: number,
       fits = [...cells].every((cell) => {
         for (let x = 0; x < 256; x++) {
           const d = (value: number) => NOISE_TABLE.charCodeAt(noisePosition(x, value, key)) - 48 - MAX_PERTURBATION;
-          const shownOf = (r: NoiseReading): number => post(r, v + r.offset, d(v + r.offset), r.cover === undefined ? 0 : shownOf(readings[r.cover]!));
+          const shownOf = (r: NoiseReading): number =>
+            post(r, v + r.offset, d(v + r.offset), r.cover === undefined ? 0 : shownOf(readings[r.cover]!));
           if (readings.every((r) => (r.cell ?? 0) !== cell || shownOf(r) === r.shown)) return true;
         }
         return false;
@@ -237,7 +238,9 @@ export function noiseCandidates(readings: NoiseReading[], k: number, lo: number,
         draws.set(at, [...(draws.get(at) ?? []), r]);
       }
       fits = [...draws.values()].every((group) =>
-        digits.some((d) => group.every((r) => post(r, v + r.offset, d, r.cover === undefined ? 0 : readings[r.cover]!.shown) === r.shown)),
+        digits.some((d) =>
+          group.every((r) => post(r, v + r.offset, d, r.cover === undefined ? 0 : readings[r.cover]!.shown) === r.shown),
+        ),
       );
     }
     if (fits) out.push(v);

@@ -9,7 +9,18 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { breakdownReport } from "../../worker/reports/breakdown";
 import { conversionsReport } from "../../worker/reports/conversions";
-import { MAX_PERTURBATION, NOISE_TABLE, perturb, perturbSql, shownCounts, shownEventsSql, shownUnitsSql, unitKey, unitKeySql, type NoiseKey } from "../../worker/reports/noise";
+import {
+  MAX_PERTURBATION,
+  NOISE_TABLE,
+  perturb,
+  perturbSql,
+  shownCounts,
+  shownEventsSql,
+  shownUnitsSql,
+  unitKey,
+  unitKeySql,
+  type NoiseKey,
+} from "../../worker/reports/noise";
 import { noisePosition } from "../../worker/reports/noise-position";
 import { pagesReport } from "../../worker/reports/pages";
 import { catchUp } from "../../worker/reports/rollup";

@@ -25,7 +25,21 @@ import { catchUp } from "../../worker/reports/rollup";
 import type { ReportScope } from "../../worker/reports/scope";
 import { vitalsReport } from "../../worker/reports/vitals";
 import { noiseCandidates, type NoiseReading } from "./attack";
-import { addConversions, addEvents, addGoal, addSite, addVitals, at, clearData, noiseKey, openTestDb, sessions, type RawEvent, type RawVital, type TestDb } from "./helpers";
+import {
+  addConversions,
+  addEvents,
+  addGoal,
+  addSite,
+  addVitals,
+  at,
+  clearData,
+  noiseKey,
+  openTestDb,
+  sessions,
+  type RawEvent,
+  type RawVital,
+  type TestDb,
+} from "./helpers";
 
 const K = 5;
 const Y = "2026-11-02";
@@ -72,7 +86,8 @@ describe("N1: one cell read at many values", () => {
           // The attacker's extra pageviews and samples, all from its first sybil.
           for (let i = 0; i < t.extraPageviews; i++) events.push({ site, session: sybils[0]!, path, ts: at(Y, 10, 1 + i) });
           VITAL_METRICS.forEach((metric, m) => {
-            for (let i = 0; i < t.extraSamples[m]!; i++) vitals.push({ site, session: sybils[0]!, path, metric, value: GOOD[metric]!, ts: at(Y, 10, 1 + i) });
+            for (let i = 0; i < t.extraSamples[m]!; i++)
+              vitals.push({ site, session: sybils[0]!, path, metric, value: GOOD[metric]!, ts: at(Y, 10, 1 + i) });
           });
         });
         await addEvents(db.client, events);
@@ -133,15 +148,20 @@ describe("N2: nested goals padded with sybils", () => {
           for (let g = 0; g < PADDING.length; g++) await addGoal(db.client, site, `${site}_g${g}`);
           events.push(...sessions(`home${j}-`, 20).map((session) => ({ site, session, path: "/home", ts: at(Y, 9) })));
           // Victims match every goal (/secret is inside /secret*, /secre*, … /s*); sybil group g only goals g…5.
-          const members = [sessions(`v${j}-`, t.victims), ...PADDING.map((n, g) => sessions(`s${j}-${g}-`, n - (g === 0 ? 0 : PADDING[g - 1]!)))];
+          const members = [
+            sessions(`v${j}-`, t.victims),
+            ...PADDING.map((n, g) => sessions(`s${j}-${g}-`, n - (g === 0 ? 0 : PADDING[g - 1]!))),
+          ];
           members.forEach((group, i) => {
             for (const session of group) {
               events.push({ site, session, path: "/s", ts: at(Y, 10) });
-              for (let g = Math.max(0, i - 1); g < PADDING.length; g++) conversions.push({ site, goal: `${site}_g${g}`, session, ts: at(Y, 10) });
+              for (let g = Math.max(0, i - 1); g < PADDING.length; g++)
+                conversions.push({ site, goal: `${site}_g${g}`, session, ts: at(Y, 10) });
             }
           });
           t.extra.forEach((n, g) => {
-            for (let c = 0; c < n; c++) conversions.push({ site, goal: `${site}_g${g}`, session: members[1]![0]!, ts: at(Y, 10, 1 + c) });
+            for (let c = 0; c < n; c++)
+              conversions.push({ site, goal: `${site}_g${g}`, session: members[1]![0]!, ts: at(Y, 10, 1 + c) });
           });
         }
         await addEvents(db.client, events);
@@ -156,7 +176,12 @@ describe("N2: nested goals padded with sybils", () => {
             if (row.converting_sessions.value === null) continue;
             const g = Number(row.goal.id.slice(-1));
             readings.push({ shown: row.converting_sessions.value, offset: PADDING[g]!, units: true, cell: g });
-            readings.push({ shown: row.conversions.value!, offset: PADDING[g]! + t.extra[g]!, cover: readings.length - 1, cell: g });
+            readings.push({
+              shown: row.conversions.value!,
+              offset: PADDING[g]! + t.extra[g]!,
+              cover: readings.length - 1,
+              cell: g,
+            });
             // One conversion per converting session: the same units at the same value read the same.
             if (t.extra[g] === 0) expect(row.conversions.value).toBe(row.converting_sessions.value);
             expect(row.conversions.value!).toBeGreaterThanOrEqual(row.converting_sessions.value);

@@ -33,7 +33,7 @@ function mulMod(a: number, b: number): number {
 /** The table position (0…255) of a cell with key sum `keySum` (≥ 0, < 2^53) and true value `value` (≥ 0). */
 export function noisePosition(keySum: number, value: number, key: NoiseKey): number {
   const x0 = ((keySum % P) + key.positionSecret) % P;
-  const x1 = (mulMod(x0, x0) + ((value % P) * C) % P + key.secret) % P;
+  const x1 = (mulMod(x0, x0) + (((value % P) * C) % P) + key.secret) % P;
   const x2 = (mulMod(x1, x1) + key.positionSecret) % P;
   return x2 % 256;
 }
