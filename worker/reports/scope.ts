@@ -1,3 +1,7 @@
+/**
+ * The scope of a report: which site, days and hours it covers, its k, and whether (and with
+ * which secrets) its figures are perturbed.
+ */
 import type { NoiseKey } from "./noise-position";
 
 /** Closed local hours [fromMs, toMs), both at local hour starts (UTC ms). */
