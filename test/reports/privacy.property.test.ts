@@ -1249,7 +1249,8 @@ function pageGroups(
   day: Pick<Published, "pages" | "daily" | "conversions">,
 ): Pick<Findings, "groups" | "consistency"> {
   const out: Pick<Findings, "groups" | "consistency"> = { groups: [], consistency: [] };
-  const present = day.pages.rows.filter((r) => !r.other).map((r) => PATHS.indexOf(r.path!));
+  // The pages with data that day: told to the attacker (the pages report names only shown ones now).
+  const present = PATHS.flatMap((_, p) => (t.pageSessions[d]![p]!.size > 0 ? [p] : []));
   const size = 1 << present.length;
   const classOf = (mask: number) => present.reduce((c, p, i) => (mask & (1 << p) ? c | (1 << i) : c), 0);
   const counts = new Array<number>(size).fill(0);

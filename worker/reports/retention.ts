@@ -204,7 +204,10 @@ function tasks(horizon: RetentionHorizon, limit: number): Task[] {
   for (const source of ["events", "conversions", "vitals"])
     remove(source, "ts < ?", horizon.rawBefore, `id <= ${folded(source)}`);
   remove("sessions", "last_seen < ?", horizon.rawBefore);
-  for (const table of ["rollup_site_day_units", "rollup_page_day_units", "rollup_goal_day_units", "rollup_vital_day_units", "rollup_session_day"]) {
+  // rollup_dimension_scratch: a fold's copy of the session-days it touched (their labels), read
+  // only inside that fold; what the last fold left stays until the next one empties it.
+  const perSessionDay = ["rollup_site_day_units", "rollup_page_day_units", "rollup_goal_day_units", "rollup_vital_day_units", "rollup_session_day", "rollup_dimension_scratch"];
+  for (const table of perSessionDay) {
     remove(table, "day < ?", horizon.daysBefore);
   }
   for (const table of ["rollup_site_hour_units", "rollup_goal_hour_units"]) remove(table, "hour < ?", horizon.hoursBefore);
