@@ -88,7 +88,7 @@ describe("labels of hidden rows", () => {
       ...["utm_content", "exit_page", "entry_page", "source", "browser", "os", "device", "country"].map(
         (d) => `/api/v1/breakdown?site=${site}&period=day&dimension=${d}`,
       ),
-      ...["", "&page=" + encodeURIComponent(TOKEN_PATH), "&page=%2Freset%2F*", "&page=*5fd81c"].flatMap((q) => [
+      ...["", "&page=" + encodeURIComponent(TOKEN_PATH), "&page=%2Freset%2F*", "&page=%2F*5fd81c"].flatMap((q) => [
         `/api/v1/pages?site=${site}&period=day${q}`,
         `/api/v1/vitals?site=${site}&period=day${q}`,
       ]),
