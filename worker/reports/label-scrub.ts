@@ -130,16 +130,17 @@ async function dayLabels(client: Client, site: string, day: string): Promise<{ p
   return { paths: new Set(paths!.rows.map((r) => String(r.label)).filter((l) => !isToken(l))), values: byDimension };
 }
 
-/** The site's whole range of days: "shown on any day" looks at all of them. */
-async function siteRange(client: Client, site: string): Promise<{ from: string; to: string }> {
-  const rs = await client.execute({ sql: "SELECT min(day) AS a, max(day) AS b FROM rollup_site_day WHERE site_id = ?", args: [site] });
-  return { from: String(rs.rows[0]!.a), to: String(rs.rows[0]!.b) };
-}
-
 /** Paths the pages report shows on some day (a vitals row is shown only where its page is). */
 async function keepShownPaths(client: Client, site: string, paths: Set<string>, k: number, kept: Set<string>): Promise<void> {
   if (paths.size === 0) return;
-  const { from, to } = await siteRange(client, site);
+  // Only days where a path has k visitors can show it.
+  const range = await client.execute({
+    sql: "SELECT min(day) AS a, max(day) AS b FROM rollup_page_day WHERE site_id = ?1 AND visitors >= ?2 AND path IN (SELECT value FROM json_each(?3))",
+    args: [site, k, JSON.stringify([...paths])],
+  });
+  const from = range.rows[0]?.a;
+  if (from === null || from === undefined) return;
+  const to = String(range.rows[0]!.b);
   const rs = await client.execute({
     sql: `WITH ${PAGE_ATOMS_SQL} SELECT DISTINCT path FROM page_atoms WHERE visible = 1 AND path IN (SELECT value FROM json_each(?5))`,
     args: [k, site, from, to, JSON.stringify([...paths])],
