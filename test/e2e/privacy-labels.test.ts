@@ -45,7 +45,9 @@ async function visit(session: string, events: object[]): Promise<void> {
 async function stored(): Promise<string[]> {
   const db = f.database();
   const found: string[] = [];
-  const tables = await db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'");
+  const tables = await db.execute(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'",
+  );
   for (const t of tables.rows) {
     const columns = await db.execute(`SELECT name FROM pragma_table_info('${String(t.name)}') WHERE type = 'TEXT' OR type = ''`);
     for (const c of columns.rows) {
@@ -115,7 +117,9 @@ describe("labels of hidden rows", () => {
     const csv = await fetch(`${f.stack.url}/api/v1/breakdown?site=${site}&period=day&dimension=utm_content`, {
       headers: { authorization: `Bearer ${f.stack.adminKey}`, accept: "text/csv" },
     }).then((r) => r.text());
-    expect(csv.split("\r\n")[0]).toBe("site,from,to,timezone,value,other,visitors,visitors_qualifier,pageviews,pageviews_qualifier");
+    expect(csv.split("\r\n")[0]).toBe(
+      "site,from,to,timezone,value,other,visitors,visitors_qualifier,pageviews,pageviews_qualifier",
+    );
     expect(csv).toContain(",,true,,suppressed,,suppressed\r\n");
     // A page pattern only the hidden path matches reads as one nothing matches; so does a filter on the hidden value.
     const body = async (path: string) => (await f.admin("GET", path)).body;
@@ -133,7 +137,10 @@ describe("labels of hidden rows", () => {
     const campaigns = page.getByRole("table", { name: /^UTM content/ });
     await campaigns.getByText("Other values (fewer than 5 each)").waitFor();
     expect(await campaigns.locator("tr.other-row").count()).toBe(1);
-    await page.getByRole("table", { name: /^Exit pages/ }).getByText("Other values (fewer than 5 each)").waitFor();
+    await page
+      .getByRole("table", { name: /^Exit pages/ })
+      .getByText("Other values (fewer than 5 each)")
+      .waitFor();
     for (const label of LABELS) expect(await page.content(), label).not.toContain(label);
     await page.goto(`${f.stack.url}/dashboard/s/${site}/pages?period=day`);
     await page.getByText("Other pages (fewer than 5 each)").first().waitFor();

@@ -35,7 +35,13 @@ describe("label scrub", () => {
     // fewer than k, so the smallest shown page is the cover: /a, by label. Same for utm_content
     // (a-team and b-team tie; z-team hidden) and the vitals of /a, /b.
     const group = (prefix: string, path: string, content: string) =>
-      sessions(prefix, prefix === "z" ? 2 : 5).map((session) => ({ site: SITE, session, path, ts: at(DAY, 10), dims: { utm_content: content } }));
+      sessions(prefix, prefix === "z" ? 2 : 5).map((session) => ({
+        site: SITE,
+        session,
+        path,
+        ts: at(DAY, 10),
+        dims: { utm_content: content },
+      }));
     const events = [...group("a", "/a", "a-team"), ...group("b", "/b", "b-team"), ...group("z", "/z", "z-team")];
     await addEvents(db.client, events);
     await addVitals(
@@ -55,7 +61,9 @@ describe("label scrub", () => {
 
     expect(await scrubLabels(db.client as never, { k: 5, before: "2026-09-02" })).toEqual({ scrubbed: 4, more: false });
     expect(await read()).toEqual(before);
-    const labels = await db.client.execute("SELECT path AS label FROM rollup_page_day UNION ALL SELECT value FROM rollup_dimension_day");
+    const labels = await db.client.execute(
+      "SELECT path AS label FROM rollup_page_day UNION ALL SELECT value FROM rollup_dimension_day",
+    );
     const texts = labels.rows.map((r) => String(r.label));
     for (const gone of ["/a", "/z", "a-team", "z-team"]) expect(texts).not.toContain(gone);
     expect(texts).toEqual(expect.arrayContaining(["/b", "b-team"]));

@@ -59,7 +59,8 @@ interface Dataset {
 }
 
 /** Frequent values first: most sessions take them, so some cells reach k and some do not. */
-const skewed = (n: number) => fc.oneof({ arbitrary: fc.constant(0), weight: 6 }, { arbitrary: fc.integer({ min: 0, max: n - 1 }), weight: 4 });
+const skewed = (n: number) =>
+  fc.oneof({ arbitrary: fc.constant(0), weight: 6 }, { arbitrary: fc.integer({ min: 0, max: n - 1 }), weight: 4 });
 const sessionArb: fc.Arbitrary<Session> = fc.record({
   day: fc.integer({ min: 0, max: DATES.length - 1 }),
   paths: fc.array(skewed(PATHS.length), { minLength: 1, maxLength: 3 }),
@@ -97,7 +98,8 @@ async function load(client: Client, data: Dataset): Promise<void> {
     // A page goal converts once per session, at its first matching pageview (as the collector does).
     const first = goal ? s.paths.findIndex((p) => pathFilter(goal)(PATHS[p]!)) : -1;
     if (first >= 0) conversions.push({ site: SITE, goal: "page_goal", session, ts: ts(s.day, i, first) });
-    if (s.lcp !== null) vitals.push({ site: SITE, session, path: PATHS[s.paths[0]!]!, metric: "LCP", value: s.lcp, ts: ts(s.day, i, 0) });
+    if (s.lcp !== null)
+      vitals.push({ site: SITE, session, path: PATHS[s.paths[0]!]!, metric: "LCP", value: s.lcp, ts: ts(s.day, i, 0) });
   });
   await addEvents(client, events);
   await addConversions(client, conversions);
@@ -132,7 +134,9 @@ async function readPeriod(db: TestDb, from: string, to: string, goal: boolean): 
   const scope: ReportScope = { siteId: SITE, from, to, timeZone: "UTC", k: K, noise: true };
   const reading: Reading = { shown: new Set(), texts: [], all: [], byPattern: new Map(), byValue: new Map() };
   const note = (label: string | null, row: object) => {
-    const figures = Object.values(row).filter((v): v is { value: unknown } => typeof v === "object" && v !== null && "qualifier" in v);
+    const figures = Object.values(row).filter(
+      (v): v is { value: unknown } => typeof v === "object" && v !== null && "qualifier" in v,
+    );
     if (label !== null && figures.some((f) => f.value !== null)) reading.shown.add(label);
   };
   const take = (rows: object[], whole: unknown) => {
@@ -176,7 +180,9 @@ async function readPeriod(db: TestDb, from: string, to: string, goal: boolean): 
 /** Every text column of every table that holds one of `labels`: "table.column: label" for each found. */
 async function labelsStored(client: Client, labels: string[]): Promise<string[]> {
   if (labels.length === 0) return [];
-  const tables = await client.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'");
+  const tables = await client.execute(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'",
+  );
   const found: string[] = [];
   const list = JSON.stringify(labels);
   for (const t of tables.rows) {
@@ -211,7 +217,9 @@ describe("hidden labels", () => {
           before.push(reading);
           // L1: only labels shown in the period, in every output and format.
           const hidden = LABELS.filter((l) => !reading.shown.has(l));
-          for (const text of reading.texts) for (const label of hidden) expect(text.includes(label), `${from}..${to}: ${label} in ${text.slice(0, 300)}`).toBe(false);
+          for (const text of reading.texts)
+            for (const label of hidden)
+              expect(text.includes(label), `${from}..${to}: ${label} in ${text.slice(0, 300)}`).toBe(false);
           // A pattern matching only hidden paths reads as one matching nothing.
           for (const pattern of PATTERNS) {
             const matches = pathFilter(pattern);
@@ -233,12 +241,19 @@ describe("hidden labels", () => {
         // L3: retention 40 days on (an injected clock), run until it has nothing left to do.
         const now = Date.parse(`${DATES[DATES.length - 1]}T00:00:00Z`) + 40 * 86_400_000;
         for (let i = 0; i < 20; i++) if (!(await applyRetention(db.client as never, { now, days: 30, k: K })).more) break;
-        for (const [i, [from, to]] of PERIODS.entries()) expect((await readPeriod(db, from, to, goal)).all, `${from}..${to} after retention`).toEqual(before[i]!.all);
+        for (const [i, [from, to]] of PERIODS.entries())
+          expect((await readPeriod(db, from, to, goal)).all, `${from}..${to} after retention`).toEqual(before[i]!.all);
         const everShown = new Set(before.flatMap((r) => [...r.shown]));
         // Paths a page goal that converted matches are kept: its decisions read their text (label-scrub.ts).
-        const converted = goal && data.sessions.some((s) => s.paths.some((p) => pathFilter(PAGE_GOAL_PATTERNS[data.pageGoal!]!)(PATHS[p]!)));
+        const converted =
+          goal && data.sessions.some((s) => s.paths.some((p) => pathFilter(PAGE_GOAL_PATTERNS[data.pageGoal!]!)(PATHS[p]!)));
         const goalPath = (l: string) => converted && pathFilter(PAGE_GOAL_PATTERNS[data.pageGoal!]!)(l);
-        expect(await labelsStored(db.client, LABELS.filter((l) => !everShown.has(l) && !goalPath(l)))).toEqual([]);
+        expect(
+          await labelsStored(
+            db.client,
+            LABELS.filter((l) => !everShown.has(l) && !goalPath(l)),
+          ),
+        ).toEqual([]);
       }),
       { numRuns: Number(process.env.LABELS_RUNS ?? 15) },
     );

@@ -161,7 +161,10 @@ describe("pages", () => {
     expect(blog).toEqual({ rows: [other], totals: { pageviews: hidden } });
     expect(await pagesReport(db.reader, scope("2026-11-02"), "/nothing*")).toEqual(blog);
     const pricing = await pagesReport(db.reader, scope("2026-11-02"), "/pricing");
-    expect(pricing).toEqual({ rows: [{ path: "/pricing", other: false, visitors: x(8), pageviews: x(9) }, other], totals: { pageviews: est(9) } });
+    expect(pricing).toEqual({
+      rows: [{ path: "/pricing", other: false, visitors: x(8), pageviews: x(9) }, other],
+      totals: { pageviews: est(9) },
+    });
   });
 
   it("shows more at a smaller k", async () => {

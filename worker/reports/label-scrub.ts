@@ -43,7 +43,13 @@ export function labelToken(n: number): string {
 }
 
 /** The tables and columns that hold a day's labels: paths, then dimension values. */
-const PATH_TABLES = ["rollup_page_day", "rollup_page_day_units", "rollup_vital_day", "rollup_vital_day_units", "rollup_vital_histogram"];
+const PATH_TABLES = [
+  "rollup_page_day",
+  "rollup_page_day_units",
+  "rollup_vital_day",
+  "rollup_vital_day_units",
+  "rollup_vital_histogram",
+];
 const VALUE_TABLES = ["rollup_dimension_day", "rollup_goal_dimension_day"];
 
 const dayNumber = (day: string) => Math.round(Date.parse(`${day}T00:00:00Z`) / DAY_MS);
@@ -86,7 +92,9 @@ async function scrubDay(client: Client, site: string, day: string, k: number): P
   await keepShownPaths(client, site, labels.paths, k, kept);
   for (const [dimension, values] of labels.values) await keepShownValues(client, site, dimension, values, k, kept);
   await keepGoalPaths(client, site, day, labels.paths, kept);
-  const all = [...new Set([...labels.paths, ...[...labels.values.values()].flatMap((v) => [...v])])].filter((l) => !kept.has(l)).sort();
+  const all = [...new Set([...labels.paths, ...[...labels.values.values()].flatMap((v) => [...v])])]
+    .filter((l) => !kept.has(l))
+    .sort();
   const tokens = Object.fromEntries(all.map((label, i) => [label, labelToken(i)]));
   const map = JSON.stringify(tokens);
   const update = (table: string, column: string) => ({
@@ -95,9 +103,7 @@ async function scrubDay(client: Client, site: string, day: string, k: number): P
   });
   await client.batch(
     [
-      ...(all.length > 0
-        ? [...PATH_TABLES.map((t) => update(t, "path")), ...VALUE_TABLES.map((t) => update(t, "value"))]
-        : []),
+      ...(all.length > 0 ? [...PATH_TABLES.map((t) => update(t, "path")), ...VALUE_TABLES.map((t) => update(t, "value"))] : []),
       {
         sql: "INSERT INTO rollup_watermarks (source, last_id) VALUES (?1, ?2) ON CONFLICT (source) DO UPDATE SET last_id = max(last_id, excluded.last_id)",
         args: [`labels:${site}`, dayNumber(day)],
@@ -109,9 +115,15 @@ async function scrubDay(client: Client, site: string, day: string, k: number): P
 }
 
 /** The day's labels not yet tokens: paths, and values per dimension. */
-async function dayLabels(client: Client, site: string, day: string): Promise<{ paths: Set<string>; values: Map<Dimension, Set<string>> }> {
+async function dayLabels(
+  client: Client,
+  site: string,
+  day: string,
+): Promise<{ paths: Set<string>; values: Map<Dimension, Set<string>> }> {
   const pathSql = PATH_TABLES.map((t) => `SELECT path AS label FROM ${t} WHERE site_id = ?1 AND day = ?2`).join(" UNION ");
-  const valueSql = VALUE_TABLES.map((t) => `SELECT dimension, value AS label FROM ${t} WHERE site_id = ?1 AND day = ?2`).join(" UNION ");
+  const valueSql = VALUE_TABLES.map((t) => `SELECT dimension, value AS label FROM ${t} WHERE site_id = ?1 AND day = ?2`).join(
+    " UNION ",
+  );
   const [paths, values] = await client.batch(
     [
       { sql: pathSql, args: [site, day] },
