@@ -88,6 +88,7 @@ export async function apiFixture(env: NodeJS.ProcessEnv = {}): Promise<ApiFixtur
           [
             ...["events", "conversions", "vitals"].map((table) => ({ sql: `UPDATE ${table} SET ts = ts - ?`, args: [shift] })),
             { sql: "UPDATE sessions SET first_seen = first_seen - ?, last_seen = last_seen - ?", args: [shift, shift] },
+            { sql: "UPDATE site_beacons SET first_seen = first_seen - ?", args: [shift] },
             ...ROLLUP_TABLES.map((table) => `DELETE FROM ${table}`),
             "DELETE FROM rollup_watermarks",
             "DELETE FROM rollup_publication",

@@ -116,13 +116,14 @@ describe("GET /api/v1/pages", () => {
       period: { from: Y, to: Y, days: 1, timezone: "UTC" },
       published_through: Y,
       k: 5,
+      // /about, /docs/a and /docs/b are hidden: one `other` row, last, names none of them.
       rows: [
-        { path: "/", visitors: est(home.visitors), pageviews: est(home.pageviews) },
-        { path: "/pricing", visitors: est(pricing.visitors), pageviews: est(pricing.pageviews) },
-        { path: "/about", visitors: hidden, pageviews: hidden },
-        { path: "/docs/a", visitors: hidden, pageviews: hidden },
-        { path: "/docs/b", visitors: hidden, pageviews: hidden },
-      ].sort((a, b) => (b.visitors.value ?? -1) - (a.visitors.value ?? -1) || a.path.localeCompare(b.path)),
+        ...[
+          { path: "/", other: false, visitors: est(home.visitors), pageviews: est(home.pageviews) },
+          { path: "/pricing", other: false, visitors: est(pricing.visitors), pageviews: est(pricing.pageviews) },
+        ].sort((a, b) => b.visitors.value - a.visitors.value),
+        { path: null, other: true, visitors: hidden, pageviews: hidden },
+      ],
       totals: { pageviews: est(home.pageviews + pricing.pageviews) },
       next_cursor: null,
     });
@@ -148,20 +149,24 @@ describe("GET /api/v1/pages", () => {
       expect(walked).toEqual(all);
     }
     expect((await get(`/api/v1/pages?site=${site}&period=day&sort=path`)).body.rows.map((r: { path: string }) => r.path)).toEqual(
-      ["/", "/about", "/docs/a", "/docs/b", "/pricing"],
+      ["/", "/pricing", null],
+    );
+    // The `other` row is last in every order.
+    expect((await get(`/api/v1/pages?site=${site}&period=day&sort=path&order=desc`)).body.rows.map((r: { path: string }) => r.path)).toEqual(
+      ["/pricing", "/", null],
     );
   });
 
   it("sums visible days over a period, and filters pages", async () => {
+    // /docs/a and /docs/b are hidden on every day: never matched, only the `other` row (there whatever the pattern).
     const res = await get(`/api/v1/pages?site=${site}&from=${Y1}&to=${Y}&page=/docs/*`);
-    expect(res.body.rows).toEqual([
-      { path: "/docs/a", visitors: hidden, pageviews: hidden },
-      { path: "/docs/b", visitors: hidden, pageviews: hidden },
-    ]);
+    expect(res.body.rows).toEqual([{ path: null, other: true, visitors: hidden, pageviews: hidden }]);
+    expect((await get(`/api/v1/pages?site=${site}&from=${Y1}&to=${Y}&page=/nothing/*`)).body).toEqual(res.body);
     const home = await get(`/api/v1/pages?site=${site}&from=${Y1}&to=${Y}&page=/`);
     const [before, last] = [await pageShown("/", 7, 7, Y1), await pageShown("/", 20, 25)];
     expect(home.body.rows).toEqual([
-      { path: "/", visitors: est(before.visitors + last.visitors), pageviews: est(before.pageviews + last.pageviews) },
+      { path: "/", other: false, visitors: est(before.visitors + last.visitors), pageviews: est(before.pageviews + last.pageviews) },
+      { path: null, other: true, visitors: hidden, pageviews: hidden },
     ]);
   });
 
@@ -172,12 +177,10 @@ describe("GET /api/v1/pages", () => {
     const pricing = await pageShown("/pricing", 8, 8);
     expect(csv.text).toBe(
       [
-        "site,from,to,timezone,path,visitors,visitors_qualifier,pageviews,pageviews_qualifier",
-        `${site},${Y},${Y},UTC,/,${home.visitors},estimated,${home.pageviews},estimated`,
-        `${site},${Y},${Y},UTC,/about,,suppressed,,suppressed`,
-        `${site},${Y},${Y},UTC,/docs/a,,suppressed,,suppressed`,
-        `${site},${Y},${Y},UTC,/docs/b,,suppressed,,suppressed`,
-        `${site},${Y},${Y},UTC,/pricing,${pricing.visitors},estimated,${pricing.pageviews},estimated`,
+        "site,from,to,timezone,path,other,visitors,visitors_qualifier,pageviews,pageviews_qualifier",
+        `${site},${Y},${Y},UTC,/,false,${home.visitors},estimated,${home.pageviews},estimated`,
+        `${site},${Y},${Y},UTC,/pricing,false,${pricing.visitors},estimated,${pricing.pageviews},estimated`,
+        `${site},${Y},${Y},UTC,,true,,suppressed,,suppressed`,
         "",
       ].join("\r\n"),
     );
@@ -189,8 +192,8 @@ describe("GET /api/v1/pages", () => {
         .split("\n")
         .map((l) => JSON.parse(l)),
     ).toEqual([
-      { site, from: Y, to: Y, timezone: "UTC", path: "/", visitors: est(home.visitors), pageviews: est(home.pageviews) },
-      { site, from: Y, to: Y, timezone: "UTC", path: "/about", visitors: hidden, pageviews: hidden },
+      { site, from: Y, to: Y, timezone: "UTC", path: "/", other: false, visitors: est(home.visitors), pageviews: est(home.pageviews) },
+      { site, from: Y, to: Y, timezone: "UTC", path: "/pricing", other: false, visitors: est(pricing.visitors), pageviews: est(pricing.pageviews) },
     ]);
     // The next page is in a Link header, since NDJSON has no body field for it.
     const link = /^<([^>]+)>; rel="next"$/.exec(nd.headers.get("link") ?? "")?.[1];
@@ -201,7 +204,7 @@ describe("GET /api/v1/pages", () => {
         .trimEnd()
         .split("\n")
         .map((l) => JSON.parse(l).path),
-    ).toEqual(["/docs/a", "/docs/b"]);
+    ).toEqual([null]);
   });
 });
 
@@ -408,11 +411,10 @@ describe("GET /api/v1/breakdown", () => {
       k: 5,
       dimension: "country",
       rows: [
-        { value: "DE", visitors: est(de), pageviews: est(dePageviews), converting_sessions: est(converting), conversions: est(conversions), rate: ratio(est(converting) as Figure, est(de) as Figure) },
-        // Suppressed rows sort last, by value (none first).
-        { value: null, ...none },
-        { value: "FR", ...none },
-        { value: "US", ...none },
+        { value: "DE", other: false, visitors: est(de), pageviews: est(dePageviews), converting_sessions: est(converting), conversions: est(conversions), rate: ratio(est(converting) as Figure, est(de) as Figure) },
+        // Suppressed rows sort last (none first); FR and US are one `other` row, last.
+        { value: null, other: false, ...none },
+        { value: null, other: true, ...none },
       ],
       totals: { visitors: est(de), pageviews: est(dePageviews), converting_sessions: est(converting), conversions: est(conversions) },
       next_cursor: null,
@@ -423,9 +425,9 @@ describe("GET /api/v1/breakdown", () => {
     const res = await get(`/api/v1/breakdown?site=${site}&period=day&dimension=device&sort=value`, { accept: "text/csv" });
     expect(res.status, res.text).toBe(200);
     const [header, ...lines] = res.text.trim().split("\r\n");
-    expect(header).toBe("site,from,to,timezone,value,visitors,visitors_qualifier,pageviews,pageviews_qualifier");
-    // 17 desktop sessions; the 3 without one are hidden, and so, as their cover, is desktop.
-    expect(lines).toEqual([`${site},${Y},${Y},UTC,desktop,,suppressed,,suppressed`, `${site},${Y},${Y},UTC,,,suppressed,,suppressed`]);
+    expect(header).toBe("site,from,to,timezone,value,other,visitors,visitors_qualifier,pageviews,pageviews_qualifier");
+    // 17 desktop sessions; the 3 without one are hidden, and so, as their cover, is desktop: not named.
+    expect(lines).toEqual([`${site},${Y},${Y},UTC,,false,,suppressed,,suppressed`, `${site},${Y},${Y},UTC,,true,,suppressed,,suppressed`]);
   });
 });
 
@@ -460,19 +462,16 @@ describe("the nightly pull (examples/nightly-pull.sh)", () => {
     const out = mkdtempSync(join(tmpdir(), "wren-warehouse-"));
     const env = { ...process.env, WREN_URL: f.stack.url, WREN_KEY: nightly.key, SITE_ID: site, OUT_DIR: out };
     const { stdout } = await run("bash", [join(ROOT, "examples", "nightly-pull.sh")], { env });
-    expect(stdout).toBe(`pages: 5 rows → ${out}/pages-${Y}.ndjson\nvitals: 2 rows → ${out}/vitals-${Y}.ndjson\n`);
+    expect(stdout).toBe(`pages: 3 rows → ${out}/pages-${Y}.ndjson\nvitals: 2 rows → ${out}/vitals-${Y}.ndjson\n`);
     const lines = (name: string) =>
       readFileSync(join(out, `${name}-${Y}.ndjson`), "utf8")
         .trimEnd()
         .split("\n")
         .map((l) => JSON.parse(l));
     const home = await pageShown("/", 20, 25);
-    expect(lines("pages")[0]).toEqual({ site, from: Y, to: Y, timezone: "UTC", path: "/", visitors: est(home.visitors), pageviews: est(home.pageviews) });
-    expect(
-      lines("pages")
-        .slice(2)
-        .map((r: { visitors: unknown }) => r.visitors),
-    ).toEqual([hidden, hidden, hidden]);
+    expect(lines("pages")[0]).toEqual({ site, from: Y, to: Y, timezone: "UTC", path: "/", other: false, visitors: est(home.visitors), pageviews: est(home.pageviews) });
+    // The three hidden pages: one `other` line.
+    expect(lines("pages").slice(2)).toEqual([{ site, from: Y, to: Y, timezone: "UTC", path: null, other: true, visitors: hidden, pageviews: hidden }]);
     expect(lines("vitals").map((r: { path: string; metric: string }) => `${r.metric} ${r.path}`)).toEqual([
       "LCP /",
       "INP /pricing",
@@ -542,6 +541,7 @@ describe("the report cache", () => {
     const six = [
       {
         path: "/",
+        other: false,
         visitors: est(await shown(db, "rollup_page_day", cell, 6, "units")),
         pageviews: est(await shown(db, "rollup_page_day", cell, 6, { eventsOf: 6 })),
       },

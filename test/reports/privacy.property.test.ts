@@ -699,8 +699,8 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
     const p = pub.get(`${a}-${b}`)!;
     const days = range(a, b);
     let totalCells: string[] = [];
-    for (const r of p.pages.rows) {
-      const path = PATHS.indexOf(r.path);
+    for (const r of p.pages.rows.filter((r) => !r.other)) {
+      const path = PATHS.indexOf(r.path!);
       const cells = days.filter((d) => row(d, path) && visible(row(d, path)!.pageviews)).flatMap((d) => pvDayPath(d, path));
       fact("pv", cells, r.pageviews, `pages ${a}-${b} ${r.path}`);
       if (visible(r.pageviews)) totalCells = totalCells.concat(cells);
@@ -750,10 +750,10 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
     }
     fact("conv", convTotal, p.conversions.totals.conversions, `conversions ${a}-${b} total`);
     // A2 over periods: visitors of the period vs each page's (nested day by day).
-    for (const r of p.pages.rows) {
+    for (const r of p.pages.rows.filter((r) => !r.other)) {
       // Nested only where every day that adds to the page adds to the visitors too: a day hidden
       // beside its hours (closingHours) may still show its pages.
-      const path = PATHS.indexOf(r.path);
+      const path = PATHS.indexOf(r.path!);
       const nested = days.every(
         (d) => !row(d, path) || !visible(row(d, path)!.visitors) || visible(day(d).daily.points[0]!.visitors),
       );
@@ -916,8 +916,8 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
   for (let d = 0; d < DATES.length; d++) {
     const v = day(d).daily.points[0]!.visitors;
     if (visible(v) && v.value! > 0) f.direct.push({ units: t.daySessions[d]!.size, what: `site-day ${d}` });
-    for (const r of day(d).pages.rows) {
-      const p = PATHS.indexOf(r.path);
+    for (const r of day(d).pages.rows.filter((r) => !r.other)) {
+      const p = PATHS.indexOf(r.path!);
       if (!visible(r.visitors)) continue;
       f.direct.push({ units: t.pageSessions[d]![p]!.size, what: `page ${r.path} day ${d}` });
       f.consistency.push({
@@ -1249,7 +1249,8 @@ function pageGroups(
   day: Pick<Published, "pages" | "daily" | "conversions">,
 ): Pick<Findings, "groups" | "consistency"> {
   const out: Pick<Findings, "groups" | "consistency"> = { groups: [], consistency: [] };
-  const present = day.pages.rows.map((r) => PATHS.indexOf(r.path));
+  // The pages with data that day: told to the attacker (the pages report names only shown ones now).
+  const present = PATHS.flatMap((_, p) => (t.pageSessions[d]![p]!.size > 0 ? [p] : []));
   const size = 1 << present.length;
   const classOf = (mask: number) => present.reduce((c, p, i) => (mask & (1 << p) ? c | (1 << i) : c), 0);
   const counts = new Array<number>(size).fill(0);
@@ -1263,8 +1264,8 @@ function pageGroups(
     out.consistency.push({ published: figure.value, expected: of.reduce((n, c) => n + counts[c]!, 0), what });
   };
   sessionsFact(classes, day.daily.points[0]!.visitors, `day ${d} visitors, by pages viewed`);
-  for (const r of day.pages.rows)
-    sessionsFact(meeting([PATHS.indexOf(r.path)]), r.visitors, `day ${d} ${r.path} visitors, by pages viewed`);
+  for (const r of day.pages.rows.filter((r) => !r.other))
+    sessionsFact(meeting([PATHS.indexOf(r.path!)]), r.visitors, `day ${d} ${r.path} visitors, by pages viewed`);
   data.pageGoals.forEach((pattern, i) => {
     const r = day.conversions.rows.find((row) => row.goal.id === `page_${i}`)!;
     const paths = PATHS.flatMap((path, p) => (patternMatches(pattern, path) ? [p] : []));
@@ -1426,7 +1427,7 @@ describe("the k-anonymity filter under attack, breakdowns", () => {
         const scope = { siteId: SITE, from: date, to: date, timeZone: "UTC", k };
         const { facts, shownSmall, fact } = classFacts(counts, k);
         fact(() => true, (await timeseriesReport(c, scope, "day")).points[0]!.visitors, "the day's visitors");
-        for (const r of (await pagesReport(c, scope)).rows) fact((i) => classes[i]!.journey.paths.includes(r.path), r.visitors, `${r.path} visitors`);
+        for (const r of (await pagesReport(c, scope)).rows.filter((r) => !r.other)) fact((i) => classes[i]!.journey.paths.includes(r.path!), r.visitors, `${r.path} visitors`);
         for (const r of (await breakdownReport(c, scope, "country")).rows)
           fact((i) => classes[i]!.country === r.value, r.visitors, `country ${r.value} visitors`);
         for (const r of (await breakdownReport(c, scope, "entry_page")).rows)
@@ -1620,9 +1621,9 @@ async function pageFacts(client: Client, zone: string, models: TimedView[][], k:
   const reader = readOnly(client as never);
   for (const date of DATES) {
     const pages = await pagesReport(reader, { siteId: SITE, from: date, to: date, timeZone: zone, k });
-    for (const row of pages.rows) {
+    for (const row of pages.rows.filter((r) => !r.other)) {
       if (row.pageviews.value === null) continue;
-      const path = PATHS.indexOf(row.path);
+      const path = PATHS.indexOf(row.path!);
       const cellsOf = (rows: TimedView[]) =>
         rows
           .filter(

@@ -122,55 +122,59 @@ afterAll(() => db?.close());
 
 describe("pages", () => {
   it("hides a page whose complement in the day is a small group, and small pages", async () => {
+    // The hidden pages are one `other` row, which names none of them (hidden-rows.ts).
     expect(await pagesReport(db.reader, scope("2026-11-02"))).toEqual({
-      rows: expect.arrayContaining([
-        { path: "/", visitors: hidden, pageviews: hidden },
-        { path: "/pricing", visitors: x(8), pageviews: x(9) },
-        { path: "/blog/a", visitors: hidden, pageviews: hidden },
-        { path: "/blog/b", visitors: hidden, pageviews: hidden },
-      ]),
+      rows: [
+        { path: "/pricing", other: false, visitors: x(8), pageviews: x(9) },
+        { path: null, other: true, visitors: hidden, pageviews: hidden },
+      ],
       totals: { pageviews: est(9) },
     });
   });
 
   it("hides the smallest visible page too when the hidden pages hold fewer than k sessions", async () => {
     const report = await pagesReport(db.reader, scope("2026-11-03"));
-    expect(report.rows).toHaveLength(3);
-    expect(report.rows).toEqual(
-      expect.arrayContaining([
-        { path: "/", visitors: x(12), pageviews: x(12) },
-        { path: "/x", visitors: hidden, pageviews: hidden },
-        { path: "/y", visitors: hidden, pageviews: hidden },
-      ]),
-    );
+    expect(report.rows).toEqual([
+      { path: "/", other: false, visitors: x(12), pageviews: x(12) },
+      { path: null, other: true, visitors: hidden, pageviews: hidden },
+    ]);
   });
 
   it("adds up visible days only: estimated when a day was hidden or visitors span days", async () => {
     const report = await pagesReport(db.reader, scope("2026-11-02", "2026-11-05"));
     const byPath = Object.fromEntries(report.rows.map((r) => [r.path, r]));
     // "/": hidden on the 2nd, 12 on the 3rd, 5 on the 4th, 14 on the 5th.
-    expect(byPath["/"]).toEqual({ path: "/", visitors: est(31), pageviews: est(31) });
-    expect(byPath["/pricing"]).toEqual({ path: "/pricing", visitors: x(8), pageviews: x(9) });
-    expect(byPath["/y"]).toEqual({ path: "/y", visitors: hidden, pageviews: hidden });
+    expect(byPath["/"]).toEqual({ path: "/", other: false, visitors: est(31), pageviews: est(31) });
+    expect(byPath["/pricing"]).toEqual({ path: "/pricing", other: false, visitors: x(8), pageviews: x(9) });
+    // "/y" is hidden on every day: not listed, only the `other` row.
+    expect(byPath["/y"]).toBeUndefined();
+    expect(report.rows.at(-1)).toEqual({ path: null, other: true, visitors: hidden, pageviews: hidden });
     expect(report.totals).toEqual({ pageviews: est(40) });
   });
 
   it("filters by path or pattern after the privacy filter has seen every page of the day", async () => {
+    // Hidden pages are never matched: a pattern reads the same whether a hidden path matches it
+    // or not (/blog/* matches two hidden pages, /nothing* none), and the `other` row is there
+    // whatever the pattern, as is the mark that the total misses hidden pages.
+    const other = { path: null, other: true, visitors: hidden, pageviews: hidden };
     const blog = await pagesReport(db.reader, scope("2026-11-02"), "/blog/*");
-    expect(blog.rows.map((r) => r.path).sort()).toEqual(["/blog/a", "/blog/b"]);
-    expect(blog.totals).toEqual({ pageviews: hidden });
+    expect(blog).toEqual({ rows: [other], totals: { pageviews: hidden } });
+    expect(await pagesReport(db.reader, scope("2026-11-02"), "/nothing*")).toEqual(blog);
     const pricing = await pagesReport(db.reader, scope("2026-11-02"), "/pricing");
-    expect(pricing).toEqual({ rows: [{ path: "/pricing", visitors: x(8), pageviews: x(9) }], totals: { pageviews: x(9) } });
+    expect(pricing).toEqual({
+      rows: [{ path: "/pricing", other: false, visitors: x(8), pageviews: x(9) }, other],
+      totals: { pageviews: est(9) },
+    });
   });
 
   it("shows more at a smaller k", async () => {
     // At k = 2, every page of 2026-11-02 holds 2 or more sessions and no complement is 1.
     const report = await pagesReport(db.reader, scope("2026-11-02", "2026-11-02", 2));
-    expect(report.rows.sort((a, b) => a.path.localeCompare(b.path))).toEqual([
-      { path: "/", visitors: x(16), pageviews: x(16) },
-      { path: "/blog/a", visitors: x(3), pageviews: x(3) },
-      { path: "/blog/b", visitors: x(2), pageviews: x(2) },
-      { path: "/pricing", visitors: x(8), pageviews: x(9) },
+    expect(report.rows.sort((a, b) => a.path!.localeCompare(b.path!))).toEqual([
+      { path: "/", other: false, visitors: x(16), pageviews: x(16) },
+      { path: "/blog/a", other: false, visitors: x(3), pageviews: x(3) },
+      { path: "/blog/b", other: false, visitors: x(2), pageviews: x(2) },
+      { path: "/pricing", other: false, visitors: x(8), pageviews: x(9) },
     ]);
     expect(report.totals).toEqual({ pageviews: x(30) });
   });
@@ -285,10 +289,10 @@ describe("page goals", () => {
     await catchUp(c as never);
     const scope = { siteId: site, from: day, to: day, timeZone: "UTC", k: 5 };
     const pages = await pagesReport(db.reader, scope);
+    // /sale and /secret are hidden: one `other` row (key "null") names neither.
     expect(Object.fromEntries(pages.rows.map((r) => [r.path, r.visitors]))).toEqual({
       "/home": x(10),
-      "/sale": hidden,
-      "/secret": hidden,
+      null: hidden,
     });
     // /sale alone is one page-day of 6: shown. /s* (7) − /sale (6) would be the 1 session on /secret.
     const conversions = await conversionsReport(db.reader, scope);
@@ -335,6 +339,7 @@ describe("vitals", () => {
     expect(Math.abs(lcp.p75.value! - 5000) / 5000).toBeLessThan(0.06);
     expect(lcp).toEqual({
       path: "/",
+      other: false,
       metric: "LCP",
       unit: "ms",
       p75: est(lcp.p75.value!),
@@ -345,9 +350,11 @@ describe("vitals", () => {
       poor: est(0.4167),
       samples: x(12),
     });
-    // "/x" is hidden on that day (the cover), so its vitals are too.
-    expect(rows.find((r) => r.path === "/x")).toEqual({
-      path: "/x",
+    // "/x" is hidden on that day (the cover), so its vitals are too: not listed, only as CLS's `other` row.
+    expect(rows.find((r) => r.path === "/x")).toBeUndefined();
+    expect(rows.at(-1)).toEqual({
+      path: null,
+      other: true,
       metric: "CLS",
       unit: "score",
       p75: hidden,
@@ -373,7 +380,11 @@ describe("vitals", () => {
   });
 
   it("filters by metric and page", async () => {
-    expect(await vitalsReport(db.reader, scope("2026-11-03"), { metric: "CLS", page: "/" })).toEqual([]);
-    expect((await vitalsReport(db.reader, scope("2026-11-03"), { page: "/x*" })).map((r) => r.path)).toEqual(["/x"]);
+    // "/" has no CLS and "/x" is hidden: never matched; CLS's `other` row is there whatever the pattern.
+    const cls = await vitalsReport(db.reader, scope("2026-11-03"), { metric: "CLS", page: "/" });
+    expect(cls.map((r) => [r.path, r.metric, r.other])).toEqual([[null, "CLS", true]]);
+    expect(await vitalsReport(db.reader, scope("2026-11-03"), { page: "/x*" })).toEqual(cls);
+    expect(await vitalsReport(db.reader, scope("2026-11-03"), { page: "/nothing" })).toEqual(cls);
+    expect(await vitalsReport(db.reader, scope("2026-11-03"), { metric: "LCP", page: "/x*" })).toEqual([]);
   });
 });

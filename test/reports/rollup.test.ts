@@ -259,7 +259,7 @@ describe("time zones", () => {
     // 20:00 UTC is 05:00 the next day in Tokyo.
     expect((await pagesReport(db.reader, scope("2026-11-02", "Asia/Tokyo"))).rows).toEqual([]);
     expect((await pagesReport(db.reader, scope("2026-11-03", "Asia/Tokyo"))).rows).toEqual([
-      { path: "/", visitors: { value: 1, qualifier: "exact" }, pageviews: { value: 1, qualifier: "exact" } },
+      { path: "/", other: false, visitors: { value: 1, qualifier: "exact" }, pageviews: { value: 1, qualifier: "exact" } },
     ]);
     // Later rows fold in the new zone too.
     await addEvents(db.client, [{ site: "site_move", session: "b", path: "/", ts: Date.parse("2026-11-02T20:30:00Z") }]);

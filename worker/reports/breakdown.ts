@@ -17,6 +17,7 @@ import type { ReadOnlyDatabase } from "../lib/read-only";
 import { loadDayAtoms, shownCell, type DayAtoms } from "./atoms";
 import { perturbedFigure, ratio, type Figure } from "./figures";
 import type { Dimension } from "./dimensions";
+import { splitHidden, suppressedLike } from "./hidden-rows";
 import {
   additiveFigure,
   addToTally,
@@ -32,8 +33,10 @@ import {
 import type { ReportScope } from "./scope";
 
 export interface BreakdownRow {
-  /** The dimension's value; null for visitors without one. */
+  /** The dimension's value; null for visitors without one, and in the `other` row. */
   value: string | null;
+  /** The one row standing for every value hidden over the period (hidden-rows.ts): no label, no count. */
+  other: boolean;
   visitors: Figure;
   pageviews: Figure;
   /** With a goal: its converting sessions and conversions among these visitors, and the rate. */
@@ -340,6 +343,7 @@ export async function breakdownReport(
     conversions = sumTallies(conversions, t.conversions);
     const row: BreakdownRow = {
       value: key === NONE ? null : key,
+      other: false,
       visitors: perturbedFigure(distinctFigure(t.visitors), scope.noise),
       pageviews: perturbedFigure(additiveFigure(t.pageviews), scope.noise),
     };
@@ -358,7 +362,10 @@ export async function breakdownReport(
     totals.converting_sessions = perturbedFigure(distinctFigure(converting), scope.noise);
     totals.conversions = perturbedFigure(additiveFigure(conversions), scope.noise);
   }
-  return { rows, totals };
+  // Values hidden over the whole period are listed as one `other` row; the null value names no one.
+  const { shown, hidden } = splitHidden(rows, (r) => r.value === null);
+  if (hidden.length > 0) shown.push({ ...suppressedLike(hidden[0]!), value: null, other: true });
+  return { rows: shown, totals };
 }
 
 /** Tallies of rows added up: the totals are sums of the visible cells, never an independent figure. */

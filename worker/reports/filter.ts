@@ -41,10 +41,12 @@ export async function filteredAtoms(
   const siteDays = new Map<string, SiteDayAtom>();
   const goalDays = new Map<string, Map<string, GoalDayAtom>>(atoms.goals.map((g) => [g.id, new Map()]));
   for (const [day, decided] of days) {
-    const small = ownUnits.get(day);
-    if (!decided.values.has(filter.value) && small !== undefined) {
-      // Hidden, and so are its goals' cells: data, but none of it shown.
-      siteDays.set(day, { units: small, pageviews: 0, keySum: 0, visible: false, shown: { units: 0, pageviews: 0 } });
+    if (!decided.values.has(filter.value)) {
+      // Fewer than k visitors, or none: the day reads suppressed either way, goals too, so a
+      // filter cannot tell a hidden value from one nobody had (docs/reports.md, "Hidden rows
+      // and labels"). The site-day has data (dimensionDays lists no empty day).
+      const units = ownUnits.get(day) ?? 1;
+      siteDays.set(day, { units, pageviews: 0, keySum: 0, visible: false, shown: { units: 0, pageviews: 0 } });
       for (const goal of goalDays.values())
         goal.set(day, { units: 1, conversions: 0, keySum: 0, visible: false, shown: { units: 0, conversions: 0 } });
       continue;

@@ -4,14 +4,17 @@
  * the page filter picks rows), with the total of the visible rows.
  */
 import type { ReadOnlyDatabase } from "../lib/read-only";
-import { perturbedFigure, type Figure } from "./figures";
+import { perturbedFigure, SUPPRESSED, type Figure } from "./figures";
 import { shownEventsSql, shownUnitsSql } from "./noise";
 import { pathFilter } from "./pattern";
 import { additiveFigure, distinctFigure, PAGE_ATOMS_SQL, type AtomTally } from "./privacy";
 import type { ReportScope } from "./scope";
 
 export interface PageRow {
-  path: string;
+  /** The path; null in the `other` row. */
+  path: string | null;
+  /** The one row standing for every path hidden over the period (hidden-rows.ts): no label, no count. */
+  other: boolean;
   visitors: Figure;
   pageviews: Figure;
 }
@@ -44,20 +47,33 @@ export async function pagesReport(db: ReadOnlyDatabase, scope: ReportScope, page
   const keep = page === undefined ? () => true : pathFilter(page);
   const rows: PageRow[] = [];
   const total: AtomTally = { sum: 0, visible: 0, hidden: 0 };
+  let anyHidden = false;
   for (const r of rs.rows) {
     const path = String(r.path);
-    if (!keep(path)) continue;
     const visible = Number(r.visible_days);
     const hidden = Number(r.hidden_days);
+    // A path hidden on every day of the period is never listed, and never matched by the
+    // filter: whether one exists must not depend on the pattern asked (hidden-rows.ts).
+    if (visible === 0) {
+      anyHidden = true;
+      continue;
+    }
+    if (!keep(path)) continue;
     const pageviews: AtomTally = { sum: Number(r.pageviews), visible, hidden };
     rows.push({
       path,
+      other: false,
       visitors: perturbedFigure(distinctFigure({ sum: Number(r.visitors), visible, hidden }), scope.noise),
       pageviews: perturbedFigure(additiveFigure(pageviews), scope.noise),
     });
     total.sum += pageviews.sum;
     total.visible += visible;
     total.hidden += hidden;
+  }
+  if (anyHidden) {
+    rows.push({ path: null, other: true, visitors: SUPPRESSED, pageviews: SUPPRESSED });
+    // The hidden paths' pageviews are missing from the total whichever rows the filter picked.
+    total.hidden += 1;
   }
   return { rows, totals: { pageviews: perturbedFigure(additiveFigure(total), scope.noise) } };
 }

@@ -19,6 +19,7 @@ import { heartbeatStatements } from "../lib/instances";
 import { PUBLISHER_LEASE, takeLease } from "../lib/lease";
 import { BACKGROUND_DEADLINE_MS } from "../lib/libsql";
 import { behindAfterMs, publishIntervalMs, publishOnce, type PublisherEnv } from "./publisher";
+import { kAnonymity } from "./privacy";
 import { retentionDays } from "./retention";
 
 /** The lease outlives a few runs, so a live holder keeps it; a dead one's runs out in this long. */
@@ -56,6 +57,7 @@ export class Publisher extends DurableObject<PublisherEnv> {
       const run = await publishOnce(client, {
         now: Date.now,
         retentionDays: retentionDays(this.env.WREN_RAW_RETENTION_DAYS),
+        k: kAnonymity(this.env.WREN_K_ANONYMITY),
       });
       if (run.behind) {
         next = Date.now();

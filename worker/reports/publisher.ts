@@ -30,6 +30,8 @@ export interface PublisherOptions {
   maxRowsPerRun?: number;
   /** Applies retention (retention.ts) for this many days after publishing; none when absent. */
   retentionDays?: number;
+  /** The privacy filter's k, for retention's label scrub (default DEFAULT_K). */
+  k?: number;
 }
 
 export interface PublishRun {
@@ -56,7 +58,7 @@ export async function publishOnce(client: Client, options: PublisherOptions): Pr
   const throughMs = cut - (options.graceMs ?? PUBLISH_GRACE_MS);
   await client.batch([publishStatement(throughMs, options.now())], "write");
   if (options.retentionDays === undefined) return { folded, throughMs, behind: false };
-  const retention = await applyRetention(client, { now: options.now(), days: options.retentionDays });
+  const retention = await applyRetention(client, { now: options.now(), days: options.retentionDays, k: options.k });
   return { folded, throughMs, behind: false, retention };
 }
 

@@ -25,6 +25,11 @@
  *   newest: the collector deletes them when it next needs a salt, and this catches the case
  *   where no beacon comes, within one run of the salt's 48 hours.
  *
+ * - The page of each origin's first beacon (site_beacons.path, the wizard's "Verified on /pricing"),
+ *   once it is older than the period: a path nobody else saw must not outlive the raw rows.
+ * - Labels of rollup cells never shown (label-scrub.ts), for local days before `daysBefore`:
+ *   replaced by opaque tokens that keep every decision of the day as it was.
+ *
  * Kept: every rollup cell (counts, key sums, vitals histograms), for as long as the site exists.
  *
  * The publisher runs this after every publication (publisher.ts). One read finds what has work,
@@ -35,6 +40,8 @@ import type { Client, InStatement, InValue } from "@libsql/client/web";
 import { SALT_PERIOD_MS } from "../collector/salts";
 import { EVENT_WINDOW_MS } from "../collector/window";
 import { HttpProblem } from "../lib/problem";
+import { scrubLabels } from "./label-scrub";
+import { DEFAULT_K } from "./privacy";
 import { addDays } from "./timezone";
 
 export const DEFAULT_RETENTION_DAYS = 30;
@@ -51,6 +58,8 @@ export const HOOK_RECEIPT_MS = 2 * DAY_MS;
 export interface RetentionEnv {
   /** Days raw rows and per-session rows are kept (2–36500, default 30). */
   WREN_RAW_RETENTION_DAYS?: string | null;
+  /** The k of the privacy filter: which labels were shown, so which are kept (label-scrub.ts). */
+  WREN_K_ANONYMITY?: string | null;
 }
 
 /**
@@ -128,6 +137,8 @@ export interface RetentionOptions {
   /** The instant retention judges by (injectable for tests). */
   now: number;
   days: number;
+  /** The k of the privacy filter: which labels were shown (label-scrub.ts). Default DEFAULT_K. */
+  k?: number;
   batchRows?: number;
 }
 
@@ -138,6 +149,8 @@ export interface RetentionRun {
   deleted: Record<string, number>;
   /** True when some statement hit `batchRows`: more is waiting for the next run. */
   more: boolean;
+  /** Never-shown labels replaced by tokens (label-scrub.ts); absent when none. */
+  labelsScrubbed?: number;
 }
 
 /** One bounded step: `probe` (a SELECT) says whether `statement` has anything to do. */
@@ -191,11 +204,20 @@ function tasks(horizon: RetentionHorizon, limit: number): Task[] {
   for (const source of ["events", "conversions", "vitals"])
     remove(source, "ts < ?", horizon.rawBefore, `id <= ${folded(source)}`);
   remove("sessions", "last_seen < ?", horizon.rawBefore);
-  for (const table of ["rollup_site_day_units", "rollup_page_day_units", "rollup_goal_day_units", "rollup_vital_day_units", "rollup_session_day"]) {
+  // rollup_dimension_scratch: a fold's copy of the session-days it touched (their labels), read
+  // only inside that fold; what the last fold left stays until the next one empties it.
+  const perSessionDay = ["rollup_site_day_units", "rollup_page_day_units", "rollup_goal_day_units", "rollup_vital_day_units", "rollup_session_day", "rollup_dimension_scratch"];
+  for (const table of perSessionDay) {
     remove(table, "day < ?", horizon.daysBefore);
   }
   for (const table of ["rollup_site_hour_units", "rollup_goal_hour_units"]) remove(table, "hour < ?", horizon.hoursBefore);
   remove("rollup_session_goals", "first_ts < ?", horizon.firstsBefore);
+  list.push({
+    table: "site_beacons.path",
+    probe: "SELECT 1 FROM site_beacons WHERE path IS NOT NULL AND first_seen < ? LIMIT 1",
+    statement: `UPDATE site_beacons SET path = NULL WHERE rowid IN (SELECT rowid FROM site_beacons WHERE path IS NOT NULL AND first_seen < ? LIMIT ${limit})`,
+    args: [horizon.rawBefore],
+  });
   return list;
 }
 
@@ -217,7 +239,11 @@ export async function applyRetention(client: Client, options: RetentionOptions):
     const { rowsAffected } = await client.execute({ sql: task.statement, args: task.args });
     if (rowsAffected >= limit) run.more = true;
     if (task.table === "conversions.event_key") run.keysDropped += rowsAffected;
+    else if (task.table === "site_beacons.path") continue;
     else if (rowsAffected > 0) run.deleted[task.table] = rowsAffected;
   }
+  const labels = await scrubLabels(client, { k: options.k ?? DEFAULT_K, before: retentionHorizon(options.now, options.days).daysBefore });
+  if (labels.more) run.more = true;
+  if (labels.scrubbed > 0) run.labelsScrubbed = labels.scrubbed;
   return run;
 }

@@ -260,6 +260,11 @@ const meta = {
 };
 
 const goalRef = z.object({ id: z.string(), name: z.string(), kind: z.string() });
+/** hidden-rows.ts: the one row standing for every label hidden over the period. */
+const otherFlag = (labels: string) =>
+  z.boolean().meta({
+    description: `True in the one row that stands for every ${labels} hidden over the whole period ("other values, fewer than k each"): it names none of them, carries no count and comes last in every order. False in every other row.`,
+  });
 const nextCursor = z.string().nullable().meta({ description: "Pass as `cursor` for the next page; null on the last page." });
 
 export const pagesResponse = z
@@ -267,7 +272,8 @@ export const pagesResponse = z
     ...meta,
     rows: z.array(
       z.object({
-        path: z.string(),
+        path: z.string().nullable().meta({ description: "The path; null only in the `other` row." }),
+        other: otherFlag("path"),
         visitors: figureSchema.meta({
           description: "Distinct sessions that viewed the path, added up per day (estimated over several days).",
         }),
@@ -284,7 +290,8 @@ export const vitalsResponse = z
     ...meta,
     rows: z.array(
       z.object({
-        path: z.string(),
+        path: z.string().nullable().meta({ description: "The path; null only in a metric's `other` row." }),
+        other: otherFlag("path of this metric"),
         metric: z.enum(VITAL_METRICS),
         unit: z.enum(["ms", "score"]).meta({ description: "`ms` for LCP, INP, FCP, TTFB; `score` for CLS." }),
         p75: figureSchema.meta({ description: "75th percentile, estimated from a log-spaced histogram (±6 %)." }),
@@ -345,7 +352,11 @@ export const breakdownResponse = z
     dimension: z.enum(DIMENSIONS),
     rows: z.array(
       z.object({
-        value: z.string().nullable().meta({ description: "The dimension's value; null for visitors without one (no UTM, unknown country, data from before dimensions)." }),
+        value: z.string().nullable().meta({
+          description:
+            "The dimension's value; null for visitors without one (no UTM, unknown country, data from before dimensions), and in the `other` row.",
+        }),
+        other: otherFlag("value"),
         visitors: figureSchema.meta({ description: "Distinct sessions with this value (per day, added up)." }),
         pageviews: figureSchema.meta({ description: "Their pageviews that day (all of them, not only the entry or exit page's)." }),
         converting_sessions: figureSchema.optional().meta({ description: "With `goal`: those of them that converted on it." }),

@@ -18,7 +18,10 @@ import { additiveFigure, PAGE_ATOMS_SQL, pageAtomVisibleSql, ratingGroupsSql, ty
 import type { ReportScope } from "./scope";
 
 export interface VitalsRow {
-  path: string;
+  /** The path; null in a metric's `other` row. */
+  path: string | null;
+  /** The one row per metric standing for every path hidden over the period (hidden-rows.ts). */
+  other: boolean;
   metric: VitalMetric;
   unit: "ms" | "score";
   p75: Figure;
@@ -110,11 +113,19 @@ export async function vitalsReport(
   const sums = await db.query({ sql: scope.noise ? SUMS_SQL.perturbed : SUMS_SQL.exact, args });
   const keepPath = filters.page === undefined ? () => true : pathFilter(filters.page);
   const all: VitalsSums[] = [];
+  const hiddenMetrics = new Set<VitalMetric>();
   for (const r of sums.rows) {
     const metric = String(r.metric) as VitalMetric;
     const path = String(r.path);
-    if (!(VITAL_METRICS as readonly string[]).includes(metric) || !keepPath(path)) continue;
+    if (!(VITAL_METRICS as readonly string[]).includes(metric)) continue;
     if (filters.metric !== undefined && filters.metric !== metric) continue;
+    // A path hidden on every day of the period is never listed nor matched by the page filter
+    // (hidden-rows.ts): its metric gets one `other` row, whatever the pattern.
+    if (Number(r.visible_days) === 0) {
+      hiddenMetrics.add(metric);
+      continue;
+    }
+    if (!keepPath(path)) continue;
     const tally = (column: string, days = ""): AtomTally => ({
       sum: Number(r[column]),
       visible: Number(r[`${days}visible_days`]),
@@ -125,6 +136,7 @@ export async function vitalsReport(
     const samples = figure("samples");
     all.push({
       path,
+      other: false,
       metric,
       unit: THRESHOLDS[metric].unit,
       good: ratio(figure("good", true), samples),
@@ -133,8 +145,12 @@ export async function vitalsReport(
       samples,
     });
   }
+  for (const metric of VITAL_METRICS.filter((m) => hiddenMetrics.has(m))) {
+    const none = { path: null, other: true, metric, unit: THRESHOLDS[metric].unit, samples: SUPPRESSED };
+    all.push({ ...none, good: SUPPRESSED, needs_improvement: SUPPRESSED, poor: SUPPRESSED });
+  }
   const shown = pick(all);
-  const paths = [...new Set(shown.filter((r) => r.samples.value).map((r) => r.path))];
+  const paths = [...new Set(shown.flatMap((r) => (r.samples.value && r.path !== null ? [r.path] : [])))];
   const p75 = new Map<string, number>();
   if (paths.length > 0) {
     const rs = await db.query({ sql: P75_SQL, args: [...args, JSON.stringify(paths)] });
@@ -152,6 +168,7 @@ export async function vitalsReport(
     const figure: Figure = row.samples.value && estimate !== undefined ? { value: estimate, qualifier: "estimated" } : SUPPRESSED;
     return {
       path: row.path,
+      other: row.other,
       metric: row.metric,
       unit: row.unit,
       p75: figure,

@@ -16,6 +16,7 @@ import { PatternFilter } from "../ui/table-filter";
 import { Pager, urlCursor, useCursorReset } from "../ui/table-pager";
 import { useVerified } from "./overview/empty";
 import { SortHeader, urlSort, type SortState } from "../ui/table-sort";
+import { OtherLabel, OTHER_ROW_CLASS } from "../ui/other-row";
 
 type Column = "visitors" | "pageviews" | "path";
 const COLUMNS: readonly Column[] = ["visitors", "pageviews", "path"];
@@ -103,9 +104,9 @@ function PagesTable({ site, report, sort, pattern }: { site: string; report: Sch
           </thead>
           <tbody>
             {report.rows.map((row) => (
-              <tr key={row.path}>
+              <tr key={row.path ?? "\u0000other"} class={row.other ? OTHER_ROW_CLASS : undefined}>
                 <th scope="row" class="report-path">
-                  {row.path}
+                  {row.other ? <OtherLabel k={k} what="pages" /> : row.path}
                 </th>
                 <td class="num">
                   <FigureView figure={row.visitors} k={k} />

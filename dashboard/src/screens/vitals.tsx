@@ -15,6 +15,7 @@ import { Empty, Loaded } from "../ui/states";
 import { PatternFilter } from "../ui/table-filter";
 import { Pager, urlCursor, useCursorReset } from "../ui/table-pager";
 import { SortHeader, urlSort, type SortState } from "../ui/table-sort";
+import { OtherLabel, OTHER_ROW_CLASS } from "../ui/other-row";
 
 type Report = Schemas["VitalsReport"];
 type Metric = Report["rows"][number]["metric"];
@@ -117,9 +118,9 @@ function VitalsTable({ report, sort, filtered }: { report: Report; sort: SortSta
           </thead>
           <tbody>
             {report.rows.map((row) => (
-              <tr key={`${row.path} ${row.metric}`}>
+              <tr key={`${row.path ?? "\u0000other"} ${row.metric}`} class={row.other ? OTHER_ROW_CLASS : undefined}>
                 <th scope="row" class="report-path">
-                  {row.path}
+                  {row.other ? <OtherLabel k={k} what="pages" /> : row.path}
                 </th>
                 <td>
                   <abbr title={METRICS.find((m) => m.name === row.metric)?.label}>{row.metric}</abbr>

@@ -9,6 +9,7 @@ import { HttpProblem } from "../../lib/problem";
 import { breakdownReport } from "../../reports/breakdown";
 import { conversionsReport } from "../../reports/conversions";
 import { funnelReport } from "../../reports/funnels";
+import { OTHER_KEY } from "../../reports/hidden-rows";
 import { figureValue } from "../../reports/list";
 import { pagesReport } from "../../reports/pages";
 import { figureColumns, FORMATS_NOTE, inFormat, pagedBody, REPORT_FORMATS, sortedPage } from "../../reports/reply";
@@ -80,7 +81,7 @@ export const reportRoutes = [
     responses: {
       ...REPORT_REFUSALS,
       200: {
-        description: `Rows per path, sorted and paginated, with the total of the visible rows.${FORMATS_NOTE}`,
+        description: `Rows per path, sorted and paginated, with the total of the visible rows; paths hidden over the whole period are one \`other\` row, last.${FORMATS_NOTE}`,
         schema: pagesResponse,
         alsoAs: REPORT_FORMATS,
         headers: PAGED_REPORT_HEADERS,
@@ -96,12 +97,12 @@ export const reportRoutes = [
         query,
         query.sort === "path",
         (r) => (query.sort === "path" ? r.path : figureValue(r[query.sort])),
-        (r) => r.path,
+        (r) => r.path ?? OTHER_KEY,
       );
       return context.reply(
         200,
         pagedBody(p, page, report.totals),
-        inFormat(context.request, p, page.rows, ["path", ...figureColumns("visitors", "pageviews")], page.next_cursor),
+        inFormat(context.request, p, page.rows, ["path", "other", ...figureColumns("visitors", "pageviews")], page.next_cursor),
       );
     },
   }),
@@ -118,7 +119,7 @@ export const reportRoutes = [
     responses: {
       ...REPORT_REFUSALS,
       200: {
-        description: `Rows per path and metric, sorted and paginated.${FORMATS_NOTE}`,
+        description: `Rows per path and metric, sorted and paginated; paths hidden over the whole period are one \`other\` row per metric, last.${FORMATS_NOTE}`,
         schema: vitalsResponse,
         alsoAs: REPORT_FORMATS,
         headers: PAGED_REPORT_HEADERS,
@@ -128,7 +129,7 @@ export const reportRoutes = [
       const { query } = context;
       const p = await prepareReport(context, query.site, query);
       const sortValue = (r: VitalsSums) =>
-        query.sort === "path" ? `${r.path}\u0000${r.metric}` : query.sort === "samples" ? figureValue(r.samples) : null;
+        query.sort === "path" ? (r.other ? null : `${r.path}\u0000${r.metric}`) : query.sort === "samples" ? figureValue(r.samples) : null;
       const paged = <R extends VitalsSums>(rows: R[]) =>
         sortedPage(
           rows,
@@ -136,7 +137,7 @@ export const reportRoutes = [
           query,
           query.sort === "path",
           (r) => (query.sort === "p75" ? figureValue((r as unknown as VitalsRow).p75) : sortValue(r)),
-          (r) => `${r.path}\u0000${r.metric}`,
+          (r) => `${r.path ?? OTHER_KEY}\u0000${r.metric}`,
         );
       // Sorting by p75 needs every p75; otherwise only the page's rows get one, so the page
       // itself is what is kept.
@@ -158,7 +159,7 @@ export const reportRoutes = [
           context.request,
           p,
           page.rows,
-          ["path", "metric", "unit", ...figureColumns("p75", "good", "needs_improvement", "poor", "samples")],
+          ["path", "other", "metric", "unit", ...figureColumns("p75", "good", "needs_improvement", "poor", "samples")],
           page.next_cursor,
         ),
       );
@@ -323,7 +324,7 @@ export const reportRoutes = [
     responses: {
       ...REPORT_REFUSALS,
       200: {
-        description: `One row per value of the dimension (null: visitors without one), sorted and paginated, with the totals of the visible rows.${FORMATS_NOTE}`,
+        description: `One row per value of the dimension (null: visitors without one), sorted and paginated, with the totals of the visible rows; values hidden over the whole period are one \`other\` row, last.${FORMATS_NOTE}`,
         schema: breakdownResponse,
         alsoAs: REPORT_FORMATS,
         headers: PAGED_REPORT_HEADERS,
@@ -344,13 +345,13 @@ export const reportRoutes = [
         query,
         sort === "value",
         (r) => (sort === "value" ? r.value : figureValue(r[sort]!)),
-        (r) => r.value ?? "",
+        (r) => (r.other ? OTHER_KEY : (r.value ?? "")),
       );
       const figures = query.goal ? ["visitors", "pageviews", "converting_sessions", "conversions", "rate"] : ["visitors", "pageviews"];
       return context.reply(
         200,
         { ...pagedBody(p, page, report.totals), dimension: query.dimension },
-        inFormat(context.request, p, page.rows, ["value", ...figureColumns(...figures)], page.next_cursor),
+        inFormat(context.request, p, page.rows, ["value", "other", ...figureColumns(...figures)], page.next_cursor),
       );
     },
   }),

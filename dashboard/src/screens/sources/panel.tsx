@@ -13,6 +13,7 @@ import { FigureView } from "../../ui/figure";
 import { CaptionRange, rangeText } from "../../ui/report-range";
 import { Empty, Failure, Loading } from "../../ui/states";
 import { SortHeader, urlSort, type Order } from "../../ui/table-sort";
+import { OtherLabel, OTHER_ROW_CLASS } from "../../ui/other-row";
 import { countryName, DIMENSION_LABEL, filterParam, type Dimension, type Filter, type PanelSpec } from "./dimensions";
 
 type Report = Schemas["BreakdownReport"];
@@ -143,7 +144,7 @@ export function BreakdownPanel({
             <tbody>
               {report.rows.map((row) => (
                 <ValueRow
-                  key={row.value ?? "\u0000none"}
+                  key={row.other ? "\u0000other" : (row.value ?? "\u0000none")}
                   row={row}
                   k={report.k}
                   dimension={dimension}
@@ -154,7 +155,7 @@ export function BreakdownPanel({
             </tbody>
           </table>
         </div>
-        {report.rows.some((row) => row.value === null) && (
+        {report.rows.some((row) => row.value === null && !row.other) && (
           <p class="hint sources-none">
             (none): visitors without a {label.toLowerCase()}
             {none(dimension)}.
@@ -253,9 +254,11 @@ function ValueRow({
   const { value } = row;
   const selected = value !== null && filter?.dimension === dimension && filter.value === value;
   return (
-    <tr class={selected ? "selected" : undefined}>
+    <tr class={selected ? "selected" : row.other ? OTHER_ROW_CLASS : undefined}>
       <th scope="row" class="sources-value">
-        {value === null ? (
+        {row.other ? (
+          <OtherLabel k={k} />
+        ) : value === null ? (
           <span class="muted">(none)</span>
         ) : (
           <button
