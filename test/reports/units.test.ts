@@ -154,6 +154,33 @@ describe("privacy rules", () => {
     expect(pathGoalsVisible(day, [page(["/sale", "/secret"], 7), time(["/secret"], 30, 6)], 2)).toEqual([true, false]);
   });
 
+  it("lets at most two shown path goals a day read a page-day the pages report hides", () => {
+    const page = (paths: string[], units: number): PathGoalDay => ({
+      kind: "page",
+      threshold: 0,
+      paths: new Set(paths),
+      units,
+      visible: true,
+    });
+    // The attack: /secret (2 victims, hidden) inside nested goals padded by 3, 8, 13, … own sessions.
+    const day = new Map([["/secret", { units: 2, visible: false }]]);
+    const sybilPaths = ["/secretA", "/secreB", "/secrC", "/secD", "/seE", "/sF"];
+    sybilPaths.forEach((p, i) => day.set(p, { units: i === 0 ? 3 : 5, visible: i !== 0 }));
+    const nested = sybilPaths.map((_, i) => page(["/secret", ...sybilPaths.slice(0, i + 1)], 2 + 3 + 5 * i));
+    expect(pathGoalsVisible(day, nested, 5)).toEqual([true, true, false, false, false, false]);
+    // A time goal over the hidden page is a reading too (time and scroll goals are decided after the page goals).
+    const time: PathGoalDay = { kind: "time", threshold: 30, paths: new Set(["/secret", "/secretA"]), units: 5, visible: true };
+    expect(pathGoalsVisible(day, [nested[0]!, time, nested[1]!], 5)).toEqual([true, false, true]);
+    expect(pathGoalsVisible(day, [nested[0]!, time], 5)).toEqual([true, true]);
+    // Goals that hold no hidden page-day are not counted.
+    expect(pathGoalsVisible(day, [page(["/secreB"], 5), page(["/secrC"], 5), nested[0]!, nested[1]!], 5)).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+  });
+
   it("builds figures from the visible atoms", () => {
     expect(additiveFigure({ sum: 0, visible: 0, hidden: 0 })).toEqual(x(0));
     expect(additiveFigure({ sum: 0, visible: 0, hidden: 2 })).toEqual(SUPPRESSED);

@@ -7,6 +7,15 @@
 import { differenceSafe } from "./nesting";
 
 /**
+ * How many shown path goals (page, time and scroll goals together) may read one hidden page-day
+ * on one day. Every goal over a hidden page is one more reading of its sessions beside another
+ * set of sessions, and a key with `write:goals` can pad each with sybils of its own: readings
+ * with independent noise average it away (docs/reports.md, "How many readings"). Two keeps the
+ * usual `/blog*` inside `/b*` or `*` and bounds what goals add.
+ */
+export const READINGS_PER_HIDDEN_PAGE = 2;
+
+/**
  * One day of a goal whose conversions come from pageviews or engagement on matching paths:
  * a page goal (a session's pageview of a matching path), a time or scroll goal (engagement of
  * at least `threshold` on a matching path).
@@ -77,6 +86,9 @@ function intersectionSafe(a: PathNode, b: PathNode, parent: number[], k: number)
  * - when exactly two children make it up (no other path of it has data), their overlap is 0 or
  *   at least k; and likewise for its parent, whose children it changes.
  *
+ * - it does not read a page-day the pages report hides more often than READINGS_PER_HIDDEN_PAGE
+ *   shown goals of the day already do (time and scroll goals count too).
+ *
  * Time and scroll goals refine page-days by engagement: a time or scroll goal is shown when it
  * differs by 0 or at least k from the smallest shown node containing its paths, and from every
  * shown goal of its kind nested with it (paths inside and threshold at least, or the reverse).
@@ -88,6 +100,13 @@ export function pathGoalsVisible(
   k: number,
 ): boolean[] {
   const visible = goals.map((g) => g.visible);
+  // Shown goals per hidden page-day so far: a goal that would be one reading too many is hidden.
+  const readings = new Map<string, number>();
+  const hiddenPaths = (goal: PathGoalDay) => [...goal.paths].filter((p) => !pages.get(p)?.visible);
+  const withinReadings = (goal: PathGoalDay) => hiddenPaths(goal).every((p) => (readings.get(p) ?? 0) < READINGS_PER_HIDDEN_PAGE);
+  const countReadings = (goal: PathGoalDay) => {
+    for (const p of hiddenPaths(goal)) readings.set(p, (readings.get(p) ?? 0) + 1);
+  };
   const matched = new Set(goals.flatMap((g) => [...g.paths]));
   const nodes: PathNode[] = [];
   for (const path of matched) {
@@ -127,8 +146,11 @@ export function pathGoalsVisible(
       if (siblings.length === 2 && coveredBy(siblings, p.paths.size))
         ok = intersectionSafe(siblings[0]!, siblings[1]!, p.units, k);
     }
-    if (ok) nodes.push(node);
-    else visible[i] = false;
+    if (ok && !withinReadings(goal)) ok = false;
+    if (ok) {
+      nodes.push(node);
+      countReadings(goal);
+    } else visible[i] = false;
   });
 
   const shownRefinements: number[] = [];
@@ -149,8 +171,11 @@ export function pathGoalsVisible(
         ((r === "contains" || r === "equal") && goal.threshold <= other.threshold);
       if (nested && !differenceSafe(other.units, goal.units, k)) ok = false;
     }
-    if (ok) shownRefinements.push(i);
-    else visible[i] = false;
+    if (ok && !withinReadings(goal)) ok = false;
+    if (ok) {
+      shownRefinements.push(i);
+      countReadings(goal);
+    } else visible[i] = false;
   });
   return visible;
 }
