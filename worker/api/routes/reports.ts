@@ -158,7 +158,7 @@ export const reportRoutes = [
           context.request,
           p,
           page.rows,
-          ["path", "metric", "unit", ...figureColumns("p75", "good", "needs_improvement", "poor", "samples")],
+          ["path", "metric", "unit", ...figureColumns("p75", "p75_low", "p75_high", "good", "needs_improvement", "poor", "samples")],
           page.next_cursor,
         ),
       );
