@@ -62,14 +62,16 @@ const random: fc.Arbitrary<Dataset> = fc.integer({ min: 3, max: 5 }).chain((k) =
 );
 
 /** The issue's attack: k sybils at 10 ms and one at 60 s put rank ⌈0.75·(k + 2)⌉ on one victim's sample. */
-const issue: fc.Arbitrary<Dataset> = fc.record({ k: fc.integer({ min: 3, max: 5 }), value: fc.constantFrom(...VALUES) }).map(({ k, value }) => ({
-  k,
-  groups: [
-    { who: "sybil", sessions: k, value: 10, samples: 1, day: 0 },
-    { who: "sybil", sessions: 1, value: 60_000, samples: 1, day: 0 },
-    { who: "victim", sessions: 1, value, samples: 1, day: 0 },
-  ],
-}));
+const issue: fc.Arbitrary<Dataset> = fc
+  .record({ k: fc.integer({ min: 3, max: 5 }), value: fc.constantFrom(...VALUES) })
+  .map(({ k, value }) => ({
+    k,
+    groups: [
+      { who: "sybil", sessions: k, value: 10, samples: 1, day: 0 },
+      { who: "sybil", sessions: 1, value: 60_000, samples: 1, day: 0 },
+      { who: "victim", sessions: 1, value, samples: 1, day: 0 },
+    ],
+  }));
 
 interface Sample {
   session: string;
@@ -120,13 +122,17 @@ async function leaks(db: TestDb, data: Dataset, samples: Sample[]): Promise<stri
     const inside = samples.filter((s) => s.day >= a && s.day <= b && s.value >= low && s.value <= high);
     const sessions = new Set(inside.map((s) => s.session));
     const whose = [...new Set(inside.map((s) => `${s.who} ${s.value} ms`))].join(", ");
-    if (sessions.size < data.k) found.push(`${a}-${b}: p75 ${row.p75.value ?? "–"} in ${low}–${high} ms holds ${sessions.size} sessions (${whose})`);
-    if (row.p75.value !== null && (row.p75.value < low || row.p75.value > high)) found.push(`${a}-${b}: p75 ${row.p75.value} outside ${low}–${high}`);
+    if (sessions.size < data.k)
+      found.push(`${a}-${b}: p75 ${row.p75.value ?? "–"} in ${low}–${high} ms holds ${sessions.size} sessions (${whose})`);
+    if (row.p75.value !== null && (row.p75.value < low || row.p75.value > high))
+      found.push(`${a}-${b}: p75 ${row.p75.value} outside ${low}–${high}`);
     // The ends are one aligned block of the grid: first = i·2^j, last = first + 2^j − 1 (the
     // buckets above the last edge read at that edge).
     const first = low === 0 ? 0 : edgeIndex(low) + 1;
     const last = edgeIndex(high);
-    const block = [0, 1, 2, 3, 4, 5, 6].some((j) => first % 2 ** j === 0 && Math.min(first + 2 ** j - 1, BUCKET_EDGES.LCP.length - 1) === last);
+    const block = [0, 1, 2, 3, 4, 5, 6].some(
+      (j) => first % 2 ** j === 0 && Math.min(first + 2 ** j - 1, BUCKET_EDGES.LCP.length - 1) === last,
+    );
     if (!block) found.push(`${a}-${b}: ${low}–${high} is not a block of the grid`);
   }
   return found;
@@ -162,7 +168,9 @@ describe("p75 under attack: sybil samples around the rank", () => {
     };
     const samples = samplesOf(data);
     await load(db, samples);
-    const row = (await vitalsReport(db.reader, { siteId: SITE, from: DAYS[0]!, to: DAYS[0]!, timeZone: "UTC", k: 5 })).find((r) => r.metric === "LCP")!;
+    const row = (await vitalsReport(db.reader, { siteId: SITE, from: DAYS[0]!, to: DAYS[0]!, timeZone: "UTC", k: 5 })).find(
+      (r) => r.metric === "LCP",
+    )!;
     // Rank 6 of 7 is the victim's sample; the smallest block around it with 5 sessions' samples
     // would be wider than the widest shown (64 buckets): nothing is shown.
     expect([row.p75, row.p75_low, row.p75_high]).toEqual([0, 0, 0].map(() => ({ value: null, qualifier: "suppressed" })));

@@ -38,10 +38,18 @@ const groups = fc.integer({ min: 3, max: 5 }).chain((k) =>
     k: fc.constant(k),
     groups: fc
       .tuple(
-        fc.array(fc.record({ sybil: fc.constant(false), sessions: fc.integer({ min: 1, max: k + 2 }), path: fc.nat(2), hour: fc.nat(2) }), {
-          minLength: 1,
-          maxLength: 5,
-        }),
+        fc.array(
+          fc.record({
+            sybil: fc.constant(false),
+            sessions: fc.integer({ min: 1, max: k + 2 }),
+            path: fc.nat(2),
+            hour: fc.nat(2),
+          }),
+          {
+            minLength: 1,
+            maxLength: 5,
+          },
+        ),
         fc.record({ sybil: fc.constant(true), sessions: fc.integer({ min: 1, max: k }), path: fc.nat(2), hour: fc.nat(2) }),
       )
       .map(([visitors, sybils]) => [...visitors, sybils] as Group[]),
@@ -89,7 +97,11 @@ function exactCounts(listing: Record<string, unknown>[]): Map<Cell, number> {
   const add = (cell: Cell, n: number) => out.set(cell, (out.get(cell) ?? 0) + n);
   for (const item of listing) {
     if ("sessions" in item && typeof item.sessions === "object" && item.sessions !== null) {
-      const day = item as { sessions: Figure; hours: { hour: string; sessions: Figure }[]; entry_pages: { path: string; sessions: Figure }[] };
+      const day = item as {
+        sessions: Figure;
+        hours: { hour: string; sessions: Figure }[];
+        entry_pages: { path: string; sessions: Figure }[];
+      };
       if (day.sessions.qualifier === "exact") add(dayCell, day.sessions.value!);
       for (const h of day.hours) if (h.sessions.qualifier === "exact") add(hourCell(h.hour), h.sessions.value!);
       for (const e of day.entry_pages) if (e.sessions.qualifier === "exact") add(entryCell(e.path), e.sessions.value!);
@@ -110,7 +122,8 @@ async function reportFigures(db: TestDb, k: number): Promise<Map<Cell, Figure>> 
   const out = new Map<Cell, Figure>();
   out.set(dayCell, (await timeseriesReport(db.reader, scope, "day")).points[0]!.visitors);
   for (const p of (await timeseriesReport(db.reader, scope, "hour")).points) out.set(hourCell(p.start), p.visitors);
-  for (const r of (await breakdownReport(db.reader, scope, "entry_page")).rows) if (r.value !== null) out.set(entryCell(r.value), r.visitors);
+  for (const r of (await breakdownReport(db.reader, scope, "entry_page")).rows)
+    if (r.value !== null) out.set(entryCell(r.value), r.visitors);
   return out;
 }
 
@@ -138,10 +151,13 @@ describe("the sessions list under attack: sybils subtracted from what it lists",
         const listing: Record<string, unknown>[] = [];
         let after: string | undefined;
         for (let page = 0; page < 100; page++) {
-          const result = (await listPublishedSessions(db.reader, SITE, { limit: 2, after, k, retentionDays: 30, now: PUBLISHED_THROUGH })) as unknown as Record<
-            string,
-            unknown
-          >;
+          const result = (await listPublishedSessions(db.reader, SITE, {
+            limit: 2,
+            after,
+            k,
+            retentionDays: 30,
+            now: PUBLISHED_THROUGH,
+          })) as unknown as Record<string, unknown>;
           listing.push(...((result.days ?? result.sessions) as Record<string, unknown>[]));
           const next = result.next as string | { day: string; offset: number } | null;
           if (!next) break;
@@ -153,18 +169,25 @@ describe("the sessions list under attack: sybils subtracted from what it lists",
         for (const [cell, count] of exactCounts(listing)) {
           const shown = reports.get(cell);
           if (shown?.qualifier === "exact") continue; // the reports show it exactly too
-          leaks.push(`${cell}: ${count} exact − ${own.get(cell) ?? 0} own = ${count - (own.get(cell) ?? 0)} (reports: ${shown?.qualifier ?? "not shown"} ${shown?.value ?? ""})`);
+          leaks.push(
+            `${cell}: ${count} exact − ${own.get(cell) ?? 0} own = ${count - (own.get(cell) ?? 0)} (reports: ${shown?.qualifier ?? "not shown"} ${shown?.value ?? ""})`,
+          );
         }
         // Every figure listed is the reports' figure of that cell; a hidden cell is not named.
         for (const item of listing.filter((i) => "entry_pages" in i)) {
-          const day = item as { sessions: Figure; hours: { hour: string; sessions: Figure }[]; entry_pages: { path: string; sessions: Figure }[] };
+          const day = item as {
+            sessions: Figure;
+            hours: { hour: string; sessions: Figure }[];
+            entry_pages: { path: string; sessions: Figure }[];
+          };
           const listed: [Cell, Figure][] = [
             [dayCell, day.sessions],
             ...day.hours.map((h): [Cell, Figure] => [hourCell(h.hour), h.sessions]),
             ...day.entry_pages.map((e): [Cell, Figure] => [entryCell(e.path), e.sessions]),
           ];
           for (const [cell, figure] of listed) {
-            if (JSON.stringify(figure) !== JSON.stringify(reports.get(cell))) leaks.push(`${cell}: listed ${JSON.stringify(figure)}, reports ${JSON.stringify(reports.get(cell))}`);
+            if (JSON.stringify(figure) !== JSON.stringify(reports.get(cell)))
+              leaks.push(`${cell}: listed ${JSON.stringify(figure)}, reports ${JSON.stringify(reports.get(cell))}`);
             if (cell !== dayCell && figure.value === null) leaks.push(`${cell}: a hidden cell named`);
           }
         }

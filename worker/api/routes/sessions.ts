@@ -38,6 +38,7 @@ export const sessionRoutes = [
         description: "A page of days.",
         schema: z.object({
           days: z.array(sessionDayResource),
+          k: z.number().int().meta({ description: "The k of the privacy filter (WREN_K_ANONYMITY): a suppressed figure stands for fewer than k sessions." }),
           next_cursor: z.string().nullable().meta({ description: "Pass as cursor for the next page; null on the last page." }),
           published_through: z
             .string()
@@ -48,14 +49,16 @@ export const sessionRoutes = [
       404: { description: "No such site (`field`: `site`)." },
     },
     async handle({ db, env, query, reply }) {
+      const k = kAnonymity(env.WREN_K_ANONYMITY);
       const page = await sessionsPage(db, query.site, {
         limit: query.limit,
         after: query.cursor,
-        k: kAnonymity(env.WREN_K_ANONYMITY),
+        k,
         retentionDays: retentionDays(env.WREN_RAW_RETENTION_DAYS),
       });
       return reply(200, {
         days: page.days,
+        k,
         next_cursor: page.next,
         published_through: page.publishedThrough,
       });
