@@ -63,7 +63,8 @@ async function reportsOf(day: string) {
     hours: hourly.body.points.filter((p: Point) => p.visitors.value).map((p: Point) => ({ hour: p.start, sessions: p.visitors })),
     entry_pages: entries.body.rows
       .filter((r: { value: string | null; visitors: { value: number | null } }) => r.value !== null && r.visitors.value !== null)
-      .map((r: { value: string; visitors: unknown }) => ({ path: r.value, sessions: r.visitors })),
+      .map((r: { value: string; visitors: unknown }) => ({ path: r.value, sessions: r.visitors }))
+      .sort((x: { path: string }, y: { path: string }) => x.path.localeCompare(y.path)),
   };
 }
 

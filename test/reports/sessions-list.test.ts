@@ -133,7 +133,10 @@ describe("listPublishedSessions", () => {
       expect(day.hours).toEqual(hourly.points.filter((p) => p.visitors.value).map((p) => ({ hour: p.start, sessions: p.visitors })));
       const entries = await breakdownReport(db.reader, scope, "entry_page");
       expect(day.entry_pages).toEqual(
-        entries.rows.filter((r) => r.value !== null && r.visitors.value !== null).map((r) => ({ path: r.value, sessions: r.visitors })),
+        entries.rows
+          .filter((r) => r.value !== null && r.visitors.value !== null)
+          .map((r) => ({ path: r.value!, sessions: r.visitors }))
+          .sort((a, b) => a.path.localeCompare(b.path)),
       );
     }
     expect(page.days.map((d) => d.sessions.qualifier)).toEqual(["estimated", "estimated", "suppressed", "estimated"]);

@@ -7,8 +7,8 @@
  * - `sessions`: the site-day's visitors exactly as the daily timeseries shows them (perturbed,
  *   suppressed when hidden);
  * - `hours`: the site-hours of that day the hourly timeseries shows with data, with its figures;
- * - `entry_pages`: the entry-page breakdown's shown cells of that day, with its figures. A hidden
- *   cell is not listed at all: no label of a hidden cell.
+ * - `entry_pages`: the entry-page breakdown's shown cells of that day, with its figures, by path.
+ *   A hidden cell is not listed at all: no label of a hidden cell.
  *
  * Every figure comes from the reports' own functions (timeseriesReport, breakdownReport) for
  * the same scope, never from a re-implementation, so the list is a view of figures already
@@ -80,7 +80,10 @@ export function sessionsPage(db: Database, siteId: string, options: ListOptions)
 
 /** A page of a site's listed days, newest first. */
 export async function listPublishedSessions(db: ReadOnlyDatabase, siteId: string, options: ListOptions): Promise<SessionsPage> {
-  const [site, published] = await db.queryAll([{ sql: "SELECT timezone FROM sites WHERE id = ?", args: [siteId] }, PUBLICATION_SQL]);
+  const [site, published] = await db.queryAll([
+    { sql: "SELECT timezone FROM sites WHERE id = ?", args: [siteId] },
+    PUBLICATION_SQL,
+  ]);
   if (!site!.rows[0]) throw siteNotFound(siteId, "site");
   const publication = publicationOf(published!);
   if (!publication) return { days: [], next: null, publishedThrough: null };
@@ -119,7 +122,8 @@ export async function listPublishedSessions(db: ReadOnlyDatabase, siteId: string
     const entries = await breakdownReport(db, { ...scope, from: day, to: day }, "entry_page");
     const entry_pages = entries.rows
       .filter((r): r is typeof r & { value: string } => r.value !== null && r.visitors.value !== null)
-      .map((r) => ({ path: r.value, sessions: r.visitors }));
+      .map((r) => ({ path: r.value, sessions: r.visitors }))
+      .sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
     listed.push({ day, sessions: point.visitors, hours, entry_pages });
   }
   return { days: listed, next, publishedThrough: lastDay };
