@@ -1,5 +1,5 @@
 /**
- * Property test of the p75 rule (docs/reports.md, rule 10; issue 36 item 3): an attacker sends
+ * Property test of the p75 rule (docs/reports.md, rule 8, "p75"; issue 36 item 3): an attacker sends
  * LCP samples from sybil sessions of its own — chosen values and counts around the rank, as
  * "k + 1 sessions at 10 ms and one at 60 s" put rank 6 of 7 on one victim's sample — beside
  * fewer than k victims anywhere and a few other visitors, on one or two days. The real rollup

@@ -143,34 +143,6 @@ export function toVerification(siteId: string, state: SiteVerification): z.infer
 }
 
 /**
- * A day of the sessions list: only figures the reports show (worker/reports/sessions-list.ts).
- * No per-session row (counting rows gave exact counts the reports perturb), no id, no cross
- * table of hour × entry page, no label of a hidden cell.
- */
-export const sessionDayResource = z
-  .object({
-    day: z.string().meta({ description: "A published local day (the site's zone).", example: "2026-11-21" }),
-    sessions: figureSchema.meta({ description: "The day's sessions, as the daily timeseries shows its visitors (perturbed; suppressed when hidden)." }),
-    hours: z
-      .array(
-        z.object({
-          hour: z.string().meta({ description: "The instant the local hour starts.", format: "date-time", example: "2026-11-21T12:00:00.000Z" }),
-          sessions: figureSchema.meta({ description: "The hour's sessions, as the hourly timeseries shows its visitors." }),
-        }),
-      )
-      .meta({ description: "The hours of the day the hourly timeseries shows with data; hidden hours are not listed." }),
-    entry_pages: z
-      .array(
-        z.object({
-          path: z.string(),
-          sessions: figureSchema.meta({ description: "Sessions that entered on the page, as the entry-page breakdown shows them." }),
-        }),
-      )
-      .meta({ description: "The entry pages the entry-page breakdown shows that day; hidden ones are not listed, not even by name." }),
-  })
-  .meta({ id: "SessionDay" });
-
-/**
  * An RFC 9457 problem as lib/problem.ts writes it, with every extension member some refusal
  * adds (api/auth.ts, domain/registration.ts, domain/alert-rules/): nothing else appears.
  */

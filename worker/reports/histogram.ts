@@ -101,7 +101,7 @@ export function bucketBounds(metric: VitalMetric, bucket: number): { lower: numb
 export const BLOCK_LEVELS = [0, 1, 2, 3, 4, 5, 6] as const;
 
 /**
- * p75 as the report shows it (docs/reports.md, rule 10). The rank's bucket alone can be a group
+ * p75 as the report shows it (docs/reports.md, rule 8, "p75"). The rank's bucket alone can be a group
  * of one: five sybils at 10 ms and one at 60 s put rank 6 of 7 on a victim's sample. So p75 is
  * shown as the range of the smallest block of the fixed grid (BLOCK_LEVELS) around the rank's
  * bucket that provably holds samples of k sessions (`level`, from the report's SQL; null when
