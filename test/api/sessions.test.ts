@@ -1,9 +1,9 @@
 /**
  * GET /api/v1/sessions and GET /api/v1/sites/{id}/verification on the real stack: exact pages
- * of the sessions list (published, visible days; the hour and entry page only where the
- * reports show them; WREN_K_ANONYMITY and WREN_RAW_RETENTION_DAYS applied), the cursor, every
- * bad parameter as a problem naming it, and the documented shapes: no session id, no finer
- * time, no pageviews; a verification with the first beacon only.
+ * of the sessions list (published days, each with the very figures the timeseries and the
+ * entry-page breakdown show; WREN_K_ANONYMITY and WREN_RAW_RETENTION_DAYS applied), the day
+ * cursor, every bad parameter as a problem naming it, and the documented shape: no per-session
+ * row; a verification with the first beacon only.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lastCompleteDay } from "../../worker/reports/period";
@@ -48,22 +48,47 @@ afterAll(() => f?.stack.stop());
 
 const page = (query: string) => f.admin("GET", `/api/v1/sessions?site=${site}${query}`);
 
+/** What the reports show of one day: the daily and hourly timeseries' visitors, and the entry-page breakdown. */
+async function reportsOf(day: string) {
+  const q = `site=${site}&period=day&date=${day}`;
+  const [daily, hourly, entries] = await Promise.all([
+    f.admin("GET", `/api/v1/timeseries?${q}`),
+    f.admin("GET", `/api/v1/timeseries?${q}&interval=hour`),
+    f.admin("GET", `/api/v1/breakdown?${q}&dimension=entry_page`),
+  ]);
+  type Point = { start: string; visitors: { value: number | null } };
+  return {
+    day,
+    sessions: daily.body.points[0].visitors,
+    hours: hourly.body.points.filter((p: Point) => p.visitors.value).map((p: Point) => ({ hour: p.start, sessions: p.visitors })),
+    entry_pages: entries.body.rows
+      .filter((r: { value: string | null; visitors: { value: number | null } }) => r.value !== null && r.visitors.value !== null)
+      .map((r: { value: string; visitors: unknown }) => ({ path: r.value, sessions: r.visitors }))
+      .sort((x: { path: string }, y: { path: string }) => x.path.localeCompare(y.path)),
+  };
+}
+
 describe("GET /api/v1/sessions", () => {
-  it("pages through published, visible days with a day-and-position cursor, exactly", async () => {
-    const shown = { day: Y, hour: new Date(Date.parse(`${Y}T10:00:00Z`)).toISOString(), entry_path: "/" };
-    const hidden = { day: Y1, hour: null, entry_path: null };
-    const first = await page("&limit=4");
+  it("pages through published days by a day cursor, each with the figures the reports show", async () => {
+    const [y, y1] = [await reportsOf(Y), await reportsOf(Y1)];
+    // Y: 6 sessions, all in 10:00 and on "/": the day, its hour and its entry page are shown, perturbed.
+    expect(y.sessions.qualifier).toBe("estimated");
+    expect(Math.abs(y.sessions.value - 6)).toBeLessThanOrEqual(2);
+    expect(y.hours.map((h: { hour: string }) => h.hour)).toEqual([new Date(Date.parse(`${Y}T10:00:00Z`)).toISOString()]);
+    expect(y.entry_pages.map((e: { path: string }) => e.path)).toEqual(["/"]);
+    // Y1: 4 sessions (k = 3); every hour and entry page is hidden (3 of 4 leaves 1), none named.
+    expect(y1).toEqual({ day: Y1, sessions: { value: expect.any(Number), qualifier: "estimated" }, hours: [], entry_pages: [] });
+    const first = await page("&limit=1");
     expect(first.status, first.text).toBe(200);
-    expect(first.body).toEqual({ sessions: [shown, shown, shown, shown], next_cursor: `${Y}.4`, published_through: Y });
-    const second = await page(`&limit=4&cursor=${first.body.next_cursor}`);
-    expect(second.body).toEqual({ sessions: [shown, shown, hidden, hidden], next_cursor: `${Y1}.2`, published_through: Y });
-    const third = await page(`&limit=4&cursor=${second.body.next_cursor}`);
-    expect(third.body).toEqual({ sessions: [hidden, hidden], next_cursor: null, published_through: Y });
-    expect((await page("")).body.sessions).toHaveLength(10);
+    expect(first.body).toEqual({ days: [y], k: 3, next_cursor: Y1, published_through: Y });
+    const second = await page(`&limit=1&cursor=${first.body.next_cursor}`);
+    expect(second.body).toEqual({ days: [y1], k: 3, next_cursor: null, published_through: Y });
+    // Y2 is older than the retention window: not listed.
+    expect((await page("")).body).toEqual({ days: [y, y1], k: 3, next_cursor: null, published_through: Y });
   });
 
   it("refuses a malformed cursor or limit and an unknown site, naming the field", async () => {
-    for (const cursor of ["17", `${Y}`, "2026-02-31.0", `${Y}.x`, "bogus"]) {
+    for (const cursor of ["17", `${Y}.4`, "2026-02-31", `${Y}x`, "bogus"]) {
       const res = await page(`&cursor=${cursor}`);
       expect([res.status, res.headers.get("content-type"), res.body.field], cursor).toEqual([400, "application/problem+json", "cursor"]);
     }
@@ -72,13 +97,14 @@ describe("GET /api/v1/sessions", () => {
     expect([missing.status, missing.body.field]).toEqual([404, "site"]);
   });
 
-  it("documents a session as day, hour and entry page only", async () => {
+  it("documents a day as its sessions, shown hours and shown entry pages only", async () => {
     const doc = (await f.admin("GET", "/api/v1/openapi.json")).body;
-    const session = doc.components.schemas.Session;
-    expect(Object.keys(session.properties).sort()).toEqual(["day", "entry_path", "hour"]);
-    expect([...session.required].sort()).toEqual(["day", "entry_path", "hour"]);
+    const day = doc.components.schemas.SessionDay;
+    expect(Object.keys(day.properties).sort()).toEqual(["day", "entry_pages", "hours", "sessions"]);
+    expect([...day.required].sort()).toEqual(["day", "entry_pages", "hours", "sessions"]);
+    expect(doc.components.schemas.Session).toBeUndefined();
     const list = doc.paths["/api/v1/sessions"].get.responses["200"].content["application/json"].schema;
-    expect(Object.keys(list.properties).sort()).toEqual(["next_cursor", "published_through", "sessions"]);
+    expect(Object.keys(list.properties).sort()).toEqual(["days", "k", "next_cursor", "published_through"]);
     expect(Object.keys(doc.components.schemas.SiteVerification.properties).sort()).toEqual(["first_seen", "origin", "page", "site", "verified"]);
   });
 });

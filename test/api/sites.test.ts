@@ -185,7 +185,7 @@ describe("sites and the registry", () => {
     const site = await f.makeSite("sessions.example");
     const res = await f.admin("GET", `/api/v1/sessions?site=${site.id}&limit=10`);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ sessions: [], next_cursor: null, published_through: lastCompleteDay("UTC", Date.now()) });
+    expect(res.body).toEqual({ days: [], k: 5, next_cursor: null, published_through: lastCompleteDay("UTC", Date.now()) });
     const bad = await f.admin("GET", `/api/v1/sessions?site=${site.id}&limit=0`);
     expect(bad.status).toBe(400);
     expect(bad.body.field).toBe("limit");

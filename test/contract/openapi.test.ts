@@ -21,7 +21,7 @@ describe("the OpenAPI document", () => {
       siteToken: { type: "apiKey", in: "header", name: "X-Service-Token", description: expect.any(String) },
     });
     expect(Object.keys(doc.components.schemas).sort()).toEqual(
-      expect.arrayContaining(["ApiKey", "Goal", "KeyUsage", "NewApiKey", "Problem", "Session", "Site", "SiteVerification"]),
+      expect.arrayContaining(["ApiKey", "Goal", "KeyUsage", "NewApiKey", "Problem", "SessionDay", "Site", "SiteVerification"]),
     );
     const create = doc.paths["/api/v1/sites"].post;
     expect(create.requestBody.content["application/json"].schema.required).toEqual(["name", "domain"]);

@@ -1,10 +1,14 @@
 /**
- * Attacks 7 and 8 of the privacy issue against the real stack (`wren start`: the collector, the
- * api, the publisher, the embedded libSQL server), each refused:
+ * Attacks 4 and 7 of the privacy issues (issue 36 item 4; the first privacy issue's 7) and 8,
+ * against the real stack (`wren start`: the collector, the api, the publisher, the embedded
+ * libSQL server), each refused:
+ *  4. the sessions list counted exactly: its rows per entry page minus the attacker's own sybil
+ *     sessions gave a suppressed entry page's count and a padded page's victims, with no noise;
  *  7. the sessions list: today's visitors one by one, to the millisecond, with the page they
  *     entered on, though the reports hide them;
  *  8. polling the site's verification to follow visitors beacon by beacon (time and page).
- * Beacons come through the real collector over loopback, with a forged browser User-Agent.
+ * The list now shows, per published day, only the figures the reports show. Beacons come
+ * through the real collector over loopback, with a forged browser User-Agent.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lastCompleteDay } from "../../worker/reports/period";
@@ -36,26 +40,49 @@ async function beacon(domain: string, site: string, session: string, path: strin
   expect(res.status, await res.text()).toBe(202);
 }
 
-type Listed = { day: string; hour: string | null; entry_path: string | null };
+type Figure = { value: number | null; qualifier: string };
+type Listed = { day: string; sessions: Figure; hours: { hour: string; sessions: Figure }[]; entry_pages: { path: string; sessions: Figure }[] };
 
-/** Every page of a site's sessions list, as a client walks it. */
-async function listAll(site: string, limit = 5): Promise<{ sessions: Listed[]; publishedThrough: string; texts: string[] }> {
+/** Every page of a site's sessions list, as a client walks it (a page is `limit` days). */
+async function listAll(site: string, limit = 1): Promise<{ days: Listed[]; publishedThrough: string; texts: string[] }> {
   const listed: Listed[] = [];
   const texts: string[] = [];
   let publishedThrough = "";
   let cursor: string | null = null;
   do {
-    const page: Answer<{ sessions: Listed[]; next_cursor: string | null; published_through: string }> = await f.admin("GET", `/api/v1/sessions?site=${site}&limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`);
+    const page: Answer<{ days: Listed[]; next_cursor: string | null; published_through: string }> = await f.admin(
+      "GET",
+      `/api/v1/sessions?site=${site}&limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`,
+    );
     expect(page.status, page.text).toBe(200);
     texts.push(page.text);
     publishedThrough = page.body.published_through;
-    listed.push(...page.body.sessions);
+    listed.push(...page.body.days);
     cursor = page.body.next_cursor;
   } while (cursor);
-  return { sessions: listed, publishedThrough, texts };
+  return { days: listed, publishedThrough, texts };
 }
 
-const sorted = (rows: Listed[]) => [...rows].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+/** What the reports answer for one published day: the day, its shown hours and its shown entry pages. */
+async function reportsOf(site: string, day: string): Promise<Listed> {
+  const q = `site=${site}&period=day&date=${day}`;
+  const [daily, hourly, entries] = await Promise.all([
+    f.admin("GET", `/api/v1/timeseries?${q}`),
+    f.admin("GET", `/api/v1/timeseries?${q}&interval=hour`),
+    f.admin("GET", `/api/v1/breakdown?${q}&dimension=entry_page`),
+  ]);
+  type Point = { start: string; visitors: Figure };
+  type Row = { value: string | null; visitors: Figure };
+  return {
+    day,
+    sessions: daily.body.points[0].visitors,
+    hours: hourly.body.points.filter((p: Point) => p.visitors.value).map((p: Point) => ({ hour: p.start, sessions: p.visitors })),
+    entry_pages: entries.body.rows
+      .filter((r: Row) => r.value !== null && r.visitors.value !== null)
+      .map((r: Row) => ({ path: r.value!, sessions: r.visitors }))
+      .sort((x: { path: string }, y: { path: string }) => x.path.localeCompare(y.path)),
+  };
+}
 
 describe("attack 8: polling the verification endpoint", () => {
   it("says verified with the first beacon's time, origin and page, and nothing about later visitors, across a restart", async () => {
@@ -93,7 +120,7 @@ describe("attack 8: polling the verification endpoint", () => {
 });
 
 describe("attack 7: the sessions list", () => {
-  it("shows a published day's sessions to the hour only where the timeseries shows the hour, entry pages only where the pages report does", async () => {
+  it("shows a published day's figures as the reports show them: shown hours and entry pages only, nothing per session", async () => {
     const site = (await f.makeSite("sessions-history.example")).id;
     const Y = lastCompleteDay("UTC", Date.now());
     const atY = (hour: number, ms = 0) => Date.parse(`${Y}T${String(hour).padStart(2, "0")}:07:00Z`) + ms;
@@ -116,28 +143,22 @@ describe("attack 7: the sessions list", () => {
         }
       }
     });
-    const { sessions: listed, publishedThrough, texts } = await listAll(site);
+    const { days, publishedThrough, texts } = await listAll(site);
     expect(publishedThrough).toBe(Y);
-    // "/secret" and its hour are hidden. Pages: "/docs" is hidden with "/secret" as its cover.
-    // Hours: 12:00, the day's first hour of k, is the hours' cover, hidden with 15:00.
+    // One day, exactly as the reports answer it. Hours: 12:00, the day's first hour of k, is the
+    // hours' cover, hidden with 15:00. Entry pages: "/docs" is hidden with "/secret" as its cover.
+    expect(days).toEqual([await reportsOf(site, Y)]);
     const hour = (h: number) => new Date(Date.parse(`${Y}T${String(h).padStart(2, "0")}:00:00Z`)).toISOString();
-    const expected: Listed[] = [
-      ...Array.from({ length: 10 }, () => ({ day: Y, hour: null, entry_path: "/" })),
-      ...Array.from({ length: 6 }, () => ({ day: Y, hour: hour(13), entry_path: "/pricing" })),
-      ...Array.from({ length: 5 }, () => ({ day: Y, hour: hour(14), entry_path: null })),
-      { day: Y, hour: null, entry_path: null },
-    ];
-    expect(sorted(listed)).toEqual(sorted(expected));
-    // The same cells the reports show: the hours and pages the list names are the visible ones.
-    const series = await f.admin("GET", `/api/v1/timeseries?site=${site}&period=day&interval=hour`);
-    expect(series.body.points.filter((p: { visitors: { value: number | null } }) => p.visitors.value).map((p: { start: string }) => p.start)).toEqual([hour(13), hour(14)]);
-    const pages = await f.admin("GET", `/api/v1/pages?site=${site}&period=day`);
-    expect(pages.body.rows.filter((r: { visitors: { value: number | null } }) => r.visitors.value !== null).map((r: { path: string }) => r.path).sort()).toEqual(["/", "/pricing"]);
-    // Nothing finer than the hour, nothing of the stored ids.
-    expect(texts.join("")).not.toMatch(/:07:00|\.123Z|hist-/);
+    expect(days[0]!.hours.map((h) => h.hour)).toEqual([hour(13), hour(14)]);
+    expect(days[0]!.entry_pages.map((e) => e.path)).toEqual(["/", "/pricing"]);
+    expect([days[0]!.sessions, ...days[0]!.hours.map((h) => h.sessions), ...days[0]!.entry_pages.map((e) => e.sessions)].map((x) => x.qualifier)).toEqual(
+      ["estimated", "estimated", "estimated", "estimated", "estimated"],
+    );
+    // Nothing finer than the hour, nothing of the stored ids, no hidden page named.
+    expect(texts.join("")).not.toMatch(/:07:00|\.123Z|hist-|\/secret|\/docs/);
   }, 120_000);
 
-  it("lists none of today's sessions, and once their day is published no millisecond time and no entry page of a hidden page", async () => {
+  it("lists nothing of today, and once the day is published no time finer than the hour and no hidden entry page", async () => {
     const domain = "sessions-live.example";
     const site = (await f.makeSite(domain)).id;
     // All beacons in one hour (and one day): wait if the hour ends within the next minute.
@@ -159,27 +180,22 @@ describe("attack 7: the sessions list", () => {
     const stored = await client.execute({ sql: "SELECT first_seen, entry_path FROM sessions WHERE site_id = ?", args: [site] });
     expect(stored.rows).toHaveLength(22);
     const times = stored.rows.map((r) => Number(r.first_seen));
-    // What the old list gave away: each visitor's arrival to the millisecond, minutes ago.
     expect(Math.min(...times)).toBeGreaterThanOrEqual(sent);
 
     const today = await listAll(site);
-    expect(today).toEqual({ sessions: [], publishedThrough: lastCompleteDay("UTC", Date.now()), texts: expect.any(Array) });
+    expect(today).toEqual({ days: [], publishedThrough: lastCompleteDay("UTC", Date.now()), texts: expect.any(Array) });
 
     // The same visitors a day earlier, as if their day had ended: a published day, listed.
     await f.rewindDays(1);
     const Y = lastCompleteDay("UTC", Date.now());
     const hourStart = new Date(sent - (sent % HOUR) - DAY).toISOString();
     expect(Y).toBe(hourStart.slice(0, 10));
-    const { sessions: listed, publishedThrough, texts } = await listAll(site);
+    const { days, publishedThrough, texts } = await listAll(site);
     expect(publishedThrough).toBe(Y);
-    // One hour of 22 visitors: shown. "/secret" (1) is hidden and "/docs" (5) covers it: null.
-    const expected: Listed[] = [
-      ...Array.from({ length: 10 }, () => ({ day: Y, hour: hourStart, entry_path: "/" })),
-      ...Array.from({ length: 6 }, () => ({ day: Y, hour: hourStart, entry_path: "/pricing" })),
-      ...Array.from({ length: 6 }, () => ({ day: Y, hour: hourStart, entry_path: null })),
-    ];
-    expect(sorted(listed)).toEqual(sorted(expected));
-    expect(listed.every((s) => Object.keys(s).sort().join() === "day,entry_path,hour")).toBe(true);
+    // One hour of 22 visitors: shown. "/secret" (1) is hidden and "/docs" (5) covers it: not listed.
+    expect(days).toEqual([await reportsOf(site, Y)]);
+    expect(days[0]!.hours.map((h) => h.hour)).toEqual([hourStart]);
+    expect(days[0]!.entry_pages.map((e) => e.path)).toEqual(["/", "/pricing"]);
     // No stored time appears, and every time in the answers is a whole hour.
     const shifted = times.map((t) => new Date(t - DAY).toISOString());
     for (const text of texts) {
@@ -189,4 +205,45 @@ describe("attack 7: the sessions list", () => {
       expect(text).not.toContain("/docs");
     }
   }, 180_000);
+});
+
+describe("attack 4: counting the sessions list and subtracting one's own sybils", () => {
+  it("gives neither a padded page's victims nor a suppressed page's count", async () => {
+    const trials = 12;
+    const sites: string[] = [];
+    for (let t = 0; t < trials; t++) {
+      const domain = `sessions-sybil-${t}.example`;
+      const site = (await f.makeSite(domain)).id;
+      sites.push(site);
+      const enter = (who: string, path: string) => beacon(domain, site, `${who}-${t}-abcdefghij`, path);
+      for (let i = 0; i < 7; i++) await enter(`visitor-${i}`, "/");
+      // /blog (5) is the entry pages' cover for the hidden /secret.
+      for (let i = 0; i < 5; i++) await enter(`reader-${i}`, "/blog");
+      // Two victims enter on /padded, one on /secret; the attacker adds 4 and 2 sessions of its own.
+      for (const who of ["victim-a", "victim-b", "sybil-1", "sybil-2", "sybil-3", "sybil-4"]) await enter(who, "/padded");
+      for (const who of ["victim-c", "sybil-5", "sybil-6"]) await enter(who, "/secret");
+    }
+    // What came in today through the real collector, moved to yesterday so the list shows it.
+    await f.rewindDays(1);
+    const Y = lastCompleteDay("UTC", Date.now());
+    const client = f.database();
+    const guesses: number[] = [];
+    for (const site of sites) {
+      const { days, texts } = await listAll(site);
+      // The list is the reports' figures and nothing else.
+      expect(days).toEqual([await reportsOf(site, Y)]);
+      const padded = days[0]!.entry_pages.find((e) => e.path === "/padded")!;
+      // /padded holds 6 sessions: shown, perturbed, as the breakdown shows it. The old list had
+      // 6 rows there: 6 − 4 own = the 2 victims, exactly.
+      const stored = await client.execute({ sql: "SELECT count(*) AS n FROM sessions WHERE site_id = ? AND entry_path = '/padded'", args: [site] });
+      expect(Number(stored.rows[0]!.n)).toBe(6);
+      expect(padded.sessions.qualifier).toBe("estimated");
+      guesses.push(padded.sessions.value! - 4);
+      // /secret (3 sessions, 1 a victim's) is hidden: not listed, not named, no row to count.
+      expect(texts.join("")).not.toContain("/secret");
+      expect(JSON.stringify(days)).not.toMatch(/"qualifier":"exact"/);
+    }
+    // With exact rows every guess was 2. With the reports' noise a guess is right about 40 % of the time (all 12: 1 in 60,000).
+    expect(guesses.filter((g) => g !== 2).length).toBeGreaterThan(0);
+  }, 240_000);
 });

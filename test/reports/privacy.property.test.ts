@@ -51,7 +51,6 @@ import { timeseriesReport, type TimeseriesReport } from "../../worker/reports/ti
 import { changeSiteZone } from "../../worker/reports/zone-change";
 import { vitalsReport, type VitalsRow } from "../../worker/reports/vitals";
 import { overviewFigures, overviewWindows, type OverviewFigures, type OverviewWindows } from "../../worker/reports/overview";
-import { listPublishedSessions, type ListedSession, type SessionCursor } from "../../worker/reports/sessions-list";
 import { notification, type AlertRule, type Notification } from "../../worker/domain/alert-rules";
 import { hourRuleReadings, type RuleReading } from "../../worker/alerts/figures";
 import { complementLeaks, linearLeaks, smallGroups, type Fact, type NestedPair, type Target } from "./attack";
@@ -1710,66 +1709,6 @@ describe("the k-anonymity filter under attack, in time", () => {
           "a published figure never changes",
         ).toEqual(first.map((f) => f.value));
         expect(linearLeaks(facts, smallCells(late, k)).map((t) => t.what)).toEqual([]);
-      }),
-      { numRuns: 100 },
-    );
-  }, 120_000);
-  it("the sessions list shows no day, hour or entry page the reports hide, and no small remainder", async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.constantFrom(2, 3, 4, 5), timedViews("pv"), async (k, views) => {
-        await publishedSite(db.client, views);
-        await db.client.batch(
-          views.map((v, i) => ({
-            sql: "INSERT INTO sessions (id, site_id, first_seen, last_seen, entry_path, pageviews) VALUES (?, ?, ?, ?, ?, 0)",
-            args: [`t${i}`, SITE, utcInstant(v), utcInstant(v), PATHS[v.path]!],
-          })),
-          "write",
-        );
-        const listed: ListedSession[] = [];
-        let after: SessionCursor | undefined;
-        do {
-          const page = await listPublishedSessions(readOnly(db.client as never), SITE, {
-            limit: 7,
-            after,
-            k,
-            retentionDays: 30,
-            now: PUBLISHED_THROUGH,
-          });
-          listed.push(...page.sessions);
-          after = page.next ?? undefined;
-        } while (after);
-        // The truth: single-view sessions, so a day's, hour's or page's sessions are its cell's units.
-        const truth = (day: string, hour: string | null, path: string | null) =>
-          views.filter(
-            (v) =>
-              new Date(utcInstant(v)).toISOString().slice(0, 10) === day &&
-              (hour === null || new Date(utcInstant(v, 0)).toISOString() === hour) &&
-              (path === null || PATHS[v.path] === path),
-          ).length;
-        const leaks: string[] = [];
-        for (const day of new Set(listed.map((s) => s.day))) {
-          const ofDay = listed.filter((s) => s.day === day);
-          // Consistency: the list holds exactly the day's sessions, each shown hour's and page's.
-          if (ofDay.length !== truth(day, null, null)) leaks.push(`${day}: ${ofDay.length} listed of ${truth(day, null, null)}`);
-          const groups = (pick: (s: ListedSession) => string | null) => {
-            const out = new Map<string, number>();
-            for (const s of ofDay) if (pick(s) !== null) out.set(pick(s)!, (out.get(pick(s)!) ?? 0) + 1);
-            return out;
-          };
-          // Direct reading: the day, each shown hour and each shown entry page hold at least k sessions.
-          if (ofDay.length < k) leaks.push(`${day}: ${ofDay.length} sessions`);
-          for (const [hour, n] of groups((s) => s.hour))
-            if (n < k || n !== truth(day, hour, null)) leaks.push(`${day} ${hour}: ${n} sessions`);
-          for (const [path, n] of groups((s) => s.entry_path))
-            if (n < k || n !== truth(day, null, path)) leaks.push(`${day} ${path}: ${n} sessions`);
-          // Complements: the sessions without a shown hour (or page) are a group of 0 or at least k.
-          const pairs: NestedPair[] = [
-            { parent: ofDay.length, child: ofDay.filter((s) => s.hour !== null).length, what: `${day} without an hour` },
-            { parent: ofDay.length, child: ofDay.filter((s) => s.entry_path !== null).length, what: `${day} without a page` },
-          ];
-          leaks.push(...complementLeaks(pairs, k).map((p) => p.what));
-        }
-        expect(leaks).toEqual([]);
       }),
       { numRuns: 100 },
     );

@@ -1,14 +1,17 @@
 /**
- * The sessions list shows nothing the reports hide: published, visible days only; a session's
- * hour and entry page only where it is counted in a cell the timeseries and the pages report
- * show; nothing of today, nothing finer than the hour, no id, no pageview count; a stable
- * cursor. Real rollups in a real libSQL database, the real publisher, an injectable clock.
+ * The sessions list shows only figures the reports show: per published day, the daily
+ * timeseries' sessions, the hourly timeseries' shown hours and the entry-page breakdown's shown
+ * cells, each figure as that report gives it (perturbed unless noise is off); nothing of today,
+ * no per-session row, no label of a hidden cell; a stable cursor by day. Real rollups in a real
+ * libSQL database, the real publisher, an injectable clock.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HttpProblem } from "../../worker/lib/problem";
 import { publishOnce } from "../../worker/reports/publisher";
-import { decodeSessionCursor, encodeSessionCursor, listPublishedSessions, type ListOptions, type SessionsPage } from "../../worker/reports/sessions-list";
-import { shownSiteHours, timeseriesReport } from "../../worker/reports/timeseries";
+import { breakdownReport } from "../../worker/reports/breakdown";
+import type { Figure } from "../../worker/reports/figures";
+import { decodeSessionCursor, listPublishedSessions, type ListedDay, type ListOptions, type SessionsPage } from "../../worker/reports/sessions-list";
+import { timeseriesReport } from "../../worker/reports/timeseries";
 import { addEvents, addSite, addVitals, at, openTestDb, sessions, type RawEvent, type TestDb } from "./helpers";
 
 const SITE = "site_list";
@@ -36,13 +39,11 @@ async function entering(ids: string[], path: string, ts: number, site = SITE): P
 }
 
 const list = (options: Partial<ListOptions> = {}, site = SITE): Promise<SessionsPage> =>
-  listPublishedSessions(db.reader, site, { limit: 500, k: 5, retentionDays: 30, now: NOW, ...options });
+  listPublishedSessions(db.reader, site, { limit: 500, k: 5, retentionDays: 30, now: NOW, noise: false, ...options });
 
-const row = (day: string, hour: number | null, entry: string | null) => ({
-  day,
-  hour: hour === null ? null : new Date(at(day, hour)).toISOString(),
-  entry_path: entry,
-});
+const hourOf = (day: string, hour: number) => new Date(at(day, hour)).toISOString();
+const x = (value: number): Figure => ({ value, qualifier: "exact" });
+const hidden: Figure = { value: null, qualifier: "suppressed" };
 
 beforeAll(async () => {
   db = await openTestDb();
@@ -93,73 +94,97 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => db?.close());
 
-/** The whole list, exactly: days newest first, rows of a day in (stored) id order. */
-const EXPECTED = [
-  ...sessions("a", 10).map(() => row("2026-11-05", null, "/")),
-  ...sessions("b", 6).map(() => row("2026-11-05", 10, "/pricing")),
-  ...sessions("c", 5).map(() => row("2026-11-05", 11, null)),
-  row("2026-11-05", null, null), // d0
-  row("2026-11-05", null, null), // g0
-  row("2026-11-05", 10, null), // h0
-  ...sessions("e", 5).map(() => row("2026-11-04", null, "/")),
-  row("2026-11-04", null, "/"), // x0, listed on the day it began only
-  ...sessions("p", 5).map(() => row("2026-10-08", 1, "/")),
+/** The whole list, exactly (figures unperturbed): days newest first. */
+const EXPECTED: ListedDay[] = [
+  {
+    day: "2026-11-05",
+    sessions: x(25),
+    // 09 is the day's cover hour, 00 and 12 hold 1 session each: only 10 and 11 are shown.
+    hours: [
+      { hour: hourOf("2026-11-05", 10), sessions: x(7) },
+      { hour: hourOf("2026-11-05", 11), sessions: x(5) },
+    ],
+    // "/" holds a×10 and x0 (whose day's first view was "/" after midnight); "/docs" (5) covers
+    // "/secret" (1) and neither is named; h0 entered "/pricing" on the 6th, not on this day.
+    entry_pages: [
+      { path: "/", sessions: x(11) },
+      { path: "/pricing", sessions: x(6) },
+    ],
+  },
+  // Hour 15 holds 5 of 6 (a complement of 1): hidden; hour 23 holds 1.
+  { day: "2026-11-04", sessions: x(6), hours: [], entry_pages: [{ path: "/", sessions: x(6) }] },
+  // A hidden day: listed, suppressed, nothing of it named.
+  { day: "2026-11-03", sessions: hidden, hours: [], entry_pages: [] },
+  { day: "2026-10-08", sessions: x(5), hours: [{ hour: hourOf("2026-10-08", 1), sessions: x(5) }], entry_pages: [{ path: "/", sessions: x(5) }] },
 ];
 
 describe("listPublishedSessions", () => {
-  it("lists published, visible days only, with the hour and entry page only where the reports show them", async () => {
-    expect(await list()).toEqual({ sessions: EXPECTED, next: null, publishedThrough: "2026-11-05" });
+  it("lists published days with the figures the timeseries and the entry-page breakdown show, and nothing of hidden cells", async () => {
+    expect(await list()).toEqual({ days: EXPECTED, next: null, publishedThrough: "2026-11-05" });
   });
 
-  it("names only hours the hourly timeseries shows (the same decision, not a copy)", async () => {
-    const scope = { siteId: SITE, from: "2026-11-04", to: "2026-11-05", timeZone: "UTC", k: 5 };
-    const series = await timeseriesReport(db.reader, scope, "hour");
-    const visible = series.points.filter((p) => p.visitors.value !== null && p.visitors.value > 0).map((p) => Date.parse(p.start));
-    expect(visible).toEqual([at("2026-11-05", 10), at("2026-11-05", 11)]);
-    const shown = await shownSiteHours(db.reader, scope);
-    expect([...shown.entries()].map(([day, hours]) => [day, [...hours].sort((x, y) => x - y)])).toEqual([
-      ["2026-11-04", []],
-      ["2026-11-05", visible],
-    ]);
+  it("shows the reports' own perturbed figures", async () => {
+    const page = await list({ noise: true });
+    for (const day of page.days) {
+      const scope = { siteId: SITE, from: day.day, to: day.day, timeZone: "UTC", k: 5, noise: true };
+      const daily = await timeseriesReport(db.reader, scope, "day");
+      expect(day.sessions).toEqual(daily.points[0]!.visitors);
+      const hourly = await timeseriesReport(db.reader, scope, "hour");
+      expect(day.hours).toEqual(hourly.points.filter((p) => p.visitors.value).map((p) => ({ hour: p.start, sessions: p.visitors })));
+      const entries = await breakdownReport(db.reader, scope, "entry_page");
+      expect(day.entry_pages).toEqual(
+        entries.rows
+          .filter((r) => r.value !== null && r.visitors.value !== null)
+          .map((r) => ({ path: r.value!, sessions: r.visitors }))
+          .sort((a, b) => a.path.localeCompare(b.path)),
+      );
+    }
+    expect(page.days.map((d) => d.sessions.qualifier)).toEqual(["estimated", "estimated", "suppressed", "estimated"]);
   });
 
   it("cuts hours in the site's zone", async () => {
-    expect((await list({}, INDIA)).sessions).toEqual(sessions("i", 5).map(() => ({ day: "2026-11-05", hour: "2026-11-05T04:30:00.000Z", entry_path: "/" })));
+    expect((await list({}, INDIA)).days).toEqual([
+      { day: "2026-11-05", sessions: x(5), hours: [{ hour: "2026-11-05T04:30:00.000Z", sessions: x(5) }], entry_pages: [{ path: "/", sessions: x(5) }] },
+    ]);
   });
 
-  it("pages with a cursor of day and position that neither skips nor repeats", async () => {
-    const first = await list({ limit: 4 });
-    expect(first.sessions).toEqual(EXPECTED.slice(0, 4));
-    expect(first.next).toEqual({ day: "2026-11-05", offset: 4 });
-    // A page that ends with its day points at the next day that has rows.
-    const day = await list({ limit: 24 });
-    expect(day.sessions).toEqual(EXPECTED.slice(0, 24));
-    expect(day.next).toEqual({ day: "2026-11-04", offset: 0 });
-    for (const limit of [1, 3, 7, 36]) {
-      const walked: unknown[] = [];
-      let after: ListOptions["after"];
-      for (let page = 0; page < 40; page++) {
+  it("pages by day with a cursor that neither skips nor repeats", async () => {
+    const first = await list({ limit: 1 });
+    expect(first).toEqual({ days: EXPECTED.slice(0, 1), next: "2026-11-04", publishedThrough: "2026-11-05" });
+    for (const limit of [1, 2, 3, 4]) {
+      const walked: ListedDay[] = [];
+      let after: string | undefined;
+      for (let page = 0; page < 10; page++) {
         const result = await list({ limit, after });
-        walked.push(...result.sessions);
+        walked.push(...result.days);
         if (!result.next) break;
-        expect(result.sessions).toHaveLength(limit);
+        expect(result.days).toHaveLength(limit);
         after = result.next;
       }
       expect(walked).toEqual(EXPECTED);
     }
-    expect((await list({ limit: 36 })).next).toBeNull();
+    expect((await list({ limit: 4 })).next).toBeNull();
   });
 
   it("starts a cursor beyond the published days at the last published day", async () => {
-    expect((await list({ after: { day: "2026-11-06", offset: 3 } })).sessions).toEqual(EXPECTED);
+    expect((await list({ after: "2026-11-06" })).days).toEqual(EXPECTED);
   });
 
   it("takes k and the retention window from the settings", async () => {
-    const days = (page: SessionsPage) => [...new Set(page.sessions.map((s) => s.day))];
-    // With k = 2 the 3rd shows; every other day is as before.
-    expect(days(await list({ k: 2 }))).toEqual(["2026-11-05", "2026-11-04", "2026-11-03", "2026-10-08"]);
-    expect(days(await list({ retentionDays: 29 }))).toEqual(["2026-11-05", "2026-11-04"]);
-    expect(days(await list({ now: NOW + 12.5 * 3_600_000 }))).toEqual(["2026-11-05", "2026-11-04"]);
+    const days = (page: SessionsPage) => page.days.map((d) => [d.day, d.sessions.value]);
+    // With k = 2 the 3rd shows its 4 sessions; every other day is as before.
+    expect(days(await list({ k: 2 }))).toEqual([
+      ["2026-11-05", 25],
+      ["2026-11-04", 6],
+      ["2026-11-03", 4],
+      ["2026-10-08", 5],
+    ]);
+    expect(days(await list({ retentionDays: 29 }))).toEqual([
+      ["2026-11-05", 25],
+      ["2026-11-04", 6],
+      ["2026-11-03", null],
+    ]);
+    expect(days(await list({ now: NOW + 12.5 * 3_600_000 }))).toEqual(days(await list({ retentionDays: 29 })));
   });
 
   it("lists nothing before the first publication, and refuses an unknown site", async () => {
@@ -168,7 +193,7 @@ describe("listPublishedSessions", () => {
       await addSite(empty.client, SITE);
       await addEvents(empty.client, [{ site: SITE, session: "s", path: "/", ts: at("2026-11-05") }]);
       expect(await listPublishedSessions(empty.reader, SITE, { limit: 10, k: 5, retentionDays: 30, now: NOW })).toEqual({
-        sessions: [],
+        days: [],
         next: null,
         publishedThrough: null,
       });
@@ -182,10 +207,9 @@ describe("listPublishedSessions", () => {
 });
 
 describe("the cursor", () => {
-  it("is a day and a position, and nothing else decodes", () => {
-    expect(encodeSessionCursor({ day: "2026-11-05", offset: 4 })).toBe("2026-11-05.4");
-    expect(decodeSessionCursor("2026-11-05.4")).toEqual({ day: "2026-11-05", offset: 4 });
-    for (const bad of ["", "2026-11-05", "2026-02-31.0", "2026-13-01.0", "2026-11-05.-1", "2026-11-05.1.2", "17", "2026-11-05.1234567890"]) {
+  it("is a day, and nothing else decodes", () => {
+    expect(decodeSessionCursor("2026-11-05")).toBe("2026-11-05");
+    for (const bad of ["", "2026-11-05.4", "2026-02-31", "2026-13-01", "17", "2026-1-05", " 2026-11-05"]) {
       expect(decodeSessionCursor(bad), bad).toBeNull();
     }
   });

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { HttpProblem } from "../../worker/lib/problem";
 import { difference, ratio, SUPPRESSED, type Figure } from "../../worker/reports/figures";
 import { flatten, negotiate, toCsv, toNdjson } from "../../worker/reports/format";
-import { BUCKET_EDGES, percentileFromBucket } from "../../worker/reports/histogram";
+import { BUCKET_EDGES, percentileFromBucket, quantileRange } from "../../worker/reports/histogram";
 import { decodeCursor, encodeCursor, paginate } from "../../worker/reports/list";
 import { pathFilter } from "../../worker/reports/pattern";
 import { resolvePeriod } from "../../worker/reports/period";
@@ -278,6 +278,22 @@ describe("vitals histogram", () => {
     expect(estimate).toBeGreaterThan(BUCKET_EDGES.LCP[b - 1]!);
     expect(estimate).toBeLessThanOrEqual(BUCKET_EDGES.LCP[b]!);
     expect(percentileFromBucket("CLS", 0, 0, 4, 4)).toBe(0);
+  });
+
+  it("shows p75 as the range of its block of the fixed grid, and as a value only at level 0", () => {
+    const est = (value: number) => ({ value, qualifier: "estimated" });
+    // 3,100 ms is in bucket 71 (2,788–3,122 ms).
+    const rank = { bucket: 71, below: 5, n: 1, total: 7 };
+    expect(quantileRange("LCP", rank, null)).toEqual({ p75: SUPPRESSED, p75_low: SUPPRESSED, p75_high: SUPPRESSED });
+    expect(quantileRange("LCP", rank, 0)).toEqual({ p75: est(percentileFromBucket("LCP", 71, 5, 1, 7)), p75_low: est(2788), p75_high: est(3122) });
+    // Level 1: buckets 70–71; level 3: 64–71; the block is aligned whatever the rank's place in it.
+    expect(quantileRange("LCP", rank, 1)).toEqual({ p75: SUPPRESSED, p75_low: est(2489), p75_high: est(3122) });
+    expect(quantileRange("LCP", rank, 3)).toEqual({ p75: SUPPRESSED, p75_low: est(1261), p75_high: est(3122) });
+    expect(quantileRange("LCP", { ...rank, bucket: 64 }, 3)).toEqual(quantileRange("LCP", rank, 3));
+    // Bucket 0 starts at 0; the buckets above the last edge read at it.
+    expect(quantileRange("LCP", { ...rank, bucket: 0 }, 2).p75_low).toEqual(est(0));
+    expect(quantileRange("LCP", { ...rank, bucket: 100 }, 6).p75_high).toEqual(est(Math.round(BUCKET_EDGES.LCP.at(-1)!)));
+    expect(quantileRange("CLS", { ...rank, bucket: 40 }, 1)).toEqual({ p75: SUPPRESSED, p75_low: est(0.008308), p75_high: est(0.01042) });
   });
 });
 

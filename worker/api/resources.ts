@@ -143,23 +143,6 @@ export function toVerification(siteId: string, state: SiteVerification): z.infer
 }
 
 /**
- * A session as the list shows it: only what the reports show (worker/reports/sessions-list.ts).
- * No id (it would be a per-person key linking to nothing the API serves), no time finer than
- * the hour, no last-seen time, no pageview count.
- */
-export const sessionResource = z
-  .object({
-    day: z.string().meta({ description: "The local day (the site's zone) the session began: a published day the reports show.", example: "2026-11-21" }),
-    hour: z.string().nullable().meta({
-      description: "The instant the local hour it began starts, when the hourly timeseries shows that hour; else null.",
-      format: "date-time",
-      example: "2026-11-21T12:00:00.000Z",
-    }),
-    entry_path: z.string().nullable().meta({ description: "Its first page, when the pages report shows that page on that day; else null." }),
-  })
-  .meta({ id: "Session" });
-
-/**
  * An RFC 9457 problem as lib/problem.ts writes it, with every extension member some refusal
  * adds (api/auth.ts, domain/registration.ts, domain/alert-rules/): nothing else appears.
  */

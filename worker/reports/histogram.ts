@@ -4,6 +4,7 @@
  * the stored data: changing them needs the vitals rollups rebuilt.
  */
 import { VITAL_METRICS } from "../lib/schema";
+import { SUPPRESSED, type Figure } from "./figures";
 
 export type VitalMetric = (typeof VITAL_METRICS)[number];
 
@@ -82,4 +83,50 @@ export function percentileFromBucket(
   const fraction = inBucket > 0 ? Math.min(1, Math.max(0, (p * total - below) / inBucket)) : 1;
   const value = lower === 0 ? upper * fraction : lower * (upper / lower) ** fraction;
   return THRESHOLDS[metric].unit === "ms" ? Math.round(value) : Number(value.toFixed(3));
+}
+
+/** A bucket's bounds: (lower, upper]; the first starts at 0, the last (above every edge) is read at the last edge. */
+export function bucketBounds(metric: VitalMetric, bucket: number): { lower: number; upper: number } {
+  const edges = BUCKET_EDGES[metric];
+  const upper = edges[Math.min(bucket, edges.length - 1)]!;
+  const lower = bucket === 0 ? 0 : bucket >= edges.length ? upper : edges[bucket - 1]!;
+  return { lower, upper };
+}
+
+/**
+ * The levels of the fixed block grid p75 is widened on: a block of level j is 2^j buckets,
+ * aligned (bucket >> j), so its edges never depend on the data. Level 6 (64 buckets, a factor
+ * of about 1,400) is the widest shown; wider would say nothing.
+ */
+export const BLOCK_LEVELS = [0, 1, 2, 3, 4, 5, 6] as const;
+
+/**
+ * p75 as the report shows it (docs/reports.md, rule 8, "p75"). The rank's bucket alone can be a group
+ * of one: five sybils at 10 ms and one at 60 s put rank 6 of 7 on a victim's sample. So p75 is
+ * shown as the range of the smallest block of the fixed grid (BLOCK_LEVELS) around the rank's
+ * bucket that provably holds samples of k sessions (`level`, from the report's SQL; null when
+ * none does), and as a value only when that block is the bucket itself (level 0). The range's
+ * ends are fixed grid points, never the edge of a bucket because it has data: an interval grown
+ * from the rank's bucket to the nearest buckets with data ("10 ms – 3.5 s") would end at the
+ * victim's bucket and name it.
+ */
+export function quantileRange(
+  metric: VitalMetric,
+  rank: { bucket: number; below: number; n: number; total: number },
+  level: number | null,
+): { p75: Figure; p75_low: Figure; p75_high: Figure } {
+  if (level === null) return { p75: SUPPRESSED, p75_low: SUPPRESSED, p75_high: SUPPRESSED };
+  const shown = (value: number): Figure => ({ value: rounded(metric, value), qualifier: "estimated" });
+  const first = (rank.bucket >> level) << level;
+  const last = first + (1 << level) - 1;
+  return {
+    // A percentile from bucket counts is computed, not counted: always estimated.
+    p75: level === 0 ? shown(percentileFromBucket(metric, rank.bucket, rank.below, rank.n, rank.total)) : SUPPRESSED,
+    p75_low: shown(bucketBounds(metric, first).lower),
+    p75_high: shown(bucketBounds(metric, last).upper),
+  };
+}
+
+function rounded(metric: VitalMetric, value: number): number {
+  return THRESHOLDS[metric].unit === "ms" ? Math.round(value) : Number(value.toPrecision(4));
 }

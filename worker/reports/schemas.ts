@@ -294,7 +294,17 @@ export const vitalsResponse = z
         other: otherFlag("path of this metric"),
         metric: z.enum(VITAL_METRICS),
         unit: z.enum(["ms", "score"]).meta({ description: "`ms` for LCP, INP, FCP, TTFB; `score` for CLS." }),
-        p75: figureSchema.meta({ description: "75th percentile, estimated from a log-spaced histogram (±6 %)." }),
+        p75: figureSchema.meta({
+          description:
+            "75th percentile, estimated from a log-spaced histogram (±6 %); shown only when the histogram bucket holding it has samples of at least k sessions, else suppressed and given as the range p75_low–p75_high.",
+        }),
+        p75_low: figureSchema.meta({
+          description:
+            "Lower end of the range the 75th percentile lies in: the lower edge of the nearest bucket at or below it that holds samples of at least k sessions. Suppressed when there is none on either side.",
+        }),
+        p75_high: figureSchema.meta({
+          description: "Upper end of that range: the upper edge of the nearest bucket at or above it that holds samples of at least k sessions.",
+        }),
         good: figureSchema.meta({
           description:
             "Share (0–1) of samples at or under the good threshold (LCP 2.5 s, INP 200 ms, CLS 0.1, FCP 1.8 s, TTFB 0.8 s).",

@@ -1,117 +1,92 @@
 /**
- * The sessions list (GET /api/v1/sessions) shows nothing the reports hide. A session is listed
- * on the local day it began, only when that day is published and its site-day atom is visible,
- * and only when the session is one of the units that atom counts. Of each session it gives:
+ * The sessions list (GET /api/v1/sessions) shows only figures the reports show. It used to list
+ * one row per session (day, hour, entry page): counting rows gave exact counts of cells the
+ * reports perturb, and subtracting one's own sybil sessions gave a hidden entry page's count
+ * (issue 36 item 4). Now it lists one row per published day of the site, newest first:
  *
- * - its day;
- * - the local hour it began, only when it is a unit of that site-hour cell and the hourly
- *   timeseries shows the cell (timeseries.ts shownSiteHours), else null;
- * - its entry path, only when it is a unit of that page-day atom and the pages report shows
- *   the atom (privacy/page-atoms.ts PAGE_ATOMS_SQL), else null.
+ * - `sessions`: the site-day's visitors exactly as the daily timeseries shows them (perturbed,
+ *   suppressed when hidden);
+ * - `hours`: the site-hours of that day the hourly timeseries shows with data, with its figures;
+ * - `entry_pages`: the entry-page breakdown's shown cells of that day, with its figures, by path.
+ *   A hidden cell is not listed at all: no label of a hidden cell.
  *
- * The rules are the reports' own, called here, not re-implemented. Nothing finer than the hour,
- * no last-seen time, and no pageview count: one session's count is a figure about a group of
- * one, and a bucket of it still is; the reports show pageviews only summed over k sessions.
+ * Every figure comes from the reports' own functions (timeseriesReport, breakdownReport) for
+ * the same scope, never from a re-implementation, so the list is a view of figures already
+ * published and adds no equation to what the reports give. No per-session row, and no cross
+ * table of hour × entry page (a two-way table whose margins are published).
  *
- * No id either: the stored id is a keyed hash that links to nothing the API serves, so it would
- * only give a reader a per-person key to join exports on. Within a day, rows come in the order
- * of that hash, which carries no time, and the cursor is (day, rows already listed that day):
- * a listed day never changes (below), so the position is stable and says nothing a listing
- * does not. Arrival order or a row number would say how many hidden sessions lie between.
- *
- * A listed day never changes: its cells are final once published, a session's first_seen and
- * the cells' units are never rewritten, and a day is listed only while none of its sessions can
- * have been deleted by retention (which deletes sessions by last_seen, so watching rows vanish
- * would time each session's last activity).
+ * Days are those with a site-day cell, published (whole days that have ended in the site's
+ * zone; today never), and no older than the raw retention window, as before. The cursor is the
+ * day the next page starts at.
  */
 import { siteNotFound } from "../domain/sites";
 import type { Database } from "../lib/db";
 import type { ReadOnlyDatabase } from "../lib/read-only";
+import { breakdownReport } from "./breakdown";
+import type { Figure } from "./figures";
 import { lastCompleteDay } from "./period";
-import { SITE_DAY_ATOMS_SQL, siteDayAtomVisible } from "./atoms";
-import { PAGE_ATOMS_SQL } from "./privacy";
 import { legacyDays, PUBLICATION_SQL, publicationOf } from "./publication";
-import type { ReportScope } from "./scope";
-import { effectiveZone } from "./rollup";
-import { shownSiteHours } from "./timeseries";
 import { retentionHorizon } from "./retention";
-import { addDays, localDate, localHourStartSql, offsetSegments, offsetSql, startOfLocalDay } from "./timezone";
+import { effectiveZone } from "./rollup";
+import type { ReportScope } from "./scope";
+import { timeseriesReport } from "./timeseries";
+import { addDays, localDate, startOfLocalDay } from "./timezone";
 
-export interface ListedSession {
-  /** The local day the session began (the site's zone). */
+export interface ListedDay {
+  /** A published local day (the site's zone). */
   day: string;
-  /** The UTC instant at which the local hour it began starts, when that hour is shown; else null. */
-  hour: string | null;
-  /** Its first page, when that page is shown on its day; else null. */
-  entry_path: string | null;
-}
-
-/** Where a page starts: after `offset` rows of `day`. */
-export interface SessionCursor {
-  day: string;
-  offset: number;
+  /** The day's sessions as the daily timeseries shows them. */
+  sessions: Figure;
+  /** The hours the hourly timeseries shows with data that day: the instant each starts, and its sessions. */
+  hours: { hour: string; sessions: Figure }[];
+  /** The entry pages the entry-page breakdown shows that day, with their sessions. */
+  entry_pages: { path: string; sessions: Figure }[];
 }
 
 export interface SessionsPage {
-  sessions: ListedSession[];
-  next: SessionCursor | null;
+  days: ListedDay[];
+  /** The day the next page starts at; null on the last page. */
+  next: string | null;
   /** The last published local day; null before the publisher's first run. */
   publishedThrough: string | null;
 }
 
 export interface ListOptions {
+  /** Days per page. */
   limit: number;
-  after?: SessionCursor | undefined;
+  /** The day to start at (a next cursor), newest first. */
+  after?: string | undefined;
   k: number;
   /** Days raw sessions are kept (WREN_RAW_RETENTION_DAYS). */
   retentionDays: number;
   now?: number;
+  /** Perturb the figures as the reports do (the API always does; the property test attacks exact figures). */
+  noise?: boolean;
 }
 
-export const encodeSessionCursor = (cursor: SessionCursor): string => `${cursor.day}.${cursor.offset}`;
-
-/** The cursor in a next_cursor string, or null when it is not one. */
-export function decodeSessionCursor(value: string): SessionCursor | null {
-  const match = /^(\d{4}-\d{2}-\d{2})\.(\d{1,9})$/.exec(value);
-  const ms = match ? Date.parse(`${match[1]}T00:00:00Z`) : NaN;
-  if (!match || Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== match[1]) return null;
-  return { day: match[1]!, offset: Number(match[2]) };
+/** A cursor is a day; anything else is not one. */
+export function decodeSessionCursor(value: string): string | null {
+  const ms = /^\d{4}-\d{2}-\d{2}$/.test(value) ? Date.parse(`${value}T00:00:00Z`) : NaN;
+  return Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value ? null : value;
 }
 
-/** The page-day atoms of one day that the pages report shows. Parameters: ?1 k, ?2 site, ?3 and ?4 the day. */
-const SHOWN_PAGES_SQL = `WITH ${PAGE_ATOMS_SQL} SELECT path FROM page_atoms WHERE visible = 1`;
-
-/**
- * The sessions that began on one day (?4 ≤ first_seen < ?5) and are units of its site-day,
- * in hash order, with the start of their first_seen's local hour when they are units of that
- * site-hour cell (else null) and their entry path when they are units of that page-day (else
- * null). `offset` is SQL for the zone's offset at s.first_seen (timezone.ts offsetSql): the
- * hour is cut as the rollup cuts it. Each lookup is an index seek on a units table's key.
- */
-function daySessionsSql(offset: string): string {
-  const hour = localHourStartSql("s.first_seen", offset);
-  return `
-  SELECT
-    CASE WHEN EXISTS (SELECT 1 FROM rollup_site_hour_units h WHERE h.site_id = u.site_id AND h.hour = ${hour} AND h.unit = u.unit)
-      THEN ${hour} END AS hour,
-    CASE WHEN EXISTS (SELECT 1 FROM rollup_page_day_units p WHERE p.site_id = u.site_id AND p.day = u.day AND p.path = s.entry_path AND p.unit = u.unit)
-      THEN s.entry_path END AS entry_path
-  FROM rollup_site_day_units u JOIN sessions s ON s.id = u.unit
-  WHERE u.site_id = ?1 AND u.day = ?2 AND s.site_id = ?1 AND s.first_seen >= ?4 AND s.first_seen < ?5
-  ORDER BY u.unit LIMIT ?6 OFFSET ?3`;
-}
+/** The days with a site-day cell in [?2, ?3], newest first; at most ?4. */
+const DAYS_SQL = "SELECT day FROM rollup_site_day WHERE site_id = ?1 AND day >= ?2 AND day <= ?3 ORDER BY day DESC LIMIT ?4";
 
 /** A page of the list for the API: reads only, through a read-only handle as reports do. */
 export function sessionsPage(db: Database, siteId: string, options: ListOptions): Promise<SessionsPage> {
   return listPublishedSessions(db.$reader, siteId, options);
 }
 
-/** A page of a site's listed sessions, newest day first. */
+/** A page of a site's listed days, newest first. */
 export async function listPublishedSessions(db: ReadOnlyDatabase, siteId: string, options: ListOptions): Promise<SessionsPage> {
-  const [site, published] = await db.queryAll([{ sql: "SELECT timezone FROM sites WHERE id = ?", args: [siteId] }, PUBLICATION_SQL]);
+  const [site, published] = await db.queryAll([
+    { sql: "SELECT timezone FROM sites WHERE id = ?", args: [siteId] },
+    PUBLICATION_SQL,
+  ]);
   if (!site!.rows[0]) throw siteNotFound(siteId, "site");
   const publication = publicationOf(published!);
-  if (!publication) return { sessions: [], next: null, publishedThrough: null };
+  if (!publication) return { days: [], next: null, publishedThrough: null };
   const zone = effectiveZone(String(site!.rows[0].timezone));
   const lastDay = lastCompleteDay(zone, publication.throughMs);
 
@@ -120,50 +95,36 @@ export async function listPublishedSessions(db: ReadOnlyDatabase, siteId: string
   let firstDay = localDate(zone, cutoff);
   if (startOfLocalDay(zone, firstDay) < cutoff) firstDay = addDays(firstDay, 1);
 
-  const start = options.after && options.after.day <= lastDay ? options.after : { day: lastDay, offset: 0 };
-  const legacy = legacyDays(publication, zone);
-  const dayRows = await db.query({ sql: `${SITE_DAY_ATOMS_SQL} ORDER BY s.day DESC`, args: [options.k, siteId, firstDay, start.day, legacy] });
-  const days = dayRows.rows.filter((r) => siteDayAtomVisible(r, options.k)).map((r) => String(r.day));
+  const start = options.after && options.after <= lastDay ? options.after : lastDay;
+  const rows = await db.query({ sql: DAYS_SQL, args: [siteId, firstDay, start, options.limit + 1] });
+  const days = rows.rows.map((r) => String(r.day));
+  const page = days.slice(0, options.limit);
+  const next = days.length > options.limit ? days[options.limit]! : null;
+  if (page.length === 0) return { days: [], next: null, publishedThrough: lastDay };
 
-  const listed: ListedSession[] = [];
-  let next: SessionCursor | null = null;
-  for (const day of days) {
-    const offset = day === start.day ? start.offset : 0;
-    const wanted = options.limit - listed.length;
-    const [from, to] = [startOfLocalDay(zone, day), startOfLocalDay(zone, addDays(day, 1))];
-    const rs = await db.query({
-      sql: daySessionsSql(offsetSql(offsetSegments(zone, from, to), "s.first_seen")),
-      args: [siteId, day, offset, from, to, wanted + 1],
-    });
-    if (rs.rows.length === 0) continue;
-    if (wanted === 0) {
-      // The page is full and more rows follow: the next page starts at this day.
-      next = { day, offset };
-      break;
-    }
-    const { hours, paths } = await shownOn(db, { siteId, from: day, to: day, timeZone: zone, k: options.k, legacyDays: legacy });
-    for (const r of rs.rows.slice(0, wanted)) {
-      const hour = r.hour === null ? null : Number(r.hour);
-      const entry = r.entry_path === null ? null : String(r.entry_path);
-      listed.push({
-        day,
-        hour: hour !== null && hours.has(hour) ? new Date(hour).toISOString() : null,
-        entry_path: entry !== null && paths.has(entry) ? entry : null,
-      });
-    }
-    if (rs.rows.length > wanted) {
-      next = { day, offset: offset + wanted };
-      break;
-    }
+  const scope: ReportScope = {
+    siteId,
+    from: page[page.length - 1]!,
+    to: page[0]!,
+    timeZone: zone,
+    k: options.k,
+    noise: options.noise ?? true,
+    legacyDays: legacyDays(publication, zone),
+  };
+  const [daily, hourly] = await Promise.all([timeseriesReport(db, scope, "day"), timeseriesReport(db, scope, "hour")]);
+  const listed: ListedDay[] = [];
+  for (const day of page) {
+    const point = daily.points.find((p) => p.local === day)!;
+    const hours = hourly.points
+      .filter((p) => p.local.slice(0, 10) === day && p.visitors.value !== null && p.visitors.value > 0)
+      .map((p) => ({ hour: p.start, sessions: p.visitors }));
+    // A breakdown over several days sums them: one day at a time, as the report reads that day.
+    const entries = await breakdownReport(db, { ...scope, from: day, to: day }, "entry_page");
+    const entry_pages = entries.rows
+      .filter((r): r is typeof r & { value: string } => r.value !== null && r.visitors.value !== null)
+      .map((r) => ({ path: r.value, sessions: r.visitors }))
+      .sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+    listed.push({ day, sessions: point.visitors, hours, entry_pages });
   }
-  return { sessions: listed, next, publishedThrough: lastDay };
-}
-
-/** What the reports show of one day: the hours the timeseries shows and the pages the pages report shows. */
-async function shownOn(db: ReadOnlyDatabase, scope: ReportScope): Promise<{ hours: Set<number>; paths: Set<string> }> {
-  const [hours, pages] = await Promise.all([
-    shownSiteHours(db, scope),
-    db.query({ sql: SHOWN_PAGES_SQL, args: [scope.k, scope.siteId, scope.from, scope.to] }),
-  ]);
-  return { hours: hours.get(scope.from) ?? new Set(), paths: new Set(pages.rows.map((r) => String(r.path))) };
+  return { days: listed, next, publishedThrough: lastDay };
 }

@@ -6,12 +6,14 @@
  * Inside a shown atom, the three rating groups partition its samples, and each is a group of
  * sessions: a group is shown only when it provably holds k sessions, and when the groups it
  * hides together may hold fewer, the smallest shown group is hidden too (privacy/rating-groups.ts,
- * ratingGroupsSql). A share over several days sums the days where its group is shown.
+ * ratingGroupsSql). A share over several days sums the days where its group is shown. p75 is
+ * shown as the range of the smallest fixed block of buckets around its rank that holds k
+ * sessions' samples (histogram.ts quantileRange), and as a value only when one bucket does.
  */
 import type { ReadOnlyDatabase } from "../lib/read-only";
 import { VITAL_METRICS } from "../lib/schema";
 import { perturbedFigure, ratio, SUPPRESSED, type Figure } from "./figures";
-import { percentileFromBucket, THRESHOLDS, type VitalMetric } from "./histogram";
+import { BLOCK_LEVELS, quantileRange, THRESHOLDS, type VitalMetric } from "./histogram";
 import { shownUnitsSql } from "./noise";
 import { pathFilter } from "./pattern";
 import { additiveFigure, PAGE_ATOMS_SQL, pageAtomVisibleSql, ratingGroupsSql, type AtomTally } from "./privacy";
@@ -24,7 +26,11 @@ export interface VitalsRow {
   other: boolean;
   metric: VitalMetric;
   unit: "ms" | "score";
+  /** The estimate, shown only when the rank's bucket alone holds k sessions' samples. */
   p75: Figure;
+  /** The range the rank lies in: the smallest fixed block of buckets around it holding k sessions' samples. */
+  p75_low: Figure;
+  p75_high: Figure;
   good: Figure;
   needs_improvement: Figure;
   poor: Figure;
@@ -77,7 +83,11 @@ const SUMS_SQL = { exact: sumsSql(false), perturbed: sumsSql(true) };
 
 /**
  * The bucket holding rank 0.75·total of each (path, metric) histogram over visible atoms, for
- * the paths in ?5 (a JSON array): only the rows a page of the report shows need it.
+ * the paths in ?5 (a JSON array): only the rows a page of the report shows need it. With it,
+ * `level`: the smallest level of the fixed block grid (histogram.ts quantileRange) whose block
+ * around that bucket provably holds samples of k sessions — every unit of an atom has a sample,
+ * so x of an atom's samples in the block are at least units − samples + x of its sessions
+ * (rule 8's bound), summed over the visible atoms; null when no block up to the widest does.
  */
 const P75_SQL = `WITH ${vitalAtomsSql("v.path IN (SELECT value FROM json_each(?5))")},
   histogram AS (
@@ -92,12 +102,27 @@ const P75_SQL = `WITH ${vitalAtomsSql("v.path IN (SELECT value FROM json_each(?5
       sum(n) OVER (PARTITION BY path, metric ORDER BY bucket ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS upto,
       sum(n) OVER (PARTITION BY path, metric) AS total
     FROM histogram
-  )
-  SELECT path, metric, bucket, upto - n AS below, n, total FROM cumulative
-  WHERE upto * 4 >= total * 3 AND (upto - n) * 4 < total * 3`;
+  ),
+  ranked AS (
+    SELECT path, metric, bucket, upto - n AS below, n, total FROM cumulative
+    WHERE upto * 4 >= total * 3 AND (upto - n) * 4 < total * 3
+  ),
+  levels AS (SELECT value AS level FROM json_each('${JSON.stringify(BLOCK_LEVELS)}')),
+  atom_blocks AS (
+    SELECT r.path AS path, r.metric AS metric, l.level AS level, max(0, a.units - a.samples + sum(h.samples)) AS proven
+    FROM ranked r CROSS JOIN levels l
+    CROSS JOIN vital_atoms a ON a.path = r.path AND a.metric = r.metric AND a.visible = 1
+    CROSS JOIN rollup_vital_histogram h ON h.site_id = ?2 AND h.path = a.path AND h.metric = a.metric AND h.day = a.day
+      AND (h.bucket >> l.level) = (r.bucket >> l.level)
+    GROUP BY r.path, r.metric, l.level, a.day
+  ),
+  blocks AS (SELECT path, metric, level FROM atom_blocks GROUP BY path, metric, level HAVING sum(proven) >= ?1)
+  SELECT r.path AS path, r.metric AS metric, r.bucket AS bucket, r.below AS below, r.n AS n, r.total AS total,
+    (SELECT min(b.level) FROM blocks b WHERE b.path = r.path AND b.metric = r.metric) AS level
+  FROM ranked r`;
 
 /** A vitals row before its p75 is known. */
-export type VitalsSums = Omit<VitalsRow, "p75">;
+export type VitalsSums = Omit<VitalsRow, "p75" | "p75_low" | "p75_high">;
 
 /**
  * The vitals rows of the period. `pick` chooses the rows that will be shown (a page of them)
@@ -151,27 +176,23 @@ export async function vitalsReport(
   }
   const shown = pick(all);
   const paths = [...new Set(shown.flatMap((r) => (r.samples.value && r.path !== null ? [r.path] : [])))];
-  const p75 = new Map<string, number>();
+  const p75 = new Map<string, Pick<VitalsRow, "p75" | "p75_low" | "p75_high">>();
   if (paths.length > 0) {
     const rs = await db.query({ sql: P75_SQL, args: [...args, JSON.stringify(paths)] });
     for (const r of rs.rows) {
       const metric = String(r.metric) as VitalMetric;
-      p75.set(
-        `${metric}\u0000${String(r.path)}`,
-        percentileFromBucket(metric, Number(r.bucket), Number(r.below), Number(r.n), Number(r.total)),
-      );
+      const rank = { bucket: Number(r.bucket), below: Number(r.below), n: Number(r.n), total: Number(r.total) };
+      p75.set(`${metric}\u0000${String(r.path)}`, quantileRange(metric, rank, r.level === null ? null : Number(r.level)));
     }
   }
   return shown.map((row) => {
-    const estimate = p75.get(`${row.metric}\u0000${row.path}`);
-    // A percentile from bucket counts is computed, not counted: always estimated.
-    const figure: Figure = row.samples.value && estimate !== undefined ? { value: estimate, qualifier: "estimated" } : SUPPRESSED;
+    const quantile = row.samples.value ? p75.get(`${row.metric}\u0000${row.path}`) : undefined;
     return {
       path: row.path,
       other: row.other,
       metric: row.metric,
       unit: row.unit,
-      p75: figure,
+      ...(quantile ?? { p75: SUPPRESSED, p75_low: SUPPRESSED, p75_high: SUPPRESSED }),
       good: row.good,
       needs_improvement: row.needs_improvement,
       poor: row.poor,

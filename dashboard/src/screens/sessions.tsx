@@ -1,11 +1,13 @@
 /**
- * Sessions (GET /api/v1/sessions, read:sessions): the sessions of published days, newest day
- * first, with only what the reports show — the day, the hour it began and its entry page where
- * the reports show those, and no id. Paged by cursor, kept in the URL.
+ * Sessions (GET /api/v1/sessions, read:sessions): the published days, newest first, each with
+ * the figures the reports show of its sessions — the day's sessions, its shown hours and its
+ * shown entry pages, perturbed as the reports are; hidden cells are not named. No row per
+ * session: counting rows gave exact counts where the reports perturb. Paged by day, in the URL.
  */
 import { api, unwrap } from "../api/client";
 import { useLoad } from "../state/load";
 import { hasScope } from "../state/session";
+import { FigureView } from "../ui/figure";
 import { Empty, Loaded } from "../ui/states";
 import { Pager, urlCursor } from "../ui/table-pager";
 import { formatTime } from "../ui/time";
@@ -19,11 +21,6 @@ function readZone(site: string): Promise<string | null> {
   );
 }
 
-/** The hour a session began, in the site's zone when known, else the reader's; the zone named either way (ui/time.ts). */
-function hourText(instant: string, zone: string | null): string {
-  return formatTime(instant, zone ?? undefined);
-}
-
 export function SessionsScreen({ site }: { site: string }) {
   const cursor = urlCursor();
   const load = useLoad(() => Promise.all([unwrap(api.GET("/api/v1/sessions", { params: { query: { site, cursor } } })), readZone(site)]), [site, cursor]);
@@ -34,8 +31,9 @@ export function SessionsScreen({ site }: { site: string }) {
         identified, and the same visitor on another day is another session.
       </p>
       <Loaded load={load} what="sessions">
-        {([list, zone]) =>
-          list.sessions.length === 0 && !cursor ? (
+        {([list, zone]) => {
+          const { k } = list;
+          return list.days.length === 0 && !cursor ? (
             <Empty>
               {list.published_through === null ? (
                 <p>Nothing is published yet. Days appear here shortly after they end in the site's time zone.</p>
@@ -51,34 +49,52 @@ export function SessionsScreen({ site }: { site: string }) {
               <div class="table-wrap">
                 <table class="report-table">
                   <caption>
-                    Sessions, newest day first
+                    Sessions by day, newest first
                     {list.published_through && <span class="report-range"> (published through {list.published_through})</span>}
                   </caption>
                   <thead>
                     <tr>
                       <th scope="col">Day</th>
-                      <th scope="col">Began{zone ? ` (${zone})` : ""}</th>
-                      <th scope="col">Entry page</th>
+                      <th scope="col">Sessions</th>
+                      <th scope="col">Hours{zone ? ` (${zone})` : ""}</th>
+                      <th scope="col">Entry pages</th>
                     </tr>
                   </thead>
                   <tbody>
-                    {list.sessions.map((session, index) => (
-                      <tr key={index}>
-                        <th scope="row">{session.day}</th>
+                    {list.days.map((day) => (
+                      <tr key={day.day}>
+                        <th scope="row">{day.day}</th>
+                        <td class="num">
+                          <FigureView figure={day.sessions} k={k} />
+                        </td>
                         <td>
-                          {session.hour ? (
-                            <time dateTime={session.hour}>{hourText(session.hour, zone)}</time>
-                          ) : (
-                            <span class="muted" title="The hourly report does not show this hour, so neither does the list.">
-                              not shown
+                          {day.hours.length === 0 ? (
+                            <span class="muted" title="The hourly report shows no hour of this day, so neither does the list.">
+                              none shown
                             </span>
+                          ) : (
+                            <ul class="session-cells">
+                              {day.hours.map((h) => (
+                                <li key={h.hour}>
+                                  <time dateTime={h.hour}>{formatTime(h.hour, zone ?? undefined)}</time>: <FigureView figure={h.sessions} k={k} />
+                                </li>
+                              ))}
+                            </ul>
                           )}
                         </td>
-                        <td class="report-path">
-                          {session.entry_path ?? (
-                            <span class="muted" title="The pages report does not show this page on this day, so neither does the list.">
-                              not shown
+                        <td>
+                          {day.entry_pages.length === 0 ? (
+                            <span class="muted" title="The entry-page breakdown shows no page of this day, so neither does the list.">
+                              none shown
                             </span>
+                          ) : (
+                            <ul class="session-cells">
+                              {day.entry_pages.map((e) => (
+                                <li key={e.path}>
+                                  <span class="report-path">{e.path}</span>: <FigureView figure={e.sessions} k={k} />
+                                </li>
+                              ))}
+                            </ul>
                           )}
                         </td>
                       </tr>
@@ -86,15 +102,15 @@ export function SessionsScreen({ site }: { site: string }) {
                   </tbody>
                 </table>
               </div>
-              {list.sessions.length === 0 && <p>No more rows.</p>}
+              {list.days.length === 0 && <p>No more days.</p>}
               <p class="hint">
-                Only days the reports show are listed; an hour or entry page appears only where the reports show it. No pageview counts and no time finer
-                than the hour.
+                Each figure is the one the reports show for that day, hour or entry page (with the same noise); hours and entry pages the reports hide are
+                not listed.
               </p>
               <Pager label="Sessions" nextCursor={list.next_cursor} />
             </>
-          )
-        }
+          );
+        }}
       </Loaded>
     </>
   );

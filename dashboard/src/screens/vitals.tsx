@@ -7,7 +7,7 @@ import { api, unwrap, type Schemas } from "../api/client";
 import { useLoad } from "../state/load";
 import { query, setQuery } from "../state/location";
 import { dayPeriodParams, period } from "../state/period";
-import { FigureView } from "../ui/figure";
+import { ESTIMATED_REASON, FigureView } from "../ui/figure";
 import { CaptionRange } from "../ui/report-range";
 import { WholeDayNote } from "../ui/report-days";
 import { RatingBar } from "../ui/rating-bar";
@@ -65,7 +65,10 @@ export function VitalsScreen({ site }: { site: string }) {
       </div>
       <details class="report-thresholds">
         <summary>Thresholds</summary>
-        <p>p75: three in four samples were at most this. Samples are rated on the standard thresholds:</p>
+        <p>
+          p75: three in four samples were at most this. Where the histogram bucket holding it has samples of fewer than k sessions, it is given as
+          the smallest fixed range around it that holds k sessions' samples ("≈ 2.4–3.5 s"). Samples are rated on the standard thresholds:
+        </p>
         <ul>
           {METRICS.map((m) => (
             <li key={m.name}>
@@ -126,7 +129,7 @@ function VitalsTable({ report, sort, filtered }: { report: Report; sort: SortSta
                   <abbr title={METRICS.find((m) => m.name === row.metric)?.label}>{row.metric}</abbr>
                 </td>
                 <td class="num">
-                  <FigureView figure={row.p75} k={k} format={row.unit === "ms" ? "ms" : "decimal"} />
+                  <P75View row={row} k={k} />
                 </td>
                 <td>
                   <RatingBar good={row.good} needs={row.needs_improvement} poor={row.poor} k={k} />
@@ -142,5 +145,33 @@ function VitalsTable({ report, sort, filtered }: { report: Report; sort: SortSta
       {report.rows.length === 0 && <p>No more rows.</p>}
       <Pager label="Vitals" nextCursor={report.next_cursor} />
     </>
+  );
+}
+
+const seconds = new Intl.NumberFormat("en", { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+const plain = new Intl.NumberFormat("en", { maximumFractionDigits: 3 });
+
+/** "2.4–3.5 s", "93–104 ms", "0.05–0.12": a p75 range in the unit of its metric. */
+export function rangeText(low: number, high: number, unit: "ms" | "score"): string {
+  if (unit === "score") return `${plain.format(low)}–${plain.format(high)}`;
+  if (high >= 1000) return `${seconds.format(low / 1000)}–${seconds.format(high / 1000)} s`;
+  return `${plain.format(low)}–${plain.format(high)} ms`;
+}
+
+const RANGE_REASON =
+  "A range: the histogram bucket holding p75 has samples of fewer than k sessions, so p75 is given as the smallest fixed range of buckets around it that holds samples of k sessions.";
+
+/** p75 as a value when shown, else the range it lies in ("≈ 2.4–3.5 s"), else "< k". */
+function P75View({ row, k }: { row: Report["rows"][number]; k: number }) {
+  const { p75, p75_low: low, p75_high: high } = row;
+  if (p75.value !== null || low.value === null || high.value === null) {
+    return <FigureView figure={p75} k={k} format={row.unit === "ms" ? "ms" : "decimal"} />;
+  }
+  const text = `≈ ${rangeText(low.value, high.value, row.unit)}`;
+  const why = `${RANGE_REASON} ${ESTIMATED_REASON}`;
+  return (
+    <span class="figure estimated" title={why} aria-label={`${text}. ${why}`} data-qualifier="estimated">
+      {text}
+    </span>
   );
 }

@@ -159,7 +159,7 @@ export const reportRoutes = [
           context.request,
           p,
           page.rows,
-          ["path", "other", "metric", "unit", ...figureColumns("p75", "good", "needs_improvement", "poor", "samples")],
+          ["path", "other", "metric", "unit", ...figureColumns("p75", "p75_low", "p75_high", "good", "needs_improvement", "poor", "samples")],
           page.next_cursor,
         ),
       );

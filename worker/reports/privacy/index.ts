@@ -24,7 +24,8 @@
  *   goals refine them.
  * - A vitals atom's rating groups partition its samples (rating-groups.ts; rule 8): a group is
  *   shown only when it provably holds k sessions, with complementary suppression
- *   (ratingGroupsVisible).
+ *   (ratingGroupsVisible). p75 by the same bound (histogram.ts quantileRange): shown as the
+ *   smallest fixed block of buckets around its rank that provably holds k sessions' samples.
  * - Hours are decided as they close (hours.ts; "Today"), so that today's closed hours can be
  *   shown and never change (closingHours): an hour cell with k units is shown at once, except
  *   the day's first such hour, its cover, held back until the day ends. The day itself then
