@@ -11,16 +11,32 @@
 export function pageAtomVisibleSql(p: string, d: string): string {
   return (
     `(CASE WHEN ${p}.visitors >= ?1 AND (${d}.day_units - ${p}.visitors <= 0 OR ${d}.day_units - ${p}.visitors >= ?1) ` +
-    `AND NOT (${d}.any_hidden AND NOT ${d}.covered AND ${p}.path = ${d}.smallest) ` +
+    `AND NOT (${d}.any_hidden AND NOT (${d}.covered OR ${d}.reach >= ?1) AND ${p}.path = ${d}.smallest) ` +
     `AND NOT (${d}.pair_overlap_small AND ${p}.path = ${d}.smallest) THEN 1 ELSE 0 END)`
+  );
+}
+
+/**
+ * SQL: a lower bound on the sessions of the day `s` with a pageview on a page hidden on its own
+ * (fewer than k units, or a complement of 1 to k − 1): those whose entry (exit) page is one. The
+ * entry (exit) cells split the day's sessions that viewed a page, so the bound is all of them
+ * minus those of the pages that pass on their own; only shown labels are joined, and a day
+ * without dimension cells (folded before them) gets 0, so the cover stays.
+ */
+function hiddenReachSql(dimension: "entry_page" | "exit_page"): string {
+  const cells = `rollup_dimension_day c WHERE c.site_id = s.site_id AND c.dimension = '${dimension}' AND c.day = s.day`;
+  return (
+    `((SELECT coalesce(sum(c.visitors), 0) FROM ${cells}) - (SELECT coalesce(sum(c.visitors), 0) FROM rollup_page_day p ` +
+    `JOIN rollup_dimension_day c ON c.site_id = p.site_id AND c.dimension = '${dimension}' AND c.day = p.day AND c.value = p.path ` +
+    "WHERE p.site_id = s.site_id AND p.day = s.day AND p.visitors >= ?1 AND (s.visitors - p.visitors <= 0 OR s.visitors - p.visitors >= ?1)))"
   );
 }
 
 /**
  * SQL over the rollups: every page-day atom of a site in a date range with its `visible`
  * flag, by the rules above (k units; complement against the site-day; the smallest
- * visible page of a day is hidden too when the hidden pages of that day hold no group of k
- * units, or when the day has exactly two pages whose overlap |A| + |B| − day is 1 to k − 1:
+ * visible page of a day is hidden too when the hidden pages of that day are not shown to hold k
+ * units — by one hidden page of k, or by k sessions that entered or left on hidden pages — or when the day has exactly two pages whose overlap |A| + |B| − day is 1 to k − 1:
  * rule 7's "two children make up their parent" for the day itself, page goals or not). The page atoms partition the day's pageviews, which the timeseries shows.
  * Per day, the decisions are index seeks on rollup_page_day_by_size (atoms in size order);
  * page_days is materialised so they run once per day, not once per atom.
@@ -35,9 +51,11 @@ export const PAGE_ATOMS_SQL = `
       -- any page hidden on its own: fewer than k units, or a complement of 1 to k − 1
       ((SELECT min(p.visitors) FROM rollup_page_day p WHERE p.site_id = s.site_id AND p.day = s.day) < ?1
         OR EXISTS (SELECT 1 FROM rollup_page_day p WHERE p.site_id = s.site_id AND p.day = s.day AND p.visitors > s.visitors - ?1 AND p.visitors < s.visitors)) AS any_hidden,
-      -- a hidden page of k units or more already covers the day's hidden remainder
+      -- the day's hidden remainder already holds k units: a hidden page of k units or more, or
+      -- k sessions that entered (or left) on pages hidden on their own
       EXISTS (SELECT 1 FROM rollup_page_day p WHERE p.site_id = s.site_id AND p.day = s.day AND p.visitors >= ?1
         AND p.visitors > s.visitors - ?1 AND p.visitors < s.visitors) AS covered,
+      max(${hiddenReachSql("entry_page")}, ${hiddenReachSql("exit_page")}) AS reach,
       -- two pages that may make up the day: their overlap |A| + |B| − day is a group too
       (SELECT count(*) = 2 AND sum(p.visitors) - s.visitors BETWEEN 1 AND ?1 - 1 FROM rollup_page_day p
         WHERE p.site_id = s.site_id AND p.day = s.day) AS pair_overlap_small

@@ -1,0 +1,106 @@
+/**
+ * Utility of the privacy filter on hand-made days, with exact outputs: cells that no attacker
+ * can derive a small group from stay shown (issue 36, "hide no more than the guarantee needs"),
+ * and each big cell a rule still hides names the small group it protects (privacy/explain.ts).
+ * Real rollups in a real libSQL database.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { breakdownReport } from "../../worker/reports/breakdown";
+import type { Dimension } from "../../worker/reports/dimensions";
+import { pagesReport } from "../../worker/reports/pages";
+import { explainHiddenPages } from "../../worker/reports/privacy/explain";
+import { catchUp } from "../../worker/reports/rollup";
+import type { ReportScope } from "../../worker/reports/scope";
+import { addEvents, addSite, at, openTestDb, sessions, type RawEvent, type TestDb } from "./helpers";
+
+const SITE = "site_utility";
+const DAY = "2026-11-02";
+const COVER_DAY = "2026-11-03";
+let db: TestDb;
+const scope = (day = DAY): ReportScope => ({ siteId: SITE, from: day, to: day, timeZone: "UTC", k: 5 });
+const x = (value: number) => ({ value, qualifier: "exact" });
+const hidden = { value: null, qualifier: "suppressed" };
+const GOOGLE_IPHONE = { source: "Google", browser: "Safari", os: "iOS", device: "mobile", country: "DE" } as const;
+
+beforeAll(async () => {
+  db = await openTestDb();
+  await addSite(db.client, SITE);
+  const view = (day: string, session: string, path: string, minute: number, dims = {}): RawEvent => ({
+    site: SITE,
+    session,
+    path,
+    ts: at(day, 12, minute),
+    dims,
+  });
+  // The issue's day: 18 visitors. "/" 7, "/pricing" 6, "/blog" 6 (six visitors from Google on
+  // iPhones, who went on to "/") and five pages of one visitor each, who saw nothing else.
+  await addEvents(db.client, [
+    ...sessions("b", 6).flatMap((s) => [view(DAY, s, "/blog", 0, GOOGLE_IPHONE), view(DAY, s, "/", 1, GOOGLE_IPHONE)]),
+    view(DAY, "h0", "/", 0),
+    ...sessions("p", 6).map((s) => view(DAY, s, "/pricing", 0)),
+    ...sessions("x", 5).map((s, i) => view(DAY, s, `/x${i}`, 0)),
+  ]);
+  // A day where the cover is still needed: 20 visitors all on "/", 10 of them on "/x", and one
+  // who went from "/" on to "/y": the day's pageviews − the shown pages' would be that one's.
+  const t = sessions("t", 20);
+  await addEvents(db.client, [
+    ...t.map((s) => view(COVER_DAY, s, "/", 0)),
+    ...t.slice(0, 10).map((s) => view(COVER_DAY, s, "/x", 1)),
+    view(COVER_DAY, "t19", "/y", 2),
+  ]);
+  await catchUp(db.client as never);
+});
+afterAll(() => db?.close());
+
+describe("the filter hides no more than the guarantee needs", () => {
+  it("shows /blog beside five one-visitor pages: who entered on them are k sessions, so the remainder is a group of k", async () => {
+    expect((await pagesReport(db.reader, scope())).rows).toEqual([
+      { path: "/", visitors: x(7), pageviews: x(7) },
+      { path: "/blog", visitors: x(6), pageviews: x(6) },
+      { path: "/pricing", visitors: x(6), pageviews: x(6) },
+      ...[0, 1, 2, 3, 4].map((i) => ({ path: `/x${i}`, visitors: hidden, pageviews: hidden })),
+    ]);
+    expect(await explainHiddenPages(db.reader, scope())).toEqual([]);
+  });
+
+  it("shows the six Google iPhone visitors in every breakdown", async () => {
+    const rows = async (dimension: Dimension) =>
+      (await breakdownReport(db.reader, scope(), dimension)).rows.map((r) => [r.value, r.visitors.value]);
+    for (const [dimension, value] of Object.entries(GOOGLE_IPHONE))
+      expect(await rows(dimension as Dimension), dimension).toEqual([
+        [value, 6],
+        [null, 12],
+      ]);
+    // Entered on /blog 6, on /pricing 6; on "/" 1 and each /x 1: the hidden cells hold 6 together.
+    expect(await rows("entry_page")).toEqual([
+      ["/blog", 6],
+      ["/pricing", 6],
+      ["/", null],
+      ...[0, 1, 2, 3, 4].map((i) => [`/x${i}`, null]),
+    ]);
+    expect(await rows("exit_page")).toEqual([
+      ["/", 7],
+      ["/pricing", 6],
+      ...[0, 1, 2, 3, 4].map((i) => [`/x${i}`, null]),
+    ]);
+  });
+
+  it("still covers a remainder of fewer than k sessions, and names it", async () => {
+    expect((await pagesReport(db.reader, scope(COVER_DAY))).rows).toEqual([
+      { path: "/", visitors: x(20), pageviews: x(20) },
+      { path: "/x", visitors: hidden, pageviews: hidden },
+      { path: "/y", visitors: hidden, pageviews: hidden },
+    ]);
+    expect(await explainHiddenPages(db.reader, scope(COVER_DAY))).toEqual([
+      {
+        day: COVER_DAY,
+        cell: "/x",
+        units: 10,
+        rule: "cover",
+        group: { what: "the sessions with a pageview on /y", atLeast: 1, atMost: 1 },
+        because:
+          "hides /x (10) because the day's pageviews − the shown pages' would be the pageviews of the sessions on /y: 1 to 1 sessions, not shown to be 5",
+      },
+    ]);
+  });
+});
