@@ -78,11 +78,7 @@ describe("the filter hides no more than the guarantee needs", () => {
       ["/", null],
       ...[0, 1, 2, 3, 4].map((i) => [`/x${i}`, null]),
     ]);
-    expect(await rows("exit_page")).toEqual([
-      ["/", 7],
-      ["/pricing", 6],
-      ...[0, 1, 2, 3, 4].map((i) => [`/x${i}`, null]),
-    ]);
+    expect(await rows("exit_page")).toEqual([["/", 7], ["/pricing", 6], ...[0, 1, 2, 3, 4].map((i) => [`/x${i}`, null])]);
   });
 
   it("still covers a remainder of fewer than k sessions, and names it", async () => {

@@ -47,15 +47,30 @@ export async function explainHiddenPages(db: ReadOnlyDatabase, scope: ReportScop
     const head = { day, cell: path, units };
     const rest = dayUnits - units;
     if (rest > 0 && rest < k)
-      return { ...head, rule: "complement", group: { what: `the day's sessions that did not view ${path}`, units: rest }, because: `hides ${path} (${units}) because the day (${dayUnits}) − ${path} = the ${rest} session(s) that did not view it` };
+      return {
+        ...head,
+        rule: "complement",
+        group: { what: `the day's sessions that did not view ${path}`, units: rest },
+        because: `hides ${path} (${units}) because the day (${dayUnits}) − ${path} = the ${rest} session(s) that did not view it`,
+      };
     if (Number(r.pair_small) === 1 && r.smallest === path) {
       const overlap = Number(r.page_units) - dayUnits;
-      return { ...head, rule: "two-pages", group: { what: "the sessions that viewed both pages", units: overlap }, because: `hides ${path} (${units}) because the day is made up of two pages: their visitors − the day's (${dayUnits}) = the ${overlap} session(s) that viewed both` };
+      return {
+        ...head,
+        rule: "two-pages",
+        group: { what: "the sessions that viewed both pages", units: overlap },
+        because: `hides ${path} (${units}) because the day is made up of two pages: their visitors − the day's (${dayUnits}) = the ${overlap} session(s) that viewed both`,
+      };
     }
     // The cover: the day's pageviews − the shown pages' = the hidden pages' pageviews, from at
     // least max(biggest hidden page, entries on hidden pages, exits) and at most their sum of sessions.
     const atLeast = Math.max(Number(r.hidden_max ?? 0), Number(r.reach ?? 0));
     const atMost = Number(r.hidden_units ?? 0);
-    return { ...head, rule: "cover", group: { what: `the sessions with a pageview on ${r.hidden_paths}`, atLeast, atMost }, because: `hides ${path} (${units}) because the day's pageviews − the shown pages' would be the pageviews of the sessions on ${r.hidden_paths}: ${atLeast} to ${atMost} sessions, not shown to be ${k}` };
+    return {
+      ...head,
+      rule: "cover",
+      group: { what: `the sessions with a pageview on ${r.hidden_paths}`, atLeast, atMost },
+      because: `hides ${path} (${units}) because the day's pageviews − the shown pages' would be the pageviews of the sessions on ${r.hidden_paths}: ${atLeast} to ${atMost} sessions, not shown to be ${k}`,
+    };
   });
 }
