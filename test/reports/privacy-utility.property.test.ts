@@ -12,6 +12,9 @@
  *    as over-suppression the rollup cannot see. And the attacker's move: the day's pageviews
  *    minus the shown pages' is the pageviews of the sessions on hidden pages, which must be 0
  *    or at least k sessions.
+ * U3 the day's two pages: sessions on /a, /b, both, or on no page at all; the country breakdown's
+ *    rest (who sent no pageview) turns the day into the two pages' union, so their overlap must
+ *    be hidden when small even where |/a| + |/b| − the day is not.
  * U2 breakdowns: sessions by page journey and country (18 classes, as in the breakdown property
  *    of privacy.property.test.ts). Every hidden country, entry or exit cell of 2k units in a
  *    shown day, added alone to everything the day shows, must let smallGroups find a group of
@@ -197,5 +200,44 @@ describe("the k-anonymity filter hides no more than the guarantee needs", () => 
       { numRuns: RUNS },
     );
     console.log(`U2: ${checked} hidden breakdown cells of 2k units, each needed`);
+  }, 120_000);
+
+  it("U3: two pages, sessions without a pageview and a breakdown's rest pin no overlap", async () => {
+    // Classes: /a only, /b only, both, and no pageview at all (an engagement beacon). Everyone
+    // with a pageview has a country, so the country breakdown's rest is who sent none.
+    const twoPages = fc.record({
+      k: fc.constantFrom(2, 3, 4, 5),
+      counts: fc.tuple(fc.nat(8), fc.nat(8), fc.nat(3), fc.nat(8)),
+    });
+    await fc.assert(
+      fc.asyncProperty(twoPages, async ({ k, counts }) => {
+        const journeys = [["/a"], ["/b"], ["/a", "/b"], []];
+        const events: RawEvent[] = [];
+        journeys.forEach((views, c) => {
+          for (let n = 0; n < counts[c]!; n++) {
+            const session = `s${c}_${n}`;
+            if (views.length === 0)
+              events.push({ site: SITE, session, path: "/a", kind: "engagement", ts: Date.parse(`${DATE}T10:00:00Z`) });
+            views.forEach((path, i) =>
+              events.push({ site: SITE, session, path, ts: Date.parse(`${DATE}T10:0${i}:00Z`), dims: { country: "DE" } }),
+            );
+          }
+        });
+        await load(db, events);
+        const scope: ReportScope = { siteId: SITE, from: DATE, to: DATE, timeZone: "UTC", k };
+        const facts: number[][] = [];
+        const fact = (of: number[], figure: Figure) => {
+          if (figure.value === null) return;
+          expect(figure.value).toBe(of.reduce((n, c) => n + counts[c]!, 0));
+          facts.push(of);
+        };
+        fact([0, 1, 2, 3], (await timeseriesReport(db.reader, scope, "day")).points[0]!.visitors);
+        for (const r of (await pagesReport(db.reader, scope)).rows) fact(r.path === "/a" ? [0, 2] : [1, 2], r.visitors);
+        for (const r of (await breakdownReport(db.reader, scope, "country")).rows)
+          fact(r.value === "DE" ? [0, 1, 2] : [3], r.visitors);
+        expect(smallGroups(4, facts, [...counts], k)).toEqual([]);
+      }),
+      { numRuns: RUNS },
+    );
   }, 120_000);
 });

@@ -16,6 +16,7 @@ import { addEvents, addSite, at, openTestDb, sessions, type RawEvent, type TestD
 const SITE = "site_utility";
 const DAY = "2026-11-02";
 const COVER_DAY = "2026-11-03";
+const PAIR_DAY = "2026-11-04";
 let db: TestDb;
 const scope = (day = DAY): ReportScope => ({ siteId: SITE, from: day, to: day, timeZone: "UTC", k: 5 });
 const x = (value: number) => ({ value, qualifier: "exact" });
@@ -47,6 +48,22 @@ beforeAll(async () => {
     ...t.map((s) => view(COVER_DAY, s, "/", 0)),
     ...t.slice(0, 10).map((s) => view(COVER_DAY, s, "/x", 1)),
     view(COVER_DAY, "t19", "/y", 2),
+  ]);
+  // Two pages and five sessions that sent no pageview (an engagement beacon only): /a 6, /b 6, one
+  // session on both, the day 16. |/a| + |/b| − the day is −4, but the day minus the entry
+  // breakdown's rest (5) is who viewed a page: 6 + 6 − 11 = the 1 session that viewed both.
+  await addEvents(db.client, [
+    ...sessions("a", 5).map((s) => view(PAIR_DAY, s, "/a", 0, { country: "DE" })),
+    ...sessions("b", 5).map((s) => view(PAIR_DAY, s, "/b", 0, { country: "DE" })),
+    view(PAIR_DAY, "ab", "/a", 0, { country: "DE" }),
+    view(PAIR_DAY, "ab", "/b", 1, { country: "DE" }),
+    ...sessions("e", 5).map((session) => ({
+      site: SITE,
+      session,
+      path: "/a",
+      kind: "engagement" as const,
+      ts: at(PAIR_DAY, 12),
+    })),
   ]);
   await catchUp(db.client as never);
 });
@@ -97,6 +114,18 @@ describe("the filter hides no more than the guarantee needs", () => {
         because:
           "hides /x (10) because the day's pageviews − the shown pages' would be the pageviews of the sessions on /y: 1 to 1 sessions, not shown to be 5",
       },
+    ]);
+  });
+
+  it("hides one of two pages whose overlap the breakdowns' rest gives away, though the day has sessions without a pageview", async () => {
+    // Country DE 11 and the rest 5 (0 pageviews): 11 sessions viewed a page, so /a 6 + /b 6 − 11 = 1.
+    expect((await breakdownReport(db.reader, scope(PAIR_DAY), "country")).rows.map((r) => [r.value, r.visitors.value])).toEqual([
+      ["DE", 11],
+      [null, 5],
+    ]);
+    expect((await pagesReport(db.reader, scope(PAIR_DAY))).rows).toEqual([
+      { path: "/a", visitors: hidden, pageviews: hidden },
+      { path: "/b", visitors: x(6), pageviews: x(6) },
     ]);
   });
 });

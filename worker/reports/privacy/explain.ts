@@ -31,7 +31,7 @@ export interface HiddenCell {
 
 const EXPLAIN_PAGES_SQL = `WITH ${PAGE_ATOMS_SQL}
   SELECT a.day AS day, a.path AS path, a.visitors AS visitors, d.day_units AS day_units, d.smallest AS smallest,
-    d.any_hidden AS any_hidden, d.covered AS covered, d.pair_overlap_small AS pair_small, d.reach AS reach,
+    d.any_hidden AS any_hidden, d.covered AS covered, d.pair_overlap_small AS pair_small, d.reach AS reach, d.viewers AS viewers,
     (SELECT sum(visitors) FROM page_atoms o WHERE o.day = a.day) AS page_units,
     (SELECT sum(visitors) FROM page_atoms o WHERE o.day = a.day AND o.visible = 0 AND o.path != a.path) AS hidden_units,
     (SELECT max(visitors) FROM page_atoms o WHERE o.day = a.day AND o.visible = 0 AND o.path != a.path) AS hidden_max,
@@ -45,21 +45,30 @@ export async function explainHiddenPages(db: ReadOnlyDatabase, scope: ReportScop
   return rs.rows.map((r) => {
     const [day, path, units, dayUnits] = [String(r.day), String(r.path), Number(r.visitors), Number(r.day_units)];
     const head = { day, cell: path, units };
-    const rest = dayUnits - units;
-    if (rest > 0 && rest < k)
-      return {
-        ...head,
-        rule: "complement",
-        group: { what: `the day's sessions that did not view ${path}`, units: rest },
-        because: `hides ${path} (${units}) because the day (${dayUnits}) − ${path} = the ${rest} session(s) that did not view it`,
-      };
+    const viewers = Number(r.viewers);
+    for (const [whole, of] of [
+      [dayUnits, "the day"],
+      [viewers, "the sessions with a pageview"],
+    ] as const) {
+      const rest = whole - units;
+      if (rest > 0 && rest < k)
+        return {
+          ...head,
+          rule: "complement",
+          group: { what: `${of} that did not view ${path}`, units: rest },
+          because: `hides ${path} (${units}) because ${of} (${whole}) − ${path} = the ${rest} session(s) that did not view it`,
+        };
+    }
     if (Number(r.pair_small) === 1 && r.smallest === path) {
-      const overlap = Number(r.page_units) - dayUnits;
+      // Minus the sessions with a pageview when that is the small group, else minus the day.
+      const exact = Number(r.page_units) - viewers > 0 && Number(r.page_units) - viewers < k;
+      const [whole, of] = exact ? [viewers, "the sessions with a pageview"] : [dayUnits, "the day's"];
+      const overlap = Number(r.page_units) - whole;
       return {
         ...head,
         rule: "two-pages",
         group: { what: "the sessions that viewed both pages", units: overlap },
-        because: `hides ${path} (${units}) because the day is made up of two pages: their visitors − the day's (${dayUnits}) = the ${overlap} session(s) that viewed both`,
+        because: `hides ${path} (${units}) because the day's pageviews are on two pages: their visitors − ${of} (${whole}) = the ${overlap} session(s) that viewed both`,
       };
     }
     // The cover: the day's pageviews − the shown pages' = the hidden pages' pageviews, from at
