@@ -18,11 +18,13 @@
  * U2 breakdowns: sessions by page journey and country (18 classes, as in the breakdown property
  *    of privacy.property.test.ts). Every hidden country, entry or exit cell of 2k units in a
  *    shown day, added alone to everything the day shows, must let smallGroups find a group of
- *    1 to k − 1 sessions; otherwise it is over-suppression and the test fails.
+ *    1 to k − 1 sessions; otherwise it is over-suppression and the test fails. Each is named,
+ *    with the group it protects, by breakdown-explain.ts.
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { breakdownReport } from "../../worker/reports/breakdown";
+import { explainHiddenValues } from "../../worker/reports/breakdown-explain";
 import type { Dimension } from "../../worker/reports/dimensions";
 import type { Figure } from "../../worker/reports/figures";
 import { pagesReport } from "../../worker/reports/pages";
@@ -181,14 +183,25 @@ describe("the k-anonymity filter hides no more than the guarantee needs", () => 
           entry_page: (v) => members((c) => (v === null ? false : c.views[0] === v)),
           exit_page: (v) => members((c) => (v === null ? false : c.views.at(-1) === v)),
         };
-        const hiddenBig: { what: string; of: number[] }[] = [];
+        const hiddenBig: { what: string; cell: string; of: number[] }[] = [];
         for (const [dimension, of] of Object.entries(cellsOf))
           for (const r of (await breakdownReport(db.reader, scope, dimension as Dimension)).rows) {
             shown(of(r.value), r.visitors);
             if (r.visitors.value === null && day.visitors.value !== null && units(of(r.value)) >= 2 * k)
-              hiddenBig.push({ what: `${dimension} ${r.value} (${units(of(r.value))})`, of: of(r.value) });
+              hiddenBig.push({
+                what: `${dimension} ${r.value} (${units(of(r.value))})`,
+                cell: `${dimension}:${r.value}`,
+                of: of(r.value),
+              });
           }
         expect(smallGroups(classes.length, facts, counts, k), "the day as shown leaks nothing").toEqual([]);
+        // Each is explained by the rule that hides it and the group it protects.
+        const explained = [];
+        for (const dimension of Object.keys(cellsOf))
+          explained.push(...(await explainHiddenValues(db.reader, scope, dimension as Dimension)));
+        expect(explained.map((e) => e.cell).sort()).toEqual(hiddenBig.map((c) => c.cell).sort());
+        for (const e of explained)
+          expect(e.rule === "cover" ? e.group.atMost! < k : e.group.units! > 0 && e.group.units! < k, e.because).toBe(true);
         for (const cell of hiddenBig) {
           checked++;
           expect(
