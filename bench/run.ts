@@ -13,6 +13,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   mixed: () => import("./mixed"),
   guards: () => import("./guards"),
   noise: () => import("./noise"),
+  utility: () => import("./utility"),
   alerts: () => import("./alerts"),
   dashboard: () => import("./dashboard"),
   soak: () => import("./soak"),

@@ -133,14 +133,20 @@ function partition(
 /**
  * Complementary suppression over a day's partition (privacy/cover.ts coverHiddenRemainder), where a
  * cell hidden for its complement elsewhere (`sensitive`) must not be pinned down by the total
- * minus the shown cells either: unless a hidden cell of k units that is not sensitive is among
- * the hidden ones, the smallest shown cell is hidden too.
+ * minus the shown cells either: unless the hidden cells that are not sensitive hold k units
+ * together, the smallest shown cell is hidden too. The cells are disjoint, so their units add
+ * up: the remainder is then a group of k, and no sensitive cell is alone in it.
  */
 function coverPartition(cells: DayCell[], sensitive: Set<DayCell>, k: number): void {
   const hidden = cells.filter((c) => !c.visible && c.units > 0);
-  if (hidden.length === 0 || hidden.some((c) => c.units >= k && !sensitive.has(c))) return;
+  if (hidden.length === 0 || hiddenUnits(hidden, sensitive) >= k) return;
   const smallest = smallestVisible(cells);
   if (smallest) smallest.visible = false;
+}
+
+/** The units of the hidden cells not hidden for a complement elsewhere (the small cells' sum is). */
+function hiddenUnits(hidden: DayCell[], sensitive: Set<DayCell>): number {
+  return hidden.reduce((n, c) => n + (sensitive.has(c) && c.key !== SMALL ? 0 : c.units), 0);
 }
 
 const byDay = (rows: Rows) => {

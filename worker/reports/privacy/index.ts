@@ -34,9 +34,11 @@
  *
  * The page-day atoms are decided in SQL by rules 1, 3, 4 and 7 together (page-atoms.ts), for
  * every query that reads pages. Rules 5 (same atoms everywhere), 6 (the sessions list) and 9
- * (breakdowns, breakdown.ts) are how the reports use these.
+ * (breakdowns, breakdown.ts) are how the reports use these. explain.ts (and breakdown-explain.ts)
+ * name, for tests and debugging, the small group each hidden cell of 2k units protects.
  */
 export { coverHiddenRemainder, smallestVisible, type PartitionCell } from "./cover";
+export { explainHiddenPages, type HiddenCell, type HidingRule } from "./explain";
 export { closingHours, emptyHoursShown, hourComplementUnsafeSql, legacyHours, type HourDecision } from "./hours";
 export { complementSafe, differenceSafe, funnelStepsVisible, goalDayVisible } from "./nesting";
 export { PAGE_ATOMS_SQL, pageAtomVisibleSql } from "./page-atoms";
