@@ -12,12 +12,17 @@ import { pagesReport } from "../../worker/reports/pages";
 import { catchUp } from "../../worker/reports/rollup";
 import type { ReportScope } from "../../worker/reports/scope";
 import { vitalsReport } from "../../worker/reports/vitals";
-import { addConversions, addEvents, addVitals, at, freshSiteDbs, sessions } from "./helpers";
+import { addConversions, addEvents, addVitals, at, freshSiteDbs, noiseKey, sessions } from "./helpers";
 
 const SITE = "site_scrub";
 const DAY = "2026-09-01";
 const fresh = freshSiteDbs(SITE);
 const scope: ReportScope = { siteId: SITE, from: DAY, to: DAY, timeZone: "UTC", k: 5, noise: true };
+/** The scope with the database's noise secrets, as the API reads reports. */
+const keyed = async (db: { client: Parameters<typeof noiseKey>[0] }): Promise<ReportScope> => ({
+  ...scope,
+  noiseKey: await noiseKey(db.client),
+});
 
 describe("label scrub", () => {
   it("tokens sort before every label, after the no-value key, in the order of their counter", () => {
@@ -49,6 +54,7 @@ describe("label scrub", () => {
       events.map((e) => ({ site: SITE, session: e.session, path: e.path, metric: "LCP", value: 1200, ts: e.ts })),
     );
     await catchUp(db.client as never);
+    const scope = await keyed(db);
     const read = async () => ({
       pages: await pagesReport(db.reader, scope),
       vitals: await vitalsReport(db.reader, scope),
@@ -91,6 +97,7 @@ describe("label scrub", () => {
       reset.map((e) => ({ site: SITE, goal: "g_reset", session: e.session, ts: e.ts })),
     );
     await catchUp(db.client as never);
+    const scope = await keyed(db);
     const before = await conversionsReport(db.reader, scope);
     await scrubLabels(db.client as never, { k: 5, before: "2026-09-02" });
     expect(await conversionsReport(db.reader, scope)).toEqual(before);

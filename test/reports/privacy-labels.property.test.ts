@@ -31,7 +31,17 @@ import { catchUp } from "../../worker/reports/rollup";
 import type { ReportScope } from "../../worker/reports/scope";
 import { timeseriesReport } from "../../worker/reports/timeseries";
 import { vitalsReport } from "../../worker/reports/vitals";
-import { addConversions, addEvents, addSite, addVitals, clearData, openTestDb, type RawEvent, type TestDb } from "./helpers";
+import {
+  addConversions,
+  addEvents,
+  addSite,
+  addVitals,
+  clearData,
+  noiseKey,
+  openTestDb,
+  type RawEvent,
+  type TestDb,
+} from "./helpers";
 
 const SITE = "site_labels";
 const K = 5;
@@ -131,7 +141,7 @@ interface Reading {
 }
 
 async function readPeriod(db: TestDb, from: string, to: string, goal: boolean): Promise<Reading> {
-  const scope: ReportScope = { siteId: SITE, from, to, timeZone: "UTC", k: K, noise: true };
+  const scope: ReportScope = { siteId: SITE, from, to, timeZone: "UTC", k: K, noise: true, noiseKey: await noiseKey(db.client) };
   const reading: Reading = { shown: new Set(), texts: [], all: [], byPattern: new Map(), byValue: new Map() };
   const note = (label: string | null, row: object) => {
     const figures = Object.values(row).filter(

@@ -17,7 +17,7 @@ import { publishStatement } from "../../worker/reports/publication";
 import { catchUp } from "../../worker/reports/rollup";
 import { listPublishedSessions } from "../../worker/reports/sessions-list";
 import { timeseriesReport } from "../../worker/reports/timeseries";
-import { addEvents, addSite, clearData, openTestDb, type TestDb } from "./helpers";
+import { addEvents, addSite, clearData, noiseKey, openTestDb, type TestDb } from "./helpers";
 
 const SITE = "site_sessions_attack";
 const DAY = "2026-11-02";
@@ -118,7 +118,7 @@ function exactCounts(listing: Record<string, unknown>[]): Map<Cell, number> {
 
 /** What the reports show of each cell of the day (noise on, as the API reads them). */
 async function reportFigures(db: TestDb, k: number): Promise<Map<Cell, Figure>> {
-  const scope = { siteId: SITE, from: DAY, to: DAY, timeZone: "UTC", k, noise: true };
+  const scope = { siteId: SITE, from: DAY, to: DAY, timeZone: "UTC", k, noise: true, noiseKey: await noiseKey(db.client) };
   const out = new Map<Cell, Figure>();
   out.set(dayCell, (await timeseriesReport(db.reader, scope, "day")).points[0]!.visitors);
   for (const p of (await timeseriesReport(db.reader, scope, "hour")).points) out.set(hourCell(p.start), p.visitors);

@@ -10,9 +10,15 @@ import { HttpProblem } from "../../worker/lib/problem";
 import { publishOnce } from "../../worker/reports/publisher";
 import { breakdownReport } from "../../worker/reports/breakdown";
 import type { Figure } from "../../worker/reports/figures";
-import { decodeSessionCursor, listPublishedSessions, type ListedDay, type ListOptions, type SessionsPage } from "../../worker/reports/sessions-list";
+import {
+  decodeSessionCursor,
+  listPublishedSessions,
+  type ListedDay,
+  type ListOptions,
+  type SessionsPage,
+} from "../../worker/reports/sessions-list";
 import { timeseriesReport } from "../../worker/reports/timeseries";
-import { addEvents, addSite, addVitals, at, openTestDb, sessions, type RawEvent, type TestDb } from "./helpers";
+import { addEvents, addSite, addVitals, at, noiseKey, openTestDb, sessions, type RawEvent, type TestDb } from "./helpers";
 
 const SITE = "site_list";
 const INDIA = "site_india";
@@ -34,7 +40,10 @@ async function addSessions(rows: { id: string; site?: string; firstSeen: number;
 
 /** Sessions that each view one path once, at `ts`, entering there. */
 async function entering(ids: string[], path: string, ts: number, site = SITE): Promise<void> {
-  await addEvents(db.client, ids.map((session) => ({ site, session, path, ts })));
+  await addEvents(
+    db.client,
+    ids.map((session) => ({ site, session, path, ts })),
+  );
   await addSessions(ids.map((id) => ({ id, site, firstSeen: ts, entry: path })));
 }
 
@@ -115,7 +124,12 @@ const EXPECTED: ListedDay[] = [
   { day: "2026-11-04", sessions: x(6), hours: [], entry_pages: [{ path: "/", sessions: x(6) }] },
   // A hidden day: listed, suppressed, nothing of it named.
   { day: "2026-11-03", sessions: hidden, hours: [], entry_pages: [] },
-  { day: "2026-10-08", sessions: x(5), hours: [{ hour: hourOf("2026-10-08", 1), sessions: x(5) }], entry_pages: [{ path: "/", sessions: x(5) }] },
+  {
+    day: "2026-10-08",
+    sessions: x(5),
+    hours: [{ hour: hourOf("2026-10-08", 1), sessions: x(5) }],
+    entry_pages: [{ path: "/", sessions: x(5) }],
+  },
 ];
 
 describe("listPublishedSessions", () => {
@@ -126,11 +140,21 @@ describe("listPublishedSessions", () => {
   it("shows the reports' own perturbed figures", async () => {
     const page = await list({ noise: true });
     for (const day of page.days) {
-      const scope = { siteId: SITE, from: day.day, to: day.day, timeZone: "UTC", k: 5, noise: true };
+      const scope = {
+        siteId: SITE,
+        from: day.day,
+        to: day.day,
+        timeZone: "UTC",
+        k: 5,
+        noise: true,
+        noiseKey: await noiseKey(db.client),
+      };
       const daily = await timeseriesReport(db.reader, scope, "day");
       expect(day.sessions).toEqual(daily.points[0]!.visitors);
       const hourly = await timeseriesReport(db.reader, scope, "hour");
-      expect(day.hours).toEqual(hourly.points.filter((p) => p.visitors.value).map((p) => ({ hour: p.start, sessions: p.visitors })));
+      expect(day.hours).toEqual(
+        hourly.points.filter((p) => p.visitors.value).map((p) => ({ hour: p.start, sessions: p.visitors })),
+      );
       const entries = await breakdownReport(db.reader, scope, "entry_page");
       expect(day.entry_pages).toEqual(
         entries.rows
@@ -144,7 +168,12 @@ describe("listPublishedSessions", () => {
 
   it("cuts hours in the site's zone", async () => {
     expect((await list({}, INDIA)).days).toEqual([
-      { day: "2026-11-05", sessions: x(5), hours: [{ hour: "2026-11-05T04:30:00.000Z", sessions: x(5) }], entry_pages: [{ path: "/", sessions: x(5) }] },
+      {
+        day: "2026-11-05",
+        sessions: x(5),
+        hours: [{ hour: "2026-11-05T04:30:00.000Z", sessions: x(5) }],
+        entry_pages: [{ path: "/", sessions: x(5) }],
+      },
     ]);
   });
 

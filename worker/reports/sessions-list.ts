@@ -24,6 +24,7 @@ import type { Database } from "../lib/db";
 import type { ReadOnlyDatabase } from "../lib/read-only";
 import { breakdownReport } from "./breakdown";
 import type { Figure } from "./figures";
+import { NOISE_KEY_SQL, noiseKeyOf } from "./noise-position";
 import { lastCompleteDay } from "./period";
 import { legacyDays, PUBLICATION_SQL, publicationOf } from "./publication";
 import { retentionHorizon } from "./retention";
@@ -80,9 +81,10 @@ export function sessionsPage(db: Database, siteId: string, options: ListOptions)
 
 /** A page of a site's listed days, newest first. */
 export async function listPublishedSessions(db: ReadOnlyDatabase, siteId: string, options: ListOptions): Promise<SessionsPage> {
-  const [site, published] = await db.queryAll([
+  const [site, published, key] = await db.queryAll([
     { sql: "SELECT timezone FROM sites WHERE id = ?", args: [siteId] },
     PUBLICATION_SQL,
+    NOISE_KEY_SQL,
   ]);
   if (!site!.rows[0]) throw siteNotFound(siteId, "site");
   const publication = publicationOf(published!);
@@ -109,6 +111,7 @@ export async function listPublishedSessions(db: ReadOnlyDatabase, siteId: string
     timeZone: zone,
     k: options.k,
     noise: options.noise ?? true,
+    noiseKey: noiseKeyOf(key!.rows[0]),
     legacyDays: legacyDays(publication, zone),
   };
   const [daily, hourly] = await Promise.all([timeseriesReport(db, scope, "day"), timeseriesReport(db, scope, "hour")]);
