@@ -70,7 +70,8 @@ describe("the perturbation table", () => {
   it("reads every one of the 4096 places, in proportion, from the keyed position", () => {
     // 400,000 cells: each place is expected 97.7 times; the ±5 tails (8 places) 781 times.
     const hits = new Array<number>(TABLE_SIZE).fill(0);
-    for (let sum = 0; sum < 2000; sum++) for (let value = 1; value <= 200; value++) hits[noisePosition(sum * 7919, value, key)]!++;
+    for (let sum = 0; sum < 2000; sum++)
+      for (let value = 1; value <= 200; value++) hits[noisePosition(sum * 7919, value, key)]!++;
     expect(Math.min(...hits)).toBeGreaterThan(40);
     expect(Math.max(...hits)).toBeLessThan(170);
     const tails = hits.filter((_, i) => Math.abs(perturbationAt(i)) === 5).reduce((a, b) => a + b, 0);
