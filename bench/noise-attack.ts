@@ -3,17 +3,22 @@
  * v victims (1 … k − 1, uniform prior) is read N times, each reading v + c_i + noise with c_i the
  * attacker's own known sessions (or pageviews, samples) and the noise drawn from the public
  * table at a place it cannot predict (independent draws: the keyed position). It takes the
- * maximum-likelihood v. Printed per N = 1 … 12: how often that estimate is right, and how often
- * v is determined with certainty (only one v has any likelihood), for the old table (±2:
- * 10/20/40/20/10 %) and the new one (±3: 3/9/22/32/22/9/3 %); then the same for the two shapes
+ * maximum-likelihood v. Printed per N = 1 … 12, 16, 18, 20 (a hidden page-day yields about 16
+ * a day, plus at most 2 through goals): how often that estimate is right, and how often v is
+ * determined with certainty (only one v has any likelihood), for the first table (±2:
+ * 10/20/40/20/10 %), the second (±3: 3/9/22/32/22/9/3 %) and the one in use (±5 in 4096,
+ * worker/reports/noise.ts SPREAD); then the same for the two shapes
  * of issue 36 (nested goals; one page-day and its vitals), with the post-processing (a cell of
  * k or more never reads below k). Pure arithmetic, a few seconds; run by `npm run bench noise`.
  */
+import { SPREAD } from "../worker/reports/noise";
 import { printJson } from "./load";
 
 const K = 5;
 const OLD = [26, 51, 102, 51, 26];
-const NEW = [8, 23, 56, 82, 56, 23, 8];
+const MID = [8, 23, 56, 82, 56, 23, 8];
+const NEW: number[] = [...SPREAD];
+const total = (spread: number[]) => spread.reduce((a, b) => a + b, 0);
 
 interface Reading {
   /** The attacker's own part of the true value. */
@@ -29,14 +34,14 @@ function likelihood(spread: number[], reading: Reading, value: number, shown: nu
   spread.forEach((count, i) => {
     const raw = Math.max(1, value + i - half);
     const post = reading.units && value >= K ? Math.max(K, raw) : raw;
-    if (post === shown) p += count / 256;
+    if (post === shown) p += count / total(spread);
   });
   return p;
 }
 
 /** A perturbation drawn from the table. */
 function draw(spread: number[], random: () => number): number {
-  let r = random() * 256;
+  let r = random() * total(spread);
   const half = (spread.length - 1) / 2;
   for (let i = 0; i < spread.length; i++) {
     r -= spread[i]!;
@@ -87,38 +92,44 @@ export function attack(
   return { right: right / trials, determined: determined / trials };
 }
 
-const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+const pct = (x: number) => `${(x * 100).toFixed(2)} %`;
+const TABLES = [
+  ["±2", OLD],
+  ["±3", MID],
+  ["±5", NEW],
+] as const;
+const header = (lead: string[]) => {
+  const cells = [...lead, ...TABLES.flatMap(([name]) => [`${name}: right`, `${name}: determined`])];
+  console.log(`| ${cells.join(" | ")} |`);
+  console.log(`| ${cells.map((_, i) => (i < lead.length - 1 ? "---" : "---:")).join(" | ")} |`);
+};
 
 export async function run(): Promise<void> {
   const results: Record<string, unknown> = {};
   console.log(
     `\nN independent readings of v + c_i + noise, v uniform in 1…${K - 1}, maximum likelihood (no clamps: c_i = 10 + i):`,
   );
-  console.log("| N | old ±2: right | old: determined | new ±3: right | new: determined |");
-  console.log("| ---: | ---: | ---: | ---: | ---: |");
-  for (let n = 1; n <= 12; n++) {
+  header(["N"]);
+  for (const n of [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 16, 18, 20]) {
     const readings = Array.from({ length: n }, (_, i) => ({ offset: 10 + i, units: false }));
-    const old = attack(OLD, readings);
-    const now = attack(NEW, readings);
-    results[`N=${n}`] = { old, new: now };
-    console.log(`| ${n} | ${pct(old.right)} | ${pct(old.determined)} | ${pct(now.right)} | ${pct(now.determined)} |`);
+    const row = TABLES.map(([, spread]) => attack(spread, readings));
+    results[`N=${n}`] = Object.fromEntries(TABLES.map(([name], i) => [name, row[i]]));
+    console.log(`| ${n} | ${row.map((r) => `${pct(r.right)} | ${pct(r.determined)}`).join(" | ")} |`);
   }
   // The issue's two shapes, through the post-processing, for 2 victims and over the prior.
   const nested = [3, 8, 13, 18, 23, 28].map((offset) => ({ offset, units: true }));
   const vitals = [4, 9, 4, 7, 10, 13, 16].map((offset, i) => ({ offset, units: i !== 1 }));
   console.log("\nThe issue's shapes (readings after post-processing; one draw per distinct value):");
-  console.log("| attack | readings | v | old: right | old: determined | new: right | new: determined |");
-  console.log("| --- | ---: | --- | ---: | ---: | ---: | ---: |");
+  header(["attack", "readings", "v"]);
   for (const [name, readings] of [
     ["nested goals (3, 8 … 28 sybils)", nested],
     ["page-day + 5 vitals samples", vitals],
   ] as const) {
     for (const v of [2, undefined]) {
-      const old = attack(OLD, readings, 100_000, v);
-      const now = attack(NEW, readings, 100_000, v);
-      results[`${name}, v=${v ?? "prior"}`] = { old, new: now };
+      const row = TABLES.map(([, spread]) => attack(spread, readings, 100_000, v));
+      results[`${name}, v=${v ?? "prior"}`] = Object.fromEntries(TABLES.map(([n], i) => [n, row[i]]));
       console.log(
-        `| ${name} | ${readings.length} | ${v ?? `1…${K - 1}`} | ${pct(old.right)} | ${pct(old.determined)} | ${pct(now.right)} | ${pct(now.determined)} |`,
+        `| ${name} | ${readings.length} | ${v ?? `1…${K - 1}`} | ${row.map((r) => `${pct(r.right)} | ${pct(r.determined)}`).join(" | ")} |`,
       );
     }
   }

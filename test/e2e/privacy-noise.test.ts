@@ -8,6 +8,9 @@
  *  1. six nested page goals `/secret*` … `/s*`, made before the traffic: the victims plus 3, 8,
  *     13, 18, 23, 28 sybil sessions;
  *  2. one page-day and its vitals: sybils with chosen pageviews and sample counts per metric.
+ *  3. the tails: 1 or 4 victims (the edges of what a hidden group holds, where one extreme draw
+ *     pins them) read 7 times, as in 2, on 16 sites; certainty only after a ±5 draw (with the ±3
+ *     table, a −3 or +3 draw of 1 in 32 pins them on about one site in five).
  * Each runs on four sites (four independent trials); in most of them more than one victim
  * count must stand. With the old linear position (swapped back into noise-position.ts) attack 2
  * pins the 2 victims on every site.
@@ -16,6 +19,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VITAL_METRICS } from "../../worker/lib/schema";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
 import { BROWSER_UA } from "../collector/helpers";
+import { NOISE_KEY_SQL, noiseKeyOf, perturbationAt, SPREAD } from "../../worker/reports/noise";
+import { noisePosition } from "../../worker/reports/noise-position";
 import { noiseCandidates, type NoiseReading } from "../reports/attack";
 
 const K = 5;
@@ -140,5 +145,67 @@ describe("attack 2: one page-day and its vitals, read at chosen values", () => {
       if (candidates.length === 1) pinned++;
     }
     expect(pinned).toBeLessThanOrEqual(SITES / 2);
+  }, 300_000);
+});
+
+describe("attack 3: the tails, 7 readings of 1 or 4 victims on 16 sites", () => {
+  it("is certain of the victims only after a ±5 draw (1 in 1024 per reading)", async () => {
+    const SITES3 = 16;
+    const SYBILS = 9;
+    const EXTRA_PAGEVIEWS = 6;
+    const EXTRA_SAMPLES = [0, 2, 4, 7, 11];
+    const sites: { site: string; victims: number }[] = [];
+    for (let n = 0; n < SITES3; n++) {
+      const domain = `tails-${n}.example`;
+      const site = (await f.makeSite(domain)).id;
+      const victims = n % 2 === 0 ? 1 : K - 1;
+      sites.push({ site, victims });
+      for (let i = 0; i < 20; i++) await beacon(domain, site, `home-${n}-${i}`, [{ type: "pageview", path: "/home" }]);
+      const visit = (extra: number[]) => [
+        { type: "pageview", path: "/secret" },
+        ...VITAL_METRICS.flatMap((metric, m) =>
+          Array.from({ length: 1 + extra[m]! }, () => ({ type: "vital", path: "/secret", metric, value: GOOD[metric] })),
+        ),
+      ];
+      for (let i = 0; i < victims; i++) await beacon(domain, site, `victim-${n}-${i}`, visit([0, 0, 0, 0, 0]));
+      for (let i = 0; i < SYBILS; i++)
+        await beacon(domain, site, `sybil-${n}-${i}`, visit(i === 0 ? EXTRA_SAMPLES : [0, 0, 0, 0, 0]));
+      for (let i = 0; i < EXTRA_PAGEVIEWS; i++)
+        await beacon(domain, site, `sybil-${n}-0`, [{ type: "pageview", path: "/secret" }]);
+    }
+    await f.rewindDays(1);
+    // The verifier (not the attacker) reads the secrets and the cell's key sum, to see which draws pinned a count.
+    const db = f.database();
+    const key = noiseKeyOf((await db.execute(NOISE_KEY_SQL)).rows[0] as never);
+    const weight = (d: number) => SPREAD[d + (SPREAD.length - 1) / 2]! / 4096;
+    let pinned = 0;
+    for (const { site, victims } of sites) {
+      const pages = await f.admin("GET", `/api/v1/pages?site=${site}&period=day&page=/secret`);
+      const vitals = await f.admin("GET", `/api/v1/vitals?site=${site}&period=day&page=/secret`);
+      expect([pages.status, vitals.status]).toEqual([200, 200]);
+      const page = pages.body.rows[0];
+      const readings: NoiseReading[] = [
+        { shown: page.visitors.value, offset: SYBILS, units: true },
+        { shown: page.pageviews.value, offset: SYBILS + EXTRA_PAGEVIEWS, cover: 0 },
+      ];
+      VITAL_METRICS.forEach((metric, m) => {
+        const row = vitals.body.rows.find((r: { metric: string }) => r.metric === metric);
+        readings.push({ shown: row.samples.value, offset: SYBILS + EXTRA_SAMPLES[m]!, units: true });
+      });
+      const candidates = noiseCandidates(readings, K, 1, K - 1);
+      console.log(`${victims} victims, ${readings.length} readings, counts standing: ${candidates.join(", ")}`);
+      expect(candidates).toContain(victims);
+      if (candidates.length > 1) continue;
+      pinned++;
+      // One unit set (every session sent every metric): the page-day's key sum is every reading's.
+      const cell = await db.execute({
+        sql: "SELECT key_sum FROM rollup_page_day WHERE site_id = ? AND path = '/secret'",
+        args: [site],
+      });
+      const keySum = Number(cell.rows[0]!.key_sum);
+      const draws = readings.map((r) => perturbationAt(noisePosition(keySum, victims + r.offset, key)));
+      expect(Math.min(...draws.map(weight))).toBeLessThanOrEqual(1 / 1024);
+    }
+    console.log(`attack 3: ${pinned} of ${SITES3} sites pinned`);
   }, 300_000);
 });

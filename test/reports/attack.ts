@@ -7,7 +7,7 @@
  * rules and sees which single-day cells are suppressed). The attacker pins a hidden quantity
  * down exactly when its indicator vector lies in the row space of the facts.
  */
-import { MAX_PERTURBATION, NOISE_TABLE } from "../../worker/reports/noise";
+import { MAX_PERTURBATION, perturbationAt } from "../../worker/reports/noise";
 import { noisePosition } from "../../worker/reports/noise-position";
 
 export interface Fact {
@@ -204,7 +204,7 @@ export function positionIsEnumerable(): boolean {
  * index), it tries each of the 256 key positions of each cell: a count stands when every cell
  * has a position that yields all its readings. Else the places are keyed by secrets it never sees, so readings of
  * distinct true values are independent draws: a count stands when each value's readings fit
- * some perturbation −3…+3 (readings of one value share it).
+ * some perturbation −MAX_PERTURBATION…+MAX_PERTURBATION (readings of one value share it).
  */
 export function noiseCandidates(readings: NoiseReading[], k: number, lo: number, hi: number): number[] {
   const post = (r: NoiseReading, value: number, d: number, coverShown: number) => {
@@ -215,7 +215,7 @@ export function noiseCandidates(readings: NoiseReading[], k: number, lo: number,
   };
   const out: number[] = [];
   const enumerable = positionIsEnumerable();
-  const digits = [-3, -2, -1, 0, 1, 2, 3];
+  const digits = Array.from({ length: 2 * MAX_PERTURBATION + 1 }, (_, i) => i - MAX_PERTURBATION);
   const key = { secret: 1, positionSecret: 1 };
   for (let v = lo; v <= hi; v++) {
     let fits = false;
@@ -223,7 +223,7 @@ export function noiseCandidates(readings: NoiseReading[], k: number, lo: number,
       const cells = new Set(readings.map((r) => r.cell ?? 0));
       fits = [...cells].every((cell) => {
         for (let x = 0; x < 256; x++) {
-          const d = (value: number) => NOISE_TABLE.charCodeAt(noisePosition(x, value, key)) - 48 - MAX_PERTURBATION;
+          const d = (value: number) => perturbationAt(noisePosition(x, value, key));
           const shownOf = (r: NoiseReading): number =>
             post(r, v + r.offset, d(v + r.offset), r.cover === undefined ? 0 : shownOf(readings[r.cover]!));
           if (readings.every((r) => (r.cell ?? 0) !== cell || shownOf(r) === r.shown)) return true;

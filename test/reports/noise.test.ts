@@ -13,6 +13,7 @@ import {
   MAX_PERTURBATION,
   NOISE_TABLE,
   perturb,
+  perturbationAt,
   perturbSql,
   shownCounts,
   shownEventsSql,
@@ -21,7 +22,7 @@ import {
   unitKeySql,
   type NoiseKey,
 } from "../../worker/reports/noise";
-import { noisePosition } from "../../worker/reports/noise-position";
+import { noisePosition, noisePositionSql, TABLE_SIZE } from "../../worker/reports/noise-position";
 import { pagesReport } from "../../worker/reports/pages";
 import { catchUp } from "../../worker/reports/rollup";
 import type { ReportScope } from "../../worker/reports/scope";
@@ -43,32 +44,59 @@ function sessionId(): string {
 }
 
 describe("the perturbation table", () => {
-  it("holds −3…+3 in the documented proportions, with mean 0 and variance 1.72", () => {
-    const counts = [0, 0, 0, 0, 0, 0, 0];
-    for (const c of NOISE_TABLE) counts[Number(c)]!++;
-    expect(counts).toEqual([8, 23, 56, 82, 56, 23, 8]);
-    expect(NOISE_TABLE).toHaveLength(256);
-    const d = [...NOISE_TABLE].map((c) => Number(c) - MAX_PERTURBATION);
+  it("holds −5…+5 in 4096 entries in the documented proportions, with mean 0 and variance 1.78", () => {
+    expect(TABLE_SIZE).toBe(4096);
+    expect(NOISE_TABLE).toHaveLength(4096);
+    const d = Array.from({ length: TABLE_SIZE }, (_, i) => perturbationAt(i));
+    const counts = new Array<number>(11).fill(0);
+    for (const x of d) counts[x + 5]!++;
+    expect(counts).toEqual([4, 16, 102, 369, 901, 1312, 901, 369, 102, 16, 4]);
     expect(d.reduce((a, b) => a + b, 0)).toBe(0);
-    expect((d.reduce((a, b) => a + b * b, 0) / 256).toFixed(2)).toBe("1.72");
+    expect(d.reduce((a, b) => a + b * b, 0)).toBe(2 * 3651);
+    expect((d.reduce((a, b) => a + b * b, 0) / TABLE_SIZE).toFixed(2)).toBe("1.78");
   });
 
-  it("perturbs by at most 3, never below 1, and leaves no data at 0", () => {
+  it("perturbs by at most 5, never below 1, and leaves no data at 0", () => {
+    expect(MAX_PERTURBATION).toBe(5);
     for (let value = 1; value < 300; value++)
       for (let sum = 0; sum < 5000; sum += 97) {
         const shown = perturb(value, sum, key);
-        expect(Math.abs(shown - value)).toBeLessThanOrEqual(3);
+        expect(Math.abs(shown - value)).toBeLessThanOrEqual(5);
         expect(shown).toBeGreaterThanOrEqual(1);
       }
     expect(perturb(0, 12345, key)).toBe(0);
+  });
+
+  it("reads every one of the 4096 places, in proportion, from the keyed position", () => {
+    // 400,000 cells: each place is expected 97.7 times; the ±5 tails (8 places) 781 times.
+    const hits = new Array<number>(TABLE_SIZE).fill(0);
+    for (let sum = 0; sum < 2000; sum++)
+      for (let value = 1; value <= 200; value++) hits[noisePosition(sum * 7919, value, key)]!++;
+    expect(Math.min(...hits)).toBeGreaterThan(40);
+    expect(Math.max(...hits)).toBeLessThan(170);
+    const tails = hits.filter((_, i) => Math.abs(perturbationAt(i)) === 5).reduce((a, b) => a + b, 0);
+    expect(tails / 400_000).toBeGreaterThan(0.0017);
+    expect(tails / 400_000).toBeLessThan(0.0023);
+  });
+
+  it("gives the TypeScript table position in SQL, over the whole table", async () => {
+    const cases = Array.from({ length: 300 }, (_, i) => [i * 104_729 + 13, 1 + (i % 37)] as const);
+    const rs = await db.client.execute({
+      sql: `SELECT ${cases.map((_, i) => `${noisePositionSql(`json_extract(?1, '$[${i}][0]')`, `json_extract(?1, '$[${i}][1]')`)} AS x${i}`).join(", ")}`,
+      args: [JSON.stringify(cases)],
+    });
+    const sql = cases.map((_, i) => Number(rs.rows[0]![`x${i}`]));
+    expect(sql).toEqual(cases.map(([sum, value]) => noisePosition(sum, value, key)));
+    expect(Math.max(...sql)).toBeGreaterThan(3500);
   });
 
   it("is one perturbation per unit set and value: the same key sum and value always read the same", () => {
     expect(perturb(17, 9001, key)).toBe(perturb(17, 9001, key));
     // Other values of the same unit set are other readings, spread over the whole table.
     const seen = new Set<number>();
-    for (let value = 100; value < 600; value++) seen.add(perturb(value, 9001, key) - value);
-    expect([...seen].sort()).toEqual([-1, -2, -3, 0, 1, 2, 3].sort());
+    // 20,000 values: each ±5 (1 in 1024) is missed with probability e^−19.5.
+    for (let value = 100; value < 20_100; value++) seen.add(perturb(value, 9001, key) - value);
+    expect([...seen].sort((a, b) => a - b)).toEqual([-5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5]);
   });
 
   it("reads the table at a place both secrets decide", () => {
@@ -78,7 +106,7 @@ describe("the perturbation table", () => {
       if (noisePosition(sum, 7, { ...key, secret: (key.secret % 2147483645) + 1 }) !== at) moved[0]!++;
       if (noisePosition(sum, 7, { ...key, positionSecret: (key.positionSecret % 2147483645) + 1 }) !== at) moved[1]!++;
     }
-    // A changed secret moves almost every cell (1 in 256 lands on the same place by chance).
+    // A changed secret moves almost every cell (1 in 4096 lands on the same place by chance).
     expect(moved[0]).toBeGreaterThan(1950);
     expect(moved[1]).toBeGreaterThan(1950);
   });
@@ -190,7 +218,7 @@ describe("post-processing: no row contradicts itself", () => {
 });
 
 describe("a sybil attacker", () => {
-  it("pads 2 victims with 3 sessions of its own and subtracts them: 2 to 5 victims, right only as often as the table's 0 and below", () => {
+  it("pads 2 victims with 3 sessions of its own and subtracts them: 2 to 7 victims, right only as often as the table's 0 and below", () => {
     // 4,000 trials: a fresh pair of victims each time, the same 3 sybils.
     const sybils = [sessionId(), sessionId(), sessionId()];
     const sybilKeys = sybils.reduce((n, s) => n + unitKey(s, secret), 0);
@@ -202,8 +230,11 @@ describe("a sybil attacker", () => {
       guesses.set(guess, (guesses.get(guess) ?? 0) + 1);
     }
     // Without noise every guess is 2. A shown cell never reads below k = 5 (its visibility says
-    // that much), so 5 reads 5 to 8 and 2 is right when the table gives 0 or less (170/256 = 66 %).
-    expect([...guesses.keys()].sort()).toEqual([2, 3, 4, 5]);
+    // that much), so 5 reads 5 to 10 and 2 is right when the table gives 0 or less (2704/4096 =
+    // 66 %); guesses 6 and 7 need the rare +4 and +5 (20 in 4096), so they may not show up here.
+    const guessed = [...guesses.keys()].sort((a, b) => a - b);
+    expect(guessed.slice(0, 4)).toEqual([2, 3, 4, 5]);
+    expect(guessed.every((g) => g >= 2 && g <= 7)).toBe(true);
     expect(guesses.get(2)! / 4000).toBeGreaterThan(0.6);
     expect(guesses.get(2)! / 4000).toBeLessThan(0.72);
   });

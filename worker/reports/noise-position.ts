@@ -30,12 +30,15 @@ function mulMod(a: number, b: number): number {
   return (((a * high) % P) * 65536 + a * low) % P;
 }
 
-/** The table position (0…255) of a cell with key sum `keySum` (≥ 0, < 2^53) and true value `value` (≥ 0). */
+/** Entries of the public table (noise.ts): a position is the mix's last residue modulo this. */
+export const TABLE_SIZE = 4096;
+
+/** The table position (0 … TABLE_SIZE − 1) of a cell with key sum `keySum` (≥ 0, < 2^53) and true value `value` (≥ 0). */
 export function noisePosition(keySum: number, value: number, key: NoiseKey): number {
   const x0 = ((keySum % P) + key.positionSecret) % P;
   const x1 = (mulMod(x0, x0) + (((value % P) * C) % P) + key.secret) % P;
   const x2 = (mulMod(x1, x1) + key.positionSecret) % P;
-  return x2 % 256;
+  return x2 % TABLE_SIZE;
 }
 
 /** SQL: the database's noise secrets, as scalar subqueries SQLite evaluates once per statement. */
@@ -46,7 +49,7 @@ export const POSITION_SECRET_SQL = "(SELECT position_secret FROM rollup_cell_key
 export function noisePositionSql(keySum: string, value: string): string {
   const x0 = `(((${keySum}) % ${P} + ${POSITION_SECRET_SQL}) % ${P})`;
   const x1 = `((${x0} * ${x0} % ${P} + ((${value}) % ${P}) * ${C} + ${CELL_KEY_SECRET_SQL}) % ${P})`;
-  return `((${x1} * ${x1} % ${P} + ${POSITION_SECRET_SQL}) % ${P} % 256)`;
+  return `((${x1} * ${x1} % ${P} + ${POSITION_SECRET_SQL}) % ${P} % ${TABLE_SIZE})`;
 }
 
 /** SQL: the noise key row, for the places that read it once per report (ReportScope.noiseKey). */

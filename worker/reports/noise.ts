@@ -18,17 +18,19 @@
  */
 import { CELL_KEY_SECRET_SQL, noisePosition, noisePositionSql, type NoiseKey } from "./noise-position";
 
-export { CELL_KEY_SECRET_SQL, NOISE_KEY_SQL, noiseKeyOf, type NoiseKey } from "./noise-position";
+export { CELL_KEY_SECRET_SQL, NOISE_KEY_SQL, noiseKeyOf, TABLE_SIZE, type NoiseKey } from "./noise-position";
 
 /**
- * Perturbations −3…+3; the table holds 256 of them (as digits 0–6), in a fixed shuffle:
- * 3 %, 9 %, 22 %, 32 %, 22 %, 9 %, 3 % (mean 0, variance 1.72). Why ±3 and not ±2: a bounded
- * noise read N times through differently padded groupings pins the true value once both
- * extremes show up — with ±2 at 10 % each, 1 − 2·0.9^N + 0.8^N (15 % at N = 5); with ±3 at 3 %
- * each, 1 − 2·0.97^N + 0.94^N (0.5 % at N = 5). bench/noise-attack.ts measures the best attacker.
+ * Perturbations −5…+5; the table holds 4096 of them, in a fixed shuffle, as the characters
+ * "0"…":" (code − 48 − 5 is the perturbation). Counts of −5…+5: 4, 16, 102, 369, 901, 1312,
+ * 901, 369, 102, 16, 4 (mean 0, variance 2·3651/4096 ≈ 1.78, the old ±3 table's was 1.72).
+ * Why long tails: a bounded noise read N times pins the true value once its extremes show up.
+ * With ±3 at 3 % each, 16 readings of a group (its page-day cells, docs/reports.md) made the
+ * best attacker certain about a quarter of the time; here the extremes are 1 in 1024 each, so
+ * certainty needs a draw that rare. bench/noise-attack.ts measures the best attacker.
  */
-export const SPREAD = [8, 23, 56, 82, 56, 23, 8] as const;
-export const MAX_PERTURBATION = 3;
+export const SPREAD = [4, 16, 102, 369, 901, 1312, 901, 369, 102, 16, 4] as const;
+export const MAX_PERTURBATION = 5;
 
 /** A fixed shuffle (a linear congruential generator with a fixed seed): the same in every install. */
 function buildTable(): string {
@@ -42,11 +44,16 @@ function buildTable(): string {
     const j = state % (i + 1);
     [digits[i], digits[j]] = [digits[j]!, digits[i]!];
   }
-  return digits.join("");
+  return String.fromCharCode(...digits.map((digit) => 48 + digit));
 }
 
 /** The perturbation table, as the string both TypeScript and SQL index. Public: the secret is where it is read. */
 export const NOISE_TABLE = buildTable();
+
+/** The perturbation at a table position (0 … TABLE_SIZE − 1). */
+export function perturbationAt(position: number): number {
+  return NOISE_TABLE.charCodeAt(position) - 48 - MAX_PERTURBATION;
+}
 
 /**
  * The figure shown for a cell: its value plus the perturbation at the cell's keyed position
@@ -57,7 +64,7 @@ export const NOISE_TABLE = buildTable();
  */
 export function perturb(value: number, keySum: number, key: NoiseKey): number {
   if (value <= 0) return value;
-  const d = NOISE_TABLE.charCodeAt(noisePosition(keySum, value, key)) - 48 - MAX_PERTURBATION;
+  const d = perturbationAt(noisePosition(keySum, value, key));
   return Math.max(1, value + d);
 }
 
@@ -93,9 +100,13 @@ function atLeastK(shown: number, value: number, k: number): number {
   return value >= k ? Math.max(k, shown) : shown;
 }
 
-/** SQL twin of shownCounts' units over SQL expressions (k: an SQL expression too, e.g. "?1"). */
+/**
+ * SQL twin of shownCounts' units over SQL expressions (k: an SQL expression too, e.g. "?1").
+ * The floor is a CASE and the perturbation appears once: the table literal is 4 KB, and each
+ * copy of it lengthens the statement (units are never negative, so a floor of 0 is no floor).
+ */
 export function shownUnitsSql(units: string, keySum: string, k: string): string {
-  return `(CASE WHEN (${units}) >= (${k}) THEN max((${k}), ${perturbSql(units, keySum)}) ELSE ${perturbSql(units, keySum)} END)`;
+  return `max(CASE WHEN (${units}) >= (${k}) THEN (${k}) ELSE 0 END, ${perturbSql(units, keySum)})`;
 }
 
 /** SQL twin of shownCounts' events where every unit has an event: at least the shown units. */
