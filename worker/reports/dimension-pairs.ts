@@ -1,0 +1,78 @@
+/**
+ * Pair cells of dimensions that may nest (docs/reports.md rule 9, "Nested dimensions"): for each
+ * pair (parent, child) of DIMENSION_PAIRS and each site-day, the session-days with each
+ * (parent value, child value). A child value whose units all sit in one pair cell is nested in
+ * that parent value that day (every macOS session is desktop), and the breakdowns then decide
+ * the two together (privacy/nested-dimensions.ts). The cells move with the dimension cells
+ * (dimension-fold.ts), in the same statements' transaction, while the day is unpublished.
+ */
+import type { InStatement } from "@libsql/client/web";
+import type { Dimension } from "./dimensions";
+
+/**
+ * Where nesting is plausible, by construction or by how sites tag links. The device follows
+ * from the system for most systems (Windows, Linux, macOS → desktop; iOS → mobile); a browser
+ * version often runs on one system (Safari 18 on macOS, Samsung Internet on Android); a known
+ * source and its campaign tags (Google → utm_source google), and a campaign's medium, content
+ * and terms under its source and campaign. Parent first.
+ */
+export const DIMENSION_PAIRS: readonly (readonly [Dimension, Dimension])[] = [
+  ["device", "os"],
+  ["os", "browser"],
+  ["source", "utm_source"],
+  ["utm_source", "utm_medium"],
+  ["utm_source", "utm_campaign"],
+  ["utm_campaign", "utm_content"],
+  ["utm_campaign", "utm_term"],
+];
+
+/** The dimensions decided together with `dimension`: its connected part of the pairs' graph. */
+export function nestingGroup(dimension: Dimension): Dimension[] {
+  const group = new Set<Dimension>([dimension]);
+  for (let grown = true; grown; ) {
+    grown = false;
+    for (const [a, b] of DIMENSION_PAIRS) {
+      if (group.has(a) !== group.has(b)) {
+        group.add(a);
+        group.add(b);
+        grown = true;
+      }
+    }
+  }
+  // A fixed order, whichever dimension was asked: the decisions do not depend on it.
+  return [...group].sort();
+}
+
+type WithRaw = (sql: string) => InStatement;
+
+/** One row per session-day of `table` (alias s, `where` on it) and pair, with its two values. */
+function expandedPairs(table: string, where: string): string {
+  const pairs = DIMENSION_PAIRS.map(([a, b]) => `SELECT '${a}' AS parent, '${b}' AS child`).join(" UNION ALL ");
+  const value = (side: "parent" | "child") =>
+    `CASE p.${side} ${[...new Set(DIMENSION_PAIRS.flat())].map((d) => `WHEN '${d}' THEN s.${d}`).join(" ")} END`;
+  return (
+    `SELECT s.site_id AS site_id, s.day AS day, p.parent AS parent_dimension, ${value("parent")} AS parent_value, ` +
+    `p.child AS child_dimension, ${value("child")} AS child_value FROM ${table} s CROSS JOIN (${pairs}) AS p WHERE ${where}`
+  );
+}
+
+/**
+ * Adds (sign 1) or removes (sign -1) the session-days' contributions to the pair cells; `touched`
+ * selects the session-days of the fold (dimension-fold.ts). Values that are null join no cell.
+ */
+export function movePairs(withRaw: WithRaw, table: string, touched: string, sign: 1 | -1): InStatement {
+  return withRaw(
+    `, e AS (${expandedPairs(table, touched)}) ` +
+      "INSERT INTO rollup_dimension_pair_day (site_id, day, parent_dimension, parent_value, child_dimension, child_value, units) " +
+      `SELECT site_id, day, parent_dimension, parent_value, child_dimension, child_value, ${sign} * count(*) FROM e ` +
+      "WHERE parent_value IS NOT NULL AND child_value IS NOT NULL GROUP BY site_id, day, parent_dimension, parent_value, child_dimension, child_value " +
+      "ON CONFLICT (site_id, parent_dimension, child_dimension, day, parent_value, child_value) DO UPDATE SET units = rollup_dimension_pair_day.units + excluded.units",
+  );
+}
+
+/** Pair cells every session-day has left go, so a fold split anywhere leaves the same cells. */
+export function emptiedPairs(withRaw: WithRaw, scratch: string): InStatement {
+  return withRaw(
+    `DELETE FROM rollup_dimension_pair_day WHERE units = 0 AND (site_id, day) IN (SELECT DISTINCT site_id, day FROM ${scratch})`,
+  );
+}
