@@ -10,21 +10,22 @@ import type { InStatement } from "@libsql/client/web";
 import type { Dimension } from "./dimensions";
 
 /**
- * Where nesting is plausible, by construction or by how sites tag links. The device follows
- * from the system for most systems (Windows, Linux, macOS → desktop; iOS → mobile); a browser
- * version often runs on one system (Safari 18 on macOS, Samsung Internet on Android); a known
- * source and its campaign tags (Google → utm_source google), and a campaign's medium, content
- * and terms under its source and campaign. Parent first.
+ * Groups of dimensions where nesting is plausible, by construction or by how sites tag links:
+ * the device follows from the system for most systems (Windows, Linux, macOS → desktop; iOS →
+ * mobile), a browser version often runs on one system (Safari 18 on macOS, Edge on Windows) and
+ * so on one device; a known source holds its campaign tags (Google → utm_source google), and a
+ * campaign its medium, content and terms. Nesting passes along a chain (Firefox on Linux only is
+ * desktop only), so every two dimensions of a group are a pair, not just the neighbours.
  */
-export const DIMENSION_PAIRS: readonly (readonly [Dimension, Dimension])[] = [
-  ["device", "os"],
-  ["os", "browser"],
-  ["source", "utm_source"],
-  ["utm_source", "utm_medium"],
-  ["utm_source", "utm_campaign"],
-  ["utm_campaign", "utm_content"],
-  ["utm_campaign", "utm_term"],
+export const NESTING_GROUPS: readonly (readonly Dimension[])[] = [
+  ["device", "os", "browser"],
+  ["source", "utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term"],
 ];
+
+/** Every two dimensions of a group, the broader one first: 3 + 15 pairs. */
+export const DIMENSION_PAIRS: readonly (readonly [Dimension, Dimension])[] = NESTING_GROUPS.flatMap((group) =>
+  group.flatMap((parent, i) => group.slice(i + 1).map((child) => [parent, child] as const)),
+);
 
 /** The dimensions decided together with `dimension`: its connected part of the pairs' graph. */
 export function nestingGroup(dimension: Dimension): Dimension[] {

@@ -85,8 +85,12 @@ export function decideNestedDay<C extends NestedCell>(
   partitionOf: (rows: CellRow[]) => C[],
   cover: (cells: C[]) => void,
 ): void {
-  const partitions = new Map<string, Map<string, NestedCell>>([[dimension, new Map(cells.map((c) => [c.key, c]))]]);
-  for (const [d, days] of nesting.others) partitions.set(d, new Map(partitionOf(days.get(day) ?? []).map((c) => [c.key, c])));
+  // In the group's fixed order, whichever dimension was asked: the decisions must not depend on it.
+  const partitions = new Map<string, Map<string, NestedCell>>();
+  for (const d of nestingGroup(dimension)) {
+    const own = d === dimension ? cells : partitionOf(nesting.others.get(d)?.get(day) ?? []);
+    partitions.set(d, new Map(own.map((c) => [c.key, c])));
+  }
   const pairs = DIMENSION_PAIRS.map(([parent, child]) => ({
     parent,
     child,
