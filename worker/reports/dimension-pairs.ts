@@ -27,21 +27,13 @@ export const DIMENSION_PAIRS: readonly (readonly [Dimension, Dimension])[] = NES
   group.flatMap((parent, i) => group.slice(i + 1).map((child) => [parent, child] as const)),
 );
 
-/** The dimensions decided together with `dimension`: its connected part of the pairs' graph. */
-export function nestingGroup(dimension: Dimension): Dimension[] {
-  const group = new Set<Dimension>([dimension]);
-  for (let grown = true; grown; ) {
-    grown = false;
-    for (const [a, b] of DIMENSION_PAIRS) {
-      if (group.has(a) !== group.has(b)) {
-        group.add(a);
-        group.add(b);
-        grown = true;
-      }
-    }
-  }
-  // A fixed order, whichever dimension was asked: the decisions do not depend on it.
-  return [...group].sort();
+/**
+ * The dimensions decided together with `dimension`: its group, broadest first. The rule runs
+ * over them in this fixed order whichever dimension was asked (so the decisions do not depend
+ * on it), and broadest first, so a leak is closed by hiding a child rather than its parent.
+ */
+export function nestingGroup(dimension: Dimension): readonly Dimension[] {
+  return NESTING_GROUPS.find((group) => group.includes(dimension)) ?? [dimension];
 }
 
 type WithRaw = (sql: string) => InStatement;
