@@ -18,14 +18,16 @@ const CHROME_WINDOWS_11 = {
 };
 const FIREFOX_LINUX = { "user-agent": "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0" };
 const SAFARI_MACOS = {
-  "user-agent": "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15",
+  "user-agent":
+    "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15",
 };
 const SAFARI_IPHONE = {
   "user-agent":
     "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
 };
 const CHROME_ANDROID = {
-  "user-agent": "Mozilla/5.0 (Linux; Android 15; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36",
+  "user-agent":
+    "Mozilla/5.0 (Linux; Android 15; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36",
 };
 
 const K = 5;
@@ -65,7 +67,10 @@ describe("attack 5: nested dimensions", () => {
     };
     const cells = await f
       .database()
-      .execute({ sql: "SELECT dimension, value, visitors FROM rollup_dimension_day WHERE site_id = ? AND dimension IN ('device', 'os')", args: [site] });
+      .execute({
+        sql: "SELECT dimension, value, visitors FROM rollup_dimension_day WHERE site_id = ? AND dimension IN ('device', 'os')",
+        args: [site],
+      });
     const truth = new Map(cells.rows.map((r) => [`${r.dimension}:${r.value}`, Number(r.visitors)]));
     // The collector read the systems as the attack needs them.
     expect(Object.fromEntries(truth)).toEqual({
@@ -78,7 +83,8 @@ describe("attack 5: nested dimensions", () => {
       "os:Android 15": 6,
     });
 
-    const shown = (rows: Awaited<ReturnType<typeof read>>) => new Set(rows.filter((r) => r.visitors.value !== null).map((r) => r.value));
+    const shown = (rows: Awaited<ReturnType<typeof read>>) =>
+      new Set(rows.filter((r) => r.visitors.value !== null).map((r) => r.value));
     const devices = shown(await read("device"));
     const systems = shown(await read("os"));
     // Each shown figure is noisy, but its true cell is what a reader subtracts with: on main

@@ -34,10 +34,24 @@ const pv = (session: string, minute: number, dims: RawEvent["dims"] = {}, path =
 });
 
 const fixture: RawEvent[] = [
-  pv("a", 0, { device: "desktop", os: "macOS 14", browser: "Safari 18", source: "Google", utm_source: "google", utm_campaign: "spring" }),
+  pv("a", 0, {
+    device: "desktop",
+    os: "macOS 14",
+    browser: "Safari 18",
+    source: "Google",
+    utm_source: "google",
+    utm_campaign: "spring",
+  }),
   // A later pageview changes no entry value (and moves the exit page only).
   pv("a", 1, { device: "mobile", os: "iOS 18", browser: "Mobile Safari 18" }, "/pricing"),
-  pv("b", 2, { device: "desktop", os: "Windows 11", browser: "Chrome 131", source: "Google", utm_source: "google", utm_campaign: "spring" }),
+  pv("b", 2, {
+    device: "desktop",
+    os: "Windows 11",
+    browser: "Chrome 131",
+    source: "Google",
+    utm_source: "google",
+    utm_campaign: "spring",
+  }),
   pv("c", 3, { device: "desktop", os: "Windows 11", browser: "Chrome 131" }),
   pv("d", 4, { device: "mobile" }), // no system known: in no (device, os) cell
 ];
@@ -73,9 +87,13 @@ describe("pair cells", () => {
       await fold(split.client as never, { chunkRows: 1 });
     }
     const all = async (client: Client) =>
-      (await client.execute("SELECT * FROM rollup_dimension_pair_day ORDER BY 1, 2, 3, 4, 5, 6")).rows.map((r) => Object.values(r).map(String));
+      (await client.execute("SELECT * FROM rollup_dimension_pair_day ORDER BY 1, 2, 3, 4, 5, 6")).rows.map((r) =>
+        Object.values(r).map(String),
+      );
     expect(await all(split.client)).toEqual(await all(whole.client));
-    expect((await whole.client.execute("SELECT count(*) AS n FROM rollup_dimension_pair_day WHERE units <= 0")).rows[0]!.n).toBe(0);
+    expect((await whole.client.execute("SELECT count(*) AS n FROM rollup_dimension_pair_day WHERE units <= 0")).rows[0]!.n).toBe(
+      0,
+    );
 
     // Aggregates without unit ids: raw retention (40 days on) leaves them as they are.
     const before = await all(whole.client);
@@ -105,7 +123,9 @@ describe("nested dimensions", () => {
     const scope = { siteId: SITE, from: DAY, to: DAY, timeZone: "UTC", k: 5 };
     const shown = async (dimension: "device" | "os" | "browser") =>
       Object.fromEntries(
-        (await breakdownReport(reader, scope, dimension)).rows.filter((r) => r.visitors.value !== null).map((r) => [r.value, r.visitors.value]),
+        (await breakdownReport(reader, scope, dimension)).rows
+          .filter((r) => r.visitors.value !== null)
+          .map((r) => [r.value, r.visitors.value]),
       );
     const [device, os, browser] = [await shown("device"), await shown("os"), await shown("browser")];
     // Before the rule: desktop 15, Windows 11 8 and Linux 6 all shown (the os partition's cover

@@ -142,7 +142,10 @@ describe("the k-anonymity filter under attack, nested dimensions", () => {
         expect(shownSmall).toEqual([]);
         expect(groups).toEqual([]);
       }),
-      { numRuns: 150, ...(process.env.NESTING_COUNTS ? { examples: [[JSON.parse(process.env.NESTING_COUNTS)]], numRuns: 1 } : {}) },
+      {
+        numRuns: 150,
+        ...(process.env.NESTING_COUNTS ? { examples: [[JSON.parse(process.env.NESTING_COUNTS)]], numRuns: 1 } : {}),
+      },
     );
   }, 120_000);
 
@@ -153,7 +156,10 @@ describe("the k-anonymity filter under attack, nested dimensions", () => {
         expect(shownSmall).toEqual([]);
         expect(groups).toEqual([]);
       }),
-      { numRuns: 150, ...(process.env.NESTING_COUNTS ? { examples: [[JSON.parse(process.env.NESTING_COUNTS)]], numRuns: 1 } : {}) },
+      {
+        numRuns: 150,
+        ...(process.env.NESTING_COUNTS ? { examples: [[JSON.parse(process.env.NESTING_COUNTS)]], numRuns: 1 } : {}),
+      },
     );
   }, 120_000);
 
@@ -164,7 +170,10 @@ describe("the k-anonymity filter under attack, nested dimensions", () => {
         expect(shownSmall).toEqual([]);
         expect(groups).toEqual([]);
       }),
-      { numRuns: 150, ...(process.env.NESTING_COUNTS ? { examples: [[JSON.parse(process.env.NESTING_COUNTS)]], numRuns: 1 } : {}) },
+      {
+        numRuns: 150,
+        ...(process.env.NESTING_COUNTS ? { examples: [[JSON.parse(process.env.NESTING_COUNTS)]], numRuns: 1 } : {}),
+      },
     );
   }, 120_000);
 });

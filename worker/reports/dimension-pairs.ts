@@ -3,8 +3,9 @@
  * pair (parent, child) of DIMENSION_PAIRS and each site-day, the session-days with each
  * (parent value, child value). A child value whose units all sit in one pair cell is nested in
  * that parent value that day (every macOS session is desktop), and the breakdowns then decide
- * the two together (privacy/nested-dimensions.ts). The cells move with the dimension cells
- * (dimension-fold.ts), in the same statements' transaction, while the day is unpublished.
+ * the two together (privacy/nested-dimensions.ts). Both values are entry dimensions, fixed by
+ * the session-day's first pageview, so a session-day joins its cells once, in the fold that first
+ * sees it (dimension-fold.ts, same transaction, while the day is unpublished), and never moves.
  */
 import type { InStatement } from "@libsql/client/web";
 import type { Dimension } from "./dimensions";
@@ -38,34 +39,31 @@ export function nestingGroup(dimension: Dimension): readonly Dimension[] {
 
 type WithRaw = (sql: string) => InStatement;
 
-/** One row per session-day of `table` (alias s, `where` on it) and pair, with its two values. */
-function expandedPairs(table: string, where: string): string {
+/** One row per session-day of rollup_session_day (alias s) selected by `where`, and pair, with its two values. */
+function expandedPairs(where: string): string {
   const pairs = DIMENSION_PAIRS.map(([a, b]) => `SELECT '${a}' AS parent, '${b}' AS child`).join(" UNION ALL ");
   const value = (side: "parent" | "child") =>
     `CASE p.${side} ${[...new Set(DIMENSION_PAIRS.flat())].map((d) => `WHEN '${d}' THEN s.${d}`).join(" ")} END`;
   return (
     `SELECT s.site_id AS site_id, s.day AS day, p.parent AS parent_dimension, ${value("parent")} AS parent_value, ` +
-    `p.child AS child_dimension, ${value("child")} AS child_value FROM ${table} s CROSS JOIN (${pairs}) AS p WHERE ${where}`
+    `p.child AS child_dimension, ${value("child")} AS child_value ` +
+    `FROM (SELECT * FROM rollup_session_day s WHERE ${where}) AS s CROSS JOIN (${pairs}) AS p`
   );
 }
 
 /**
- * Adds (sign 1) or removes (sign -1) the session-days' contributions to the pair cells; `touched`
- * selects the session-days of the fold (dimension-fold.ts). Values that are null join no cell.
+ * Adds the session-days of the fold (`touched`, on alias s) to the pair cells, once: every value
+ * of a pair is an entry dimension, fixed by the session-day's first pageview, so a session-day
+ * already counted (in the fold's scratch copy with a first pageview) stays where it is. Values
+ * that are null join no cell. Runs after the session-days are upserted.
  */
-export function movePairs(withRaw: WithRaw, table: string, touched: string, sign: 1 | -1): InStatement {
+export function addPairs(withRaw: WithRaw, touched: string, scratch: string): InStatement {
+  const counted = `(s.site_id, s.day, s.unit) IN (SELECT site_id, day, unit FROM ${scratch} WHERE first_pageview_id IS NOT NULL)`;
   return withRaw(
-    `, e AS (${expandedPairs(table, touched)}) ` +
+    `, e AS (${expandedPairs(`${touched} AND NOT ${counted}`)}) ` +
       "INSERT INTO rollup_dimension_pair_day (site_id, day, parent_dimension, parent_value, child_dimension, child_value, units) " +
-      `SELECT site_id, day, parent_dimension, parent_value, child_dimension, child_value, ${sign} * count(*) FROM e ` +
+      "SELECT site_id, day, parent_dimension, parent_value, child_dimension, child_value, count(*) FROM e " +
       "WHERE parent_value IS NOT NULL AND child_value IS NOT NULL GROUP BY site_id, day, parent_dimension, parent_value, child_dimension, child_value " +
       "ON CONFLICT (site_id, parent_dimension, child_dimension, day, parent_value, child_value) DO UPDATE SET units = rollup_dimension_pair_day.units + excluded.units",
-  );
-}
-
-/** Pair cells every session-day has left go, so a fold split anywhere leaves the same cells. */
-export function emptiedPairs(withRaw: WithRaw, scratch: string): InStatement {
-  return withRaw(
-    `DELETE FROM rollup_dimension_pair_day WHERE units = 0 AND (site_id, day) IN (SELECT DISTINCT site_id, day FROM ${scratch})`,
   );
 }

@@ -3,30 +3,32 @@
  * dimension is a partition of the site-day with its own cover, but some dimensions nest —
  * every Windows, Linux and macOS session is desktop — so a parent value minus its shown nested
  * children is a group too (desktop 15 − Windows 11 8 − Linux 6 = the 1 macOS session). From the
- * day's pair cells (reports/dimension-pairs.ts) the reader of two breakdowns knows which values
- * of one dimension lie wholly inside a value of the other, or inside a union of them (Android
- * phones and tablets: mobile + tablet − Android is iOS and iPadOS).
+ * day's pair cells (reports/dimension-pairs.ts: every two dimensions of a group) the rule knows
+ * which values of one dimension lie wholly inside a value of another, or inside a union of them
+ * (Android phones and tablets: mobile + tablet − Android is iOS and iPadOS).
  *
- * The rule, for each listed pair, both ways round: take one dimension's **blocks** — each shown
- * value, and all hidden values together (their sum is the day minus the shown ones). For every
- * union S of blocks, S minus the other dimension's shown values that lie wholly inside S must be
- * 0 or at least k units; when it is not, the smallest of those values is hidden as well
- * (complementary suppression inside the parent). With S one shown parent this is "desktop minus
- * its shown systems"; with S the hidden block, "the hidden devices minus the shown systems inside
- * them". A cell hidden here is sensitive: its own partition's cover does not count it as the
- * hidden group of k. Covers and this rule run again after every change until nothing moves
- * (cells are only ever hidden, so it ends). Every dimension linked by a pair is decided at once
- * in a fixed order, so a cell reads the same whichever dimension a request names.
+ * The rule, for each dimension X of a group: X's **blocks** are each shown value and all hidden
+ * values together (their sum is the day minus the shown ones). For every union S of blocks,
+ *  - S minus another dimension's shown values lying wholly inside S is 0 or at least k;
+ *  - so is S minus those and that dimension's hidden values, when these lie inside S too (they
+ *    are a known sum) — closed by hiding a shown value reaching outside S;
+ *  - so is S minus the largest shown values of all the other dimensions inside S, when no two
+ *    overlap (desktop − Windows 11 − Safari 18 when macOS is hidden and Safari only there).
+ * Otherwise the smallest value subtracted is hidden as well (complementary suppression inside
+ * the parent; one child beside its shown parent is rule 3), and marked sensitive: its own
+ * partition's cover does not count it as the hidden group of k. Covers and the rule run again
+ * after every change until nothing moves (cells are only ever hidden, so it ends). The group is
+ * decided at once in a fixed order, broadest dimension first, so a cell reads the same
+ * whichever dimension a request names, and a leak is closed by hiding a child, not its parent.
  *
- * Why it holds: with row sums (one dimension's shown values), column sums (the other's) and the
- * day shown, a published combination gives each pair cell (x, y) the weight a(x) + b(y) + c, a
- * and b zero on hidden values. The 0/1 combinations where every b is 0 or −1 and a is 1 on S
- * (the hidden block all in or all out) are exactly the unions above; the rule keeps each one's
- * group at 0 or at least k. What it does not cover: other weights in long chains of crossing
- * values (a = 2, b = −1 … a genuinely two-way table, issue 38's table-wide method); more than
- * EXHAUSTIVE_BLOCKS candidate blocks in one pair on a day (then unions of one or two only); and
- * dimensions linked only through a third (device and browser through the system) beyond what
- * the two listed pairs decide.
+ * Why it holds: with one dimension's shown values, another's and the day published, a
+ * combination of them gives each pair cell (x, y) the weight a(x) + b(y) + c, a and b zero on
+ * hidden values. The 0/1 combinations with a 1 on a union of blocks and b −1 on values inside it
+ * are the unions above; along a nesting (a tree of values, as the fixed hierarchy is) these are
+ * the groups a reader can pin down. What it does not cover: other weights, as values crossing
+ * each other across three dimensions give (tablet − (Safari 18 − macOS), Safari on Macs and
+ * iPads: a multi-way table, for issue 38's table-wide search); more than EXHAUSTIVE_BLOCKS
+ * candidate blocks of one dimension on a day (then unions of one or two blocks only).
  */
 import { smallestVisible, type PartitionCell } from "./cover";
 
@@ -64,7 +66,7 @@ export const EXHAUSTIVE_BLOCKS = 10;
 export function decideNestedDimensions(day: NestingDay, k: number, cover: (cells: NestedCell[]) => void): void {
   const pairs = new PairTable(day.pairs, day.partitions);
   const dimensions = [...day.partitions.keys()];
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const x of dimensions) if (unionPass(x, day.partitions, pairs, k)) changed = true;
     for (const cells of day.partitions.values()) {
@@ -76,7 +78,6 @@ export function decideNestedDimensions(day: NestingDay, k: number, cover: (cells
 }
 
 const isValue = (key: string) => !key.startsWith("\u0000");
-const NONE_KEY = "\u0000none";
 
 /**
  * The day's pair cells, readable both ways round, and what they imply for the rest (no value):
@@ -110,7 +111,7 @@ class PairTable {
   private unitsOf(x: string, a: string): number {
     return this.partitions.get(x)?.get(a)?.units ?? 0;
   }
-  /** Units with value `a` of dimension `x` and `b` of `y` (either may be the rest, NONE_KEY); both cells are known one by one. */
+  /** Units with value `a` of dimension `x` and `b` of `y` (either may be the rest, `\u0000none`); both are shown cells. */
   shared(x: string, a: string, y: string, b: string): number {
     if (isValue(a) && isValue(b)) return this.units.get(`${x}\u0000${a}\u0000${y}\u0000${b}`) ?? 0;
     if (isValue(b)) return this.unitsOf(y, b) - (this.sums.get(`${y}\u0000${b}\u0000${x}`) ?? 0);
@@ -204,9 +205,20 @@ function unionPass(x: string, partitions: NestingDay["partitions"], pairs: PairT
     // Across dimensions: the largest values inside S, when no two of them overlap.
     const values = inside;
     const largest = values.filter(
-      (s) => !values.some((o) => o !== s && o.dimension !== s.dimension && nestedIn(pairs, s, o) && !(nestedIn(pairs, o, s) && o.dimension < s.dimension)),
+      (s) =>
+        !values.some(
+          (o) =>
+            o !== s &&
+            o.dimension !== s.dimension &&
+            nestedIn(pairs, s, o) &&
+            !(nestedIn(pairs, o, s) && o.dimension < s.dimension),
+        ),
     );
-    const disjoint = largest.every((s, i) => largest.slice(i + 1).every((o) => o.dimension === s.dimension || pairs.shared(s.dimension, s.cell.key, o.dimension, o.cell.key) === 0));
+    const disjoint = largest.every((s, i) =>
+      largest
+        .slice(i + 1)
+        .every((o) => o.dimension === s.dimension || pairs.shared(s.dimension, s.cell.key, o.dimension, o.cell.key) === 0),
+    );
     if (byDimension.size > 1 && disjoint && largest.length > 0 && small(size - largest.reduce((n, s) => n + s.cell.units, 0)))
       return hide(largest.map((s) => s.cell));
   }
