@@ -91,7 +91,7 @@ export function dimensionFoldStatements(withRaw: WithRaw): InStatement[] {
     ),
     moveVisitors(withRaw, "rollup_session_day", 1),
     moveGoals(withRaw, "rollup_session_day", 1),
-    addPairs(withRaw, TOUCHED, "rollup_dimension_scratch"),
+    ...addPairs(withRaw, TOUCHED, "rollup_dimension_scratch"),
     // Cells every session-day has left (an exit page moved on) go, so a fold split anywhere leaves the same cells.
     emptiedCells(withRaw, "rollup_dimension_day", "visitors = 0"),
     emptiedCells(withRaw, "rollup_goal_dimension_day", "units = 0 AND conversions = 0"),

@@ -39,15 +39,20 @@ export function nestingGroup(dimension: Dimension): readonly Dimension[] {
 
 type WithRaw = (sql: string) => InStatement;
 
-/** One row per session-day of rollup_session_day (alias s) selected by `where`, and pair, with its two values. */
-function expandedPairs(where: string): string {
-  const pairs = DIMENSION_PAIRS.map(([a, b]) => `SELECT '${a}' AS parent, '${b}' AS child`).join(" UNION ALL ");
-  const value = (side: "parent" | "child") =>
-    `CASE p.${side} ${[...new Set(DIMENSION_PAIRS.flat())].map((d) => `WHEN '${d}' THEN s.${d}`).join(" ")} END`;
+/**
+ * One row per session-day of rollup_session_day (alias s) selected by `where`, and pair of
+ * `group`, with its two values; only session-days with two values in the group (most visits
+ * carry no campaign tags: they make no row of that group).
+ */
+function expandedPairs(group: readonly Dimension[], where: string): string {
+  const groupPairs = DIMENSION_PAIRS.filter(([a]) => group.includes(a));
+  const pairs = groupPairs.map(([a, b]) => `SELECT '${a}' AS parent, '${b}' AS child`).join(" UNION ALL ");
+  const value = (side: "parent" | "child") => `CASE p.${side} ${group.map((d) => `WHEN '${d}' THEN s.${d}`).join(" ")} END`;
+  const twoValues = `${group.map((d) => `(s.${d} IS NOT NULL)`).join(" + ")} >= 2`;
   return (
     `SELECT s.site_id AS site_id, s.day AS day, p.parent AS parent_dimension, ${value("parent")} AS parent_value, ` +
     `p.child AS child_dimension, ${value("child")} AS child_value ` +
-    `FROM (SELECT * FROM rollup_session_day s WHERE ${where}) AS s CROSS JOIN (${pairs}) AS p`
+    `FROM (SELECT * FROM rollup_session_day s WHERE ${where} AND ${twoValues}) AS s CROSS JOIN (${pairs}) AS p`
   );
 }
 
@@ -55,15 +60,17 @@ function expandedPairs(where: string): string {
  * Adds the session-days of the fold (`touched`, on alias s) to the pair cells, once: every value
  * of a pair is an entry dimension, fixed by the session-day's first pageview, so a session-day
  * already counted (in the fold's scratch copy with a first pageview) stays where it is. Values
- * that are null join no cell. Runs after the session-days are upserted.
+ * that are null join no cell. Runs after the session-days are upserted; one statement per group.
  */
-export function addPairs(withRaw: WithRaw, touched: string, scratch: string): InStatement {
+export function addPairs(withRaw: WithRaw, touched: string, scratch: string): InStatement[] {
   const counted = `(s.site_id, s.day, s.unit) IN (SELECT site_id, day, unit FROM ${scratch} WHERE first_pageview_id IS NOT NULL)`;
-  return withRaw(
-    `, e AS (${expandedPairs(`${touched} AND NOT ${counted}`)}) ` +
-      "INSERT INTO rollup_dimension_pair_day (site_id, day, parent_dimension, parent_value, child_dimension, child_value, units) " +
-      "SELECT site_id, day, parent_dimension, parent_value, child_dimension, child_value, count(*) FROM e " +
-      "WHERE parent_value IS NOT NULL AND child_value IS NOT NULL GROUP BY site_id, day, parent_dimension, parent_value, child_dimension, child_value " +
-      "ON CONFLICT (site_id, parent_dimension, child_dimension, day, parent_value, child_value) DO UPDATE SET units = rollup_dimension_pair_day.units + excluded.units",
+  return NESTING_GROUPS.map((group) =>
+    withRaw(
+      `, e AS (${expandedPairs(group, `${touched} AND NOT ${counted}`)}) ` +
+        "INSERT INTO rollup_dimension_pair_day (site_id, day, parent_dimension, parent_value, child_dimension, child_value, units) " +
+        "SELECT site_id, day, parent_dimension, parent_value, child_dimension, child_value, count(*) FROM e " +
+        "WHERE parent_value IS NOT NULL AND child_value IS NOT NULL GROUP BY site_id, day, parent_dimension, parent_value, child_dimension, child_value " +
+        "ON CONFLICT (site_id, parent_dimension, child_dimension, day, parent_value, child_value) DO UPDATE SET units = rollup_dimension_pair_day.units + excluded.units",
+    ),
   );
 }
