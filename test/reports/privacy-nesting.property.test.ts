@@ -59,7 +59,8 @@ const CROSSING: Session[] = [
 /**
  * A visit's source and campaign tags as a tree: each utm_source under one source, its medium
  * fixed, each campaign under one utm_source and each content under one campaign; links are
- * tagged in full or not at all.
+ * tagged in full or not at all, and untagged visits come from one source (untagged visits from
+ * several sources cross the tags: docs/reports.md, Limits).
  */
 const CAMPAIGNS: Session[] = [
   { source: "Google", utm_source: "google", utm_medium: "cpc", utm_campaign: "spring", utm_content: "ad-a" },
@@ -70,7 +71,7 @@ const CAMPAIGNS: Session[] = [
   { source: "Direct / None", utm_source: "newsletter", utm_medium: "email", utm_campaign: "digest", utm_content: "top-digest" },
   { source: "Facebook", utm_source: "facebook", utm_medium: "social", utm_campaign: "launch", utm_content: "post" },
   { source: "Facebook", utm_source: "fb", utm_medium: "social", utm_campaign: "launch-fb", utm_content: "story" },
-  { source: "Facebook" },
+  { source: "Bing", utm_source: "bing", utm_medium: "cpc", utm_campaign: "spring-bing", utm_content: "ad-d" },
   { source: "Direct / None" },
 ];
 
@@ -107,10 +108,8 @@ async function attack(db: TestDb, classes: Session[], dimensions: Dimension[], c
   const scope = { siteId: SITE, from: DATE, to: DATE, timeZone: "UTC", k };
   const facts: number[][] = [];
   const shownSmall: string[] = [];
-  const shownLog: string[] = [];
   const fact = (members: (i: number) => boolean, figure: Figure, what: string) => {
     if (!visible(figure)) return;
-    shownLog.push(`${what} ${figure.value}`);
     const of = counts.flatMap((_, i) => (members(i) ? [i] : []));
     expect(figure.value, what).toBe(of.reduce((n, i) => n + counts[i]!, 0));
     if (figure.value! > 0 && figure.value! < k) shownSmall.push(`${what}: ${figure.value}`);
@@ -120,7 +119,6 @@ async function attack(db: TestDb, classes: Session[], dimensions: Dimension[], c
   for (const dimension of dimensions)
     for (const r of (await breakdownReport(reader, scope, dimension)).rows)
       fact((i) => (classes[i]![dimension as EventDimension] ?? null) === r.value, r.visitors, `${dimension} ${r.value} visitors`);
-  if (process.env.NESTING_DEBUG) console.log(JSON.stringify({ k, counts }), shownLog.join("; "));
   const name = (i: number) => Object.values(classes[i]!).join(" ") || "no value";
   const groups = smallGroups(classes.length, facts, counts, k).map(
     (g) => `${g.map(name).join(" or ")} (${g.reduce((n, i) => n + counts[i]!, 0)})`,
