@@ -140,10 +140,7 @@ describe("the k-anonymity filter under attack, nested dimensions", () => {
         expect(shownSmall).toEqual([]);
         expect(groups).toEqual([]);
       }),
-      {
-        numRuns: 150,
-        ...(process.env.NESTING_COUNTS ? { examples: [[JSON.parse(process.env.NESTING_COUNTS)]], numRuns: 1 } : {}),
-      },
+      { numRuns: 150 },
     );
   }, 120_000);
 
@@ -154,10 +151,7 @@ describe("the k-anonymity filter under attack, nested dimensions", () => {
         expect(shownSmall).toEqual([]);
         expect(groups).toEqual([]);
       }),
-      {
-        numRuns: 150,
-        ...(process.env.NESTING_COUNTS ? { examples: [[JSON.parse(process.env.NESTING_COUNTS)]], numRuns: 1 } : {}),
-      },
+      { numRuns: 150 },
     );
   }, 120_000);
 
@@ -168,10 +162,7 @@ describe("the k-anonymity filter under attack, nested dimensions", () => {
         expect(shownSmall).toEqual([]);
         expect(groups).toEqual([]);
       }),
-      {
-        numRuns: 150,
-        ...(process.env.NESTING_COUNTS ? { examples: [[JSON.parse(process.env.NESTING_COUNTS)]], numRuns: 1 } : {}),
-      },
+      { numRuns: 150 },
     );
   }, 120_000);
 });
