@@ -101,5 +101,6 @@ async function scale(events: number, nested: boolean): Promise<void> {
 }
 
 export async function run(): Promise<void> {
-  for (const events of benchScales("BENCH_NESTING_SCALES", "100000,1000000")) for (const nested of [false, true]) await scale(events, nested);
+  for (const events of benchScales("BENCH_NESTING_SCALES", "100000,1000000"))
+    for (const nested of [false, true]) await scale(events, nested);
 }

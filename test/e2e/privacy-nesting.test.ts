@@ -65,12 +65,10 @@ describe("attack 5: nested dimensions", () => {
       expect(res.status, res.text).toBe(200);
       return res.body.rows as { value: string | null; visitors: { value: number | null } }[];
     };
-    const cells = await f
-      .database()
-      .execute({
-        sql: "SELECT dimension, value, visitors FROM rollup_dimension_day WHERE site_id = ? AND dimension IN ('device', 'os')",
-        args: [site],
-      });
+    const cells = await f.database().execute({
+      sql: "SELECT dimension, value, visitors FROM rollup_dimension_day WHERE site_id = ? AND dimension IN ('device', 'os')",
+      args: [site],
+    });
     const truth = new Map(cells.rows.map((r) => [`${r.dimension}:${r.value}`, Number(r.visitors)]));
     // The collector read the systems as the attack needs them.
     expect(Object.fromEntries(truth)).toEqual({
