@@ -14,6 +14,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   guards: () => import("./guards"),
   noise: () => import("./noise"),
   utility: () => import("./utility"),
+  nesting: () => import("./nesting"),
   alerts: () => import("./alerts"),
   dashboard: () => import("./dashboard"),
   soak: () => import("./soak"),

@@ -18,6 +18,7 @@ import { loadDayAtoms, shownCell, type DayAtoms } from "./atoms";
 import { perturbedFigure, ratio, type Figure } from "./figures";
 import type { Dimension } from "./dimensions";
 import { splitHidden, suppressedLike } from "./hidden-rows";
+import { decideNestedDay, loadNesting } from "./nested-cells";
 import {
   additiveFigure,
   addToTally,
@@ -25,6 +26,7 @@ import {
   distinctFigure,
   EMPTY_TALLY,
   enoughUnits,
+  type NestedCell,
   PAGE_ATOMS_SQL,
   smallestVisible,
   type AtomTally,
@@ -51,7 +53,7 @@ export interface BreakdownReport {
 }
 
 /** A day's cell: a value's units and additive count, and what it shows. */
-export interface DayCell extends PartitionCell {
+export interface DayCell extends PartitionCell, NestedCell {
   value: number;
   keySum: number;
 }
@@ -119,11 +121,15 @@ function partition(
   const sensitive = new Set<DayCell>();
   for (const c of cells) {
     // The small cells' sum is no cell of k: it never counts as the hidden group of k.
-    if (c.key === SMALL) sensitive.add(c);
+    if (c.key === SMALL) {
+      sensitive.add(c);
+      c.sensitive = true;
+    }
     c.visible = c.key !== SMALL && enoughUnits(c.units, k);
     if (c.visible && c.key !== NONE && !extra(c.key, c.units)) {
       c.visible = false;
       sensitive.add(c);
+      c.sensitive = true;
     }
   }
   coverPartition(cells, sensitive, k);
@@ -182,8 +188,9 @@ export async function dimensionDays(
 ): Promise<{ atoms: DayAtoms; days: Map<string, DimensionDay>; smallDays: Map<string, number> }> {
   const args = [scope.siteId, dimension, scope.from, scope.to, scope.k];
   const pageDimension = dimension === "entry_page" || dimension === "exit_page";
-  const [dayAtoms, cellRows, smallRows, ...goalRows] = await Promise.all([
+  const [dayAtoms, nesting, cellRows, smallRows, ...goalRows] = await Promise.all([
     atoms ?? loadDayAtoms(db, scope),
+    loadNesting(db, scope, dimension, CELLS_SQL),
     pageDimension
       ? db.query({ sql: PAGE_CELLS_SQL, args: [scope.k, scope.siteId, scope.from, scope.to, dimension] })
       : db.query({ sql: CELLS_SQL, args }),
@@ -219,6 +226,17 @@ export async function dimensionDays(
       const page = pages.get(`${day}\u0000${value}`);
       return !page?.visible || complementSafe(page.units, units, scope.k);
     });
+    // Dimensions that nest (device ⊃ os) are decided together, the same whichever is asked.
+    if (nesting)
+      decideNestedDay(
+        nesting,
+        day,
+        dimension,
+        cells,
+        scope.k,
+        (rows) => partition(total, rows, scope.k, () => true),
+        (cs) => coverPartition(cs, new Set(cs.filter((c) => c.sensitive)), scope.k),
+      );
     const values = new Map(cells.map((c) => [c.key, c]));
     const decided: DimensionDay = { values, goals: new Map() };
     for (const goal of goals) {

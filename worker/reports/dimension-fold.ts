@@ -9,10 +9,13 @@
  * cells, their contributions as they are now join them. The cells of a day change only while
  * it is unpublished, like every cell (rollup/raw-rows.ts foldInstant). Units with no pageview that day, or
  * no value (no UTM, an unknown country, rows from before dimensions), are in no cell: reports
- * read them as the day's total minus its cells.
+ * read them as the day's total minus its cells. The pair cells of nesting dimensions
+ * (dimension-pairs.ts) take each new session-day in the same statements (their values are
+ * entry dimensions, which a later pageview does not move).
  */
 import type { InStatement } from "@libsql/client/web";
 import { DIMENSIONS, ENTRY_DIMENSIONS, PAGEVIEW_DIMENSIONS } from "./dimensions";
+import { addPairs } from "./dimension-pairs";
 import { unitKeySql } from "./noise";
 
 /** A statement over the fold's raw rows (rollup/raw-rows.ts rawRows): `WITH raw AS (…)` is prefixed. */
@@ -88,6 +91,7 @@ export function dimensionFoldStatements(withRaw: WithRaw): InStatement[] {
     ),
     moveVisitors(withRaw, "rollup_session_day", 1),
     moveGoals(withRaw, "rollup_session_day", 1),
+    ...addPairs(withRaw, TOUCHED, "rollup_dimension_scratch"),
     // Cells every session-day has left (an exit page moved on) go, so a fold split anywhere leaves the same cells.
     emptiedCells(withRaw, "rollup_dimension_day", "visitors = 0"),
     emptiedCells(withRaw, "rollup_goal_dimension_day", "units = 0 AND conversions = 0"),

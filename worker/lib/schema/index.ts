@@ -9,3 +9,4 @@ export * from "./core";
 export * from "./ingest";
 export * from "./operations";
 export * from "./rollups";
+export * from "./dimension-pairs";

@@ -31,6 +31,9 @@
  *   the day's first such hour, its cover, held back until the day ends. The day itself then
  *   treats the hours shown as fixed: it is hidden when one of them differs from it by 1 to
  *   k − 1 units.
+ * - Nested dimensions (nested-dimensions.ts; rule 9): where a breakdown value nests in another
+ *   dimension's value that day (macOS in desktop), the parent minus its shown nested children is
+ *   0 or at least k, with complementary suppression inside the parent (decideNestedDimensions).
  *
  * The page-day atoms are decided in SQL by rules 1, 3, 4 and 7 together (page-atoms.ts), for
  * every query that reads pages. Rules 5 (same atoms everywhere), 6 (the sessions list) and 9
@@ -41,6 +44,7 @@ export { coverHiddenRemainder, smallestVisible, type PartitionCell } from "./cov
 export { explainHiddenPages, type HiddenCell, type HidingRule } from "./explain";
 export { closingHours, emptyHoursShown, hourComplementUnsafeSql, legacyHours, type HourDecision } from "./hours";
 export { complementSafe, differenceSafe, funnelStepsVisible, goalDayVisible } from "./nesting";
+export { decideNestedDimensions, type NestedCell, type NestingDay, type PairCell } from "./nested-dimensions";
 export { PAGE_ATOMS_SQL, pageAtomVisibleSql } from "./page-atoms";
 export { pathGoalsVisible, type PathGoalDay } from "./path-goals";
 export { ratingGroupsSql, ratingGroupsVisible } from "./rating-groups";

@@ -31,6 +31,7 @@ export const ROLLUP_TABLES = [
   "rollup_dimension_scratch",
   "rollup_dimension_day",
   "rollup_goal_dimension_day",
+  "rollup_dimension_pair_day",
 ] as const;
 
 /** Statements that delete a site's rollups: add them to the batch that deletes the site. */
