@@ -51,6 +51,8 @@ const PATH_TABLES = [
   "rollup_vital_histogram",
 ];
 const VALUE_TABLES = ["rollup_dimension_day", "rollup_goal_dimension_day"];
+/** Value columns of the nesting rule's pair cells (dimension-pairs.ts): joined on the same values, so they take the same tokens. */
+const PAIR_COLUMNS = ["parent_value", "child_value"];
 
 const dayNumber = (day: string) => Math.round(Date.parse(`${day}T00:00:00Z`) / DAY_MS);
 
@@ -103,7 +105,13 @@ async function scrubDay(client: Client, site: string, day: string, k: number): P
   });
   await client.batch(
     [
-      ...(all.length > 0 ? [...PATH_TABLES.map((t) => update(t, "path")), ...VALUE_TABLES.map((t) => update(t, "value"))] : []),
+      ...(all.length > 0
+        ? [
+            ...PATH_TABLES.map((t) => update(t, "path")),
+            ...VALUE_TABLES.map((t) => update(t, "value")),
+            ...PAIR_COLUMNS.map((c) => update("rollup_dimension_pair_day", c)),
+          ]
+        : []),
       {
         sql: "INSERT INTO rollup_watermarks (source, last_id) VALUES (?1, ?2) ON CONFLICT (source) DO UPDATE SET last_id = max(last_id, excluded.last_id)",
         args: [`labels:${site}`, dayNumber(day)],
