@@ -36,6 +36,19 @@
  * And every published figure must equal what its documented semantics says, computed from
  * the raw data (so the attacker's model of each figure is the true one), with `suppressed`
  * exactly when the value is null.
+ *
+ * The attacker of issue 36 (sybils with chosen sample counts, goals it makes, the public noise
+ * table and an enumerating solver, the sessions list, nested dimensions, labels) has more moves,
+ * each in a file of its own beside this one so that each runs in its own worker:
+ *  N1–N3 privacy-noise.property.test.ts: enumerate the table's places from a padded cell's
+ *     readings and from nested goals; the tails of the table over 18 readings of one group.
+ *  Q     privacy-quantiles.property.test.ts: sybil samples around the p75 rank.
+ *  S     privacy-sessions.property.test.ts: the sessions list minus one's own sybils.
+ *  D     privacy-nesting.property.test.ts: device ⊃ system ⊃ browser, campaign tags under sources.
+ *  L1–L3 privacy-labels.property.test.ts: hidden labels in every output, pattern, filter, and
+ *     in storage after retention.
+ *  U1–U3 privacy-utility.property.test.ts: every hidden cell of 2k names the small group it
+ *     protects (the rules hide no more than they must).
  */
 import type { Client } from "@libsql/client";
 import fc from "fast-check";
