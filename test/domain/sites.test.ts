@@ -135,7 +135,12 @@ describe("siteVerification", () => {
       "write",
     );
     // The first beacon of all, from whichever origin sent it; nothing about any later one.
-    expect(await siteVerification(d.db, site.id)).toEqual({ verified: true, firstSeen: 1000, origin: "https://verify.example", path: "/first" });
+    expect(await siteVerification(d.db, site.id)).toEqual({
+      verified: true,
+      firstSeen: 1000,
+      origin: "https://verify.example",
+      path: "/first",
+    });
   });
 });
 
@@ -150,13 +155,27 @@ describe.each([
   }, 60_000);
   afterAll(() => d?.close());
 
-  const RAW_TABLES = ["events", "conversions", "smoke_conversions", "vitals", "sessions", "site_beacons", "alert_rules", "deployments", "deployment_hook_receipts", "goals"];
+  const RAW_TABLES = [
+    "events",
+    "conversions",
+    "smoke_conversions",
+    "vitals",
+    "sessions",
+    "site_beacons",
+    "alert_rules",
+    "deployments",
+    "deployment_hook_receipts",
+    "goals",
+  ];
 
   async function seed(siteId: string): Promise<void> {
     await addSite(d.client, siteId);
     await addGoal(d.client, siteId, `goal_${siteId}`);
     const ts = at("2026-11-02", 10);
-    await addEvents(d.client, [{ site: siteId, session: `${siteId}-s`, path: "/", ts }]);
+    // With a device and a system, so that the nesting rule's pair cells hold the site too.
+    await addEvents(d.client, [
+      { site: siteId, session: `${siteId}-s`, path: "/", ts, dims: { device: "desktop", os: "Windows 11" } },
+    ]);
     await addConversions(d.client, [{ site: siteId, goal: `goal_${siteId}`, session: `${siteId}-s`, ts }]);
     await addVitals(d.client, [{ site: siteId, session: `${siteId}-s`, path: "/", metric: "LCP", value: 1200, ts }]);
     await d.client.batch(
@@ -217,7 +236,9 @@ describe.each([
       ["alert_destinations", "site_kept"],
       ["alert_outbox", "site_kept"],
     ] as const) {
-      expect(await d.count(table, { column: "rule_id", value: `alr_${site}` }), `${table} of ${site}`).toBe(site === "site_gone" ? 0 : 1);
+      expect(await d.count(table, { column: "rule_id", value: `alr_${site}` }), `${table} of ${site}`).toBe(
+        site === "site_gone" ? 0 : 1,
+      );
     }
     for (const table of [...RAW_TABLES, ...ROLLUP_TABLES]) {
       expect(await d.count(table, { column: "site_id", value: "site_gone" }), table).toBe(0);
