@@ -7,7 +7,6 @@ import { z } from "zod";
 import { goalId, siteId } from "../lib/ids";
 import { MAX_PATTERN_LENGTH, MAX_PATTERN_STARS, starCount } from "../lib/glob";
 import { VITAL_METRICS } from "../lib/schema";
-import { QUALIFIERS } from "./figures";
 import { MAX_FUNNEL_STEPS } from "./funnels";
 import { decodeCursor } from "./list";
 import { HOUR_PERIODS, PERIODS } from "./period";
@@ -33,11 +32,20 @@ const periodParams = {
     }),
   date: date
     .optional()
-    .meta({ param: { description: "Last day of `period` (default: the last published day, normally yesterday in the site's time zone)." } }),
+    .meta({
+      param: {
+        description: "Last day of `period` (default: the last published day, normally yesterday in the site's time zone).",
+      },
+    }),
   from: date.optional().meta({ param: { description: "First day (inclusive), with `to`; at most 366 days." } }),
   to: date
     .optional()
-    .meta({ param: { description: "Last day (inclusive), with `from`; at most the last published day (normally yesterday in the site's time zone)." } }),
+    .meta({
+      param: {
+        description:
+          "Last day (inclusive), with `from`; at most the last published day (normally yesterday in the site's time zone).",
+      },
+    }),
   tz: z
     .string()
     .max(64)
@@ -107,7 +115,10 @@ const filter = z
     const dimension = text.slice(0, at);
     const value = text.slice(at + 1);
     if (at < 0 || !isDimension(dimension) || value === "") {
-      ctx.addIssue({ code: "custom", message: `must be dimension:value, the dimension one of ${DIMENSIONS.join(", ")} (e.g. country:DE)` });
+      ctx.addIssue({
+        code: "custom",
+        message: `must be dimension:value, the dimension one of ${DIMENSIONS.join(", ")} (e.g. country:DE)`,
+      });
       return z.NEVER;
     }
     const canonical = filterValue(dimension, value);
@@ -196,7 +207,11 @@ export const timeseriesQuery = z.strictObject({
   interval: z
     .enum(INTERVALS)
     .optional()
-    .meta({ param: { description: "`day` (default) or `hour` (local hours; periods of up to 31 days). `today` and `24h` are always per hour." } }),
+    .meta({
+      param: {
+        description: "`day` (default) or `hour` (local hours; periods of up to 31 days). `today` and `24h` are always per hour.",
+      },
+    }),
   goal: goalId.optional().meta({ param: { description: "Count conversions of this goal only (default: all goals)." } }),
   filter,
 });
@@ -209,195 +224,21 @@ export const breakdownQuery = z.strictObject({
         "What to break visitors down by: `source` (grouped referrer), `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `entry_page`, `exit_page`, `browser`, `os`, `device` or `country` (ISO 3166-1 alpha-2).",
     },
   }),
-  goal: goalId.optional().meta({ param: { description: "Add this goal's converting sessions, conversions and rate per value." } }),
+  goal: goalId
+    .optional()
+    .meta({ param: { description: "Add this goal's converting sessions, conversions and rate per value." } }),
   sort: z
     .enum(["visitors", "pageviews", "value", "converting_sessions", "conversions", "rate"])
     .default("visitors")
-    .meta({ param: { description: "Sort by `visitors` (default), `pageviews`, `value`, or with `goal` by `converting_sessions`, `conversions` or `rate`." } }),
+    .meta({
+      param: {
+        description:
+          "Sort by `visitors` (default), `pageviews`, `value`, or with `goal` by `converting_sessions`, `conversions` or `rate`.",
+      },
+    }),
   order,
   limit,
   cursor,
 });
 
-// Responses.
-
-export const figureSchema = z
-  .object({
-    value: z.number().nullable().meta({ description: "The figure; null exactly when suppressed." }),
-    qualifier: z.enum(QUALIFIERS).meta({
-      description:
-        "`exact`: counted. `estimated`: computed rather than counted (distinct sessions added over several days, a percentile from a histogram, a sum that leaves out hidden days). `suppressed`: fewer than k sessions, or hidden so that no small group can be derived; value is null.",
-    }),
-  })
-  .meta({ id: "Figure", description: "A report figure with its qualifier." });
-
-const periodSchema = z
-  .object({
-    from: z.string().meta({ example: "2026-10-22" }),
-    to: z.string().meta({ example: "2026-11-20" }),
-    days: z.number().int(),
-    timezone: z.string().meta({ description: "The site's time zone, in which the days are cut.", example: "Europe/Berlin" }),
-    start: z.string().optional().meta({
-      format: "date-time",
-      description: "Periods of closed hours (`today`, `24h`): the instant the first hour starts.",
-    }),
-    end: z.string().optional().meta({
-      format: "date-time",
-      description: "Periods of closed hours: the instant the last closed hour ends (the next one is still running).",
-    }),
-  })
-  .meta({ id: "ReportPeriod" });
-
-const meta = {
-  site: z.string(),
-  period: periodSchema,
-  k: z.number().int().meta({ description: "The k of the k-anonymity filter: the fewest sessions a shown figure is drawn from." }),
-  published_through: z.string().meta({
-    description:
-      "The last local day of the site that is published: the freshest day any report can cover now. A day is published shortly after it ends in the site's time zone (docs/reports.md, Freshness).",
-    example: "2026-11-20",
-  }),
-};
-
-const goalRef = z.object({ id: z.string(), name: z.string(), kind: z.string() });
-/** hidden-rows.ts: the one row standing for every label hidden over the period. */
-const otherFlag = (labels: string) =>
-  z.boolean().meta({
-    description: `True in the one row that stands for every ${labels} hidden over the whole period ("other values, fewer than k each"): it names none of them, carries no count and comes last in every order. False in every other row.`,
-  });
-const nextCursor = z.string().nullable().meta({ description: "Pass as `cursor` for the next page; null on the last page." });
-
-export const pagesResponse = z
-  .object({
-    ...meta,
-    rows: z.array(
-      z.object({
-        path: z.string().nullable().meta({ description: "The path; null only in the `other` row." }),
-        other: otherFlag("path"),
-        visitors: figureSchema.meta({
-          description: "Distinct sessions that viewed the path, added up per day (estimated over several days).",
-        }),
-        pageviews: figureSchema.meta({ description: "Pageviews of the path." }),
-      }),
-    ),
-    totals: z.object({ pageviews: figureSchema.meta({ description: "Sum of the visible rows' pageviews." }) }),
-    next_cursor: nextCursor,
-  })
-  .meta({ id: "PagesReport" });
-
-export const vitalsResponse = z
-  .object({
-    ...meta,
-    rows: z.array(
-      z.object({
-        path: z.string().nullable().meta({ description: "The path; null only in a metric's `other` row." }),
-        other: otherFlag("path of this metric"),
-        metric: z.enum(VITAL_METRICS),
-        unit: z.enum(["ms", "score"]).meta({ description: "`ms` for LCP, INP, FCP, TTFB; `score` for CLS." }),
-        p75: figureSchema.meta({
-          description:
-            "75th percentile, estimated from a log-spaced histogram (±6 %); shown only when the histogram bucket holding it has samples of at least k sessions, else suppressed and given as the range p75_low–p75_high.",
-        }),
-        p75_low: figureSchema.meta({
-          description:
-            "Lower end of the range the 75th percentile lies in: the lower edge of the nearest bucket at or below it that holds samples of at least k sessions. Suppressed when there is none on either side.",
-        }),
-        p75_high: figureSchema.meta({
-          description: "Upper end of that range: the upper edge of the nearest bucket at or above it that holds samples of at least k sessions.",
-        }),
-        good: figureSchema.meta({
-          description:
-            "Share (0–1) of samples at or under the good threshold (LCP 2.5 s, INP 200 ms, CLS 0.1, FCP 1.8 s, TTFB 0.8 s).",
-        }),
-        needs_improvement: figureSchema.meta({ description: "Share (0–1) between the good and poor thresholds." }),
-        poor: figureSchema.meta({
-          description: "Share (0–1) over the poor threshold (LCP 4 s, INP 500 ms, CLS 0.25, FCP 3 s, TTFB 1.8 s).",
-        }),
-        samples: figureSchema.meta({ description: "Measurements counted." }),
-      }),
-    ),
-    next_cursor: nextCursor,
-  })
-  .meta({ id: "VitalsReport" });
-
-export const conversionsResponse = z
-  .object({
-    ...meta,
-    rows: z.array(
-      z.object({
-        goal: goalRef,
-        conversions: figureSchema.meta({ description: "Conversions counted on the goal." }),
-        converting_sessions: figureSchema.meta({
-          description: "Distinct sessions that converted (a conversion without a session counts as one).",
-        }),
-        sessions: figureSchema.meta({
-          description: "The denominator: sessions seen on the site in the period (the timeseries' visitors).",
-        }),
-        rate: figureSchema.meta({ description: "converting_sessions / sessions (0–1)." }),
-      }),
-    ),
-    totals: z.object({ conversions: figureSchema, sessions: figureSchema }),
-    next_cursor: nextCursor,
-  })
-  .meta({ id: "ConversionsReport" });
-
-export const funnelsResponse = z
-  .object({
-    ...meta,
-    steps: z.array(
-      z.object({
-        step: z.number().int(),
-        goal: goalRef,
-        sessions: figureSchema.meta({ description: "Sessions that completed this goal and every earlier one, in order." }),
-        dropoff: figureSchema.meta({ description: "Sessions of the previous step that did not reach this one." }),
-        rate: figureSchema.meta({ description: "sessions / the first step's sessions (0–1)." }),
-      }),
-    ),
-  })
-  .meta({ id: "FunnelReport" });
-
-export const breakdownResponse = z
-  .object({
-    ...meta,
-    dimension: z.enum(DIMENSIONS),
-    rows: z.array(
-      z.object({
-        value: z.string().nullable().meta({
-          description:
-            "The dimension's value; null for visitors without one (no UTM, unknown country, data from before dimensions), and in the `other` row.",
-        }),
-        other: otherFlag("value"),
-        visitors: figureSchema.meta({ description: "Distinct sessions with this value (per day, added up)." }),
-        pageviews: figureSchema.meta({ description: "Their pageviews that day (all of them, not only the entry or exit page's)." }),
-        converting_sessions: figureSchema.optional().meta({ description: "With `goal`: those of them that converted on it." }),
-        conversions: figureSchema.optional().meta({ description: "With `goal`: their conversions on it." }),
-        rate: figureSchema.optional().meta({ description: "With `goal`: converting_sessions / visitors (0–1), its denominator the row's visitors." }),
-      }),
-    ),
-    totals: z
-      .object({ visitors: figureSchema, pageviews: figureSchema, converting_sessions: figureSchema.optional(), conversions: figureSchema.optional() })
-      .meta({ description: "Sums of the visible rows." }),
-    next_cursor: nextCursor,
-  })
-  .meta({ id: "BreakdownReport" });
-
-export const timeseriesResponse = z
-  .object({
-    ...meta,
-    interval: z.enum(INTERVALS),
-    points: z.array(
-      z.object({
-        start: z.string().meta({ description: "UTC instant at which the local day or hour starts.", format: "date-time" }),
-        local: z
-          .string()
-          .meta({ description: "Local date, or local date and hour (YYYY-MM-DDTHH:MM).", example: "2026-11-20T13:00" }),
-        visitors: figureSchema.meta({ description: "Distinct sessions seen in the day or hour." }),
-        pageviews: figureSchema,
-        conversions: figureSchema.meta({ description: "Conversions, from the goal cells the conversions report shows." }),
-      }),
-    ),
-    totals: z
-      .object({ visitors: figureSchema, pageviews: figureSchema, conversions: figureSchema })
-      .meta({ description: "Sums of the visible points." }),
-  })
-  .meta({ id: "TimeseriesReport" });
+export * from "./response-schemas";
