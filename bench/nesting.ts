@@ -9,16 +9,13 @@
  *   npm run bench nesting                       (100 k and 1 M events; a few minutes)
  *   BENCH_NESTING_SCALES=20000 npm run bench nesting
  */
-import { createClient, type Client } from "@libsql/client";
-import { join } from "node:path";
-import { applyMigrations, openDatabase } from "../cli/database";
-import { loadSettings } from "../cli/settings";
+import type { Client } from "@libsql/client";
 import { readOnly } from "../worker/lib/read-only";
 import { dimensionDays, NONE, SMALL } from "../worker/reports/breakdown";
 import type { Dimension } from "../worker/reports/dimensions";
 import { DEFAULT_K } from "../worker/reports/privacy";
 import { catchUp } from "../worker/reports/rollup";
-import { generate, SITE } from "./reports";
+import { benchHistory, SITE } from "./reports";
 import { benchScales, inScratchFolder } from "./scratch";
 
 const DIMENSIONS: Dimension[] = ["device", "os", "browser", "source", "utm_source", "utm_campaign"];
@@ -66,14 +63,8 @@ const SYSTEMS_FIX_DEVICE =
 
 async function scale(events: number, nested: boolean): Promise<void> {
   await inScratchFolder("nesting", async (dir) => {
-    const settings = loadSettings({ ...process.env, WREN_DATA: dir });
-    const migrated = await openDatabase(settings);
-    await applyMigrations(migrated);
-    migrated.$client.close();
-    const g = generate(join(dir, "wren.db"), events);
-    const client = createClient({ url: `file:${join(dir, "wren.db")}` });
+    const { g, client } = await benchHistory(dir, events);
     try {
-      await client.execute("PRAGMA cache_size = -524288");
       if (nested) await client.execute(SYSTEMS_FIX_DEVICE);
       const started = performance.now();
       const folded = await catchUp(client as never);

@@ -11,9 +11,6 @@
  *   BENCH_NOISE_SCALES=100000,1000000,10000000 npm run bench noise
  */
 import { createClient } from "@libsql/client";
-import { join } from "node:path";
-import { applyMigrations, openDatabase } from "../cli/database";
-import { loadSettings } from "../cli/settings";
 import { readOnly } from "../worker/lib/read-only";
 import type { Figure } from "../worker/reports/figures";
 import { breakdownReport } from "../worker/reports/breakdown";
@@ -27,7 +24,7 @@ import { run as attackSimulation } from "./noise-attack";
 import type { ReportScope } from "../worker/reports/scope";
 import { timeseriesReport } from "../worker/reports/timeseries";
 import { addDays } from "../worker/reports/timezone";
-import { generate, GOALS, SITE } from "./reports";
+import { benchHistory, GOALS, SITE } from "./reports";
 import { benchScales, inScratchFolder } from "./scratch";
 
 interface Errors {
@@ -62,7 +59,8 @@ async function reportPairs(client: ReturnType<typeof createClient>, scope: Repor
   const byPath = new Map(pages[1].rows.map((r) => [r.path, r]));
   out["pages: visitors per page"] = pages[0].rows.map((r) => [r.visitors, byPath.get(r.path)!.visitors]);
   out["pages: pageviews per page"] = pages[0].rows.map((r) => [r.pageviews, byPath.get(r.path)!.pageviews]);
-  const top = <T extends { visitors: Figure }>(rows: T[]) => [...rows].sort((a, b) => (b.visitors.value ?? -1) - (a.visitors.value ?? -1)).slice(0, 10);
+  const top = <T extends { visitors: Figure }>(rows: T[]) =>
+    [...rows].sort((a, b) => (b.visitors.value ?? -1) - (a.visitors.value ?? -1)).slice(0, 10);
   out["pages: top 10 by visitors"] = top(pages[0].rows).map((r) => [r.visitors, byPath.get(r.path)!.visitors]);
   const sources = [await breakdownReport(db, scope, "source"), await breakdownReport(db, noisy, "source")] as const;
   const bySource = new Map(sources[1].rows.map((r) => [r.value, r]));
@@ -72,7 +70,10 @@ async function reportPairs(client: ReturnType<typeof createClient>, scope: Repor
   out["timeseries: visitors per day"] = days[0].points.map((p, i) => [p.visitors, days[1].points[i]!.visitors]);
   out["timeseries: pageviews per day"] = days[0].points.map((p, i) => [p.pageviews, days[1].points[i]!.pageviews]);
   const conversions = [await conversionsReport(db, scope), await conversionsReport(db, noisy)] as const;
-  out["conversions: converting sessions per goal"] = conversions[0].rows.map((r, i) => [r.converting_sessions, conversions[1].rows[i]!.converting_sessions]);
+  out["conversions: converting sessions per goal"] = conversions[0].rows.map((r, i) => [
+    r.converting_sessions,
+    conversions[1].rows[i]!.converting_sessions,
+  ]);
   out["conversions: rate per goal"] = conversions[0].rows.map((r, i) => [r.rate, conversions[1].rows[i]!.rate]);
   const funnel = [await funnelReport(db, scope, GOALS), await funnelReport(db, noisy, GOALS)] as const;
   out["funnels: sessions per step"] = funnel[0].map((s, i) => [s.sessions, funnel[1][i]!.sessions]);
@@ -81,14 +82,11 @@ async function reportPairs(client: ReturnType<typeof createClient>, scope: Repor
 
 async function scale(events: number): Promise<void> {
   return inScratchFolder("noise", async (dir) => {
-    const migrated = await openDatabase(loadSettings({ ...process.env, WREN_DATA: dir }));
-    await applyMigrations(migrated);
-    migrated.$client.close();
-    const g = generate(join(dir, "wren.db"), events);
-    const client = createClient({ url: `file:${join(dir, "wren.db")}` });
-    await client.execute("PRAGMA cache_size = -524288");
+    const { g, client } = await benchHistory(dir, events);
     await catchUp(client as never);
-    console.log(`\n${events.toLocaleString("en")} events (${g.sessions.toLocaleString("en")} sessions) over ${g.from} … ${g.to}, k = 5`);
+    console.log(
+      `\n${events.toLocaleString("en")} events (${g.sessions.toLocaleString("en")} sessions) over ${g.from} … ${g.to}, k = 5`,
+    );
     const results: Record<string, unknown> = {};
     for (const [period, from] of [
       ["1 day", g.to],

@@ -13,7 +13,7 @@
  * and ≤ 500 ms (10 M); the Overview at p95 ≤ 100 ms (1 M and 10 M), timed from markers 3 and 14
  * days back.
  */
-import { createClient } from "@libsql/client";
+import { createClient, type Client } from "@libsql/client";
 import Database from "libsql";
 import { randomBytes } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
@@ -100,6 +100,21 @@ interface Generated {
   vitals: number;
   from: string;
   to: string;
+}
+
+/**
+ * A scratch folder's database, migrated and filled with `events` of this bench's traffic, not yet
+ * folded, with a big page cache for the first fold (it touches every units index). For the
+ * benches that compute reports from the same traffic (noise, utility, nesting).
+ */
+export async function benchHistory(dir: string, events: number): Promise<{ g: Generated; client: Client }> {
+  const migrated = await openDatabase(loadSettings({ ...process.env, WREN_DATA: dir }));
+  await applyMigrations(migrated);
+  migrated.$client.close();
+  const g = generate(join(dir, "wren.db"), events);
+  const client = createClient({ url: `file:${join(dir, "wren.db")}` });
+  await client.execute("PRAGMA cache_size = -524288");
+  return { g, client };
 }
 
 /** Writes `target` events (and their sessions' conversions and vitals) into the file. */

@@ -9,9 +9,6 @@
  *   BENCH_UTILITY_SCALES=100000,1000000,10000000 npm run bench utility
  */
 import { createClient } from "@libsql/client";
-import { join } from "node:path";
-import { applyMigrations, openDatabase } from "../cli/database";
-import { loadSettings } from "../cli/settings";
 import { readOnly } from "../worker/lib/read-only";
 import { dimensionDays, NONE, SMALL } from "../worker/reports/breakdown";
 import { DIMENSIONS } from "../worker/reports/dimensions";
@@ -21,7 +18,7 @@ import type { ReportScope } from "../worker/reports/scope";
 import { timeseriesReport } from "../worker/reports/timeseries";
 import { addDays } from "../worker/reports/timezone";
 import { printJson } from "./load";
-import { generate, SITE } from "./reports";
+import { benchHistory, SITE } from "./reports";
 import { benchScales, inScratchFolder } from "./scratch";
 
 const K = 5;
@@ -85,12 +82,7 @@ async function cells(
 
 async function scale(events: number): Promise<void> {
   return inScratchFolder("utility", async (dir) => {
-    const migrated = await openDatabase(loadSettings({ ...process.env, WREN_DATA: dir }));
-    await applyMigrations(migrated);
-    migrated.$client.close();
-    const g = generate(join(dir, "wren.db"), events);
-    const client = createClient({ url: `file:${join(dir, "wren.db")}` });
-    await client.execute("PRAGMA cache_size = -524288");
+    const { g, client } = await benchHistory(dir, events);
     await catchUp(client as never);
     console.log(
       `\n${events.toLocaleString("en")} events (${g.sessions.toLocaleString("en")} sessions) over ${g.from} … ${g.to}, k = ${K}`,
