@@ -50,6 +50,13 @@ function buildTable(): string {
 /** The perturbation table, as the string both TypeScript and SQL index. Public: the secret is where it is read. */
 export const NOISE_TABLE = buildTable();
 
+/**
+ * The table as an SQL blob literal: substr() of a blob indexes bytes directly, where substr() of
+ * a text scans its characters from the start (UTF-8), which over 4,096 places made every
+ * perturbed figure of a report cost a scan (the 30-day pages report took 135 ms instead of 70).
+ */
+const NOISE_TABLE_BLOB = `X'${[...NOISE_TABLE].map((c) => c.charCodeAt(0).toString(16).padStart(2, "0")).join("")}'`;
+
 /** The perturbation at a table position (0 … TABLE_SIZE − 1). */
 export function perturbationAt(position: number): number {
   return NOISE_TABLE.charCodeAt(position) - 48 - MAX_PERTURBATION;
@@ -71,7 +78,7 @@ export function perturb(value: number, keySum: number, key: NoiseKey): number {
 /** SQL twin of perturb() over SQL expressions for the value and the key sum. */
 export function perturbSql(value: string, keySum: string): string {
   const at = noisePositionSql(keySum, value);
-  return `(CASE WHEN (${value}) <= 0 THEN (${value}) ELSE max(1, (${value}) + unicode(substr('${NOISE_TABLE}', ${at} + 1, 1)) - ${48 + MAX_PERTURBATION}) END)`;
+  return `(CASE WHEN (${value}) <= 0 THEN (${value}) ELSE max(1, (${value}) + unicode(CAST(substr(${NOISE_TABLE_BLOB}, ${at} + 1, 1) AS TEXT)) - ${48 + MAX_PERTURBATION}) END)`;
 }
 
 /**
