@@ -99,44 +99,60 @@ describe("attack 1: nested page goals padded with sybils", () => {
   }, 300_000);
 });
 
+/** How a page-day is padded: the attacker's sessions, its extra pageviews and, per metric, extra vitals samples. */
+interface Pad {
+  sybils: number;
+  extraPageviews: number;
+  extraSamples: number[];
+}
+
+/**
+ * A site whose /secret page-day holds `victims` sessions and the pad's sybils, each sending one
+ * sample of every metric (the first sybil its extra samples and pageviews too), beside 20
+ * visitors of /home. Before rewindDays.
+ */
+async function paddedPageDay(domain: string, victims: number, pad: Pad, n: number): Promise<string> {
+  const site = (await f.makeSite(domain)).id;
+  for (let i = 0; i < 20; i++) await beacon(domain, site, `home-${n}-${i}`, [{ type: "pageview", path: "/home" }]);
+  const visit = (extra: number[]) => [
+    { type: "pageview", path: "/secret" },
+    ...VITAL_METRICS.flatMap((metric, m) =>
+      Array.from({ length: 1 + (extra[m] ?? 0) }, () => ({ type: "vital", path: "/secret", metric, value: GOOD[metric] })),
+    ),
+  ];
+  for (let i = 0; i < victims; i++) await beacon(domain, site, `victim-${n}-${i}`, visit([]));
+  for (let i = 0; i < pad.sybils; i++) await beacon(domain, site, `sybil-${n}-${i}`, visit(i === 0 ? pad.extraSamples : []));
+  for (let i = 0; i < pad.extraPageviews; i++)
+    await beacon(domain, site, `sybil-${n}-0`, [{ type: "pageview", path: "/secret" }]);
+  return site;
+}
+
+/** The attacker's readings of /secret's page-day: visitors, pageviews and each metric's samples, less its own. */
+async function pageDayReadings(site: string, pad: Pad): Promise<{ page: unknown; readings: NoiseReading[] }> {
+  const pages = await f.admin("GET", `/api/v1/pages?site=${site}&period=day&page=/secret`);
+  const vitals = await f.admin("GET", `/api/v1/vitals?site=${site}&period=day&page=/secret`);
+  expect([pages.status, vitals.status]).toEqual([200, 200]);
+  const page = pages.body.rows[0];
+  const readings: NoiseReading[] = [
+    { shown: page.visitors.value, offset: pad.sybils, units: true },
+    { shown: page.pageviews.value, offset: pad.sybils + pad.extraPageviews, cover: 0 },
+  ];
+  VITAL_METRICS.forEach((metric, m) => {
+    const row = vitals.body.rows.find((r: { metric: string }) => r.metric === metric);
+    readings.push({ shown: row.samples.value, offset: pad.sybils + pad.extraSamples[m]!, units: true });
+  });
+  return { page, readings };
+}
+
 describe("attack 2: one page-day and its vitals, read at chosen values", () => {
   it("leaves more than one victim count standing on most sites", async () => {
-    const SYBILS = 4;
-    const EXTRA_PAGEVIEWS = 5;
-    const EXTRA_SAMPLES = [0, 3, 6, 9, 12];
+    const pad: Pad = { sybils: 4, extraPageviews: 5, extraSamples: [0, 3, 6, 9, 12] };
     const sites: string[] = [];
-    for (let n = 0; n < SITES; n++) {
-      const domain = `vitals-${n}.example`;
-      const site = (await f.makeSite(domain)).id;
-      sites.push(site);
-      for (let i = 0; i < 20; i++) await beacon(domain, site, `home-${n}-${i}`, [{ type: "pageview", path: "/home" }]);
-      const visit = (extra: number[]) => [
-        { type: "pageview", path: "/secret" },
-        ...VITAL_METRICS.flatMap((metric, m) =>
-          Array.from({ length: 1 + extra[m]! }, () => ({ type: "vital", path: "/secret", metric, value: GOOD[metric] })),
-        ),
-      ];
-      for (let i = 0; i < VICTIMS; i++) await beacon(domain, site, `victim-${n}-${i}`, visit([0, 0, 0, 0, 0]));
-      for (let i = 0; i < SYBILS; i++)
-        await beacon(domain, site, `sybil-${n}-${i}`, visit(i === 0 ? EXTRA_SAMPLES : [0, 0, 0, 0, 0]));
-      for (let i = 0; i < EXTRA_PAGEVIEWS; i++)
-        await beacon(domain, site, `sybil-${n}-0`, [{ type: "pageview", path: "/secret" }]);
-    }
+    for (let n = 0; n < SITES; n++) sites.push(await paddedPageDay(`vitals-${n}.example`, VICTIMS, pad, n));
     await f.rewindDays(1);
     let pinned = 0;
     for (const site of sites) {
-      const pages = await f.admin("GET", `/api/v1/pages?site=${site}&period=day&page=/secret`);
-      const vitals = await f.admin("GET", `/api/v1/vitals?site=${site}&period=day&page=/secret`);
-      expect([pages.status, vitals.status]).toEqual([200, 200]);
-      const page = pages.body.rows[0];
-      const readings: NoiseReading[] = [
-        { shown: page.visitors.value, offset: SYBILS, units: true },
-        { shown: page.pageviews.value, offset: SYBILS + EXTRA_PAGEVIEWS, cover: 0 },
-      ];
-      VITAL_METRICS.forEach((metric, m) => {
-        const row = vitals.body.rows.find((r: { metric: string }) => r.metric === metric);
-        readings.push({ shown: row.samples.value, offset: SYBILS + EXTRA_SAMPLES[m]!, units: true });
-      });
+      const { page, readings } = await pageDayReadings(site, pad);
       // Re-reading never changes a figure.
       expect((await f.admin("GET", `/api/v1/pages?site=${site}&period=day&page=/secret`)).body.rows[0]).toEqual(page);
       const candidates = noiseCandidates(readings, K, 1, K - 1);
@@ -151,27 +167,11 @@ describe("attack 2: one page-day and its vitals, read at chosen values", () => {
 describe("attack 3: the tails, 7 readings of 1 or 4 victims on 16 sites", () => {
   it("is certain of the victims only after a ±5 draw (1 in 1024 per reading)", async () => {
     const SITES3 = 16;
-    const SYBILS = 9;
-    const EXTRA_PAGEVIEWS = 6;
-    const EXTRA_SAMPLES = [0, 2, 4, 7, 11];
+    const pad: Pad = { sybils: 9, extraPageviews: 6, extraSamples: [0, 2, 4, 7, 11] };
     const sites: { site: string; victims: number }[] = [];
     for (let n = 0; n < SITES3; n++) {
-      const domain = `tails-${n}.example`;
-      const site = (await f.makeSite(domain)).id;
       const victims = n % 2 === 0 ? 1 : K - 1;
-      sites.push({ site, victims });
-      for (let i = 0; i < 20; i++) await beacon(domain, site, `home-${n}-${i}`, [{ type: "pageview", path: "/home" }]);
-      const visit = (extra: number[]) => [
-        { type: "pageview", path: "/secret" },
-        ...VITAL_METRICS.flatMap((metric, m) =>
-          Array.from({ length: 1 + extra[m]! }, () => ({ type: "vital", path: "/secret", metric, value: GOOD[metric] })),
-        ),
-      ];
-      for (let i = 0; i < victims; i++) await beacon(domain, site, `victim-${n}-${i}`, visit([0, 0, 0, 0, 0]));
-      for (let i = 0; i < SYBILS; i++)
-        await beacon(domain, site, `sybil-${n}-${i}`, visit(i === 0 ? EXTRA_SAMPLES : [0, 0, 0, 0, 0]));
-      for (let i = 0; i < EXTRA_PAGEVIEWS; i++)
-        await beacon(domain, site, `sybil-${n}-0`, [{ type: "pageview", path: "/secret" }]);
+      sites.push({ site: await paddedPageDay(`tails-${n}.example`, victims, pad, n), victims });
     }
     await f.rewindDays(1);
     // The verifier (not the attacker) reads the secrets and the cell's key sum, to see which draws pinned a count.
@@ -180,18 +180,7 @@ describe("attack 3: the tails, 7 readings of 1 or 4 victims on 16 sites", () => 
     const weight = (d: number) => SPREAD[d + (SPREAD.length - 1) / 2]! / 4096;
     let pinned = 0;
     for (const { site, victims } of sites) {
-      const pages = await f.admin("GET", `/api/v1/pages?site=${site}&period=day&page=/secret`);
-      const vitals = await f.admin("GET", `/api/v1/vitals?site=${site}&period=day&page=/secret`);
-      expect([pages.status, vitals.status]).toEqual([200, 200]);
-      const page = pages.body.rows[0];
-      const readings: NoiseReading[] = [
-        { shown: page.visitors.value, offset: SYBILS, units: true },
-        { shown: page.pageviews.value, offset: SYBILS + EXTRA_PAGEVIEWS, cover: 0 },
-      ];
-      VITAL_METRICS.forEach((metric, m) => {
-        const row = vitals.body.rows.find((r: { metric: string }) => r.metric === metric);
-        readings.push({ shown: row.samples.value, offset: SYBILS + EXTRA_SAMPLES[m]!, units: true });
-      });
+      const { readings } = await pageDayReadings(site, pad);
       const candidates = noiseCandidates(readings, K, 1, K - 1);
       console.log(`${victims} victims, ${readings.length} readings, counts standing: ${candidates.join(", ")}`);
       expect(candidates).toContain(victims);
