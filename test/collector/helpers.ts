@@ -13,6 +13,30 @@ import type { Stack } from "../helpers/stack";
 export const BROWSER_UA =
   "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36";
 
+/** A beacon's body, as the tracker sends it. */
+export interface BeaconBody {
+  site: string;
+  session: string;
+  events: object[];
+}
+
+/**
+ * One beacon through the real collector of the stack at `url`, from a page of `domain`: the
+ * Origin forged as any client can, and a browser's User-Agent unless `headers` give another.
+ */
+export function postBeacon(
+  url: string,
+  domain: string,
+  body: BeaconBody,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(`${url}/e`, {
+    method: "POST",
+    headers: { "content-type": "text/plain", origin: `https://${domain}`, "user-agent": BROWSER_UA, ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
 /** The tracker is embedded in the collector bundle; make sure it is built before `wren start`. */
 export async function ensureTrackerBuilt(): Promise<void> {
   await buildTracker();

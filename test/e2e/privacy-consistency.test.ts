@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
-import { BROWSER_UA } from "../collector/helpers";
+import { BROWSER_UA, postBeacon } from "../collector/helpers";
 
 const K = 5;
 const SITES = 16;
@@ -27,15 +27,13 @@ afterAll(async () => {
 
 /** One session's pageviews through the real collector, the site's Origin forged as a client can. */
 async function visit(site: string, domain: string, session: string, paths: string[], ua: string): Promise<void> {
-  const res = await fetch(`${f.stack.url}/e`, {
-    method: "POST",
-    headers: { "content-type": "text/plain", origin: `https://${domain}`, "user-agent": ua },
-    body: JSON.stringify({
-      site,
-      session: `${session}-abcdefghijklmnop`,
-      events: paths.map((path) => ({ type: "pageview", path })),
-    }),
-  });
+  const events = paths.map((path) => ({ type: "pageview", path }));
+  const res = await postBeacon(
+    f.stack.url,
+    domain,
+    { site, session: `${session}-abcdefghijklmnop`, events },
+    { "user-agent": ua },
+  );
   expect(res.status).toBe(202);
 }
 

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
 import { launchChromium } from "../helpers/browser";
 import { openDashboardPage, signIn } from "../helpers/dashboard-page";
-import { BROWSER_UA } from "../collector/helpers";
+import { BROWSER_UA, postBeacon } from "../collector/helpers";
 
 const DOMAIN = "labels.example";
 const ALICE = "alice@example.com";
@@ -33,11 +33,7 @@ afterAll(async () => {
 
 /** One session's pageviews through the collector, as the tracker sends them. */
 async function visit(session: string, events: object[]): Promise<void> {
-  const res = await fetch(`${f.stack.url}/e`, {
-    method: "POST",
-    headers: { "content-type": "text/plain", origin: `https://${DOMAIN}`, "user-agent": BROWSER_UA },
-    body: JSON.stringify({ site, session: `${session}-abcdefghij`, events }),
-  });
+  const res = await postBeacon(f.stack.url, DOMAIN, { site, session: `${session}-abcdefghij`, events });
   expect(res.status).toBe(202);
 }
 

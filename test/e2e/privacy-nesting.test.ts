@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
+import { postBeacon } from "../collector/helpers";
 
 const CHROME_WINDOWS_11 = {
   "user-agent": "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
@@ -44,11 +45,12 @@ describe("attack 5: nested dimensions", () => {
     const domain = "nesting-attack.example";
     const site = (await f.makeSite(domain)).id;
     const beacon = (session: string, headers: Record<string, string>) =>
-      fetch(`${f.stack.url}/e`, {
-        method: "POST",
-        headers: { "content-type": "text/plain", origin: `https://${domain}`, ...headers },
-        body: JSON.stringify({ site, session: `${session}-abcdefghij`, events: [{ type: "pageview", path: "/" }] }),
-      }).then((r) => expect(r.status, session).toBe(202));
+      postBeacon(
+        f.stack.url,
+        domain,
+        { site, session: `${session}-abcdefghij`, events: [{ type: "pageview", path: "/" }] },
+        headers,
+      ).then((r) => expect(r.status, session).toBe(202));
     // The issue's day: desktop 15 = Windows 11 8 + Linux 6 + macOS 1; and 12 phones.
     const visitors: [string, number, Record<string, string>][] = [
       ["windows", 8, CHROME_WINDOWS_11],

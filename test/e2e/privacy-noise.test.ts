@@ -18,7 +18,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VITAL_METRICS } from "../../worker/lib/schema";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
-import { BROWSER_UA } from "../collector/helpers";
+import { postBeacon } from "../collector/helpers";
 import { NOISE_KEY_SQL, noiseKeyOf, perturbationAt, SPREAD } from "../../worker/reports/noise";
 import { noisePosition } from "../../worker/reports/noise-position";
 import { noiseCandidates, type NoiseReading } from "../reports/attack";
@@ -41,10 +41,10 @@ type Event = Record<string, unknown>;
 /** One beacon through the real collector, the site's Origin forged as a client can. */
 async function beacon(domain: string, site: string, session: string, events: Event[]): Promise<void> {
   for (let i = 0; i < events.length; i += 30) {
-    const res = await fetch(`${f.stack.url}/e`, {
-      method: "POST",
-      headers: { "content-type": "text/plain", origin: `https://${domain}`, "user-agent": BROWSER_UA },
-      body: JSON.stringify({ site, session: `${session}-abcdefghijklmnop`, events: events.slice(i, i + 30) }),
+    const res = await postBeacon(f.stack.url, domain, {
+      site,
+      session: `${session}-abcdefghijklmnop`,
+      events: events.slice(i, i + 30),
     });
     expect(res.status).toBe(202);
   }

@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
-import { BROWSER_UA } from "../collector/helpers";
+import { postBeacon } from "../collector/helpers";
 
 let f: ApiFixture;
 beforeAll(async () => {
@@ -22,18 +22,14 @@ afterAll(async () => {
 
 /** One visit as the tracker reports it: a pageview of /article, then its LCP. */
 async function visit(domain: string, site: string, session: string, lcp: number): Promise<void> {
-  const res = await fetch(`${f.stack.url}/e`, {
-    method: "POST",
-    // The attacker forges the Origin of the site and a browser's User-Agent.
-    headers: { "content-type": "text/plain", origin: `https://${domain}`, "user-agent": BROWSER_UA },
-    body: JSON.stringify({
-      site,
-      session: `${session}-abcdefghij`,
-      events: [
-        { type: "pageview", path: "/article" },
-        { type: "vital", path: "/article", metric: "LCP", value: lcp },
-      ],
-    }),
+  // The attacker forges the Origin of the site and a browser's User-Agent.
+  const res = await postBeacon(f.stack.url, domain, {
+    site,
+    session: `${session}-abcdefghij`,
+    events: [
+      { type: "pageview", path: "/article" },
+      { type: "vital", path: "/article", metric: "LCP", value: lcp },
+    ],
   });
   expect(res.status, await res.text()).toBe(202);
 }

@@ -13,7 +13,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lastCompleteDay } from "../../worker/reports/period";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
-import { BROWSER_UA, sleep } from "../collector/helpers";
+import { postBeacon, sleep } from "../collector/helpers";
 import type { Answer } from "../helpers/http";
 import { waitForPublication } from "../helpers/stack";
 import { addEvents, sessions } from "../reports/helpers";
@@ -32,11 +32,7 @@ afterAll(async () => {
 
 /** One pageview beacon, as the tracker sends it from a page of `domain`. */
 async function beacon(domain: string, site: string, session: string, path: string): Promise<void> {
-  const res = await fetch(`${f.stack.url}/e`, {
-    method: "POST",
-    headers: { "content-type": "text/plain", origin: `https://${domain}`, "user-agent": BROWSER_UA },
-    body: JSON.stringify({ site, session, events: [{ type: "pageview", path }] }),
-  });
+  const res = await postBeacon(f.stack.url, domain, { site, session, events: [{ type: "pageview", path }] });
   expect(res.status, await res.text()).toBe(202);
 }
 

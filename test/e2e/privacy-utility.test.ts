@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
-import { BROWSER_UA } from "../collector/helpers";
+import { postBeacon } from "../collector/helpers";
 
 const IPHONE_UA =
   "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1";
@@ -24,15 +24,8 @@ afterAll(async () => {
 /** Real beacons: each session's pageviews in order, from a browser, with the site's Origin. */
 /** A session that sends an engagement beacon only: a visitor of the day with no pageview, and so no dimension. */
 async function engageOnly(site: string, domain: string, session: string) {
-  const res = await fetch(`${f.stack.url}/e`, {
-    method: "POST",
-    headers: { "content-type": "text/plain", origin: `https://${domain}`, "user-agent": BROWSER_UA },
-    body: JSON.stringify({
-      site,
-      session: `${session}-abcdefghijklmnop`,
-      events: [{ type: "engagement", path: "/a", seconds: 5, scroll: 10 }],
-    }),
-  });
+  const events = [{ type: "engagement", path: "/a", seconds: 5, scroll: 10 }];
+  const res = await postBeacon(f.stack.url, domain, { site, session: `${session}-abcdefghijklmnop`, events });
   expect(res.status).toBe(202);
 }
 
@@ -44,15 +37,9 @@ async function visit(
   extra: { ua?: string; referrer?: string } = {},
 ) {
   for (const [i, path] of paths.entries()) {
-    const res = await fetch(`${f.stack.url}/e`, {
-      method: "POST",
-      headers: { "content-type": "text/plain", origin: `https://${domain}`, "user-agent": extra.ua ?? BROWSER_UA },
-      body: JSON.stringify({
-        site,
-        session: `${session}-abcdefghijklmnop`,
-        events: [{ type: "pageview", path, ...(i === 0 && extra.referrer ? { referrer: extra.referrer } : {}) }],
-      }),
-    });
+    const events = [{ type: "pageview", path, ...(i === 0 && extra.referrer ? { referrer: extra.referrer } : {}) }];
+    const headers: Record<string, string> = extra.ua ? { "user-agent": extra.ua } : {};
+    const res = await postBeacon(f.stack.url, domain, { site, session: `${session}-abcdefghijklmnop`, events }, headers);
     expect(res.status).toBe(202);
   }
 }
