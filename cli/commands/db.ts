@@ -35,9 +35,11 @@ export async function dbCommand(settings: Settings, { values }: Invocation<typeo
     authToken: ensureDatabaseToken(settings),
     allowedHosts: values["allow-host"] ?? [],
   });
-  console.log(`libSQL server (Hrana over HTTP) listening on ${server.url}`);
-  if (!settings.libsqlAuthToken)
-    console.log(`Clients authenticate with the token in ${databaseTokenFile(settings)} (LIBSQL_AUTH_TOKEN).`);
+  // One write: a reader that waits for "listening" also finds where the token is.
+  const tokenLine = settings.libsqlAuthToken
+    ? ""
+    : `\nClients authenticate with the token in ${databaseTokenFile(settings)} (LIBSQL_AUTH_TOKEN).`;
+  console.log(`libSQL server (Hrana over HTTP) listening on ${server.url}${tokenLine}`);
   await untilSignal();
   await server.close();
   console.log("libSQL server stopped; WAL checkpointed.");

@@ -170,10 +170,11 @@ let firstArrivals: Arrival[] | undefined;
 
 beforeAll(async () => {
   dbPort = await freePort();
-  db = await startDatabase(dbDir, dbFile, dbPort);
+  const started = (db = await startDatabase(dbDir, dbFile, dbPort));
   token = readFileSync(join(dbDir, "libsql.token"), "utf8").trim();
   expect(token.length).toBeGreaterThanOrEqual(32);
-  expect(db.output()).toContain(`Clients authenticate with the token in ${join(dbDir, "libsql.token")}`);
+  const tokenLine = `Clients authenticate with the token in ${join(dbDir, "libsql.token")}`;
+  await until("wren db to name its token file", () => started.output().includes(tokenLine), 5_000);
   const shared = { LIBSQL_URL: db.url, LIBSQL_AUTH_TOKEN: token, ...ALERT_ENV };
 
   // The first box migrates the shared database, makes the server secret and onboards.

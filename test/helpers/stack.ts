@@ -183,7 +183,9 @@ export async function startStack(options: StartOptions = {}): Promise<Stack> {
       if (stopped) throw new Error(`wren start exited before it was ready:\n${output}`);
       if (Date.now() > deadline) {
         child.kill("SIGKILL");
-        throw new Error(`wren start was not ready in time:\n${output}`);
+        // The last lines first: a long log is cut in the middle by CI, and they say which step hung.
+        const last = output.trim().split("\n").slice(-3).join(" | ");
+        throw new Error(`wren start was not ready in ${(options.timeoutMs ?? 60_000) / 1000} s; last said: ${last}\n${output}`);
       }
       await new Promise((r) => setTimeout(r, 100));
     }
