@@ -1,19 +1,19 @@
 /**
  * Runs config.capnp's two processes — `collectorProcess` (the front door, on HOST:PORT) and
- * `apiProcess` (on a free loopback port) — with the addresses, paths and secrets of this
+ * `apiProcess` (on a Unix socket in the data folder, cli/api-socket.ts) — with the addresses, paths and secrets of this
  * start. workerd runs a process's isolates on one thread, so two processes let report reads
  * and beacons run side by side. Everything machine-specific is passed as command-line
  * overrides and environment, so the config file itself never changes.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { setPriority } from "node:os";
 import { lookup } from "node:dns/promises";
 import { join, relative } from "node:path";
 import workerd from "workerd";
 import { parseWebhookAllow, workerdAllowList } from "../worker/lib/webhook-allow";
 import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from "../worker/reports/retention";
+import { apiAddress } from "./api-socket";
 import { CliError } from "./output";
 import { pipeWorkerdLog } from "./workerd-log";
 import { ROOT } from "./paths";
@@ -171,18 +171,6 @@ export function retentionSetting(value: string | undefined): string | undefined 
   return String(days);
 }
 
-/** A port free on 127.0.0.1 now, for the api process's socket. */
-export function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** A host as it goes before `:port` (IPv6 in brackets). */
 function bracketed(host: string): string {
   return host.includes(":") ? `[${host}]` : host;
@@ -219,7 +207,7 @@ export async function spawnWorkerd({ settings, databaseUrl, databaseToken, secre
       : join(ROOT, "config.capnp");
   const doStorage = join(settings.dataDir, "do");
   mkdirSync(doStorage, { recursive: true, mode: 0o700 });
-  const apiAddress = `127.0.0.1:${await freeLoopbackPort()}`;
+  const apiSocket = await apiAddress(settings.dataDir);
   const common = [`--directory-path=do-storage=${doStorage}`];
   if (url.protocol === "http:") common.push(`--external-addr=libsql=${hostPort(url)}`);
   const options = {
@@ -254,7 +242,7 @@ export async function spawnWorkerd({ settings, databaseUrl, databaseToken, secre
       "serve",
       configFile,
       "apiProcess",
-      `--socket-addr=api=${apiAddress}`,
+      `--socket-addr=api=${apiSocket}`,
       `--external-addr=collector=${connectHost(settings.host)}:${settings.port}`,
       `--directory-path=dashboard=${join(ROOT, "dashboard/dist")}`,
       ...(readUrl.protocol === "http:" ? [`--external-addr=libsql-read=${hostPort(readUrl)}`] : []),
@@ -267,7 +255,7 @@ export async function spawnWorkerd({ settings, databaseUrl, databaseToken, secre
   if (api.stderr) pipeWorkerdLog(api.stderr, process.stderr);
   const collector = spawn(
     workerd.default,
-    ["serve", configFile, "collectorProcess", `--socket-addr=http=${bracketed(settings.host)}:${settings.port}`, `--external-addr=api=${apiAddress}`, ...common],
+    ["serve", configFile, "collectorProcess", `--socket-addr=http=${bracketed(settings.host)}:${settings.port}`, `--external-addr=api=${apiSocket}`, ...common],
     options,
   );
   if (api.pid) setPriority(api.pid, API_NICENESS);

@@ -6,6 +6,7 @@
 import { createClient } from "@libsql/client";
 import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -49,8 +50,10 @@ describe("the data folder", () => {
     // Folders workerd made while running (one per Durable Object class) are private from the start.
     expect(Object.keys(all).filter((p) => p.startsWith("do/wren-")).length).toBeGreaterThan(0);
     for (const [path, mode] of Object.entries(all)) {
-      const isDir = statSync(join(stack.dataDir, path)).isDirectory();
-      expect({ path, mode: mode.toString(8) }).toEqual({ path, mode: isDir ? "700" : "600" });
+      const stat = statSync(join(stack.dataDir, path));
+      // A socket needs write permission to connect: the api process's is its owner's alone.
+      const expected = stat.isDirectory() || stat.isSocket() ? "700" : "600";
+      expect({ path, mode: mode.toString(8) }).toEqual({ path, mode: expected });
     }
   });
 });
@@ -98,32 +101,46 @@ async function withHost(path: string, host: string, method = "GET", body?: strin
 }
 
 describe("the api process's own socket, from another local process", () => {
-  /** The loopback address `wren start` gave the api process (its --socket-addr). */
+  /** The address `wren start` gave the api process (its --socket-addr). */
   function apiSocket(): string {
     const processes = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" }).split("\n");
     const line = processes.find((l) => l.includes("apiProcess") && l.includes(stack.dataDir));
     return /--socket-addr=api=(\S+)/.exec(line ?? "")![1]!;
   }
 
-  it("listens on loopback only and answers as the public API does: a key is required, nothing is trusted", async () => {
-    const address = apiSocket();
-    expect(address).toMatch(/^127\.0\.0\.1:\d+$/);
-    const api = `http://${address}`;
+  /** A POST straight to the api process's Unix socket, past the front door. */
+  function postToSocket(socketPath: string, path: string, headers: Record<string, string>, body: string): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const req = request({ socketPath, path, method: "POST", headers: { host: "localhost", ...headers } }, (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode!));
+      });
+      req.on("error", reject);
+      req.end(body);
+    });
+  }
+
+  it("is a socket in the data folder, no port: a process of another user cannot reach it", () => {
+    expect(apiSocket()).toBe(`unix:${join(stack.dataDir, "api.sock")}`);
+    const socket = statSync(join(stack.dataDir, "api.sock"));
+    expect(socket.isSocket()).toBe(true);
+    expect(socket.mode & 0o077).toBe(0);
+    expect(statSync(stack.dataDir).mode & 0o077).toBe(0);
+  });
+
+  it("answers its owner as the public API does: a key is required, nothing is trusted", async () => {
+    const socketPath = apiSocket().slice("unix:".length);
     const db = createClient({ url: `file:${join(stack.dataDir, "wren.db")}` });
     const conversions = async () => Number((await db.execute("SELECT count(*) AS n FROM conversions")).rows[0]!.n);
     const before = await conversions();
     const site = await client(stack.url, stack.adminKey)("POST", "/api/v1/sites", { name: "Direct", domain: "direct-api.example" });
     const attempts: Record<string, string>[] = [{}, { authorization: "Bearer wren_forged" }, { "x-service-token": site.body.s2s_token }];
+    const body = JSON.stringify({ site: site.body.id, goal_id: "goal_x" });
     for (const headers of attempts) {
-      const res = await fetch(`${api}/api/v1/events`, {
-        method: "POST",
-        headers: { "content-type": "application/json", ...headers },
-        body: JSON.stringify({ site: site.body.id, goal_id: "goal_x" }),
-      });
-      expect(res.status).toBe(401);
+      expect(await postToSocket(socketPath, "/api/v1/events", { "content-type": "application/json", ...headers }, body)).toBe(401);
     }
     // The collector's paths are the front door's alone.
-    expect((await fetch(`${api}/s2s`, { method: "POST", headers: { "x-service-token": site.body.s2s_token } })).status).toBe(404);
+    expect(await postToSocket(socketPath, "/s2s", { "x-service-token": site.body.s2s_token }, "")).toBe(404);
     expect(await conversions()).toBe(before);
     db.close();
   });
