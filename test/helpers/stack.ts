@@ -149,12 +149,56 @@ function firstAdminKey(output: string): string | undefined {
   return file && existsSync(file) ? readFileSync(file, "utf8").trim() : undefined;
 }
 
+/** wren start's words when the port it was given was taken before it could bind it. */
+const PORT_TAKEN = /The port Wren listens on \(.*\) is already in use|Socket "http": bind\(\): Address already in use/;
+const START_ATTEMPTS = 3;
+
 export async function startStack(options: StartOptions = {}): Promise<Stack> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "wren-e2e-"));
-  // A restart on the same data keeps its port (options.env.PORT), so clients made before still reach it.
-  const port = options.env?.PORT ? Number(options.env.PORT) : await freePort();
   const own = options.database ? undefined : await ownDatabase(dataDir, options.env);
   const database = options.database ?? own;
+  // What every attempt printed: the first admin key is in the attempt that onboarded.
+  let earlier = "";
+  for (let attempt = 1; ; attempt++) {
+    // A restart on the same data keeps its port (options.env.PORT), so clients made before still reach it.
+    const port = options.env?.PORT ? Number(options.env.PORT) : await freePort();
+    try {
+      return await launch(options, { dataDir, port, own, database, earlier });
+    } catch (error) {
+      // A port freePort found free can be taken (by any outgoing connection's ephemeral port)
+      // before wren start binds it: another port then, unless the test chose this one.
+      const failed = error instanceof StartFailed ? error : undefined;
+      if (failed && PORT_TAKEN.test(failed.output) && !options.env?.PORT && attempt < START_ATTEMPTS) {
+        earlier += failed.output;
+        continue;
+      }
+      await own?.stop();
+      throw error;
+    }
+  }
+}
+
+class StartFailed extends Error {
+  constructor(
+    message: string,
+    readonly output: string,
+  ) {
+    // The last lines first: a long log is cut in the middle by CI, and they say which step failed.
+    super(`${message}; last said: ${output.trim().split("\n").slice(-3).join(" | ")}\n${output}`);
+  }
+}
+
+interface Launch {
+  dataDir: string;
+  port: number;
+  /** The database this helper started for the stack (stopped with it), if any. */
+  own: DatabaseServer | undefined;
+  database: DatabaseServer | undefined;
+  /** What earlier attempts printed. */
+  earlier: string;
+}
+
+async function launch(options: StartOptions, { dataDir, port, own, database, earlier }: Launch): Promise<Stack> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOST: "127.0.0.1",
@@ -175,38 +219,35 @@ export async function startStack(options: StartOptions = {}): Promise<Stack> {
   const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
 
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const deadline = Date.now() + timeoutMs;
   let stopped = false;
   void exited.then(() => (stopped = true));
-  try {
-    while (!/Wren is running at/.test(output)) {
-      if (stopped) throw new Error(`wren start exited before it was ready:\n${output}`);
-      if (Date.now() > deadline) {
-        child.kill("SIGKILL");
-        // The last lines first: a long log is cut in the middle by CI, and they say which step hung.
-        const last = output.trim().split("\n").slice(-3).join(" | ");
-        throw new Error(`wren start was not ready in ${(options.timeoutMs ?? 60_000) / 1000} s; last said: ${last}\n${output}`);
-      }
-      await new Promise((r) => setTimeout(r, 100));
+  while (!/Wren is running at/.test(output)) {
+    if (stopped) {
+      await exited;
+      throw new StartFailed("wren start exited before it was ready", output);
     }
-    try {
-      await waitForPublication(url);
-    } catch (error) {
+    if (Date.now() > deadline) {
       child.kill("SIGKILL");
-      throw new Error(`${(error as Error).message}; wren start said:\n${output}`);
+      throw new StartFailed(`wren start was not ready in ${timeoutMs / 1000} s`, output);
     }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  try {
+    await waitForPublication(url);
   } catch (error) {
-    await own?.stop();
-    throw error;
+    child.kill("SIGKILL");
+    throw new Error(`${(error as Error).message}; wren start said:\n${output}`);
   }
   return {
     url,
     port,
     dataDir,
     env,
-    adminKey: firstAdminKey(output),
+    adminKey: firstAdminKey(earlier + output),
     process: child,
-    output: () => output,
+    output: () => earlier + output,
     async stop(signal = "SIGTERM", { keepDatabase = false } = {}) {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       const [code, sig] = await exited;
