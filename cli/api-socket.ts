@@ -6,7 +6,7 @@
  * A socket path is limited to 107 bytes: a data folder too deep for one falls back to a free
  * loopback port, as before.
  */
-import { existsSync, unlinkSync } from "node:fs";
+import { existsSync, rmSync, unlinkSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { join } from "node:path";
 import { CliError } from "./output";
@@ -46,6 +46,12 @@ export async function apiAddress(dataDir: string): Promise<string> {
     unlinkSync(path);
   }
   return `unix:${path}`;
+}
+
+/** After the api process stopped: its socket file goes with it (workerd leaves it behind). */
+export function removeApiSocket(dataDir: string): void {
+  const path = apiSocketPath(dataDir);
+  if (path !== null) rmSync(path, { force: true });
 }
 
 /** A port free on 127.0.0.1 now. */

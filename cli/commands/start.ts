@@ -12,6 +12,7 @@ import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { startHranaServer, type HranaServer } from "../../server/hrana/index";
 import { buildIfStale } from "../../scripts/build";
+import { removeApiSocket } from "../api-socket";
 import { requireWritableDataFolder, secureDataFolder } from "../data-folder";
 import { applyMigrations, openDatabase } from "../database";
 import { ensureDatabaseToken } from "../database-token";
@@ -148,7 +149,10 @@ export async function startCommand(settings: Settings): Promise<void> {
     if (!(error instanceof StartInterrupted)) throw error;
     log(`${error.message}, stopping`);
   } finally {
-    if (workerdProcesses) await Promise.all(Object.values(workerdProcesses).map(stopChild));
+    if (workerdProcesses) {
+      await Promise.all(Object.values(workerdProcesses).map(stopChild));
+      removeApiSocket(settings.dataDir);
+    }
     await hrana?.close();
     reaper.release();
     log("stopped");

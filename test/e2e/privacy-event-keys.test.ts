@@ -9,12 +9,13 @@
  * matched against the id.
  */
 import { createClient, type Client } from "@libsql/client";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventKeyOf } from "../../worker/collector/event-key";
 import { applyRetention } from "../../worker/reports/retention";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
+import { filesHolding } from "../helpers/files";
 import { freePort } from "../helpers/ports";
 import { BROWSER_UA } from "../collector/helpers";
 
@@ -87,17 +88,7 @@ async function occurrences(db: Client, needle: string): Promise<string[]> {
 
 /** Every file under `dir` whose bytes contain `needle` (as UTF-8 or UTF-16LE). */
 function filesContaining(dir: string, needle: string): string[] {
-  const found: string[] = [];
-  const patterns = [Buffer.from(needle, "utf8"), Buffer.from(needle, "utf16le")];
-  const walk = (path: string) => {
-    for (const entry of readdirSync(path)) {
-      const full = join(path, entry);
-      if (statSync(full).isDirectory()) walk(full);
-      else if (patterns.some((p) => readFileSync(full).includes(p))) found.push(full.slice(dir.length + 1));
-    }
-  };
-  walk(dir);
-  return found;
+  return filesHolding(dir, [Buffer.from(needle, "utf8"), Buffer.from(needle, "utf16le")]);
 }
 
 describe("attack 9: raw event ids linking a backend user to browsing", () => {

@@ -15,12 +15,13 @@
  */
 import { createClient, type Client } from "@libsql/client";
 import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { deserialize, serialize } from "node:v8";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Salt } from "../../worker/collector/salts";
 import { client, type Call } from "../helpers/http";
+import { filesHolding } from "../helpers/files";
 import { startStack, type Stack } from "../helpers/stack";
 import { BROWSER_UA } from "../collector/helpers";
 
@@ -84,18 +85,8 @@ async function storedSalts(db: Client): Promise<Salt[]> {
 }
 
 /** Files of the data folder whose bytes hold `text`, as paths inside it. */
-function filesHolding(text: string): string[] {
-  const root = stack.dataDir;
-  const found: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (readFileSync(path).includes(Buffer.from(text))) found.push(path.slice(root.length + 1));
-    }
-  };
-  walk(root);
-  return found.sort();
+function dataFilesHolding(text: string): string[] {
+  return filesHolding(stack.dataDir, [Buffer.from(text)]);
 }
 
 /** Polls `check` until it passes (the idle checkpoint comes a second or two after the last write). */
@@ -160,7 +151,7 @@ describe("session salts", () => {
         );
         await db.execute("PRAGMA wal_checkpoint(TRUNCATE)");
         // Closed: the expired salt is in the database file, as any salt of the last two days is.
-        expect(filesHolding(expired)).toEqual(["wren.db"]);
+        expect(dataFilesHolding(expired)).toEqual(["wren.db"]);
       }),
     );
 
@@ -171,8 +162,8 @@ describe("session salts", () => {
     expect(await attached.json()).toMatchObject({ accepted: 1, attached: 1 });
 
     // In every file of the data folder: the database, its WAL, the Durable Objects' storage.
-    await eventually(() => expect(filesHolding(expired)).toEqual([]));
-    expect(filesHolding(inUse).length).toBeGreaterThan(0);
+    await eventually(() => expect(dataFilesHolding(expired)).toEqual([]));
+    expect(dataFilesHolding(inUse).length).toBeGreaterThan(0);
     // The new salt starts a new session for the same tab (sessions do not cross a rotation).
     await beacon();
     expect(await sessionIds()).toHaveLength(2);
@@ -184,7 +175,7 @@ describe("session salts", () => {
         expect(rest).toEqual([]);
         expect(previous!.secret).toBe(inUse);
         expect(current!.secret).not.toBe(inUse);
-        expect(filesHolding(expired)).toEqual([]);
+        expect(dataFilesHolding(expired)).toEqual([]);
       }),
     );
   }, 120_000);
@@ -197,7 +188,7 @@ describe("session salts", () => {
       await db.execute({ sql: "INSERT INTO session_salts (id, secret, created_at) VALUES ('lapsed', ?, ?)", args: [lapsed, Date.now() - 49 * HOUR] });
     });
     // No beacon, no conversion: only the publisher (every 2 s here) runs.
-    await eventually(() => expect(filesHolding(lapsed)).toEqual([]), 30_000);
+    await eventually(() => expect(dataFilesHolding(lapsed)).toEqual([]), 30_000);
     expect(await withDatabase((db) => storedSalts(db))).toHaveLength(2);
   }, 120_000);
 
@@ -216,10 +207,10 @@ describe("session salts", () => {
       } finally {
         db.close();
       }
-      expect(filesHolding(legacy)).toEqual([`do/wren-collector-state-v1/${stateFile().split("/").pop()}`]);
+      expect(dataFilesHolding(legacy)).toEqual([`do/wren-collector-state-v1/${stateFile().split("/").pop()}`]);
     });
     expect((await conversion("order-2")).status).toBe(202);
-    await eventually(() => expect(filesHolding(legacy)).toEqual([]));
+    await eventually(() => expect(dataFilesHolding(legacy)).toEqual([]));
     await restart(async () => {
       const db = createClient({ url: `file:${stateFile()}` });
       try {

@@ -124,12 +124,14 @@ describe("wren start", () => {
     expect(await stack.cli(["keys", "revoke", "key_nope"])).toMatchObject({ code: 1, stderr: "wren: No active key key_nope.\n" });
   });
 
-  it("stops cleanly on SIGTERM: exit 0, no workerd left, port closed, WAL checkpointed", async () => {
+  it("stops cleanly on SIGTERM: exit 0, no workerd left, port closed, api socket gone, WAL checkpointed", async () => {
+    expect(statSync(join(stack.dataDir, "api.sock")).isSocket()).toBe(true);
     const { code, signal } = await stack.stop("SIGTERM");
     expect({ code, signal }).toEqual({ code: 0, signal: null });
     expect(stack.output()).toContain("wren: stopped");
     expect(workerdProcessesFor(stack.dataDir)).toEqual([]);
     expect(await portAnswers(stack.url)).toBe(false);
+    expect(existsSync(join(stack.dataDir, "api.sock"))).toBe(false);
     const wal = join(stack.dataDir, "wren.db-wal");
     expect(existsSync(wal) ? statSync(wal).size : 0).toBe(0);
   });
