@@ -73,6 +73,10 @@ const hostile = () =>
    </script>`,
 );
 
+// The snippet told to leave vitals out.
+const noVitals = () =>
+  html("No vitals", "<h1>No vitals here</h1><p>Painted, and measured by nobody.</p>").replace("<script defer", '<script data-vitals="false" defer');
+
 function servePage(req: IncomingMessage, res: ServerResponse): void {
   const path = new URL(req.url ?? "/", "http://x").pathname;
   if (req.method === "POST" && path === "/checkout") {
@@ -86,6 +90,8 @@ function servePage(req: IncomingMessage, res: ServerResponse): void {
         ? spa()
         : path === "/hostile"
           ? hostile()
+          : path === "/no-vitals"
+            ? noVitals()
           : path === "/from"
             ? html("From", `<a id="go" href="${new URL(req.url ?? "/", "http://x").searchParams.get("to") ?? "/next"}">Go</a>`)
             : html("Next", "<p>Next page</p>");
@@ -166,10 +172,16 @@ describe("the tracker on the registered domain", () => {
     expect(backend.status).toBe(202);
     expect(backend.body).toMatchObject({ accepted: 1, attached: 1, events: [{ status: "stored", session: "attached" }] });
 
-    // Leaving the page sends engagement and the vitals that are final only at page hide.
+    // Leaving the page sends engagement and the vitals that are final only at page hide (the
+    // next page's own TTFB and FCP leave with its pageview or first paint).
     await page.goto(`http://shop.test:${pagePort}/next`);
     const metrics = await eventually(
-      () => rows<{ metric: string; n: number }>(db, "SELECT metric, count(*) AS n FROM vitals WHERE site_id = ? GROUP BY metric ORDER BY metric", [shop.id]),
+      () =>
+        rows<{ metric: string; n: number }>(
+          db,
+          "SELECT metric, count(*) AS n FROM vitals WHERE site_id = ? AND path = '/article' GROUP BY metric ORDER BY metric",
+          [shop.id],
+        ),
       (found) => found.length === 5,
     );
     expect(metrics).toEqual([
@@ -179,7 +191,16 @@ describe("the tracker on the registered domain", () => {
       { metric: "LCP", n: 1 },
       { metric: "TTFB", n: 1 },
     ]);
-    expect(await count(db, "SELECT count(*) FROM vitals WHERE path <> '/article' OR session_id <> ?", [session!.id])).toBe(0);
+    expect(await count(db, "SELECT count(*) FROM vitals WHERE session_id <> ?", [session!.id])).toBe(0);
+    // Besides, only the next page's TTFB and FCP, which left with its pageview or first paint.
+    const others = await eventually(
+      () => rows<{ path: string; metric: string }>(db, "SELECT path, metric FROM vitals WHERE path <> '/article' ORDER BY metric"),
+      (found) => found.length >= 2,
+    );
+    expect(others).toEqual([
+      { path: "/next", metric: "FCP" },
+      { path: "/next", metric: "TTFB" },
+    ]);
 
     await eventually(() => conversionsOf(goals.scrolled), (n) => n === 1);
     expect(await conversionsOf(goals.article)).toBe(1);
@@ -200,6 +221,26 @@ describe("the tracker on the registered domain", () => {
     expect(await count(db, "SELECT count(*) FROM events WHERE session_id = ? AND kind = 'pageview'", [session!.id])).toBe(2);
     expect(await count(db, "SELECT count(*) FROM sessions WHERE site_id = ?", [shop.id])).toBe(1);
     expect(await rows(db, "SELECT origin FROM site_beacons WHERE site_id = ?", [shop.id])).toEqual([{ origin: `http://shop.test:${pagePort}` }]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('sends no vitals at all under data-vitals="false", not even the TTFB and FCP the core reads itself', async () => {
+    const { context, page, errors } = await newPage();
+    await page.goto(`http://shop.test:${pagePort}/no-vitals`);
+    expect(await page.locator("script[data-site]").getAttribute("data-vitals")).toBe("false");
+    await page.waitForFunction(() => performance.getEntriesByName("first-contentful-paint").length > 0);
+    await page.waitForLoadState("load");
+    await sleep(300); // the vitals part would load just after the load event
+    expect(await page.evaluate(() => performance.getEntriesByType("resource").some((e) => e.name.includes("t.js?vitals")))).toBe(false);
+    await page.goto(`http://shop.test:${pagePort}/next`);
+    // Its pageview and its engagement arrive (so its beacons were sent); no vitals came with them.
+    const kinds = await eventually(
+      () => rows<{ kind: string }>(db, "SELECT kind FROM events WHERE path = '/no-vitals' ORDER BY kind"),
+      (found) => found.length === 2,
+    );
+    expect(kinds.map((k) => k.kind)).toEqual(["engagement", "pageview"]);
+    expect(await count(db, "SELECT count(*) FROM vitals WHERE path = '/no-vitals'")).toBe(0);
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -336,8 +377,12 @@ describe("the same snippet on another domain", () => {
       if (new URL(response.url()).pathname === "/e") statuses.push(response.status());
     });
     await page.goto(`http://shop.test:${pagePort}/next`);
+    // The pageview, then (when the page painted after the tracker ran) its TTFB and FCP.
+    await page.waitForFunction(() => performance.getEntriesByName("first-contentful-paint").length > 0);
     await eventually(async () => statuses.length, (n) => n >= 1);
-    expect(statuses).toEqual([403]);
+    await sleep(300);
+    expect(statuses.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(statuses)).toEqual(new Set([403]));
     expect(await collectorCounts(db)).toEqual(before);
     await context.close();
   });
