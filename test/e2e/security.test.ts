@@ -146,6 +146,19 @@ describe("the api process's own socket, from another local process", () => {
   });
 });
 
+describe("the test harness", () => {
+  it("gives Wren and its workerd processes a resolver on loopback only: no webhook's lookup leaves the machine", () => {
+    const workerds = execFileSync("ps", ["-eo", "pid,args"], { encoding: "utf8" })
+      .split("\n")
+      .filter((line) => line.includes(stack.dataDir) && line.includes("workerd"))
+      .map((line) => line.trim().split(/\s+/)[0]!);
+    expect(workerds).toHaveLength(2);
+    for (const pid of [String(stack.process.pid), ...workerds]) {
+      expect(readFileSync(`/proc/${pid}/root/etc/resolv.conf`, "utf8")).toBe("nameserver 127.0.0.1\noptions timeout:1 attempts:1\n");
+    }
+  });
+});
+
 describe("the Host header", () => {
   it("does not change the snippet: the public URL comes from configuration", async () => {
     const res = await withHost("/api/v1/sites", "evil.example:1", "POST", JSON.stringify({ name: "Host", domain: "host-test.example" }), {

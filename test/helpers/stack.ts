@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startHranaServer } from "../../server/hrana/index";
 import { PUBLISH_GRACE_MS } from "../../worker/reports/publisher";
+import { withLoopbackResolver } from "./loopback-resolver";
 import { freePort } from "./ports";
 import { makeJwtAuth, startSqld } from "./sqld";
 
@@ -211,7 +212,7 @@ async function launch(options: StartOptions, { dataDir, port, own, database, ear
     ...(database?.authToken ? { LIBSQL_AUTH_TOKEN: database.authToken } : {}),
     ...options.env,
   };
-  const [command, args] = options.launch?.(process.execPath, [WREN, "start"]) ?? [process.execPath, [WREN, "start"]];
+  const [command, args] = options.launch?.(process.execPath, [WREN, "start"]) ?? withLoopbackResolver(process.execPath, [WREN, "start"]);
   const child = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: options.processGroup ?? false });
   let output = "";
   child.stdout!.on("data", (c) => (output += c));
