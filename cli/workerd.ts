@@ -1,8 +1,8 @@
 /**
  * Runs config.capnp's two processes — `collectorProcess` (the front door, on HOST:PORT) and
- * `apiProcess` (on a Unix socket in the data folder, cli/api-socket.ts) — with the addresses, paths and secrets of this
- * start. workerd runs a process's isolates on one thread, so two processes let report reads
- * and beacons run side by side. Everything machine-specific is passed as command-line
+ * `apiProcess` (on a Unix socket in the data folder, cli/api-socket.ts) — with the addresses,
+ * paths and secrets of this start. workerd runs a process's isolates on one thread, so two
+ * processes let report reads and beacons run side by side. Everything machine-specific is passed as command-line
  * overrides and environment, so the config file itself never changes.
  */
 import { spawn, type ChildProcess } from "node:child_process";
