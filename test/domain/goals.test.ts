@@ -59,6 +59,18 @@ describe("createGoal", () => {
     const names = (await goalsOfSite(d.db, shop)).map((g) => g.name);
     expect(names).toEqual(["Signup", "Read", "Skim"]);
   });
+
+  it("keeps the insert order of goals created in one millisecond, whatever their random ids", async () => {
+    const site = (await insertSite(d.db, { name: "Same ms", domain: "same-ms.example", createdByKey: null })).site.id;
+    // Ids that sort against the insert order, with one created_at: the order the API and reports list.
+    const made: [string, string][] = [["goal_zzzzzzzzzzzzzzzz", "First"], ["goal_aaaaaaaaaaaaaaaa", "Second"]];
+    for (const [id, name] of made)
+      await d.client.execute({
+        sql: "INSERT INTO goals (id, site_id, name, kind, match, threshold, created_at) VALUES (?, ?, ?, 'event', ?, 0, 1)",
+        args: [id, site, name, name.toLowerCase()],
+      });
+    expect((await goalsOfSite(d.db, site)).map((g) => g.name)).toEqual(["First", "Second"]);
+  });
 });
 
 describe("lookups within a site", () => {

@@ -255,7 +255,7 @@ describe("the other reports", () => {
       };
     };
     const rows = [await row(goal, "Signed up", 10), await row(goal2, "Bought", 5)];
-    // Sorted by conversions, largest first: 10 ± 2 and 5 ± 2 keep their order.
+    // In the goals' creation order (created_at, then insert order), whatever the figures.
     expect(res.body.rows).toEqual(rows);
   });
 

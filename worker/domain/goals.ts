@@ -2,7 +2,7 @@
  * Goals: what counts as a conversion. Creating an existing goal returns it; a goal is looked
  * up within its site only (`requireGoal`), so one site's goal id never reaches another's data.
  */
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../lib/db";
 import { newId } from "../lib/ids";
 import { HttpProblem } from "../lib/problem";
@@ -50,8 +50,9 @@ export async function createGoal(db: Database, siteId: string, input: GoalInput)
   return insertGoal(db, { siteId, ...input });
 }
 
+/** A site's goals in creation order: two created in one millisecond keep their insert order (rowid), not their random ids'. */
 export async function listGoals(db: Database, siteId: string): Promise<GoalRow[]> {
-  return db.select().from(goals).where(eq(goals.siteId, siteId)).orderBy(goals.createdAt, goals.id);
+  return db.select().from(goals).where(eq(goals.siteId, siteId)).orderBy(goals.createdAt, sql`rowid`);
 }
 
 /** The goals of an existing site (404 when there is none). */

@@ -46,7 +46,7 @@ export async function listSites(db: Database, allowed: string[] | null): Promise
     .select()
     .from(sites)
     .where(allowed ? inArray(sites.id, allowed) : undefined)
-    .orderBy(sites.createdAt, sites.id);
+    .orderBy(sites.createdAt, sql`rowid`); // insert order within one millisecond
 }
 
 /**

@@ -110,7 +110,7 @@ export async function loadDayAtoms(db: ReadOnlyDatabase, scope: ReportScope): Pr
     { sql: GOAL_DAY_ATOMS_SQL, args: [scope.k, ...range, scope.legacyDays ?? ""] },
     // Smoke-test goals stay out of every report: their conversions are listed with the deployments.
     {
-      sql: "SELECT id, name, kind, match, threshold FROM goals WHERE site_id = ? AND NOT (kind = 'event' AND purpose IS ?) ORDER BY created_at, id",
+      sql: "SELECT id, name, kind, match, threshold FROM goals WHERE site_id = ? AND NOT (kind = 'event' AND purpose IS ?) ORDER BY created_at, rowid",
       args: [scope.siteId, SMOKE_TEST_PURPOSE],
     },
     // The period's paths, when a goal matches paths: its atoms are checked against the pages report.
