@@ -723,6 +723,10 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
       });
     }
     fact("pv", totalCells, p.pages.totals.pageviews, `pages ${a}-${b} total`);
+    // With no `other` row and an exact total, nothing was hidden: the total is every page's
+    // pageviews, those of the paths not listed (none) included — the site's pageviews.
+    if (!p.pages.rows.some((r) => r.other) && p.pages.totals.pageviews.qualifier === "exact")
+      fact("pv", days.flatMap(pvDay), p.pages.totals.pageviews, `pages ${a}-${b} total, nothing hidden`);
 
     let tsCells: string[] = [];
     let tsConvCells: string[] = [];
@@ -1333,7 +1337,24 @@ describe("the k-anonymity filter under attack", () => {
           expect(findings.groups, "no small group of sessions is pinned down by page-level counts").toEqual([]);
         },
       ),
-      { numRuns: 200 },
+      {
+        numRuns: 200,
+        examples: [
+          [
+            {
+              k: 2,
+              zone: "UTC",
+              sessions: [
+                { day: 0, views: [{ path: 0, hour: 0 }], conversions: [], vitals: [] },
+                { day: 0, views: [{ path: 0, hour: 1 }, { path: 0, hour: 0 }], conversions: [], vitals: [] },
+                { day: 0, views: [{ path: 0, hour: 0 }], conversions: [], vitals: [] },
+              ],
+              unattached: [],
+              pageGoals: [],
+            } as never,
+          ],
+        ],
+      },
     );
   }, 300_000);
 

@@ -11,7 +11,16 @@ import type { ReadOnlyDatabase } from "../lib/read-only";
 import { SMOKE_TEST_PURPOSE } from "../lib/schema";
 import { shownCounts, type NoiseKey } from "./noise";
 import { pathFilter } from "./pattern";
-import { goalDayVisible, hourComplementUnsafeSql, PAGE_ATOMS_SQL, pathGoalsVisible, siteDayVisible, type PathGoalDay } from "./privacy";
+import {
+  GOAL_HOURS_SQL,
+  goalDayVisible,
+  hourComplementUnsafeSql,
+  PAGE_ATOMS_SQL,
+  pathGoalsVisible,
+  SITE_HOURS_SQL,
+  siteDayVisible,
+  type PathGoalDay,
+} from "./privacy";
 import type { ReportScope } from "./scope";
 
 export interface SiteDayAtom {
@@ -89,13 +98,13 @@ export function goalDayShown(scope: ReportScope, units: number, conversions: num
  */
 export const SITE_DAY_ATOMS_SQL =
   `SELECT s.day AS day, s.visitors AS visitors, s.pageviews AS pageviews, s.key_sum AS key_sum, ` +
-  `(s.day > ?5 AND ${hourComplementUnsafeSql("rollup_site_hour", "visitors", "s", "visitors")}) AS hour_unsafe ` +
+  `(s.day > ?5 AND ${hourComplementUnsafeSql(SITE_HOURS_SQL, "s", "visitors")}) AS hour_unsafe ` +
   "FROM rollup_site_day s WHERE s.site_id = ?2 AND s.day >= ?3 AND s.day <= ?4";
 
 /** A site's goal-day atoms in a date range, with `hour_unsafe` as above. Same parameters. */
 const GOAL_DAY_ATOMS_SQL =
   `SELECT g.goal_id AS goal_id, g.day AS day, g.units AS units, g.conversions AS conversions, g.key_sum AS key_sum, ` +
-  `(g.day > ?5 AND ${hourComplementUnsafeSql("rollup_goal_hour", "units", "g", "units", (h) => ` AND ${h}.goal_id = g.goal_id`)}) AS hour_unsafe ` +
+  `(g.day > ?5 AND ${hourComplementUnsafeSql(GOAL_HOURS_SQL, "g", "units")}) AS hour_unsafe ` +
   "FROM rollup_goal_day g WHERE g.site_id = ?2 AND g.day >= ?3 AND g.day <= ?4";
 
 /** Whether a SITE_DAY_ATOMS_SQL row's atom is shown. */

@@ -4,13 +4,14 @@
  * goal's conversions (units = converting units, value = conversions). A day that has ended
  * decides its hours beside its day atom (atoms.ts); the running day (today) decides each of
  * its closed hours from the hours before it alone, so what it shows now is what it will show
- * for good. The timeseries, the conversions report and the Overview sum these cells.
+ * for good, by the day's hour rule (rollup_site_day.hour_rule). The timeseries, the conversions
+ * report and the Overview sum these cells.
  */
 import type { ResultSet } from "@libsql/client/web";
 import type { ReadOnlyDatabase } from "../lib/read-only";
 import { loadDayAtoms, shownCell, type DayAtoms } from "./atoms";
 import { SUPPRESSED, type Figure } from "./figures";
-import { addToTally, closingHours, emptyHoursShown, legacyHours, type AtomTally, type HourDecision } from "./privacy";
+import { addToTally, closingHours, emptyHoursShown, legacyHours, OPEN_RULE, type AtomTally, type HourDecision, type HourRule } from "./privacy";
 import type { HourWindow, ReportScope } from "./scope";
 import { addDays, HOUR_MS, localDate, startOfLocalDay } from "./timezone";
 
@@ -57,7 +58,7 @@ export async function windowCells(db: ReadOnlyDatabase, scope: ReportScope & Req
   const readUntil = lastDay <= lastEndedDay ? startOfLocalDay(zone, addDays(lastDay, 1)) : window.toMs;
   // Whole days are decided: an hour's fate depends on the hours before it that day (its cover).
   const dayStart = startOfLocalDay(zone, firstDay);
-  const [atoms, [siteRows, goalRows]] = await Promise.all([
+  const [atoms, [siteRows, goalRows, siteRules, goalRules]] = await Promise.all([
     firstDay <= endedTo ? loadDayAtoms(db, atomScope) : emptyAtoms(db, scope),
     db.queryAll([
       {
@@ -68,8 +69,13 @@ export async function windowCells(db: ReadOnlyDatabase, scope: ReportScope & Req
         sql: "SELECT goal_id, hour, units, conversions AS value, key_sum FROM rollup_goal_hour WHERE site_id = ? AND day >= ? AND day <= ? AND hour < ?",
         args: [scope.siteId, firstDay, lastDay, readUntil],
       },
+      // Each day's hour rule: the running day's too, since its closed hours are decided by it.
+      { sql: "SELECT day, hour_rule FROM rollup_site_day WHERE site_id = ? AND day >= ? AND day <= ?", args: [scope.siteId, firstDay, lastDay] },
+      { sql: "SELECT goal_id, day, hour_rule FROM rollup_goal_day WHERE site_id = ? AND day >= ? AND day <= ?", args: [scope.siteId, firstDay, lastDay] },
     ]),
   ]);
+  const siteRule = new Map(siteRules!.rows.map((r) => [String(r.day), Number(r.hour_rule) as HourRule]));
+  const goalRule = new Map(goalRules!.rows.map((r) => [`${String(r.goal_id)}\u0000${String(r.day)}`, Number(r.hour_rule) as HourRule]));
   const wanted = new Set(goalIds ?? atoms.goals.map((g) => g.id));
   const known = new Set(atoms.goals.map((g) => g.id));
   const siteRaw = rawCells(siteRows!.rows);
@@ -96,11 +102,13 @@ export async function windowCells(db: ReadOnlyDatabase, scope: ReportScope & Req
     const emptyShown = emptyHoursShown(slots.map((h) => siteRaw.get(h) ?? NO_DATA), scope.k, siteFate);
     const legacy = ended && day <= (scope.legacyDays ?? "");
     // A site-hour's sessions may have no pageview there; a goal-hour's converters each have a conversion.
-    decideDay(scope, slots, siteRaw, siteFate, emptyShown, legacy, inWindow, site, false);
+    const rule = siteRule.get(day) ?? OPEN_RULE;
+    decideDay(scope, slots, siteRaw, siteFate, emptyShown, legacy ? null : rule, inWindow, site, false);
     for (const [goal, cells] of goals) {
       const goalDay = atoms.goalDays.get(goal)?.get(day);
       const goalFate = ended ? { visible: goalDay?.visible ?? false, units: goalDay?.units ?? 0 } : null;
-      decideDay(scope, slots, goalRaw.get(goal) ?? new Map(), goalFate, emptyShown, legacy, inWindow, cells, true);
+      const rule = goalRule.get(`${goal}\u0000${day}`) ?? OPEN_RULE;
+      decideDay(scope, slots, goalRaw.get(goal) ?? new Map(), goalFate, emptyShown, legacy ? null : rule, inWindow, cells, true);
     }
     start = next;
   }
@@ -124,14 +132,15 @@ function decideDay(
   raw: Map<number, RawCell>,
   day: { visible: boolean; units: number } | null,
   emptyShown: boolean[],
-  legacy: boolean,
+  /** The day's hour rule; null for a day published under the earliest rule (publication.ts legacyDays). */
+  rule: HourRule | null,
   inWindow: (h: number) => boolean,
   out: Map<number, HourCell>,
   eventsCoverUnits: boolean,
 ): void {
   const cells = slots.map((h) => raw.get(h) ?? NO_DATA);
-  // A day published under the earlier rule keeps its decisions (publication.ts legacyDays).
-  const decisions = legacy && day ? legacyHours(cells, scope.k, day) : closingHours(cells, scope.k, day, emptyShown);
+  // A day published under an earlier rule keeps its decisions.
+  const decisions = rule === null && day ? legacyHours(cells, scope.k, day) : closingHours(cells, scope.k, day, emptyShown, rule ?? OPEN_RULE);
   slots.forEach((h, i) => {
     if (!inWindow(h)) return;
     const c = cells[i]!;

@@ -27,6 +27,8 @@
  *
  * - The page of each origin's first beacon (site_beacons.path, the wizard's "Verified on /pricing"),
  *   once it is older than the period: a path nobody else saw must not outlive the raw rows.
+ * - The hour units of a day of the open hour rule go only after its remainder (the units of its
+ *   small hours) is written into its row, so the day's decision stays as it was.
  * - Labels of rollup cells never shown (label-scrub.ts), for local days before `daysBefore`:
  *   replaced by opaque tokens that keep every decision of the day as it was.
  *
@@ -41,7 +43,7 @@ import { SALT_PERIOD_MS } from "../collector/salts";
 import { EVENT_WINDOW_MS } from "../collector/window";
 import { HttpProblem } from "../lib/problem";
 import { scrubLabels } from "./label-scrub";
-import { DEFAULT_K } from "./privacy";
+import { DEFAULT_K, GOAL_HOURS_SQL, hourRemainderSql, OPEN_RULE, SITE_HOURS_SQL, type HourCellsSql } from "./privacy";
 import { addDays } from "./timezone";
 
 export const DEFAULT_RETENTION_DAYS = 30;
@@ -159,6 +161,26 @@ interface Task {
   probe: string;
   statement: string;
   args: InValue[];
+  /** The statement's own arguments, when they are not the probe's. */
+  statementArgs?: InValue[];
+}
+
+/**
+ * Writes the remainder of each ended day of the open hour rule whose hour units are about to go
+ * (privacy/hours.ts hourRemainderSql) into its row, so the day's decision never changes when
+ * they do. Unbounded: one row per site-day (and goal-day) as it passes the horizon.
+ */
+function settleRemainder(table: "rollup_site_day" | "rollup_goal_day", cells: HourCellsSql, hoursBefore: number, k: number): Task {
+  const unsettled =
+    `hour_rule = ${OPEN_RULE} AND hour_remainder IS NULL AND EXISTS (SELECT 1 FROM ${cells.hours} h WHERE h.site_id = ${table}.site_id AND h.day = ${table}.day` +
+    `${cells.keys.map((c) => ` AND h.${c} = ${table}.${c}`).join("")} AND h.hour < ?)`;
+  return {
+    table: `${table}.hour_remainder`,
+    probe: `SELECT 1 FROM ${table} WHERE ${unsettled} LIMIT 1`,
+    statement: `UPDATE ${table} SET hour_remainder = ${hourRemainderSql(cells, table)} WHERE ${unsettled.replace("h.hour < ?", "h.hour < ?2")}`,
+    args: [hoursBefore],
+    statementArgs: [k, hoursBefore],
+  };
 }
 
 const folded = (source: string) => `(SELECT coalesce(max(last_id), 0) FROM rollup_watermarks WHERE source = '${source}')`;
@@ -178,7 +200,7 @@ function oldest(table: string, where: string, limit: number, among = ""): { prob
   };
 }
 
-function tasks(horizon: RetentionHorizon, limit: number): Task[] {
+function tasks(horizon: RetentionHorizon, limit: number, k: number): Task[] {
   const list: Task[] = [
     {
       table: "conversions.event_key",
@@ -210,6 +232,9 @@ function tasks(horizon: RetentionHorizon, limit: number): Task[] {
   for (const table of perSessionDay) {
     remove(table, "day < ?", horizon.daysBefore);
   }
+  // Before any hour units of a day go, the day's remainder is settled from them.
+  list.push(settleRemainder("rollup_site_day", SITE_HOURS_SQL, horizon.hoursBefore, k));
+  list.push(settleRemainder("rollup_goal_day", GOAL_HOURS_SQL, horizon.hoursBefore, k));
   for (const table of ["rollup_site_hour_units", "rollup_goal_hour_units"]) remove(table, "hour < ?", horizon.hoursBefore);
   remove("rollup_session_goals", "first_ts < ?", horizon.firstsBefore);
   list.push({
@@ -227,7 +252,8 @@ function tasks(horizon: RetentionHorizon, limit: number): Task[] {
  */
 export async function applyRetention(client: Client, options: RetentionOptions): Promise<RetentionRun> {
   const limit = options.batchRows ?? RETENTION_BATCH_ROWS;
-  const all = tasks(retentionHorizon(options.now, options.days), limit);
+  const k = options.k ?? DEFAULT_K;
+  const all = tasks(retentionHorizon(options.now, options.days), limit, k);
   const probe: InStatement = {
     sql: `SELECT ${all.map((t, i) => `EXISTS (${t.probe}) AS t${i}`).join(", ")}`,
     args: all.flatMap((t) => t.args),
@@ -236,13 +262,13 @@ export async function applyRetention(client: Client, options: RetentionOptions):
   const run: RetentionRun = { keysDropped: 0, deleted: {}, more: false };
   for (const [i, task] of all.entries()) {
     if (Number(found[`t${i}`]) !== 1) continue;
-    const { rowsAffected } = await client.execute({ sql: task.statement, args: task.args });
+    const { rowsAffected } = await client.execute({ sql: task.statement, args: task.statementArgs ?? task.args });
     if (rowsAffected >= limit) run.more = true;
     if (task.table === "conversions.event_key") run.keysDropped += rowsAffected;
-    else if (task.table === "site_beacons.path") continue;
+    else if (task.table === "site_beacons.path" || task.table.endsWith(".hour_remainder")) continue;
     else if (rowsAffected > 0) run.deleted[task.table] = rowsAffected;
   }
-  const labels = await scrubLabels(client, { k: options.k ?? DEFAULT_K, before: retentionHorizon(options.now, options.days).daysBefore });
+  const labels = await scrubLabels(client, { k, before: retentionHorizon(options.now, options.days).daysBefore });
   if (labels.more) run.more = true;
   if (labels.scrubbed > 0) run.labelsScrubbed = labels.scrubbed;
   return run;

@@ -53,6 +53,20 @@ export const rollupCellKey = sqliteTable("rollup_cell_key", {
   positionSecret: integer("position_secret").notNull().default(0),
 });
 
+/**
+ * Which hour rule decides a day's hours (reports/privacy/hours.ts): 3, every hour of k shown as
+ * it closes and the day carrying the protection; 2, the day's first hour of k held back as its
+ * cover. Migration 0017 set 2 on the days that existed then, so no published figure changes.
+ */
+const hourRule = () => integer("hour_rule").notNull().default(3);
+
+/**
+ * The units of a day's small hours (1 to k − 1 units each), counted once: what the day minus
+ * its shown hours would single out. Read from the hour units while they exist; retention writes
+ * it here before deleting them (reports/retention.ts), so the day's decision never changes.
+ */
+const hourRemainder = () => integer("hour_remainder");
+
 /** Site-day atoms: units with any beacon event that day, and pageviews. */
 export const rollupSiteDay = sqliteTable(
   "rollup_site_day",
@@ -62,6 +76,8 @@ export const rollupSiteDay = sqliteTable(
     visitors: integer("visitors").notNull().default(0),
     pageviews: integer("pageviews").notNull().default(0),
     keySum: cellKeySum(),
+    hourRule: hourRule(),
+    hourRemainder: hourRemainder(),
   },
   (t) => [primaryKey({ columns: [t.siteId, t.day] })],
 );
@@ -142,6 +158,8 @@ export const rollupGoalDay = sqliteTable(
     units: integer("units").notNull().default(0),
     conversions: integer("conversions").notNull().default(0),
     keySum: cellKeySum(),
+    hourRule: hourRule(),
+    hourRemainder: hourRemainder(),
   },
   (t) => [primaryKey({ columns: [t.siteId, t.day, t.goalId] })],
 );

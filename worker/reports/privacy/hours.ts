@@ -8,20 +8,30 @@ import { coverHiddenRemainder, type PartitionCell } from "./cover";
 import { complementSafe } from "./nesting";
 import { enoughUnits } from "./threshold";
 
+/** A day's hour rule (rollup_site_day.hour_rule; lib/schema/rollups.ts). */
+export type HourRule = 2 | 3;
+/** The day's first hour of k units is held back as its cover while the day runs. */
+export const COVER_RULE: HourRule = 2;
+/** Every hour of k units is shown as it closes; the day carries the protection. */
+export const OPEN_RULE: HourRule = 3;
+
 /**
  * What a day of hour cells (the site's traffic, or one goal's conversions) shows of each hour,
  * decided as the hours close so that a shown hour never changes (docs/reports.md, "Today"):
  *
- * - An hour with data is shown when it holds k units — except the day's first hour with k
- *   units, its cover, which is held back while the day runs. Once the day has ended, the cover
- *   is shown too when the day is shown, no other hour with data is hidden and the day's other
- *   units are none or at least k; otherwise it stays hidden, and the hidden hours together hold
- *   at least its k units, so the day minus the shown hours never singles out a small group.
+ * - An hour with data is shown when it holds k units, at once — under the open rule (3), the
+ *   first of the day too. Its small hours (1 to k − 1 units) are hidden.
  * - An hour without data shows 0 where `emptyShown` says so (emptyHoursShown, from the site's
  *   hours for the site and every goal alike), else it is suppressed like a small hour.
- * - The day cannot hide an hour shown before it ended, so it hides itself instead: a day is
- *   hidden when one of its hours of k units other than the cover differs from it by 1 to k − 1
- *   units (hourComplementUnsafeSql).
+ * - The day cannot hide an hour shown before it ended, so it hides itself instead
+ *   (hourComplementUnsafeSql): when one of its shown hours differs from it by 1 to k − 1 units,
+ *   or when its small hours hold 1 to k − 1 units between them, since the day minus its shown
+ *   hours would then single those out. Every total the day is a part of (its pages, its
+ *   breakdowns) keeps a hidden remainder of k for the same reason (page-atoms.ts).
+ *
+ * Under the cover rule (2), kept for the days published under it, the day's first hour with k
+ * units was held back while the day ran, and shown once it had ended when the day was shown, no
+ * other hour with data was hidden and the day's other units were none or at least k.
  *
  * `hours` are the day's hours that have closed, in order, each with its units (0: no data).
  * `day` is null while the day runs; once it has ended, whether its atom is shown, and its units.
@@ -31,8 +41,9 @@ export function closingHours(
   k: number,
   day: { visible: boolean; units: number } | null,
   emptyShown: readonly boolean[],
+  rule: HourRule = OPEN_RULE,
 ): HourDecision[] {
-  const cover = hours.findIndex((h) => enoughUnits(h.units, k));
+  const cover = rule === COVER_RULE ? hours.findIndex((h) => enoughUnits(h.units, k)) : -1;
   const smallHidden = hours.some((h) => h.units > 0 && !enoughUnits(h.units, k));
   return hours.map((h, i): HourDecision => {
     if (h.units === 0) return emptyShown[i] ? "zero" : "hidden";
@@ -85,24 +96,50 @@ export function legacyHours(
 /** An hour's fate: its figure shown, an exact 0 (no data), or suppressed. */
 export type HourDecision = "shown" | "zero" | "hidden";
 
+/** Where a day's hour cells are: the site's (units: visitors) or one goal's (units: units). */
+export interface HourCellsSql {
+  hours: "rollup_site_hour" | "rollup_goal_hour";
+  units: "rollup_site_hour_units" | "rollup_goal_hour_units";
+  /** The hour cell's units column. */
+  count: "visitors" | "units";
+  /** Columns besides site_id that tie an hour (and its units) to the day row, e.g. goal_id. */
+  keys: readonly string[];
+}
+
+export const SITE_HOURS_SQL: HourCellsSql = { hours: "rollup_site_hour", units: "rollup_site_hour_units", count: "visitors", keys: [] };
+export const GOAL_HOURS_SQL: HourCellsSql = { hours: "rollup_goal_hour", units: "rollup_goal_hour_units", count: "units", keys: ["goal_id"] };
+
+const ofDaySql = (cells: HourCellsSql, alias: string, day: string) =>
+  [`${alias}.site_id = ${day}.site_id`, `${alias}.day = ${day}.day`, ...cells.keys.map((c) => `${alias}.${c} = ${day}.${c}`)].join(" AND ");
+
 /**
- * The day's side of closingHours, in SQL: 1 when some hour cell of `hourTable` in the day `day`
- * (a row with site_id, day and the units in `dayUnits`) other than the day's cover has k units
- * and differs from the day by 1 to k − 1. `match(alias)` adds conditions tying an hour row to
- * the day (e.g. the goal). Parameter ?1: k.
+ * SQL: the units of the day row `day`'s small hours (1 to k − 1 units each), counted once.
+ * Retention stores it in `hour_remainder` before it deletes the hour units; until then it is
+ * counted from them. Parameter ?1: k.
  */
-export function hourComplementUnsafeSql(
-  hourTable: string,
-  hourUnits: string,
-  day: string,
-  dayUnits: string,
-  match: (alias: string) => string = () => "",
-): string {
-  const ofDay = (alias: string) => `${alias}.site_id = ${day}.site_id AND ${alias}.day = ${day}.day${match(alias)}`;
+export function hourRemainderSql(cells: HourCellsSql, day: string): string {
+  const unitOf = ["site_id", ...cells.keys].map((c) => `u.${c} = h.${c}`).join(" AND ");
+  return (
+    `coalesce(${day}.hour_remainder, (SELECT count(DISTINCT u.unit) FROM ${cells.hours} h JOIN ${cells.units} u ON ${unitOf} AND u.hour = h.hour ` +
+    `WHERE ${ofDaySql(cells, "h", day)} AND h.${cells.count} BETWEEN 1 AND ?1 - 1))`
+  );
+}
+
+/**
+ * The day's side of closingHours, in SQL: 1 when the day row `day` (with site_id, day, the
+ * `keys`, hour_rule, hour_remainder and its units in `dayUnits`) must hide beside its hours:
+ * some hour cell with k units differs from it by 1 to k − 1 units (under the cover rule: some
+ * hour other than the day's cover), or (open rule) its small hours hold 1 to k − 1 units.
+ * Parameter ?1: k.
+ */
+export function hourComplementUnsafeSql(cells: HourCellsSql, day: string, dayUnits: string): string {
+  const ofDay = (alias: string) => ofDaySql(cells, alias, day);
+  const differs = `EXISTS (SELECT 1 FROM ${cells.hours} h WHERE ${ofDay("h")} AND h.${cells.count} >= ?1 AND ${day}.${dayUnits} - h.${cells.count} BETWEEN 1 AND ?1 - 1`;
   // "Not the cover": an earlier hour of the same day has k units. The hour bounds (a day is at
   // most 25 hours long) keep that lookup a short range of the primary key.
+  const notCover = `EXISTS (SELECT 1 FROM ${cells.hours} c WHERE ${ofDay("c")} AND c.hour < h.hour AND c.hour > h.hour - 90000000 AND c.${cells.count} >= ?1)`;
   return (
-    `EXISTS (SELECT 1 FROM ${hourTable} h WHERE ${ofDay("h")} AND h.${hourUnits} >= ?1 AND ${day}.${dayUnits} - h.${hourUnits} BETWEEN 1 AND ?1 - 1 ` +
-    `AND EXISTS (SELECT 1 FROM ${hourTable} c WHERE ${ofDay("c")} AND c.hour < h.hour AND c.hour > h.hour - 90000000 AND c.${hourUnits} >= ?1))`
+    `(CASE WHEN ${day}.hour_rule = ${COVER_RULE} THEN ${differs} AND ${notCover}) ` +
+    `ELSE (${differs}) OR ${hourRemainderSql(cells, day)} BETWEEN 1 AND ?1 - 1) END)`
   );
 }

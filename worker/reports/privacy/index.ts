@@ -27,10 +27,10 @@
  *   (ratingGroupsVisible). p75 by the same bound (histogram.ts quantileRange): shown as the
  *   smallest fixed block of buckets around its rank that provably holds k sessions' samples.
  * - Hours are decided as they close (hours.ts; "Today"), so that today's closed hours can be
- *   shown and never change (closingHours): an hour cell with k units is shown at once, except
- *   the day's first such hour, its cover, held back until the day ends. The day itself then
- *   treats the hours shown as fixed: it is hidden when one of them differs from it by 1 to
- *   k − 1 units.
+ *   shown and never change (closingHours): an hour cell with k units is shown at once, the day's
+ *   first too. The day carries the protection: it treats the hours shown as fixed and is hidden
+ *   when one of them differs from it by 1 to k − 1 units or when its small hours hold 1 to
+ *   k − 1 units between them; its pages then keep a hidden remainder of k (page-atoms.ts).
  * - Nested dimensions (nested-dimensions.ts; rule 9): where a breakdown value nests in another
  *   dimension's value that day (macOS in desktop), the parent minus its shown nested children is
  *   0 or at least k, with complementary suppression inside the parent (decideNestedDimensions).
@@ -42,7 +42,20 @@
  */
 export { coverHiddenRemainder, smallestVisible, type PartitionCell } from "./cover";
 export { explainHiddenPages, type HiddenCell, type HidingRule } from "./explain";
-export { closingHours, emptyHoursShown, hourComplementUnsafeSql, legacyHours, type HourDecision } from "./hours";
+export {
+  closingHours,
+  COVER_RULE,
+  emptyHoursShown,
+  GOAL_HOURS_SQL,
+  hourComplementUnsafeSql,
+  hourRemainderSql,
+  legacyHours,
+  OPEN_RULE,
+  SITE_HOURS_SQL,
+  type HourCellsSql,
+  type HourDecision,
+  type HourRule,
+} from "./hours";
 export { complementSafe, differenceSafe, funnelStepsVisible, goalDayVisible } from "./nesting";
 export { decideNestedDimensions, type NestedCell, type NestingDay, type PairCell } from "./nested-dimensions";
 export { PAGE_ATOMS_SQL, pageAtomVisibleSql } from "./page-atoms";

@@ -3,6 +3,7 @@
  * page goals) decides them here, by the atom, nested-cell and partition rules of index.ts plus
  * the day as the parent of two pages (page goals' "two children make up their parent").
  */
+import { hourRemainderSql, OPEN_RULE, SITE_HOURS_SQL } from "./hours";
 
 /**
  * SQL: the page-day `p` passes on its own in its day `d` (a page_days or day_viewers row): k
@@ -27,7 +28,7 @@ function smallComplementSql(p: string, d: string): string {
 export function pageAtomVisibleSql(p: string, d: string): string {
   return (
     `(CASE WHEN ${passesAloneSql(p, d)} ` +
-    `AND NOT (${d}.any_hidden AND NOT (${d}.covered OR ${d}.reach >= ?1) AND ${p}.path = ${d}.smallest) ` +
+    `AND NOT ((${d}.any_hidden OR ${d}.hours_uncovered) AND NOT (${d}.covered OR ${d}.reach >= ?1) AND ${p}.path = ${d}.smallest) ` +
     `AND NOT (${d}.pair_overlap_small AND ${p}.path = ${d}.smallest) THEN 1 ELSE 0 END)`
   );
 }
@@ -52,7 +53,8 @@ function hiddenReachSql(dimension: "entry_page" | "exit_page"): string {
  * SQL over the rollups: every page-day atom of a site in a date range with its `visible`
  * flag, by the rules above (k units; complements against the site-day and its sessions with a
  * pageview; the smallest visible page of a day is hidden too when the hidden pages of that day
- * are not shown to hold k units — by one hidden page of k, or by k sessions that entered or left
+ * are not shown to hold k units (and some page is hidden, or the day hides for its small hours:
+ * its pageviews must then not follow from its pages either) — by one hidden page of k, or by k sessions that entered or left
  * on hidden pages — or when the day has exactly two pages whose overlap |A| + |B| − the sessions
  * with a pageview (or − the day) is 1 to k − 1: rule 7's "two children make up their parent" for
  * the day itself, page goals or not). The page atoms partition the day's pageviews, which the
@@ -65,11 +67,13 @@ export const PAGE_ATOMS_SQL = `
   day_viewers AS MATERIALIZED (
     -- the day's sessions with a pageview: each has one entry page (0 before dimension cells)
     SELECT s.site_id AS site_id, s.day AS day, s.visitors AS day_units,
-      (SELECT coalesce(sum(c.visitors), 0) FROM rollup_dimension_day c WHERE c.site_id = s.site_id AND c.dimension = 'entry_page' AND c.day = s.day) AS viewers
+      (SELECT coalesce(sum(c.visitors), 0) FROM rollup_dimension_day c WHERE c.site_id = s.site_id AND c.dimension = 'entry_page' AND c.day = s.day) AS viewers,
+      -- the day hides for its small hours (hours.ts): its pages must not add up to it either
+      (s.hour_rule = ${OPEN_RULE} AND ${hourRemainderSql(SITE_HOURS_SQL, "s")} BETWEEN 1 AND ?1 - 1) AS hours_uncovered
     FROM rollup_site_day s WHERE s.site_id = ?2 AND s.day >= ?3 AND s.day <= ?4
   ),
   page_days AS MATERIALIZED (
-    SELECT u.site_id AS site_id, u.day AS day, u.day_units AS day_units, u.viewers AS viewers,
+    SELECT u.site_id AS site_id, u.day AS day, u.day_units AS day_units, u.viewers AS viewers, u.hours_uncovered AS hours_uncovered,
       -- the smallest page that passes on its own: the cover, if the day needs one
       (SELECT p.path FROM rollup_page_day p WHERE p.site_id = u.site_id AND p.day = u.day AND ${passesAloneSql("p", "u")}
         ORDER BY p.visitors, p.pageviews, p.path LIMIT 1) AS smallest,
