@@ -11,7 +11,8 @@
  */
 import type { Client } from "@libsql/client";
 import { readOnly } from "../worker/lib/read-only";
-import { dimensionDays, NONE, SMALL } from "../worker/reports/breakdown";
+import { dimensionDays } from "../worker/reports/breakdown";
+import { NONE, SMALL } from "../worker/reports/day-partition";
 import type { Dimension } from "../worker/reports/dimensions";
 import { DEFAULT_K } from "../worker/reports/privacy";
 import { catchUp } from "../worker/reports/rollup";

@@ -10,7 +10,8 @@
  */
 import { createClient } from "@libsql/client";
 import { readOnly } from "../worker/lib/read-only";
-import { dimensionDays, NONE, SMALL } from "../worker/reports/breakdown";
+import { dimensionDays } from "../worker/reports/breakdown";
+import { NONE, SMALL } from "../worker/reports/day-partition";
 import { DIMENSIONS } from "../worker/reports/dimensions";
 import { PAGE_ATOMS_SQL } from "../worker/reports/privacy";
 import { catchUp } from "../worker/reports/rollup";

@@ -51,7 +51,7 @@ beforeAll(async () => {
   await addEvents(c, [
     ...views(s.slice(0, 16), "/", "2026-11-02"),
     ...views(s.slice(0, 8), "/pricing", "2026-11-02"),
-    ...views(["s0"], "/pricing", "2026-11-02", 13),
+    ...views(["s0"], "/pricing", "2026-11-02"),
     ...views(s.slice(16, 19), "/blog/a", "2026-11-02"),
     ...views(["s19", "s0"], "/blog/b", "2026-11-02"),
     ...s
@@ -109,7 +109,8 @@ beforeAll(async () => {
     ),
   );
 
-  // 2026-11-05: 6 sessions at 09:00, 6 at 10:00, 2 at 11:00.
+  // 2026-11-05: 6 sessions at 09:00, 6 at 10:00, 2 at 11:00: the two are the day's small hours'
+  // units, so the day hides (privacy/hours.ts), and its one page with it (a remainder of k).
   await addEvents(c, [
     ...views(sessions("h9-", 6), "/", "2026-11-05", 9),
     ...views(sessions("h10-", 6), "/", "2026-11-05", 10),
@@ -143,13 +144,14 @@ describe("pages", () => {
   it("adds up visible days only: estimated when a day was hidden or visitors span days", async () => {
     const report = await pagesReport(db.reader, scope("2026-11-02", "2026-11-05"));
     const byPath = Object.fromEntries(report.rows.map((r) => [r.path, r]));
-    // "/": hidden on the 2nd, 12 on the 3rd, 5 on the 4th, 14 on the 5th.
-    expect(byPath["/"]).toEqual({ path: "/", other: false, visitors: est(31), pageviews: est(31) });
+    // "/": hidden on the 2nd, 12 on the 3rd, 5 on the 4th, hidden on the 5th (its day's small
+    // hours hold 2 units, so the day hides and its only page is the remainder of k).
+    expect(byPath["/"]).toEqual({ path: "/", other: false, visitors: est(17), pageviews: est(17) });
     expect(byPath["/pricing"]).toEqual({ path: "/pricing", other: false, visitors: x(8), pageviews: x(9) });
     // "/y" is hidden on every day: not listed, only the `other` row.
     expect(byPath["/y"]).toBeUndefined();
     expect(report.rows.at(-1)).toEqual({ path: null, other: true, visitors: hidden, pageviews: hidden });
-    expect(report.totals).toEqual({ pageviews: est(40) });
+    expect(report.totals).toEqual({ pageviews: est(26) });
   });
 
   it("filters by path or pattern after the privacy filter has seen every page of the day", async () => {
@@ -190,16 +192,22 @@ describe("timeseries", () => {
     expect(report.totals).toEqual({ visitors: est(32), pageviews: x(50), conversions: x(11) });
   });
 
-  it("per hour: hours inside the day, with the small remainder covered by the smallest hour", async () => {
+  it("per hour: every hour of k shown, the day's first too; the day hides for its small hours", async () => {
     const report = await timeseriesReport(db.reader, scope("2026-11-05"), "hour");
     expect(report.points).toHaveLength(24);
-    const shown = report.points.filter((p) => p.visitors.value !== 0);
-    expect(shown).toEqual([
-      { start: "2026-11-05T09:00:00.000Z", local: "2026-11-05T09:00", visitors: hidden, pageviews: hidden, conversions: x(0) },
+    expect(report.points.slice(9, 12)).toEqual([
+      { start: "2026-11-05T09:00:00.000Z", local: "2026-11-05T09:00", visitors: x(6), pageviews: x(6), conversions: x(0) },
       { start: "2026-11-05T10:00:00.000Z", local: "2026-11-05T10:00", visitors: x(6), pageviews: x(6), conversions: x(0) },
       { start: "2026-11-05T11:00:00.000Z", local: "2026-11-05T11:00", visitors: hidden, pageviews: hidden, conversions: x(0) },
     ]);
-    expect(report.totals).toEqual({ visitors: est(6), pageviews: est(6), conversions: x(0) });
+    // Before 09:00 the day had no hour of k: those empty hours stay suppressed, as the day hides;
+    // from 12:00 on they show 0.
+    expect(report.points.slice(0, 9).map((p) => p.visitors)).toEqual(Array(9).fill(hidden));
+    expect(report.points.slice(12).map((p) => p.visitors)).toEqual(Array(12).fill(x(0)));
+    expect(report.totals).toEqual({ visitors: est(12), pageviews: est(12), conversions: est(0) });
+    // The day minus its shown hours would be the 2 of 11:00: the day is what hides.
+    const daily = await timeseriesReport(db.reader, scope("2026-11-05"), "day");
+    expect(daily.points[0]).toMatchObject({ visitors: hidden, pageviews: hidden });
   });
 
   it("per hour, conversions of one goal: cells inside the goal-day", async () => {

@@ -198,8 +198,11 @@ describe("retention", () => {
     expect(await count(db.client, "sessions")).toBe(12);
     expect(await count(db.client, "rollup_session_goals")).toBe(24);
     for (const table of UNITS) expect(await count(db.client, table), table).toBeGreaterThan(0);
-    // Rollup cells untouched, and every report of every published day reads exactly as before.
-    expect(await snapshot(db.client, CELLS)).toEqual(cells);
+    // Rollup cells untouched — but for the old day's remainder of small hours, written into its
+    // rows before its hour units went (none: each hour held k) — and every report of every
+    // published day reads exactly as before.
+    const settled = (row: string) => (row.includes('"2026-10-01"') ? row.replace(/,"null"\]$/, ',"0"]') : row);
+    expect(await snapshot(db.client, CELLS)).toEqual(cells.map((row) => (/^rollup_(site|goal)_day /.test(row) ? settled(row) : row)));
     expect({
       old: await reportsOf(db, scopes.old, false),
       recent: await reportsOf(db, scopes.recent, true),
@@ -219,6 +222,36 @@ describe("retention", () => {
       deleted: {},
       more: false,
     });
+  });
+
+  it("settles a day's remainder of small hours before their units go, so the day stays hidden", async () => {
+    const db = await fresh();
+    await addSite(db.client, SITE);
+    await addGoal(db.client, SITE, "goal_a");
+    // 2026-10-01: 6 sessions at 09:00 (shown as the hour closed), 2 more at 11:00: the day minus
+    // its shown hour would be those 2, so the day hides — the site's and the goal's alike.
+    const busy = sessions("busy", 6);
+    const late = sessions("late", 2);
+    await addEvents(db.client, [
+      ...busy.map((session) => ({ site: SITE, session, path: "/", ts: at("2026-10-01", 9) })),
+      ...late.map((session) => ({ site: SITE, session, path: "/", ts: at("2026-10-01", 11) })),
+    ]);
+    await addConversions(db.client, [...busy, ...late].map((session, i) => ({ site: SITE, goal: "goal_a", session, ts: at("2026-10-01", i < 6 ? 9 : 11, 5) })));
+    await catchUp(db.client as never);
+    const scope: ReportScope = { siteId: SITE, from: "2026-10-01", to: "2026-10-01", timeZone: "UTC", k: 5 };
+    const read = async () => ({
+      days: await timeseriesReport(db.reader, scope, "day"),
+      hours: await timeseriesReport(db.reader, scope, "hour"),
+      conversions: await conversionsReport(db.reader, scope),
+    });
+    const before = await read();
+    expect(before.days.points[0]!.visitors).toEqual({ value: null, qualifier: "suppressed" });
+    expect(before.conversions.rows[0]!.conversions).toEqual({ value: null, qualifier: "suppressed" });
+    const run = await applyRetention(db.client as never, { now: NOW, days: 30, k: 5 });
+    expect(run.deleted).toMatchObject({ rollup_site_hour_units: 8, rollup_goal_hour_units: 8 });
+    const remainders = await db.client.execute("SELECT 'site', hour_remainder FROM rollup_site_day UNION ALL SELECT 'goal', hour_remainder FROM rollup_goal_day");
+    expect(remainders.rows.map((r) => Number(r.hour_remainder))).toEqual([2, 2]);
+    expect(await read()).toEqual(before);
   });
 
   it("keeps rows the period still covers: 30 days back from now, to the millisecond", async () => {

@@ -60,8 +60,8 @@ beforeAll(async () => {
   await addSite(db.client, INDIA, "Asia/Kolkata");
 
   // 2026-11-05, 25 sessions (x0 began the day before). Hours: 00 (x0), 09 (a×10, g0), 10 (b×6, h0), 11 (c×5), 12 (d0).
-  // 09 is the day's first hour of k units, its cover: the hidden hours 00 and 12 hold 2
-  // sessions, fewer than k, so it stays hidden; 10 and 11 are shown. Pages: "/" 11, "/pricing" 6, "/docs" 5, "/secret" 1: "/docs" covers "/secret".
+  // 09, 10 and 11 hold k units each: shown as they close; the small hours 00 and 12 hold 2
+  // sessions, fewer than k, so the day hides. Pages: "/" 11, "/pricing" 6, "/docs" 5, "/secret" 1: "/docs" covers "/secret".
   await entering(sessions("a", 10), "/", at("2026-11-05", 9, 10) + 123);
   await entering(sessions("b", 6), "/pricing", at("2026-11-05", 10, 20) + 456);
   await entering(sessions("c", 5), "/docs", at("2026-11-05", 11, 30) + 789);
@@ -82,7 +82,7 @@ beforeAll(async () => {
   await addSessions([{ id: "m0", firstSeen: at("2026-11-05", 13), entry: "/" }]);
 
   // 2026-11-04, 6 sessions: e×5 at 15:00, x0 at 23:50 (and again after midnight, on the 5th).
-  // Hour 15 holds 5 of 6 (a complement of 1): hidden; hour 23 holds 1. "/" holds all 6: shown.
+  // Hour 15 holds 5 of 6 (a complement of 1): the day hides; hour 23 holds 1.
   await entering(sessions("e", 5), "/", at("2026-11-04", 15));
   await entering(["x0"], "/", at("2026-11-04", 23, 50));
   await addEvents(db.client, [{ site: SITE, session: "x0", path: "/", ts: at("2026-11-05", 0, 10) }]);
@@ -107,9 +107,11 @@ afterAll(() => db?.close());
 const EXPECTED: ListedDay[] = [
   {
     day: "2026-11-05",
-    sessions: x(25),
-    // 09 is the day's cover hour, 00 and 12 hold 1 session each: only 10 and 11 are shown.
+    // 00 and 12 hold 1 session each: the day minus its shown hours would be those 2, so the day
+    // hides (its hours of k are shown as they closed, its entry pages keep a hidden remainder of k).
+    sessions: hidden,
     hours: [
+      { hour: hourOf("2026-11-05", 9), sessions: x(11) },
       { hour: hourOf("2026-11-05", 10), sessions: x(7) },
       { hour: hourOf("2026-11-05", 11), sessions: x(5) },
     ],
@@ -120,8 +122,9 @@ const EXPECTED: ListedDay[] = [
       { path: "/pricing", sessions: x(6) },
     ],
   },
-  // Hour 15 holds 5 of 6 (a complement of 1): hidden; hour 23 holds 1.
-  { day: "2026-11-04", sessions: x(6), hours: [], entry_pages: [{ path: "/", sessions: x(6) }] },
+  // Hour 15 holds 5 of 6, shown as it closed: the day (a complement of 1) hides, and "/", its
+  // only entry page, with it.
+  { day: "2026-11-04", sessions: hidden, hours: [{ hour: hourOf("2026-11-04", 15), sessions: x(5) }], entry_pages: [] },
   // A hidden day: listed, suppressed, nothing of it named.
   { day: "2026-11-03", sessions: hidden, hours: [], entry_pages: [] },
   {
@@ -163,7 +166,7 @@ describe("listPublishedSessions", () => {
           .sort((a, b) => a.path.localeCompare(b.path)),
       );
     }
-    expect(page.days.map((d) => d.sessions.qualifier)).toEqual(["estimated", "estimated", "suppressed", "estimated"]);
+    expect(page.days.map((d) => d.sessions.qualifier)).toEqual(["suppressed", "suppressed", "suppressed", "estimated"]);
   });
 
   it("cuts hours in the site's zone", async () => {
@@ -201,16 +204,17 @@ describe("listPublishedSessions", () => {
 
   it("takes k and the retention window from the settings", async () => {
     const days = (page: SessionsPage) => page.days.map((d) => [d.day, d.sessions.value]);
-    // With k = 2 the 3rd shows its 4 sessions; every other day is as before.
+    // With k = 2 the 3rd shows its 4 sessions, and the 5th its 25 (its small hours' 2 sessions
+    // are a group of k); the 4th still hides (its 23:00 holds 1).
     expect(days(await list({ k: 2 }))).toEqual([
       ["2026-11-05", 25],
-      ["2026-11-04", 6],
+      ["2026-11-04", null],
       ["2026-11-03", 4],
       ["2026-10-08", 5],
     ]);
     expect(days(await list({ retentionDays: 29 }))).toEqual([
-      ["2026-11-05", 25],
-      ["2026-11-04", 6],
+      ["2026-11-05", null],
+      ["2026-11-04", null],
       ["2026-11-03", null],
     ]);
     expect(days(await list({ now: NOW + 12.5 * 3_600_000 }))).toEqual(days(await list({ retentionDays: 29 })));

@@ -33,7 +33,7 @@ function afternoonZone(now: number): string {
 
 /**
  * The rows, by hours before H: 9 h (6 sessions, 5 sign up: the day's first hour of k for the
- * site and for the goal, their cover, held back all day), 6 h (7 sessions, 5 sign up), 5 h (2:
+ * site and for the goal, shown as it closed), 6 h (7 sessions, 5 sign up), 5 h (2:
  * small), 3 h (8, 5 sign up), 2 h (6, 1 signs up: a small goal hour). The marker is 4 h before
  * H, 20 minutes in.
  */
@@ -100,15 +100,15 @@ function goalHour(start: number): Cell {
   return { units: new Set(inHour.map((c) => c.session)).size, value: inHour.length };
 }
 /**
- * The running day's rule: an hour is shown with k units unless it is the day's first such hour
- * (9 h before H, for the site and the goal alike); an empty hour of today is 0 after the site's.
+ * The running day's rule: an hour is shown with k units, the day's first such hour (9 h before
+ * H, for the site and the goal alike) too; an empty hour of today is 0 after the site's first.
  */
 type Decided = { kind: "shown"; cell: Cell } | { kind: "zero" } | { kind: "hidden" };
 function decide(start: number, cell: Cell): Decided {
-  const cover = H - 9 * HOUR;
+  const firstOfK = H - 9 * HOUR;
   // The local day began 14 hours before H; yesterday ended without data: its hours are zeros.
-  if (cell.units === 0) return start > cover || start < H - 14 * HOUR ? { kind: "zero" } : { kind: "hidden" };
-  return cell.units >= K && start !== cover ? { kind: "shown", cell } : { kind: "hidden" };
+  if (cell.units === 0) return start > firstOfK || start < H - 14 * HOUR ? { kind: "zero" } : { kind: "hidden" };
+  return cell.units >= K ? { kind: "shown", cell } : { kind: "hidden" };
 }
 
 /** The window's figure: the shown cells' perturbed values summed; suppressed with nothing shown. */
@@ -147,9 +147,9 @@ describe("today's figures", () => {
             : { value: null, qualifier: "suppressed" };
       expect(point.visitors, `${point.local} visitors`).toEqual(expected);
     }
-    // The hours the rows were written in: the cover suppressed, 2 small hours suppressed, the rest shown.
+    // The hours the rows were written in: the day's first hour of k shown as it closed, the small one suppressed.
     const byHours = (before: number) => res.body.points.find((p: { start: string }) => Date.parse(p.start) === H - before * HOUR);
-    expect([9, 6, 5, 3, 2, 1].map((b) => byHours(b).visitors.qualifier)).toEqual(["suppressed", "estimated", "suppressed", "estimated", "estimated", "exact"]);
+    expect([9, 6, 5, 3, 2, 1].map((b) => byHours(b).visitors.qualifier)).toEqual(["estimated", "estimated", "suppressed", "estimated", "estimated", "exact"]);
     expect(res.body.points.at(-1).start).toBe(new Date(end - HOUR).toISOString());
   });
 

@@ -10,6 +10,7 @@ import { resolvePeriod } from "../../worker/reports/period";
 import {
   additiveFigure,
   closingHours,
+  COVER_RULE,
   emptyHoursShown,
   complementSafe,
   coverHiddenRemainder,
@@ -57,24 +58,23 @@ describe("privacy rules", () => {
     expect(c[0]!.visible).toBe(true);
   });
 
-  it("decides hours as they close: the first hour of k units is the day's cover, held back until the day ends", () => {
+  it("decides hours as they close: every hour of k units at once, the day's first too", () => {
     const hours = (...units: number[]) => units.map((u) => ({ units: u }));
     const decide = (units: number[], day: { visible: boolean; units: number } | null) =>
       closingHours(hours(...units), 5, day, emptyHoursShown(hours(...units), 5, day));
-    // While the day runs: an empty hour before any hour of k units is suppressed like a small one; 9:00 (6) is the cover.
-    expect(decide([0, 2, 6, 0, 7], null)).toEqual(["hidden", "hidden", "hidden", "zero", "shown"]);
-    // The day ended shown with a small hour hidden: the cover stays hidden, so the hidden hours hold 6 ≥ k units.
-    expect(decide([0, 2, 6, 0, 7], { visible: true, units: 14 })).toEqual(["zero", "hidden", "hidden", "zero", "shown"]);
-    // Nothing small: the cover is shown at the day's end, every hour being shown.
+    // While the day runs: an empty hour before any hour of k units is suppressed like a small one;
+    // 9:00 (6), the first hour of k, is shown as it closes.
+    expect(decide([0, 2, 6, 0, 7], null)).toEqual(["hidden", "hidden", "shown", "zero", "shown"]);
+    // The day ended shown: what was shown stays, the early empty hour turns 0, the small hour stays hidden.
+    expect(decide([0, 2, 6, 0, 7], { visible: true, units: 14 })).toEqual(["zero", "hidden", "shown", "zero", "shown"]);
     expect(decide([0, 6, 7], { visible: true, units: 12 })).toEqual(["zero", "shown", "shown"]);
-    // A hidden day keeps what it showed and suppresses the rest.
-    expect(decide([0, 6, 7], { visible: false, units: 12 })).toEqual(["hidden", "hidden", "shown"]);
-    // The cover differs from the day by 2 < k: it stays hidden (the day is shown, having no other hour to hide it for).
-    expect(decide([0, 6], { visible: true, units: 8 })).toEqual(["zero", "hidden"]);
+    // A hidden day keeps what it showed and suppresses the rest: it is the day that hides.
+    expect(decide([0, 6, 7], { visible: false, units: 12 })).toEqual(["hidden", "shown", "shown"]);
+    expect(decide([0, 6], { visible: true, units: 8 })).toEqual(["zero", "shown"]);
     // A day without data shows zeros; a small day shows nothing.
     expect(decide([0, 0], { visible: true, units: 0 })).toEqual(["zero", "zero"]);
     expect(decide([0, 3], { visible: false, units: 3 })).toEqual(["hidden", "hidden"]);
-    // A goal's empty hours follow the site's: 0 from the site's cover on, whatever the goal's own data.
+    // A goal's empty hours follow the site's: 0 from the site's first hour of k on, whatever the goal's own data.
     expect(closingHours(hours(0, 0, 1), 5, null, emptyHoursShown(hours(0, 6, 7), 5, null))).toEqual(["hidden", "zero", "hidden"]);
     // What the running day decided, the ended day decides alike, for every hour it showed.
     const running = decide([1, 8, 0, 9, 3], null);
@@ -82,6 +82,20 @@ describe("privacy rules", () => {
     running.forEach((d, i) => {
       if (d !== "hidden") expect(ended[i]).toBe(d);
     });
+  });
+
+  it("keeps the cover rule for the days published under it: the day's first hour of k held back until the day ends", () => {
+    const hours = (...units: number[]) => units.map((u) => ({ units: u }));
+    const decide = (units: number[], day: { visible: boolean; units: number } | null) =>
+      closingHours(hours(...units), 5, day, emptyHoursShown(hours(...units), 5, day), COVER_RULE);
+    expect(decide([0, 2, 6, 0, 7], null)).toEqual(["hidden", "hidden", "hidden", "zero", "shown"]);
+    // The day ended shown with a small hour hidden: the cover stays hidden, so the hidden hours hold 6 ≥ k units.
+    expect(decide([0, 2, 6, 0, 7], { visible: true, units: 14 })).toEqual(["zero", "hidden", "hidden", "zero", "shown"]);
+    // Nothing small: the cover is shown at the day's end, every hour being shown.
+    expect(decide([0, 6, 7], { visible: true, units: 12 })).toEqual(["zero", "shown", "shown"]);
+    expect(decide([0, 6, 7], { visible: false, units: 12 })).toEqual(["hidden", "hidden", "shown"]);
+    // The cover differs from the day by 2 < k: it stays hidden.
+    expect(decide([0, 6], { visible: true, units: 8 })).toEqual(["zero", "hidden"]);
   });
 
   it("funnel steps: the previous step, k units, every coarser funnel, and each step's own goal", () => {

@@ -29,6 +29,12 @@ export interface SiteDayAtom {
   /** The sum of its units' keys (noise.ts): the dimension cells' rest is this minus theirs. */
   keySum: number;
   visible: boolean;
+  /**
+   * Hidden only beside its hours (privacy/hours.ts hourComplementUnsafeSql): it holds k units and
+   * passes every other rule, so its partitions (breakdowns) may still show, keeping a hidden
+   * remainder of k so that they never add up to it.
+   */
+  guarded: boolean;
   /** What the atom shows: units and pageviews, perturbed (noise.ts) or exact. */
   shown: { units: number; pageviews: number };
 }
@@ -38,6 +44,8 @@ export interface GoalDayAtom {
   conversions: number;
   keySum: number;
   visible: boolean;
+  /** Hidden only beside its hours, as SiteDayAtom's. */
+  guarded: boolean;
   shown: { units: number; conversions: number };
 }
 
@@ -112,6 +120,11 @@ export function siteDayAtomVisible(row: Row, k: number): boolean {
   return siteDayVisible(Number(row["visitors"]), k) && !Number(row["hour_unsafe"]);
 }
 
+/** Whether a SITE_DAY_ATOMS_SQL row's atom is hidden beside its hours only (SiteDayAtom.guarded). */
+export function siteDayAtomGuarded(row: Row, k: number): boolean {
+  return siteDayVisible(Number(row["visitors"]), k) && Boolean(Number(row["hour_unsafe"]));
+}
+
 export async function loadDayAtoms(db: ReadOnlyDatabase, scope: ReportScope): Promise<DayAtoms> {
   const range = [scope.siteId, scope.from, scope.to];
   const [siteRows, goalRows, goalList, pathRows] = await db.queryAll([
@@ -140,6 +153,7 @@ export async function loadDayAtoms(db: ReadOnlyDatabase, scope: ReportScope): Pr
       pageviews,
       keySum,
       visible: siteDayAtomVisible(r, scope.k),
+      guarded: siteDayAtomGuarded(r, scope.k),
       shown: siteDayShown(scope, units, pageviews, keySum),
     });
   }
@@ -158,6 +172,7 @@ export async function loadDayAtoms(db: ReadOnlyDatabase, scope: ReportScope): Pr
       conversions,
       keySum,
       visible: goalDayVisible(units, siteDays.get(day)?.units ?? 0, scope.k) && !Number(r.hour_unsafe),
+      guarded: goalDayVisible(units, siteDays.get(day)?.units ?? 0, scope.k) && Boolean(Number(r.hour_unsafe)),
       shown: goalDayShown(scope, units, conversions, keySum),
     });
   }

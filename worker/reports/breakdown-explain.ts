@@ -5,7 +5,8 @@
  * debugging; no report shows it.
  */
 import type { ReadOnlyDatabase } from "../lib/read-only";
-import { dimensionDays, NONE, SMALL, type DayCell } from "./breakdown";
+import { dimensionDays } from "./breakdown";
+import { NONE, SMALL, type DayCell } from "./day-partition";
 import type { Dimension } from "./dimensions";
 import { PAGE_ATOMS_SQL, type HiddenCell } from "./privacy";
 import type { ReportScope } from "./scope";

@@ -15,6 +15,7 @@
  */
 import type { ReadOnlyDatabase } from "../lib/read-only";
 import { loadDayAtoms, shownCell, type DayAtoms } from "./atoms";
+import { coverPartition, NONE, partition, SMALL, type DayCell, type Rows } from "./day-partition";
 import { perturbedFigure, ratio, type Figure } from "./figures";
 import type { Dimension } from "./dimensions";
 import { splitHidden, suppressedLike } from "./hidden-rows";
@@ -25,12 +26,9 @@ import {
   complementSafe,
   distinctFigure,
   EMPTY_TALLY,
-  enoughUnits,
-  type NestedCell,
   PAGE_ATOMS_SQL,
   smallestVisible,
   type AtomTally,
-  type PartitionCell,
 } from "./privacy";
 import type { ReportScope } from "./scope";
 
@@ -52,21 +50,6 @@ export interface BreakdownReport {
   totals: { visitors: Figure; pageviews: Figure; converting_sessions?: Figure; conversions?: Figure };
 }
 
-/** A day's cell: a value's units and additive count, and what it shows. */
-export interface DayCell extends PartitionCell, NestedCell {
-  value: number;
-  keySum: number;
-}
-
-/** The key of the cell with no value (PartitionCell keys are strings). */
-export const NONE = "\u0000none";
-
-/**
- * The cells of fewer than k visitors are hidden whatever else holds, so they come summed per day
- * (value null: the SMALL key), and per value only as the number of days they were small
- * (SMALL_VALUES_SQL): a long tail of values (entry pages) is read as a few rows a day.
- */
-export const SMALL = "\u0000small";
 
 /** Parameters: ?1 site, ?2 dimension, ?3 from, ?4 to, ?5 k (PAGE_CELLS_SQL names its own). */
 const range = (site = "?1", dimension = "?2") => `site_id = ${site} AND dimension = ${dimension} AND day >= ?3 AND day <= ?4`;
@@ -93,67 +76,7 @@ const PAGE_CELLS_SQL =
   "WHERE c.site_id = ?2 AND c.dimension = ?5 AND c.day >= ?3 AND c.day <= ?4 AND c.visitors >= ?1 " +
   `UNION ALL SELECT *, NULL, NULL FROM (${smallCells("?2", "?5", "?1")})`;
 
-type Rows = { day: unknown; value: unknown; units: unknown; count: unknown; key_sum: unknown }[];
 
-/**
- * A day's partition of `total` into its cells and the rest, with visibility decided: none when
- * the total is hidden; else k units, `extra` for each cell, then complementary suppression.
- */
-function partition(
-  total: { units: number; count: number; keySum: number; visible: boolean },
-  rows: Rows,
-  k: number,
-  extra: (value: string, units: number) => boolean,
-): DayCell[] {
-  const cells: DayCell[] = rows.map((r) => ({
-    key: r.value === null ? SMALL : String(r.value),
-    units: Number(r.units),
-    value: Number(r.count),
-    keySum: Number(r.key_sum),
-    visible: false,
-  }));
-  const rest = cells.reduce(
-    (acc, c) => ({ units: acc.units - c.units, count: acc.count - c.value, keySum: acc.keySum - c.keySum }),
-    { units: total.units, count: total.count, keySum: total.keySum },
-  );
-  if (rest.units > 0) cells.push({ key: NONE, units: rest.units, value: rest.count, keySum: rest.keySum, visible: false });
-  if (!total.visible) return cells;
-  const sensitive = new Set<DayCell>();
-  for (const c of cells) {
-    // The small cells' sum is no cell of k: it never counts as the hidden group of k.
-    if (c.key === SMALL) {
-      sensitive.add(c);
-      c.sensitive = true;
-    }
-    c.visible = c.key !== SMALL && enoughUnits(c.units, k);
-    if (c.visible && c.key !== NONE && !extra(c.key, c.units)) {
-      c.visible = false;
-      sensitive.add(c);
-      c.sensitive = true;
-    }
-  }
-  coverPartition(cells, sensitive, k);
-  return cells;
-}
-
-/**
- * Complementary suppression over a day's partition (privacy/cover.ts coverHiddenRemainder), where a
- * cell hidden for its complement elsewhere (`sensitive`) must not be pinned down by the total
- * minus the shown cells either: unless the hidden cells that are not sensitive hold k units
- * together, the smallest shown cell is hidden too. The cells are disjoint, so their units add
- * up: the remainder is then a group of k, and no sensitive cell is alone in it.
- */
-function coverPartition(cells: DayCell[], sensitive: Set<DayCell>, k: number): void {
-  const hidden = cells.filter((c) => !c.visible && c.units > 0);
-  if (hidden.length === 0 || hiddenUnits(hidden, sensitive) >= k) return;
-  const smallest = smallestVisible(cells);
-  if (smallest) smallest.visible = false;
-}
-
-/** The units of the hidden cells not hidden for a complement elsewhere (the small cells' sum is). */
-function hiddenUnits(hidden: DayCell[], sensitive: Set<DayCell>): number {
-  return hidden.reduce((n, c) => n + (sensitive.has(c) && c.key !== SMALL ? 0 : c.units), 0);
-}
 
 const byDay = (rows: Rows) => {
   const days = new Map<string, Rows>();
@@ -219,7 +142,7 @@ export async function dimensionDays(
   const days = new Map<string, DimensionDay>();
   for (const [day, site] of dayAtoms.siteDays) {
     if (site.units === 0) continue;
-    const total = { units: site.units, count: site.pageviews, keySum: site.keySum, visible: site.visible };
+    const total = { units: site.units, count: site.pageviews, keySum: site.keySum, visible: site.visible, guarded: site.guarded };
     const cells = partition(total, cellsByDay.get(day) ?? [], scope.k, (value, units) => {
       if (!pageDimension) return true;
       // An entry (exit) page's visitors are among its page-day's: their difference is a group too.
@@ -244,7 +167,7 @@ export async function dimensionDays(
       const split =
         goalDay && goalDay.units > 0
           ? goalPartition(
-              { units: goalDay.units, count: goalDay.conversions, keySum: goalDay.keySum, visible: goalDay.visible },
+              { units: goalDay.units, count: goalDay.conversions, keySum: goalDay.keySum, visible: goalDay.visible, guarded: goalDay.guarded },
               goalCellsByDay.get(goal)?.get(day) ?? [],
               values,
               scope.k,
@@ -272,7 +195,7 @@ function goalPartition(goalDay: Parameters<typeof partition>[0], rows: Rows, val
   const cells = partition(goalDay, rows, k, () => true);
   const present = new Set(cells.map((c) => c.key));
   for (const v of values.values())
-    if (!present.has(v.key)) cells.push({ key: v.key, units: 0, value: 0, keySum: 0, visible: goalDay.visible && v.visible });
+    if (!present.has(v.key)) cells.push({ key: v.key, units: 0, value: 0, keySum: 0, visible: (goalDay.visible || !!goalDay.guarded) && v.visible });
   const sensitive = new Set<DayCell>(cells.filter((c) => c.key === SMALL));
   for (const c of cells) {
     const parent = values.get(c.key);
@@ -284,8 +207,8 @@ function goalPartition(goalDay: Parameters<typeof partition>[0], rows: Rows, val
       sensitive.add(c);
     }
   }
-  coverPartition(cells, sensitive, k);
-  while (goalDay.visible) {
+  coverPartition(cells, sensitive, k, goalDay.guarded);
+  while (goalDay.visible || goalDay.guarded) {
     const hidden = cells.filter((c) => !c.visible);
     const hiddenValues = hidden.reduce((n, c) => n + (values.get(c.key)?.units ?? 0), 0);
     if (

@@ -46,9 +46,9 @@ export async function filteredAtoms(
       // filter cannot tell a hidden value from one nobody had (docs/reports.md, "Hidden rows
       // and labels"). The site-day has data (dimensionDays lists no empty day).
       const units = ownUnits.get(day) ?? 1;
-      siteDays.set(day, { units, pageviews: 0, keySum: 0, visible: false, shown: { units: 0, pageviews: 0 } });
+      siteDays.set(day, { units, pageviews: 0, keySum: 0, visible: false, guarded: false, shown: { units: 0, pageviews: 0 } });
       for (const goal of goalDays.values())
-        goal.set(day, { units: 1, conversions: 0, keySum: 0, visible: false, shown: { units: 0, conversions: 0 } });
+        goal.set(day, { units: 1, conversions: 0, keySum: 0, visible: false, guarded: false, shown: { units: 0, conversions: 0 } });
       continue;
     }
     const cell = decided.values.get(filter.value);
@@ -58,6 +58,7 @@ export async function filteredAtoms(
         pageviews: cell.value,
         keySum: cell.keySum,
         visible: cell.visible,
+        guarded: false,
         shown: filteredDayShown(scope, cell),
       });
     }
@@ -70,6 +71,7 @@ export async function filteredAtoms(
         conversions: c.value,
         keySum: c.keySum,
         visible: c.visible,
+        guarded: false,
         shown: goalDayShown(scope, c.units, c.value, c.keySum),
       });
     }
