@@ -822,6 +822,25 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
       return !ok;
     });
     f.consistency.push({ published: wrong.length, expected: 0, what: `day ${d} empty hours` });
+    // Why each hidden point is hidden (docs/reports.md, "Figures"): told only from what the hours
+    // shown around it already say, so the reason is no new fact.
+    const hourUnits = HOURS.map((_, h) => t.hourSessions[d]![h]!.size);
+    const reasonWrong = hourly.points.filter((pt) => {
+      if (pt.visitors.value !== null) return pt.hidden !== undefined;
+      const local = Number(pt.local.slice(11, 13));
+      const units = HOURS.includes(local) ? hourUnits[HOURS.indexOf(local)]! : 0;
+      const expected = !emptyHourZero(dayVisible, t.daySessions[d]!.size > 0, hourUnits, local, k)
+        ? "quiet_hours"
+        : units > 0 && units < k
+          ? "small_group"
+          : "day_protection";
+      return pt.hidden !== expected;
+    });
+    f.consistency.push({ published: reasonWrong.length, expected: 0, what: `day ${d} hidden hours' reasons` });
+    const dayPoint = day(d).daily.points[0]!;
+    const anyHourShown = HOURS.some((_, h) => visible(hourPoint(hourly, d, h).visitors) && hourPoint(hourly, d, h).visitors.value! > 0);
+    const expectedReason = dayPoint.visitors.value !== null ? undefined : anyHourShown ? "day_protection" : "small_group";
+    f.consistency.push({ published: dayPoint.hidden === expectedReason ? 0 : 1, expected: 0, what: `day ${d} hidden reason` });
     HOURS.forEach((_, h) => {
       const pt = hourPoint(hourly, d, h);
       fact("pv", pvHour(d, h), pt.pageviews, `hour ${d}/${h}`);

@@ -198,16 +198,16 @@ describe("timeseries", () => {
     expect(report.points.slice(9, 12)).toEqual([
       { start: "2026-11-05T09:00:00.000Z", local: "2026-11-05T09:00", visitors: x(6), pageviews: x(6), conversions: x(0) },
       { start: "2026-11-05T10:00:00.000Z", local: "2026-11-05T10:00", visitors: x(6), pageviews: x(6), conversions: x(0) },
-      { start: "2026-11-05T11:00:00.000Z", local: "2026-11-05T11:00", visitors: hidden, pageviews: hidden, conversions: x(0) },
+      { start: "2026-11-05T11:00:00.000Z", local: "2026-11-05T11:00", visitors: hidden, pageviews: hidden, conversions: x(0), hidden: "small_group" },
     ]);
-    // Before 09:00 the day had no hour of k: those empty hours stay suppressed, as the day hides;
-    // from 12:00 on they show 0.
-    expect(report.points.slice(0, 9).map((p) => p.visitors)).toEqual(Array(9).fill(hidden));
+    // Before 09:00 the day had no hour of k: those empty hours stay suppressed, as the day hides,
+    // and read as quiet hours (not told apart from small ones); from 12:00 on they show 0.
+    expect(report.points.slice(0, 9).map((p) => [p.visitors, p.hidden])).toEqual(Array(9).fill([hidden, "quiet_hours"]));
     expect(report.points.slice(12).map((p) => p.visitors)).toEqual(Array(12).fill(x(0)));
     expect(report.totals).toEqual({ visitors: est(12), pageviews: est(12), conversions: est(0) });
     // The day minus its shown hours would be the 2 of 11:00: the day is what hides.
     const daily = await timeseriesReport(db.reader, scope("2026-11-05"), "day");
-    expect(daily.points[0]).toMatchObject({ visitors: hidden, pageviews: hidden });
+    expect(daily.points[0]).toMatchObject({ visitors: hidden, pageviews: hidden, hidden: "day_protection" });
   });
 
   it("per hour, conversions of one goal: cells inside the goal-day", async () => {

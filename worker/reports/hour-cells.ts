@@ -11,7 +11,18 @@ import type { ResultSet } from "@libsql/client/web";
 import type { ReadOnlyDatabase } from "../lib/read-only";
 import { loadDayAtoms, shownCell, type DayAtoms } from "./atoms";
 import { SUPPRESSED, type Figure } from "./figures";
-import { addToTally, closingHours, emptyHoursShown, legacyHours, OPEN_RULE, type AtomTally, type HourDecision, type HourRule } from "./privacy";
+import {
+  addToTally,
+  closingHours,
+  emptyHoursShown,
+  hiddenHourReason,
+  legacyHours,
+  OPEN_RULE,
+  type AtomTally,
+  type HiddenReason,
+  type HourDecision,
+  type HourRule,
+} from "./privacy";
 import type { HourWindow, ReportScope } from "./scope";
 import { addDays, HOUR_MS, localDate, startOfLocalDay } from "./timezone";
 
@@ -19,6 +30,8 @@ export interface HourCell {
   /** UTC instant at which the local hour starts. */
   start: number;
   decision: HourDecision;
+  /** Why a hidden cell is hidden (privacy/hours.ts hiddenHourReason); absent when it is not. */
+  reason?: HiddenReason;
   /** True counts (for the rules) and what the cell shows (perturbed or exact). */
   units: number;
   value: number;
@@ -148,6 +161,7 @@ function decideDay(
     out.set(h, {
       start: h,
       decision: decisions[i]!,
+      ...(decisions[i] === "hidden" ? { reason: hiddenHourReason(c.units, emptyShown[i]!, scope.k) } : {}),
       units: c.units,
       value: c.value,
       shown: { units: shown.units, value: shown.events },

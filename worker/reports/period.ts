@@ -45,10 +45,13 @@ export function lastClosedHourEnd(timeZone: string, throughMs: number): number {
 /**
  * A window of closed hours: `today` (the local day of the publication instant, from its start
  * to its last closed hour: empty in its first hour) or `24h` (the 24 closed hours before it).
+ * Neither reaches back before `sinceMs`, the hour the site's data begins: the hours before it
+ * existed are no data, not hours to read as suppressed or 0.
  */
-export function hourPeriod(name: (typeof HOUR_PERIODS)[number], timeZone: string, throughMs: number): Period {
+export function hourPeriod(name: (typeof HOUR_PERIODS)[number], timeZone: string, throughMs: number, sinceMs = -Infinity): Period {
   const toMs = lastClosedHourEnd(timeZone, throughMs);
-  const fromMs = name === "today" ? startOfLocalDay(timeZone, localDate(timeZone, throughMs)) : toMs - 24 * HOUR_MS;
+  const start = name === "today" ? startOfLocalDay(timeZone, localDate(timeZone, throughMs)) : toMs - 24 * HOUR_MS;
+  const fromMs = Math.min(toMs, Math.max(start, localHourStart(timeZone, sinceMs)));
   return windowPeriod({ fromMs, toMs }, timeZone, throughMs);
 }
 
@@ -72,7 +75,7 @@ export function lastCompleteDay(timeZone: string, now: number): string {
  * day that ended by then is published). Shape errors (400) are the schema's; what this
  * refuses is well-formed but not acceptable for this site: 422 naming the field.
  */
-export function resolvePeriod(query: PeriodQuery, siteZone: string, publishedThroughMs: number): Period {
+export function resolvePeriod(query: PeriodQuery, siteZone: string, publishedThroughMs: number, siteSinceMs?: number): Period {
   if (query.tz !== undefined) {
     const asked = canonicalTimeZone(query.tz);
     if (asked !== siteZone) {
@@ -87,7 +90,7 @@ export function resolvePeriod(query: PeriodQuery, siteZone: string, publishedThr
     for (const field of ["date", "from", "to"] as const)
       if (query[field] !== undefined)
         throw new HttpProblem(400, `${field}: not with period=${query.period}, which ends at the last closed hour.`, { field });
-    return hourPeriod(query.period, siteZone, publishedThroughMs);
+    return hourPeriod(query.period, siteZone, publishedThroughMs, siteSinceMs);
   }
   const latest = lastCompleteDay(siteZone, publishedThroughMs);
   let from: string;

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { VITAL_METRICS } from "../lib/schema";
 import { DIMENSIONS } from "./dimensions";
 import { QUALIFIERS } from "./figures";
+import { HIDDEN_REASONS } from "./privacy";
 import { INTERVALS } from "./timeseries";
 
 export const figureSchema = z
@@ -192,6 +193,13 @@ export const timeseriesResponse = z
         visitors: figureSchema.meta({ description: "Distinct sessions seen in the day or hour." }),
         pageviews: figureSchema,
         conversions: figureSchema.meta({ description: "Conversions, from the goal cells the conversions report shows." }),
+        hidden: z
+          .enum(HIDDEN_REASONS)
+          .optional()
+          .meta({
+            description:
+              "Why visitors and pageviews are suppressed, when they are: quiet_hours (an hour before the day's first hour of k sessions, empty or not), small_group (fewer than k sessions), day_protection (k or more, hidden so that a total minus what is shown does not single out a small group).",
+          }),
       }),
     ),
     totals: z

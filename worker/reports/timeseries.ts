@@ -11,7 +11,7 @@ import { loadDayAtoms, type DayAtoms, type GoalDayAtom, type SiteDayAtom } from 
 import { hourFigure, tallyHour, windowCells, type WindowCells } from "./hour-cells";
 import { filteredAtoms, type Filter } from "./filter";
 import { datesOf } from "./period";
-import { additiveFigure, addToTally, distinctFigure, EMPTY_TALLY, type AtomTally } from "./privacy";
+import { additiveFigure, addToTally, distinctFigure, EMPTY_TALLY, enoughUnits, type AtomTally, type HiddenReason } from "./privacy";
 import type { ReportScope } from "./scope";
 import { addDays, localDate, localMinuteLabel, startOfLocalDay } from "./timezone";
 
@@ -29,6 +29,8 @@ export interface TimeseriesPoint {
   visitors: Figure;
   pageviews: Figure;
   conversions: Figure;
+  /** Why visitors and pageviews are suppressed (privacy/hours.ts HiddenReason); absent when they are not. */
+  hidden?: HiddenReason;
 }
 
 export interface TimeseriesReport {
@@ -83,7 +85,8 @@ export async function timeseriesReport(
   if (interval === "day" && !scope.hours) {
     atoms = await loadDayAtoms(db, scope);
     if (filter) atoms = await filteredAtoms(db, scope, filter, atoms);
-    points = dailyPoints(scope, atoms.siteDays, atoms.goalDays, goal === undefined ? [...atoms.goalDays.keys()] : [goal]);
+    // A filtered day's hidden value is told apart from an absent one by nothing, its reason included.
+    points = dailyPoints(scope, atoms.siteDays, atoms.goalDays, goal === undefined ? [...atoms.goalDays.keys()] : [goal], !filter);
   } else {
     if (filter) throw new Error("filters apply to days only"); // refused by the route first (a 400)
     const cells = await windowCells(db, wholeDays(scope), goal === undefined ? null : [goal]);
@@ -99,9 +102,10 @@ function dailyPoints(
   siteDays: Map<string, SiteDayAtom>,
   goalDays: Map<string, Map<string, GoalDayAtom>>,
   goalIds: string[],
+  tellReasons: boolean,
 ): TimeseriesPoint[] {
   return datesOf(scope).map((day) => {
-    const site = siteDays.get(day) ?? { units: 0, pageviews: 0, keySum: 0, visible: false, shown: { units: 0, pageviews: 0 } };
+    const site = siteDays.get(day) ?? { units: 0, pageviews: 0, keySum: 0, visible: false, guarded: false, shown: { units: 0, pageviews: 0 } };
     let conversions: AtomTally = EMPTY_TALLY;
     for (const id of goalIds) {
       const atom = goalDays.get(id)?.get(day);
@@ -113,8 +117,14 @@ function dailyPoints(
       visitors: dayFigure(site.shown.units, site.units, site.visible, scope.noise),
       pageviews: dayFigure(site.shown.pageviews, site.units, site.visible, scope.noise),
       conversions: additiveFigure(conversions),
+      ...(tellReasons && site.units > 0 && !site.visible ? { hidden: dayReason(site, scope.k) } : {}),
     };
   });
+}
+
+/** Why a hidden site-day is hidden: fewer than k sessions, or k and more hidden beside its hours. */
+function dayReason(site: SiteDayAtom, k: number): HiddenReason {
+  return site.guarded || enoughUnits(site.units, k) ? "day_protection" : "small_group";
 }
 
 /** The window of whole days of a scope of days, for its hourly points. */
@@ -154,6 +164,7 @@ function hourlyPoints(scope: ReportScope, cells: WindowCells): TimeseriesPoint[]
       visitors: hourFigure(site, "units", scope.noise),
       pageviews: hourFigure(site, "value", scope.noise),
       conversions: additiveFigure(conversions),
+      ...(site.reason ? { hidden: site.reason } : {}),
     };
   });
 }

@@ -96,6 +96,21 @@ export function legacyHours(
 /** An hour's fate: its figure shown, an exact 0 (no data), or suppressed. */
 export type HourDecision = "shown" | "zero" | "hidden";
 
+/**
+ * Why a figure is suppressed, as a reader may be told (docs/reports.md, "Figures"):
+ * `quiet_hours`, an hour before the day's first hour of k, empty or not — the two are not told
+ * apart, which is the point; `small_group`, fewer than k sessions; `day_protection`, k or more
+ * hidden so that a total minus what is shown does not single a small group out.
+ */
+export const HIDDEN_REASONS = ["quiet_hours", "small_group", "day_protection"] as const;
+export type HiddenReason = (typeof HIDDEN_REASONS)[number];
+
+/** The reason told for a hidden hour with `units`, where `emptyShown` says whether an empty hour there would read 0. */
+export function hiddenHourReason(units: number, emptyShown: boolean, k: number): HiddenReason {
+  if (!emptyShown) return "quiet_hours";
+  return units > 0 && !enoughUnits(units, k) ? "small_group" : "day_protection";
+}
+
 /** Where a day's hour cells are: the site's (units: visitors) or one goal's (units: units). */
 export interface HourCellsSql {
   hours: "rollup_site_hour" | "rollup_goal_hour";
