@@ -51,7 +51,8 @@ export function lastClosedHourEnd(timeZone: string, throughMs: number): number {
 export function hourPeriod(name: (typeof HOUR_PERIODS)[number], timeZone: string, throughMs: number, sinceMs = -Infinity): Period {
   const toMs = lastClosedHourEnd(timeZone, throughMs);
   const start = name === "today" ? startOfLocalDay(timeZone, localDate(timeZone, throughMs)) : toMs - 24 * HOUR_MS;
-  const fromMs = Math.min(toMs, Math.max(start, localHourStart(timeZone, sinceMs)));
+  const since = Number.isFinite(sinceMs) ? localHourStart(timeZone, sinceMs) : -Infinity;
+  const fromMs = Math.min(toMs, Math.max(start, since));
   return windowPeriod({ fromMs, toMs }, timeZone, throughMs);
 }
 
