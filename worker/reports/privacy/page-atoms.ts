@@ -3,7 +3,7 @@
  * page goals) decides them here, by the atom, nested-cell and partition rules of index.ts plus
  * the day as the parent of two pages (page goals' "two children make up their parent").
  */
-import { hourRemainderSql, OPEN_RULE, SITE_HOURS_SQL } from "./hours";
+import { hourComplementUnsafeSql, OPEN_RULE, SITE_HOURS_SQL } from "./hours";
 
 /**
  * SQL: the page-day `p` passes on its own in its day `d` (a page_days or day_viewers row): k
@@ -68,8 +68,8 @@ export const PAGE_ATOMS_SQL = `
     -- the day's sessions with a pageview: each has one entry page (0 before dimension cells)
     SELECT s.site_id AS site_id, s.day AS day, s.visitors AS day_units,
       (SELECT coalesce(sum(c.visitors), 0) FROM rollup_dimension_day c WHERE c.site_id = s.site_id AND c.dimension = 'entry_page' AND c.day = s.day) AS viewers,
-      -- the day hides for its small hours (hours.ts): its pages must not add up to it either
-      (s.hour_rule = ${OPEN_RULE} AND ${hourRemainderSql(SITE_HOURS_SQL, "s")} BETWEEN 1 AND ?1 - 1) AS hours_uncovered
+      -- the day hides beside its hours (hours.ts): its pages must not add up to it
+      (s.hour_rule = ${OPEN_RULE} AND ${hourComplementUnsafeSql(SITE_HOURS_SQL, "s", "visitors")}) AS hours_uncovered
     FROM rollup_site_day s WHERE s.site_id = ?2 AND s.day >= ?3 AND s.day <= ?4
   ),
   page_days AS MATERIALIZED (
