@@ -72,6 +72,11 @@ export const sessionRoutes = [
             .string()
             .nullable()
             .meta({ description: "The last published local day: no day after it is listed. Null before the first publication." }),
+          timezone: z.string().meta({ description: "The site's time zone, in which days and hours are cut.", example: "Europe/Berlin" }),
+          next_day_at: z.string().nullable().meta({
+            format: "date-time",
+            description: "When the next day is published and listed: the next local midnight plus the publisher's grace. Null before the first publication.",
+          }),
         }),
       },
       404: { description: "No such site (`field`: `site`)." },
@@ -89,6 +94,8 @@ export const sessionRoutes = [
         k,
         next_cursor: page.next,
         published_through: page.publishedThrough,
+        timezone: page.timeZone,
+        next_day_at: page.nextFigures?.day ?? null,
       });
     },
   }),
