@@ -37,7 +37,15 @@ describe("GET /api/v1/sites/{id}/arrivals", () => {
     const reader = await f.makeKey(["read:reports"], [site]);
     const waiting = await reader.call("GET", `/api/v1/sites/${site}/arrivals`);
     expect(waiting.status).toBe(200);
-    expect(waiting.body).toMatchObject({ site, timezone: "UTC", k: 5, status: "waiting", first_beacon: null, counted_through: null, beacons: { low: 0, high: 0, qualifier: "exact" } });
+    expect(waiting.body).toMatchObject({
+      site,
+      timezone: "UTC",
+      k: 5,
+      status: "waiting",
+      first_beacon: null,
+      counted_through: null,
+      beacons: { low: 0, high: 0, qualifier: "exact" },
+    });
 
     const sent = await fetch(`${f.stack.url}/e`, {
       method: "POST",
@@ -50,7 +58,17 @@ describe("GET /api/v1/sites/{id}/arrivals", () => {
     const res = await reader.call("GET", `/api/v1/sites/${site}/arrivals`);
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("no-store");
-    expect(Object.keys(res.body).sort()).toEqual(["beacons", "counted_through", "first_beacon", "k", "next_figures", "site", "status", "timezone", "window_end"]);
+    expect(Object.keys(res.body).sort()).toEqual([
+      "beacons",
+      "counted_through",
+      "first_beacon",
+      "k",
+      "next_figures",
+      "site",
+      "status",
+      "timezone",
+      "window_end",
+    ]);
     expect(res.body).toMatchObject({
       status: "first_day",
       first_beacon: verification.body.first_seen,
@@ -62,9 +80,13 @@ describe("GET /api/v1/sites/{id}/arrivals", () => {
     const health = (await f.admin("GET", "/healthz")).body;
     const through = Date.parse(health.publisher.published_through);
     const hourEnd = through - (through % HOUR) + HOUR;
-    expect([new Date(hourEnd + 15_000).toISOString(), new Date(hourEnd + HOUR + 15_000).toISOString()]).toContain(res.body.next_figures.hour);
+    expect([new Date(hourEnd + 15_000).toISOString(), new Date(hourEnd + HOUR + 15_000).toISOString()]).toContain(
+      res.body.next_figures.hour,
+    );
     const midnight = Date.parse(new Date(through).toISOString().slice(0, 10)) + 24 * HOUR;
-    expect([new Date(midnight + 15_000).toISOString(), new Date(midnight + 24 * HOUR + 15_000).toISOString()]).toContain(res.body.next_figures.day);
+    expect([new Date(midnight + 15_000).toISOString(), new Date(midnight + 24 * HOUR + 15_000).toISOString()]).toContain(
+      res.body.next_figures.day,
+    );
   });
 
   it("refuses no key, a bad key, the wrong scope, a site off the allowlist and a junk or unknown id, writing nothing", async () => {
@@ -78,7 +100,12 @@ describe("GET /api/v1/sites/{id}/arrivals", () => {
       ["another site", await elsewhere.call("GET", `/api/v1/sites/${site}/arrivals`), 403, { field: "id" }],
       ["junk id", await f.admin("GET", "/api/v1/sites/'%20OR%201=1--/arrivals"), 400, { field: "id" }],
       ["NUL in the id", await f.admin("GET", "/api/v1/sites/site_%00/arrivals"), 400, {}],
-      ["unknown site", await f.admin("GET", "/api/v1/sites/site_AAAAAAAAAAAAAAAA/arrivals"), 404, { field: "id", detail: "No site site_AAAAAAAAAAAAAAAA." }],
+      [
+        "unknown site",
+        await f.admin("GET", "/api/v1/sites/site_AAAAAAAAAAAAAAAA/arrivals"),
+        404,
+        { field: "id", detail: "No site site_AAAAAAAAAAAAAAAA." },
+      ],
       ["a body-changing method", await f.admin("POST", `/api/v1/sites/${site}/arrivals`, {}), 405, {}],
     ];
     for (const [name, res, status, fields] of cases) {

@@ -15,7 +15,10 @@ const K = 5;
 const SITE = "site_firstday";
 /** Berlin is UTC+1 in November: 14:02 local is 13:02Z. */
 const ZONE = "Europe/Berlin";
-const berlin = (hour: number, minute = 0, second = 0) => Date.parse(`2026-11-26T${String(hour - 1).padStart(2, "0")}:${String(minute).padStart(2, "0")}:${String(second).padStart(2, "0")}Z`);
+const berlin = (hour: number, minute = 0, second = 0) =>
+  Date.parse(
+    `2026-11-26T${String(hour - 1).padStart(2, "0")}:${String(minute).padStart(2, "0")}:${String(second).padStart(2, "0")}Z`,
+  );
 
 let db: TestDb;
 
@@ -37,7 +40,10 @@ async function publishAt(cutMs: number): Promise<void> {
 /** Sessions with `events` events each, all started at `ts`, and the site's first beacon at the earliest. */
 async function visit(ids: string[], ts: number, eventsEach = 2): Promise<void> {
   for (const id of ids) {
-    await db.client.execute({ sql: "INSERT INTO sessions (id, site_id, first_seen, last_seen) VALUES (?, ?, ?, ?)", args: [id, SITE, ts, ts + 60_000] });
+    await db.client.execute({
+      sql: "INSERT INTO sessions (id, site_id, first_seen, last_seen) VALUES (?, ?, ?, ?)",
+      args: [id, SITE, ts, ts + 60_000],
+    });
   }
   await db.client.execute({
     sql: "INSERT INTO site_beacons (site_id, origin, first_seen, path) VALUES (?, 'https://firstday.example', ?, '/') ON CONFLICT DO UPDATE SET first_seen = min(first_seen, excluded.first_seen)",
@@ -45,14 +51,21 @@ async function visit(ids: string[], ts: number, eventsEach = 2): Promise<void> {
   });
   await addEvents(
     db.client,
-    ids.flatMap((session) => Array.from({ length: eventsEach }, (_, i) => ({ site: SITE, session, path: "/", ts: ts + i * 1000 }))),
+    ids.flatMap((session) =>
+      Array.from({ length: eventsEach }, (_, i) => ({ site: SITE, session, path: "/", ts: ts + i * 1000 })),
+    ),
   );
 }
 
 /** The band the service must show for `events` events of these sessions. */
 async function expectedBand(events: number, ids: string[]) {
   const key = await noiseKey(db.client);
-  return beaconBand(events, ids.reduce((sum, id) => sum + unitKey(id, key.secret), 0), key, K);
+  return beaconBand(
+    events,
+    ids.reduce((sum, id) => sum + unitKey(id, key.secret), 0),
+    key,
+    K,
+  );
 }
 
 const read = () => siteArrivals(db.reader, SITE, K);
@@ -119,12 +132,20 @@ describe("the site's arrivals", () => {
   it("stops counting 24 hours after the first beacon: the reports have the site then", async () => {
     await visit(["a-0", "a-1", "a-2", "a-3", "a-4"], berlin(14, 2), 1);
     await publishAt(berlin(14, 2) + ARRIVALS_WINDOW_MS + 20_000);
-    expect(await read()).toMatchObject({ status: "ended", counted_through: null, beacons: null, first_beacon: "2026-11-26T13:02:00.000Z" });
+    expect(await read()).toMatchObject({
+      status: "ended",
+      counted_through: null,
+      beacons: null,
+      first_beacon: "2026-11-26T13:02:00.000Z",
+    });
   });
 
   it("an unknown site is a 404 naming the id", async () => {
     await publishAt(berlin(15));
-    await expect(siteArrivals(db.reader, "site_nobody", K)).rejects.toMatchObject({ status: 404, message: "No site site_nobody." });
+    await expect(siteArrivals(db.reader, "site_nobody", K)).rejects.toMatchObject({
+      status: 404,
+      message: "No site site_nobody.",
+    });
   });
 });
 

@@ -109,7 +109,14 @@ export async function siteArrivals(reader: ReadOnlyDatabase, siteId: string, k: 
   const first = firstRows!.rows[0]?.first;
   const head = { site: siteId, timezone: zone, k, next_figures: nextFigures(zone, through) };
   if (first === null || first === undefined) {
-    return { ...head, status: "waiting", first_beacon: null, window_end: null, counted_through: null, beacons: { low: 0, high: 0, qualifier: "exact" } };
+    return {
+      ...head,
+      status: "waiting",
+      first_beacon: null,
+      window_end: null,
+      counted_through: null,
+      beacons: { low: 0, high: 0, qualifier: "exact" },
+    };
   }
   const firstMs = Number(first);
   const windowEnd = firstMs + ARRIVALS_WINDOW_MS;
@@ -126,12 +133,20 @@ export async function siteArrivals(reader: ReadOnlyDatabase, siteId: string, k: 
     status: "first_day",
     ...dates,
     counted_through: step ? new Date(step.end).toISOString() : null,
-    beacons: step ? beaconBand(step.events, step.keySum, noiseKeyOf(keyRows!.rows[0]), k) : { low: null, high: null, qualifier: "suppressed" },
+    beacons: step
+      ? beaconBand(step.events, step.keySum, noiseKeyOf(keyRows!.rows[0]), k)
+      : { low: null, high: null, qualifier: "suppressed" },
   };
 }
 
 /** Per closed local hour in [from, to): sessions started (with their key sum) and events stored. */
-async function hourCounts(reader: ReadOnlyDatabase, siteId: string, zone: string, from: number, to: number): Promise<HourCounts[]> {
+async function hourCounts(
+  reader: ReadOnlyDatabase,
+  siteId: string,
+  zone: string,
+  from: number,
+  to: number,
+): Promise<HourCounts[]> {
   const segments = offsetSegments(zone, from, to);
   const hour = (ts: string) => localHourStartSql(ts, offsetSql(segments, ts));
   const [sessionRows, eventRows] = await reader.queryAll([

@@ -14,10 +14,13 @@ const instant = (description: string) => z.string().meta({ format: "date-time", 
 const arrivalsResource = z
   .object({
     site: z.string(),
-    timezone: z.string().meta({ description: "The site's time zone, in which hours and days are cut.", example: "Europe/Berlin" }),
+    timezone: z
+      .string()
+      .meta({ description: "The site's time zone, in which hours and days are cut.", example: "Europe/Berlin" }),
     k: z.number().int().meta({ description: "The k of the privacy filter: the band's width, and the sessions a step needs." }),
     status: z.enum(["waiting", "first_day", "ended"]).meta({
-      description: "`waiting`: no beacon has arrived. `first_day`: within 24 hours of the first beacon. `ended`: the reports have the site; no count is given.",
+      description:
+        "`waiting`: no beacon has arrived. `first_day`: within 24 hours of the first beacon. `ended`: the reports have the site; no count is given.",
     }),
     first_beacon: instant("When the first beacon arrived (as the verification says); null before.").nullable(),
     window_end: instant("The first beacon plus 24 hours: arrivals are counted until then.").nullable(),
@@ -47,7 +50,8 @@ export const arrivalRoutes = [
     operationId: "getSiteArrivals",
     method: "GET",
     path: "/api/v1/sites/:id/arrivals",
-    summary: "What has arrived since the site's first beacon (a band, in steps of k sessions) and when its next figures are published",
+    summary:
+      "What has arrived since the site's first beacon (a band, in steps of k sessions) and when its next figures are published",
     tag: "Sites",
     auth: "key",
     scope: "read:reports",
