@@ -80,11 +80,11 @@ describe("GET /api/v1/sessions", () => {
     expect(y1).toEqual({ day: Y1, sessions: { value: expect.any(Number), qualifier: "estimated" }, hours: [], entry_pages: [] });
     const first = await page("&limit=1");
     expect(first.status, first.text).toBe(200);
-    expect(first.body).toEqual({ days: [y], k: 3, next_cursor: Y1, published_through: Y, timezone: "UTC", next_day_at: `${addDays(Y, 2)}T00:00:15.000Z` });
+    expect(first.body).toEqual({ days: [y], k: 3, next_cursor: Y1, published_through: Y, timezone: "UTC", next_day_at: `${addDays(Y, 2)}T00:00:00.000Z` });
     const second = await page(`&limit=1&cursor=${first.body.next_cursor}`);
-    expect(second.body).toEqual({ days: [y1], k: 3, next_cursor: null, published_through: Y, timezone: "UTC", next_day_at: `${addDays(Y, 2)}T00:00:15.000Z` });
-    // Y2 is older than the retention window: not listed. The next day (today, UTC) is published 15 s after midnight.
-    expect((await page("")).body).toEqual({ days: [y, y1], k: 3, next_cursor: null, published_through: Y, timezone: "UTC", next_day_at: `${addDays(Y, 2)}T00:00:15.000Z` });
+    expect(second.body).toEqual({ days: [y1], k: 3, next_cursor: null, published_through: Y, timezone: "UTC", next_day_at: `${addDays(Y, 2)}T00:00:00.000Z` });
+    // Y2 is older than the retention window: not listed. Today (UTC) ends at the next midnight.
+    expect((await page("")).body).toEqual({ days: [y, y1], k: 3, next_cursor: null, published_through: Y, timezone: "UTC", next_day_at: `${addDays(Y, 2)}T00:00:00.000Z` });
   });
 
   it("refuses a malformed cursor or limit and an unknown site, naming the field", async () => {

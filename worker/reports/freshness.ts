@@ -15,9 +15,14 @@ export interface NextFigures {
   day: string;
 }
 
+/** The end of the running local day at `throughMs`: the next local midnight (ms). */
+export function runningDayEnd(timeZone: string, throughMs: number): number {
+  return startOfLocalDay(timeZone, addDays(localDate(timeZone, throughMs), 1));
+}
+
 /** The next publication times after `throughMs` (the publication's instant) in the zone. */
 export function nextFigures(timeZone: string, throughMs: number): NextFigures {
   const hourEnd = lastClosedHourEnd(timeZone, throughMs) + HOUR_MS;
-  const dayEnd = startOfLocalDay(timeZone, addDays(localDate(timeZone, throughMs), 1));
+  const dayEnd = runningDayEnd(timeZone, throughMs);
   return { hour: new Date(hourEnd + PUBLISH_GRACE_MS).toISOString(), day: new Date(dayEnd + PUBLISH_GRACE_MS).toISOString() };
 }

@@ -31,7 +31,7 @@ import { retentionHorizon } from "./retention";
 import { effectiveZone } from "./rollup";
 import type { ReportScope } from "./scope";
 import { timeseriesReport } from "./timeseries";
-import { nextFigures, type NextFigures } from "./freshness";
+import { runningDayEnd } from "./freshness";
 import { addDays, localDate, startOfLocalDay } from "./timezone";
 
 export interface ListedDay {
@@ -51,9 +51,9 @@ export interface SessionsPage {
   next: string | null;
   /** The last published local day; null before the publisher's first run. */
   publishedThrough: string | null;
-  /** The site's time zone, and when its next day is published (null before the first run). */
+  /** The site's time zone, and when its running day ends (ms; null before the first run). */
   timeZone: string;
-  nextFigures: NextFigures | null;
+  dayEnd: number | null;
 }
 
 export interface ListOptions {
@@ -93,9 +93,9 @@ export async function listPublishedSessions(db: ReadOnlyDatabase, siteId: string
   if (!site!.rows[0]) throw siteNotFound(siteId, "site");
   const zone = effectiveZone(String(site!.rows[0].timezone));
   const publication = publicationOf(published!);
-  if (!publication) return { days: [], next: null, publishedThrough: null, timeZone: zone, nextFigures: null };
+  if (!publication) return { days: [], next: null, publishedThrough: null, timeZone: zone, dayEnd: null };
   const lastDay = lastCompleteDay(zone, publication.throughMs);
-  const fresh = { timeZone: zone, nextFigures: nextFigures(zone, publication.throughMs) };
+  const fresh = { timeZone: zone, dayEnd: runningDayEnd(zone, publication.throughMs) };
 
   // The oldest day none of whose sessions retention can have deleted: it starts after the cutoff.
   const cutoff = retentionHorizon(options.now ?? Date.now(), options.retentionDays).rawBefore;

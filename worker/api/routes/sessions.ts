@@ -75,7 +75,8 @@ export const sessionRoutes = [
           timezone: z.string().meta({ description: "The site's time zone, in which days and hours are cut.", example: "Europe/Berlin" }),
           next_day_at: z.string().nullable().meta({
             format: "date-time",
-            description: "When the next day is published and listed: the next local midnight plus the publisher's grace. Null before the first publication.",
+            description:
+              "When the running local day ends (the next local midnight): it is listed about 25 seconds later, if the reports show it. On the hour, like every instant of the list. Null before the first publication.",
           }),
         }),
       },
@@ -95,7 +96,7 @@ export const sessionRoutes = [
         next_cursor: page.next,
         published_through: page.publishedThrough,
         timezone: page.timeZone,
-        next_day_at: page.nextFigures?.day ?? null,
+        next_day_at: page.dayEnd === null ? null : new Date(page.dayEnd).toISOString(),
       });
     },
   }),
