@@ -1,7 +1,7 @@
 /**
  * A site's first day (GET /api/v1/sites/{id}/arrivals): what has arrived since its first
  * beacon, and when its next figures are published. Reads raw rows (sessions, events) through
- * the read-only handle, with index-backed ranges (events_site_ts; sessions_site_last_seen).
+ * the read-only handle, with index-backed ranges (events_site_ts; sessions_site_first_seen).
  *
  * The one rule that keeps this from following visitors (docs/reports.md, "The first day"):
  * a raw count polled every minute would say when each beacon came, and one cut at every hour
@@ -148,18 +148,22 @@ async function hourCounts(
   to: number,
 ): Promise<HourCounts[]> {
   const segments = offsetSegments(zone, from, to);
+  const starts = Array.from({ length: Math.round((to - from) / HOUR_MS) }, (_, i) => from + i * HOUR_MS);
   const hour = (ts: string) => localHourStartSql(ts, offsetSql(segments, ts));
   const [sessionRows, eventRows] = await reader.queryAll([
     {
-      // last_seen ≥ first_seen: the bound lets sessions_site_last_seen narrow the scan.
+      // From sessions_site_first_seen alone (site, first_seen, id: migration 0019), in index order.
       sql:
         `SELECT ${hour("first_seen")} AS hour, count(*) AS n, sum(${unitKeySql("id")}) AS key_sum FROM sessions ` +
-        "WHERE site_id = ?1 AND last_seen >= ?2 AND first_seen >= ?2 AND first_seen < ?3 GROUP BY 1",
+        "WHERE site_id = ?1 AND first_seen >= ?2 AND first_seen < ?3 GROUP BY 1",
       args: [siteId, from, to],
     },
     {
-      sql: `SELECT ${hour("ts")} AS hour, count(*) AS n FROM events WHERE site_id = ?1 AND ts >= ?2 AND ts < ?3 GROUP BY 1`,
-      args: [siteId, from, to],
+      // One index range count per hour (hours are an hour long in instants): no sort of the rows.
+      sql:
+        `WITH hours(start) AS (VALUES ${starts.map((_, i) => `(?${i + 2})`).join(", ")}) ` +
+        "SELECT start AS hour, (SELECT count(*) FROM events WHERE site_id = ?1 AND ts >= start AND ts < start + 3600000) AS n FROM hours",
+      args: [siteId, ...starts],
     },
   ]);
   const byHour = new Map<number, HourCounts>();
@@ -173,6 +177,6 @@ async function hourCounts(
     counts.sessions = Number(row.n);
     counts.keySum = Number(row.key_sum);
   }
-  for (const row of eventRows!.rows) at(Number(row.hour)).events = Number(row.n);
+  for (const row of eventRows!.rows) if (Number(row.n) > 0) at(Number(row.hour)).events = Number(row.n);
   return [...byHour.values()].sort((a, b) => a.start - b.start);
 }
