@@ -35,11 +35,20 @@ function fill(file: string, events: number, first: number): void {
   const session = db.prepare("INSERT INTO sessions (id, site_id, first_seen, last_seen, entry_path) VALUES (?, ?, ?, ?, '/')");
   const event = db.prepare("INSERT INTO events (site_id, session_id, kind, path, ts) VALUES (?, ?, 'pageview', '/', ?)");
   let seed = 7;
-  const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
   db.exec("BEGIN");
   for (const site of [SITE, OTHER]) {
-    db.prepare("INSERT INTO sites (id, name, domain, allowlist, timezone) VALUES (?, ?, ?, ?, 'Europe/Berlin')").run(site, site, `${site}.example`, JSON.stringify([`${site}.example`]));
-    db.prepare("INSERT INTO site_beacons (site_id, origin, first_seen, path) VALUES (?, ?, ?, '/')").run(site, `https://${site}.example`, first);
+    db.prepare("INSERT INTO sites (id, name, domain, allowlist, timezone) VALUES (?, ?, ?, ?, 'Europe/Berlin')").run(
+      site,
+      site,
+      `${site}.example`,
+      JSON.stringify([`${site}.example`]),
+    );
+    db.prepare("INSERT INTO site_beacons (site_id, origin, first_seen, path) VALUES (?, ?, ?, '/')").run(
+      site,
+      `https://${site}.example`,
+      first,
+    );
     for (let s = 0; s < events / EVENTS_PER_SESSION; s++) {
       const start = first + Math.floor(random() * 23 * HOUR);
       const id = `${site.slice(-2)}${s.toString(36)}${Math.floor(random() * 1e9).toString(36)}`;
@@ -67,7 +76,9 @@ export async function run(): Promise<void> {
       const client = createClient({ url: `file:${join(dir, "wren.db")}` });
       await client.batch([publishStatement(now - 15_000, now)], "write");
       const reader = readOnly(client as never);
-      console.log(`  ${events.toLocaleString("en")} events on the first day (and as many on another site): written in ${((performance.now() - built) / 1000).toFixed(1)} s`);
+      console.log(
+        `  ${events.toLocaleString("en")} events on the first day (and as many on another site): written in ${((performance.now() - built) / 1000).toFixed(1)} s`,
+      );
       let answer = await siteArrivals(reader, SITE, 5); // warm the page cache, as a running service has it
       const times: number[] = [];
       for (let i = 0; i < READS; i++) {
@@ -76,8 +87,15 @@ export async function run(): Promise<void> {
         times.push(performance.now() - start);
       }
       times.sort((a, b) => a - b);
-      const row = { events, median_ms: Number(percentile(times, 0.5).toFixed(1)), p95_ms: Number(percentile(times, 0.95).toFixed(1)), beacons: answer.beacons };
-      console.log(`    arrivals read: median ${row.median_ms} ms, p95 ${row.p95_ms} ms over ${READS} reads; band ${JSON.stringify(answer.beacons)}`);
+      const row = {
+        events,
+        median_ms: Number(percentile(times, 0.5).toFixed(1)),
+        p95_ms: Number(percentile(times, 0.95).toFixed(1)),
+        beacons: answer.beacons,
+      };
+      console.log(
+        `    arrivals read: median ${row.median_ms} ms, p95 ${row.p95_ms} ms over ${READS} reads; band ${JSON.stringify(answer.beacons)}`,
+      );
       results.push(row);
       client.close();
     });

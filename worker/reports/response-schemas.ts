@@ -49,14 +49,20 @@ const meta = {
     .object({
       hour: z.string().meta({
         format: "date-time",
-        description: "When the running local hour's figures are published: its end plus the publisher's grace (15 s). Hourly periods (`today`, `24h`) gain a point then.",
+        description:
+          "When the running local hour's figures are published: its end plus the publisher's grace (15 s). Hourly periods (`today`, `24h`) gain a point then.",
       }),
       day: z.string().meta({
         format: "date-time",
-        description: "When today's whole-day figures are published: the next local midnight plus the grace. Whole-day reports gain a day then.",
+        description:
+          "When today's whole-day figures are published: the next local midnight plus the grace. Whole-day reports gain a day then.",
       }),
     })
-    .meta({ id: "NextFigures", description: "When the next figures of the site arrive (docs/reports.md, Freshness), as instants; the site's zone is `period.timezone`." }),
+    .meta({
+      id: "NextFigures",
+      description:
+        "When the next figures of the site arrive (docs/reports.md, Freshness), as instants; the site's zone is `period.timezone`.",
+    }),
 };
 
 const goalRef = z.object({ id: z.string(), name: z.string(), kind: z.string() });
