@@ -13,6 +13,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   mixed: () => import("./mixed"),
   guards: () => import("./guards"),
   noise: () => import("./noise"),
+  arrivals: () => import("./arrivals"),
   utility: () => import("./utility"),
   nesting: () => import("./nesting"),
   alerts: () => import("./alerts"),

@@ -56,6 +56,7 @@ const cases: Case[] = [
   },
   { name: "POST /api/v1/sites/:id/token", scope: "write:sites", siteBound: true, siteField: "id", success: 200, request: async (_f, s) => ({ method: "POST", path: `/api/v1/sites/${s}/token` }) },
   { name: "GET /api/v1/sites/:id/verification", scope: "read:sites", siteBound: true, siteField: "id", success: 200, request: async (_f, s) => ({ method: "GET", path: `/api/v1/sites/${s}/verification` }) },
+  { name: "GET /api/v1/sites/:id/arrivals", scope: "read:reports", siteBound: true, siteField: "id", success: 200, request: async (_f, s) => ({ method: "GET", path: `/api/v1/sites/${s}/arrivals` }) },
   { name: "POST /api/v1/sites/:id/goals", scope: "write:goals", siteBound: true, siteField: "id", success: 201, request: async (_f, s) => ({ method: "POST", path: `/api/v1/sites/${s}/goals`, body: { kind: "event", match: fresh() } }) },
   {
     name: "PATCH /api/v1/sites/:id/goals/:goal",

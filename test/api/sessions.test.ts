@@ -85,11 +85,11 @@ describe("GET /api/v1/sessions", () => {
     });
     const first = await page("&limit=1");
     expect(first.status, first.text).toBe(200);
-    expect(first.body).toEqual({ days: [y], k: 3, next_cursor: Y1, published_through: Y });
+    expect(first.body).toEqual({ days: [y], k: 3, next_cursor: Y1, published_through: Y, timezone: "UTC", next_day_at: `${addDays(Y, 2)}T00:00:00.000Z` });
     const second = await page(`&limit=1&cursor=${first.body.next_cursor}`);
-    expect(second.body).toEqual({ days: [y1], k: 3, next_cursor: null, published_through: Y });
-    // Y2 is older than the retention window: not listed.
-    expect((await page("")).body).toEqual({ days: [y, y1], k: 3, next_cursor: null, published_through: Y });
+    expect(second.body).toEqual({ days: [y1], k: 3, next_cursor: null, published_through: Y, timezone: "UTC", next_day_at: `${addDays(Y, 2)}T00:00:00.000Z` });
+    // Y2 is older than the retention window: not listed. Today (UTC) ends at the next midnight.
+    expect((await page("")).body).toEqual({ days: [y, y1], k: 3, next_cursor: null, published_through: Y, timezone: "UTC", next_day_at: `${addDays(Y, 2)}T00:00:00.000Z` });
   });
 
   it("refuses a malformed cursor or limit and an unknown site, naming the field", async () => {
@@ -109,7 +109,7 @@ describe("GET /api/v1/sessions", () => {
     expect([...day.required].sort()).toEqual(["day", "entry_pages", "hours", "sessions"]);
     expect(doc.components.schemas.Session).toBeUndefined();
     const list = doc.paths["/api/v1/sessions"].get.responses["200"].content["application/json"].schema;
-    expect(Object.keys(list.properties).sort()).toEqual(["days", "k", "next_cursor", "published_through"]);
+    expect(Object.keys(list.properties).sort()).toEqual(["days", "k", "next_cursor", "next_day_at", "published_through", "timezone"]);
     expect(Object.keys(doc.components.schemas.SiteVerification.properties).sort()).toEqual(["first_seen", "origin", "page", "site", "verified"]);
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lastCompleteDay } from "../../worker/reports/period";
+import { addDays } from "../../worker/reports/timezone";
 import { ROLLUP_TABLES } from "../../worker/reports/rollup";
 import { waitForPublication } from "../helpers/stack";
 import { apiFixture, type ApiFixture } from "./fixtures";
@@ -185,7 +186,7 @@ describe("sites and the registry", () => {
     const site = await f.makeSite("sessions.example");
     const res = await f.admin("GET", `/api/v1/sessions?site=${site.id}&limit=10`);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ days: [], k: 5, next_cursor: null, published_through: lastCompleteDay("UTC", Date.now()) });
+    expect(res.body).toEqual({ days: [], k: 5, next_cursor: null, published_through: lastCompleteDay("UTC", Date.now()), timezone: "UTC", next_day_at: `${addDays(lastCompleteDay("UTC", Date.now()), 2)}T00:00:00.000Z` });
     const bad = await f.admin("GET", `/api/v1/sessions?site=${site.id}&limit=0`);
     expect(bad.status).toBe(400);
     expect(bad.body.field).toBe("limit");

@@ -14,6 +14,7 @@ export const ROUTE_OPERATION_IDS = {
   "DELETE /api/v1/sites/{id}": "deleteSite",
   "POST /api/v1/sites/{id}/token": "rotateSiteToken",
   "GET /api/v1/sites/{id}/verification": "getSiteVerification",
+  "GET /api/v1/sites/{id}/arrivals": "getSiteArrivals",
   "POST /api/v1/sites/{id}/goals": "createGoal",
   "GET /api/v1/sites/{id}/goals": "listGoals",
   "PATCH /api/v1/sites/{id}/goals/{goal}": "updateGoal",

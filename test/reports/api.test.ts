@@ -103,6 +103,9 @@ async function pageShown(path: string, visitors: number, pageviews: number, day 
   };
 }
 
+/** When a UTC site's next figures arrive: the running hour's end and the next midnight (today's, Y + 1 ending), each plus 15 s. */
+const nextFigures = () => ({ hour: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:00:15\.000Z$/), day: `${addDays(Y, 2)}T00:00:15.000Z` });
+
 describe("GET /api/v1/pages", () => {
   it("answers exact rows, suppressed rows with null, and the total of the visible ones", async () => {
     const res = await get(`/api/v1/pages?site=${site}&period=day`);
@@ -115,6 +118,7 @@ describe("GET /api/v1/pages", () => {
       site,
       period: { from: Y, to: Y, days: 1, timezone: "UTC" },
       published_through: Y,
+      next_figures: nextFigures(),
       k: 5,
       // /about, /docs/a and /docs/b are hidden: one `other` row, last, names none of them.
       rows: [
@@ -409,6 +413,7 @@ describe("GET /api/v1/breakdown", () => {
       site,
       period: { from: Y, to: Y, days: 1, timezone: "UTC" },
       published_through: Y,
+      next_figures: nextFigures(),
       k: 5,
       dimension: "country",
       rows: [

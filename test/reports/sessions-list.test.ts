@@ -137,7 +137,13 @@ const EXPECTED: ListedDay[] = [
 
 describe("listPublishedSessions", () => {
   it("lists published days with the figures the timeseries and the entry-page breakdown show, and nothing of hidden cells", async () => {
-    expect(await list()).toEqual({ days: EXPECTED, next: null, publishedThrough: "2026-11-05" });
+    expect(await list()).toEqual({
+      days: EXPECTED,
+      next: null,
+      publishedThrough: "2026-11-05",
+      timeZone: "UTC",
+      dayEnd: Date.parse("2026-11-07T00:00:00.000Z"),
+    });
   });
 
   it("shows the reports' own perturbed figures", async () => {
@@ -182,7 +188,13 @@ describe("listPublishedSessions", () => {
 
   it("pages by day with a cursor that neither skips nor repeats", async () => {
     const first = await list({ limit: 1 });
-    expect(first).toEqual({ days: EXPECTED.slice(0, 1), next: "2026-11-04", publishedThrough: "2026-11-05" });
+    expect(first).toEqual({
+      days: EXPECTED.slice(0, 1),
+      next: "2026-11-04",
+      publishedThrough: "2026-11-05",
+      timeZone: "UTC",
+      dayEnd: Date.parse("2026-11-07T00:00:00.000Z"),
+    });
     for (const limit of [1, 2, 3, 4]) {
       const walked: ListedDay[] = [];
       let after: string | undefined;
@@ -229,6 +241,8 @@ describe("listPublishedSessions", () => {
         days: [],
         next: null,
         publishedThrough: null,
+        timeZone: "UTC",
+        dayEnd: null,
       });
     } finally {
       empty.close();

@@ -11,6 +11,7 @@ import { HttpProblem } from "../lib/problem";
 import type { ReadOnlyDatabase } from "../lib/read-only";
 import { ReportCache } from "./cache";
 import { negotiate, type Format } from "./format";
+import { nextFigures, type NextFigures } from "./freshness";
 import { lastCompleteDay, resolvePeriod, type Period, type PeriodQuery } from "./period";
 import { NOISE_KEY_SQL, noiseKeyOf } from "./noise-position";
 import { kAnonymity } from "./privacy";
@@ -42,6 +43,8 @@ export interface PreparedReport {
     k: number;
     /** The last local day that is published: the freshest a report of this site can be. */
     published_through: string;
+    /** When the running hour's and today's figures are published (freshness.ts). */
+    next_figures: NextFigures;
   };
   /**
    * Computes the report once per publication: `name` and `params` name the report and its
@@ -110,6 +113,7 @@ export async function prepareReport(
       period: { from: period.from, to: period.to, days: period.days, timezone: period.timeZone, ...windowBounds(period) },
       k,
       published_through: publishedThrough,
+      next_figures: nextFigures(zone, publication.throughMs),
     },
     cached: (name, params, compute) =>
       cache.remember(JSON.stringify([name, scope, publication.version, publishedThrough, goals, params]), compute),

@@ -46,6 +46,24 @@ const meta = {
       "The last local day of the site that is published: the freshest day any report can cover now. A day is published shortly after it ends in the site's time zone (docs/reports.md, Freshness).",
     example: "2026-11-20",
   }),
+  next_figures: z
+    .object({
+      hour: z.string().meta({
+        format: "date-time",
+        description:
+          "When the running local hour's figures are published: its end plus the publisher's grace (15 s). Hourly periods (`today`, `24h`) gain a point then.",
+      }),
+      day: z.string().meta({
+        format: "date-time",
+        description:
+          "When today's whole-day figures are published: the next local midnight plus the grace. Whole-day reports gain a day then.",
+      }),
+    })
+    .meta({
+      id: "NextFigures",
+      description:
+        "When the next figures of the site arrive (docs/reports.md, Freshness), as instants; the site's zone is `period.timezone`.",
+    }),
 };
 
 const goalRef = z.object({ id: z.string(), name: z.string(), kind: z.string() });

@@ -31,6 +31,7 @@ import { retentionHorizon } from "./retention";
 import { effectiveZone } from "./rollup";
 import type { ReportScope } from "./scope";
 import { timeseriesReport } from "./timeseries";
+import { runningDayEnd } from "./freshness";
 import { addDays, localDate, startOfLocalDay } from "./timezone";
 
 export interface ListedDay {
@@ -50,6 +51,9 @@ export interface SessionsPage {
   next: string | null;
   /** The last published local day; null before the publisher's first run. */
   publishedThrough: string | null;
+  /** The site's time zone, and when its running day ends (ms; null before the first run). */
+  timeZone: string;
+  dayEnd: number | null;
 }
 
 export interface ListOptions {
@@ -87,10 +91,11 @@ export async function listPublishedSessions(db: ReadOnlyDatabase, siteId: string
     NOISE_KEY_SQL,
   ]);
   if (!site!.rows[0]) throw siteNotFound(siteId, "site");
-  const publication = publicationOf(published!);
-  if (!publication) return { days: [], next: null, publishedThrough: null };
   const zone = effectiveZone(String(site!.rows[0].timezone));
+  const publication = publicationOf(published!);
+  if (!publication) return { days: [], next: null, publishedThrough: null, timeZone: zone, dayEnd: null };
   const lastDay = lastCompleteDay(zone, publication.throughMs);
+  const fresh = { timeZone: zone, dayEnd: runningDayEnd(zone, publication.throughMs) };
 
   // The oldest day none of whose sessions retention can have deleted: it starts after the cutoff.
   const cutoff = retentionHorizon(options.now ?? Date.now(), options.retentionDays).rawBefore;
@@ -102,7 +107,7 @@ export async function listPublishedSessions(db: ReadOnlyDatabase, siteId: string
   const days = rows.rows.map((r) => String(r.day));
   const page = days.slice(0, options.limit);
   const next = days.length > options.limit ? days[options.limit]! : null;
-  if (page.length === 0) return { days: [], next: null, publishedThrough: lastDay };
+  if (page.length === 0) return { days: [], next: null, publishedThrough: lastDay, ...fresh };
 
   const scope: ReportScope = {
     siteId,
@@ -129,5 +134,5 @@ export async function listPublishedSessions(db: ReadOnlyDatabase, siteId: string
       .sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
     listed.push({ day, sessions: point.visitors, hours, entry_pages });
   }
-  return { days: listed, next, publishedThrough: lastDay };
+  return { days: listed, next, publishedThrough: lastDay, ...fresh };
 }

@@ -9,6 +9,7 @@ import { linkTo, query, setQuery } from "../state/location";
 import { dayPeriodParams, period } from "../state/period";
 import { FigureView } from "../ui/figure";
 import { CsvDownload } from "../ui/report-csv";
+import { Freshness } from "../ui/freshness";
 import { CaptionRange } from "../ui/report-range";
 import { WholeDayNote } from "../ui/report-days";
 import { Empty, Loaded } from "../ui/states";
@@ -48,7 +49,16 @@ export function PagesScreen({ site }: { site: string }) {
       </div>
       {!patternProblem && (
         <Loaded load={load} what="pages">
-          {(report) => <PagesTable site={site} report={report} sort={sort} pattern={pattern} />}
+          {(report) => (
+            <>
+              <Freshness
+                range={report.period}
+                next={report.next_figures}
+                empty={report.rows.length === 0 && !pattern && !cursor}
+              />
+              <PagesTable site={site} report={report} sort={sort} pattern={pattern} />
+            </>
+          )}
         </Loaded>
       )}
     </>

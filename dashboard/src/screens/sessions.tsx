@@ -10,7 +10,7 @@ import { hasScope } from "../state/session";
 import { FigureView } from "../ui/figure";
 import { Empty, Loaded } from "../ui/states";
 import { Pager, urlCursor } from "../ui/table-pager";
-import { formatTime } from "../ui/time";
+import { formatDate, formatInstant, formatTime } from "../ui/time";
 
 /** The site's time zone when the key may read the site: the hours are then written as the site's hours. */
 function readZone(site: string): Promise<string | null> {
@@ -18,6 +18,21 @@ function readZone(site: string): Promise<string | null> {
   return unwrap(api.GET("/api/v1/sites/{id}", { params: { path: { id: site } } })).then(
     (s) => s.timezone,
     () => null, // the viewer's own zone then, named beside each hour
+  );
+}
+
+/** What the list covers and when its next day is listed, in the site's zone (docs/dashboard.md, Freshness). */
+function SessionsFreshness({ list }: { list: { published_through: string | null; timezone: string; next_day_at: string | null } }) {
+  const zone = list.timezone;
+  const next = list.next_day_at ? ` Next day at ${formatInstant(list.next_day_at, zone)} (${zone}), when today ends.` : "";
+  const text =
+    list.published_through === null
+      ? `Nothing is published yet: days are listed once they end in ${zone}.`
+      : `Covers the published days through ${formatDate(list.published_through)} (${zone}).${next}`;
+  return (
+    <p class="freshness" role="note" data-testid="freshness">
+      {text}
+    </p>
   );
 }
 
@@ -35,6 +50,7 @@ export function SessionsScreen({ site }: { site: string }) {
           const { k } = list;
           return list.days.length === 0 && !cursor ? (
             <Empty>
+              <SessionsFreshness list={list} />
               {list.published_through === null ? (
                 <p>Nothing is published yet. Days appear here shortly after they end in the site's time zone.</p>
               ) : (
@@ -46,6 +62,7 @@ export function SessionsScreen({ site }: { site: string }) {
             </Empty>
           ) : (
             <>
+              <SessionsFreshness list={list} />
               <div class="table-wrap">
                 <table class="report-table">
                   <caption>

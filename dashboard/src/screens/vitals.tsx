@@ -8,6 +8,7 @@ import { useLoad } from "../state/load";
 import { query, setQuery } from "../state/location";
 import { dayPeriodParams, period } from "../state/period";
 import { ESTIMATED_REASON, FigureView } from "../ui/figure";
+import { Freshness } from "../ui/freshness";
 import { CaptionRange } from "../ui/report-range";
 import { WholeDayNote } from "../ui/report-days";
 import { RatingBar } from "../ui/rating-bar";
@@ -79,7 +80,16 @@ export function VitalsScreen({ site }: { site: string }) {
       </details>
       {!patternProblem && (
         <Loaded load={load} what="vitals">
-          {(report) => <VitalsTable report={report} sort={sort} filtered={Boolean(pattern || metric)} />}
+          {(report) => (
+            <>
+              <Freshness
+                range={report.period}
+                next={report.next_figures}
+                empty={report.rows.length === 0 && !pattern && !metric && !cursor}
+              />
+              <VitalsTable report={report} sort={sort} filtered={Boolean(pattern || metric)} />
+            </>
+          )}
         </Loaded>
       )}
     </>

@@ -9,6 +9,8 @@ import { useEffect, useRef } from "preact/hooks";
 export interface ChartSeries {
   label: string;
   values: (number | null)[];
+  /** What the legend says at a gap (a hidden point), by point index: "< 5: quiet hours" (ui/hidden.ts). */
+  gapLabel?: (index: number) => string;
 }
 
 export interface ChartMarker {
@@ -54,6 +56,16 @@ function markerPlugin(markers: ChartMarker[]): uPlot.Plugin {
   };
 }
 
+const legendNumber = new Intl.NumberFormat("en", { maximumFractionDigits: 2 });
+
+/** A legend value: the figure, or the gap's label where the point is hidden. */
+function legendValue(gapLabel: (index: number) => string) {
+  return (_plot: uPlot, value: number | null, _series: number, index: number | null): string => {
+    if (value !== null && value !== undefined) return legendNumber.format(value);
+    return index === null ? "–" : gapLabel(index);
+  };
+}
+
 export function TimeChart({
   title,
   times,
@@ -92,6 +104,8 @@ export function TimeChart({
             width: 2,
             spanGaps: false,
             points: { show: times.length <= 48 },
+            // The legend names why a point is hidden where it is a gap; numbers as uPlot writes them.
+            ...(s.gapLabel ? { value: legendValue(s.gapLabel) } : {}),
           })),
         ],
         plugins: [markerPlugin(markers)],

@@ -4,6 +4,7 @@
  * says why, in the terms of docs/reports.md.
  */
 import type { Figure } from "../api/client";
+import { hiddenReason } from "./hidden";
 
 export type FigureFormat = "count" | "percent" | "ms" | "seconds" | "decimal";
 
@@ -25,8 +26,9 @@ export function formatValue(value: number, format: FigureFormat = "count"): stri
   }
 }
 
-export function suppressedReason(k: number): string {
-  return `Hidden: fewer than ${k} sessions, or hiding it keeps a small group from being worked out from the figures shown.`;
+/** Why a suppressed figure is hidden (ui/hidden.ts): the reason's own sentence, or the general one. */
+export function suppressedReason(k: number, reason?: string): string {
+  return hiddenReason(k, reason);
 }
 
 export const ESTIMATED_REASON =
@@ -39,10 +41,21 @@ export function figureText(figure: Figure, k: number, format?: FigureFormat): st
   return figure.qualifier === "estimated" ? `≈ ${text}` : text;
 }
 
-export function FigureView({ figure, k, format }: { figure: Figure; k: number; format?: FigureFormat }) {
+/** `hidden`: why the figure is hidden, where the report names it (ui/hidden.ts). */
+export function FigureView({
+  figure,
+  k,
+  format,
+  hidden,
+}: {
+  figure: Figure;
+  k: number;
+  format?: FigureFormat;
+  hidden?: string | undefined;
+}) {
   const text = figureText(figure, k, format);
   if (figure.qualifier === "suppressed" || figure.value === null) {
-    const why = suppressedReason(k);
+    const why = suppressedReason(k, hidden);
     return (
       <span class="figure suppressed" title={why} aria-label={`${text}. ${why}`} data-qualifier="suppressed">
         {text}
@@ -80,8 +93,20 @@ export function noDataBefore(figure: Figure, before: boolean): boolean {
 }
 
 /** The figure, or "no data" when it is time before the site that shows nothing (noDataBefore). */
-export function SiteFigureView({ figure, k, before, format }: { figure: Figure; k: number; before: boolean; format?: FigureFormat }) {
-  return noDataBefore(figure, before) ? <NoDataView /> : <FigureView figure={figure} k={k} format={format} />;
+export function SiteFigureView({
+  figure,
+  k,
+  before,
+  format,
+  hidden,
+}: {
+  figure: Figure;
+  k: number;
+  before: boolean;
+  format?: FigureFormat;
+  hidden?: string | undefined;
+}) {
+  return noDataBefore(figure, before) ? <NoDataView /> : <FigureView figure={figure} k={k} format={format} hidden={hidden} />;
 }
 
 /** "no data": time before the site existed, neither a zero nor a hidden figure. */

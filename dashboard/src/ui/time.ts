@@ -73,3 +73,10 @@ export function siteClock(seconds: number, timeZone: string): number {
   const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)?.value ?? 0);
   return new Date(part("year"), part("month") - 1, part("day"), part("hour"), part("minute"), part("second")).getTime() / 1000;
 }
+
+/** A local date (YYYY-MM-DD, already the site's) as every day is written: "Mon 23 Nov 2026". */
+export function formatDate(date: string): string {
+  return formatter({ weekday: "short", day: "numeric", month: "short", year: "numeric" }, "UTC").format(
+    new Date(`${date}T12:00:00Z`),
+  );
+}

@@ -1,6 +1,7 @@
 /** Every /api/v1 route (and the signed /hooks ones), in the order they are matched; the router and the OpenAPI document take them from here. */
 import type { Route } from "../registry";
 import { alertRoutes } from "./alerts";
+import { arrivalRoutes } from "./arrivals";
 import { deploymentRoutes } from "./deployments";
 import { eventRoutes } from "./events";
 import { goalRoutes } from "./goals";
@@ -13,6 +14,7 @@ import { siteRoutes } from "./sites";
 export const apiRoutes: Route[] = [
   ...keyRoutes,
   ...siteRoutes,
+  ...arrivalRoutes,
   ...goalRoutes,
   ...sessionRoutes,
   ...eventRoutes,

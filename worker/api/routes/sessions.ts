@@ -72,6 +72,12 @@ export const sessionRoutes = [
             .string()
             .nullable()
             .meta({ description: "The last published local day: no day after it is listed. Null before the first publication." }),
+          timezone: z.string().meta({ description: "The site's time zone, in which days and hours are cut.", example: "Europe/Berlin" }),
+          next_day_at: z.string().nullable().meta({
+            format: "date-time",
+            description:
+              "When the running local day ends (the next local midnight): it is listed about 25 seconds later, if the reports show it. On the hour, like every instant of the list. Null before the first publication.",
+          }),
         }),
       },
       404: { description: "No such site (`field`: `site`)." },
@@ -89,6 +95,8 @@ export const sessionRoutes = [
         k,
         next_cursor: page.next,
         published_through: page.publishedThrough,
+        timezone: page.timeZone,
+        next_day_at: page.dayEnd === null ? null : new Date(page.dayEnd).toISOString(),
       });
     },
   }),

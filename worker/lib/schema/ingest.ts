@@ -18,7 +18,11 @@ export const sessions = sqliteTable(
     entryPath: text("entry_path"),
     pageviews: integer("pageviews").notNull().default(0),
   },
-  (t) => [index("sessions_site_last_seen").on(t.siteId, t.lastSeen)],
+  (t) => [
+    index("sessions_site_last_seen").on(t.siteId, t.lastSeen),
+    // The first day's steps (reports/arrivals.ts): sessions started per hour, with their ids for the key sum, from the index alone.
+    index("sessions_site_first_seen").on(t.siteId, t.firstSeen, t.id),
+  ],
 );
 
 export const EVENT_KINDS = ["pageview", "event", "engagement"] as const;

@@ -7,6 +7,7 @@ import { api, unwrap, type Schemas } from "../../api/client";
 import { useLoad } from "../../state/load";
 import { period, periodParams } from "../../state/period";
 import { FigureView, RateView } from "../../ui/figure";
+import { Freshness } from "../../ui/freshness";
 import { CaptionRange } from "../../ui/report-range";
 import { Empty, Loaded } from "../../ui/states";
 
@@ -22,7 +23,12 @@ export function ConversionsReport({ site, goalsKey }: { site: string; /** Change
   const load = useLoad(read, [JSON.stringify(params), goalsKey]);
   return (
     <Loaded load={load} what="conversions">
-      {(report) => <ConversionsTable report={report} />}
+      {(report) => (
+        <>
+          <Freshness range={report.period} next={report.next_figures} />
+          <ConversionsTable report={report} />
+        </>
+      )}
     </Loaded>
   );
 }

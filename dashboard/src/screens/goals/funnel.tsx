@@ -10,6 +10,7 @@ import { query, setQuery } from "../../state/location";
 import { dayPeriodParams, period } from "../../state/period";
 import { FigureView, RateView } from "../../ui/figure";
 import { WholeDayNote } from "../../ui/report-days";
+import { Freshness } from "../../ui/freshness";
 import { CaptionRange } from "../../ui/report-range";
 import { Empty, Loaded } from "../../ui/states";
 
@@ -102,7 +103,12 @@ function FunnelReport({ site, steps }: { site: string; steps: string[] }) {
     <>
       <WholeDayNote what="Funnels" site={site} />
       <Loaded load={load} what="the funnel">
-        {(report) => <FunnelTable report={report} />}
+        {(report) => (
+          <>
+            <Freshness range={report.period} next={report.next_figures} />
+            <FunnelTable report={report} />
+          </>
+        )}
       </Loaded>
     </>
   );

@@ -8,6 +8,8 @@ import { useLoad } from "../../state/load";
 import { BASE } from "../../state/location";
 import { hasScope } from "../../state/session";
 import { Empty } from "../../ui/states";
+import { formatTime } from "../../ui/time";
+import type { Arrivals } from "./first-day";
 
 /** false: no beacon has ever arrived; true: one has; null: not known (loading, refused, no read:sites). */
 export function useVerified(site: string): boolean | null {
@@ -19,7 +21,7 @@ export function useVerified(site: string): boolean | null {
   return load.status === "ready" && load.data ? load.data.verified : null;
 }
 
-export function NoDataYet({ site }: { site: string }) {
+export function NoDataYet({ site, arrivals }: { site: string; arrivals: Arrivals | null }) {
   const wizard = `${BASE}/sites/new?site=${encodeURIComponent(site)}&step=snippet`;
   return (
     <Empty>
@@ -28,7 +30,7 @@ export function NoDataYet({ site }: { site: string }) {
       </p>
       <p>
         <a href={wizard}>Install the snippet and check that it works</a>. Figures appear here about 25 seconds after each hour with
-        visits closes.
+        visits closes{arrivals && <>: the next hour closes at {formatTime(arrivals.next_figures.hour, arrivals.timezone)} ({arrivals.timezone})</>}.
       </p>
     </Empty>
   );

@@ -11,10 +11,12 @@ import { period, PERIODS } from "../../state/period";
 import { siteCreatedAt } from "../../state/sites";
 import { MetricCards, Windows, windowsBeforeSite, type Overview } from "./cards";
 import { NoDataYet, useVerified } from "./empty";
+import { FirstDayPanel, useArrivals } from "./first-day";
 import { GoalsTable } from "./goals";
 import { CompareSince, RecentMarkers } from "./markers";
 import { SmokeList, useGoalNames } from "./smoke";
 import { Trend, useTimeseries } from "./trend";
+import { Freshness } from "../../ui/freshness";
 import { Loaded } from "../../ui/states";
 
 type Deployment = Schemas["Deployment"];
@@ -61,6 +63,7 @@ export function OverviewScreen({ site }: { site: string }) {
   const markers = useLoad(() => unwrap(api.GET("/api/v1/deployments", { params: { query: { site, limit: 100 } } })), [site]);
   const goalNames = useGoalNames(site);
   const verified = useVerified(site);
+  const arrivals = useArrivals(site);
 
   const deployments = markers.status === "ready" ? markers.data.deployments : NO_DEPLOYMENTS;
   const answered = overview.status === "ready" ? overview.data : null;
@@ -72,10 +75,11 @@ export function OverviewScreen({ site }: { site: string }) {
       <div class="row overview-controls">
         <CompareSince deployments={deployments} value={chosen} extra={answered?.deployment ?? null} timeZone={timeZone} />
       </div>
-      {verified === false ? (
-        <NoDataYet site={site} />
+      {verified === false || arrivals?.status === "waiting" ? (
+        <NoDataYet site={site} arrivals={arrivals} />
       ) : (
         <>
+          {arrivals?.status === "first_day" && <FirstDayPanel arrivals={arrivals} />}
           <section aria-labelledby="overview-comparison">
             <h2 id="overview-comparison">Comparison</h2>
             <Loaded load={overview} what="the comparison">
@@ -86,7 +90,12 @@ export function OverviewScreen({ site }: { site: string }) {
             <h2 id="overview-trend">Trend: {periodLabel}</h2>
             <p class="hint">The period above sets the chart and its table; the comparison uses the deployment's own hours.</p>
             <Loaded load={series} what="the trend">
-              {(data) => <Trend series={data} deployments={deployments} createdAt={siteCreatedAt(site)} />}
+              {(data) => (
+                <>
+                  <Freshness range={data.period} next={data.next_figures} empty={data.points.length === 0} />
+                  <Trend series={data} deployments={deployments} createdAt={siteCreatedAt(site)} />
+                </>
+              )}
             </Loaded>
           </section>
         </>

@@ -13,6 +13,7 @@ import { TimeChart, type ChartMarker, type ChartSeries } from "../../ui/chart";
 import { beforeSite, noDataBefore, SiteFigureView } from "../../ui/figure";
 import { formatPoint, siteClock } from "../../ui/time";
 import { Empty } from "../../ui/states";
+import { hiddenLabel, type WithHidden } from "../../ui/hidden";
 
 export type Timeseries = Schemas["TimeseriesReport"];
 type Deployment = Schemas["Deployment"];
@@ -30,7 +31,8 @@ export function useTimeseries(site: string, period: Period) {
 
 const value = (figure: Figure): number | null => (figure.qualifier === "suppressed" ? null : figure.value);
 
-type Point = Timeseries["points"][number];
+/** A point, with why it is hidden where the API names it (optional until every API carries it). */
+type Point = WithHidden<Timeseries["points"][number]>;
 
 /** When a point ends (ms). */
 const pointEnd = (point: Point, interval: Timeseries["interval"]): number => Date.parse(point.start) + (interval === "hour" ? 3_600_000 : 86_400_000);
@@ -48,12 +50,17 @@ function TrendChart({ series, deployments, createdAt }: { series: Timeseries; de
   // TimeChart redraws when its arrays change: build them once per answer, not per render.
   const times = useMemo(() => series.points.map((p) => siteClock(Date.parse(p.start) / 1000, zone)), [series]);
   const lines = useMemo<ChartSeries[]>(() => {
+    const points: Point[] = series.points;
     const at = (figure: (p: Point) => Figure) =>
-      series.points.map((p) => (noDataBefore(figure(p), beforeSite(pointEnd(p, series.interval), createdAt)) ? null : value(figure(p))));
+      points.map((p) => (noDataBefore(figure(p), beforeSite(pointEnd(p, series.interval), createdAt)) ? null : value(figure(p))));
+    const gapLabel = (index: number) => {
+      const point = points[index];
+      return point && beforeSite(pointEnd(point, series.interval), createdAt) ? "no data" : hiddenLabel(series.k, point?.hidden);
+    };
     return [
-      { label: "Visitors", values: at((p) => p.visitors) },
-      { label: "Pageviews", values: at((p) => p.pageviews) },
-      { label: "Conversions", values: at((p) => p.conversions) },
+      { label: "Visitors", values: at((p) => p.visitors), gapLabel },
+      { label: "Pageviews", values: at((p) => p.pageviews), gapLabel },
+      { label: "Conversions", values: at((p) => p.conversions), gapLabel },
     ];
   }, [series, createdAt]);
   const markers = useMemo<ChartMarker[]>(() => {
@@ -86,11 +93,12 @@ function PointsTable({ series, createdAt }: { series: Timeseries; createdAt: num
   const { k, interval, period } = series;
   const last = series.points.at(-1);
   const allBefore = last !== undefined && beforeSite(pointEnd(last, interval), createdAt);
-  const cell = (figure: Figure, before: boolean) => (
+  const cell = (figure: Figure, before: boolean, hidden?: string) => (
     <td class="num">
-      <SiteFigureView figure={figure} k={k} before={before} />
+      <SiteFigureView figure={figure} k={k} before={before} hidden={hidden} />
     </td>
   );
+  const points: Point[] = series.points;
   return (
     // Focusable, so a keyboard can scroll it where it is wider than the screen.
     <div class="table-wrap" tabIndex={0} role="region" aria-labelledby="overview-points-caption">
@@ -113,16 +121,16 @@ function PointsTable({ series, createdAt }: { series: Timeseries; createdAt: num
           </tr>
         </thead>
         <tbody>
-          {series.points.map((point) => {
+          {points.map((point) => {
             const before = beforeSite(pointEnd(point, interval), createdAt);
             return (
               <tr key={point.start}>
                 <th scope="row">
                   <time dateTime={point.start}>{formatPoint(point.start, interval, period.timezone)}</time>
                 </th>
-                {cell(point.visitors, before)}
-                {cell(point.pageviews, before)}
-                {cell(point.conversions, before)}
+                {cell(point.visitors, before, point.hidden)}
+                {cell(point.pageviews, before, point.hidden)}
+                {cell(point.conversions, before, point.hidden)}
               </tr>
             );
           })}

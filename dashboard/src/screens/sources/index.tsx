@@ -11,6 +11,8 @@ import { useLoad } from "../../state/load";
 import { query, setQuery } from "../../state/location";
 import { hasScope } from "../../state/session";
 import { lazyScreen } from "../../ui/lazy";
+import { dayPeriodParams, period } from "../../state/period";
+import { Freshness } from "../../ui/freshness";
 import { WholeDayNote } from "../../ui/report-days";
 import { isSmokeTest } from "../goals/kinds";
 import { countryName, filterLabel, PANELS, urlFilter, type Filter } from "./dimensions";
@@ -99,6 +101,20 @@ function FilterBar({ filter }: { filter: Filter | { invalid: string } | null }) 
   );
 }
 
+/**
+ * The screen's freshness line. The panels read their own breakdowns; the period and the next
+ * publication are the site's for the same days, read once from the daily timeseries.
+ */
+function SourcesFreshness({ site }: { site: string }) {
+  const days = dayPeriodParams(period.value);
+  const load = useLoad(async () => {
+    const data = await unwrap(api.GET("/api/v1/timeseries", { params: { query: { site, ...days, interval: "day" } } }));
+    return typeof data === "string" ? null : data;
+  }, [site, JSON.stringify(days)]);
+  if (load.status !== "ready" || !load.data) return null;
+  return <Freshness range={load.data.period} next={load.data.next_figures} />;
+}
+
 export function SourcesScreen({ site }: { site: string }) {
   const filter = urlFilter();
   const goal = query.value.get("goal") ?? "";
@@ -108,6 +124,7 @@ export function SourcesScreen({ site }: { site: string }) {
   return (
     <div class="sources">
       <WholeDayNote what="Sources" site={site} />
+      <SourcesFreshness site={site} />
       <div class="report-tools">{(goals !== null || goal !== "") && <GoalSelect goals={goals} value={goal} />}</div>
       <section aria-labelledby="sources-filter-title" class="sources-filter-section">
         <h2 id="sources-filter-title">Filter</h2>
