@@ -5,12 +5,11 @@ import { HIDDEN_REASONS, hiddenLabel, hiddenReason } from "../../dashboard/src/u
 describe("hidden reasons", () => {
   it("say each reason in one sentence, with the report's k", () => {
     expect(Object.fromEntries(HIDDEN_REASONS.map((reason) => [reason, hiddenReason(5, reason)]))).toEqual({
-      small_group: "Fewer than 5 sessions in this hour.",
       quiet_hours: "The day has not yet had 5 sessions in one hour, so quiet hours are not told apart from empty ones.",
+      small_group: "Fewer than 5 sessions.",
       day_protection: "Hidden so that the day's total cannot be subtracted down to a few people.",
-      complement: "Differs from a shown figure by fewer than 5 sessions.",
     });
-    expect(hiddenReason(3, "small_group")).toBe("Fewer than 3 sessions in this hour.");
+    expect(hiddenReason(3, "small_group")).toBe("Fewer than 3 sessions.");
   });
 
   it("fall back to the general sentence when the API names no reason, or one this dashboard does not know", () => {
@@ -21,12 +20,7 @@ describe("hidden reasons", () => {
   });
 
   it("give the chart's legend short words for a gap", () => {
-    expect(HIDDEN_REASONS.map((reason) => hiddenLabel(5, reason))).toEqual([
-      "< 5: small group",
-      "< 5: quiet hours",
-      "< 5: protects the day",
-      "< 5: complement",
-    ]);
+    expect(HIDDEN_REASONS.map((reason) => hiddenLabel(5, reason))).toEqual(["< 5: quiet hours", "< 5: small group", "< 5: protects the day"]);
     expect(hiddenLabel(5)).toBe("< 5");
   });
 });

@@ -13,7 +13,7 @@ import { TimeChart, type ChartMarker, type ChartSeries } from "../../ui/chart";
 import { beforeSite, noDataBefore, SiteFigureView } from "../../ui/figure";
 import { formatPoint, siteClock } from "../../ui/time";
 import { Empty } from "../../ui/states";
-import { hiddenLabel, type WithHidden } from "../../ui/hidden";
+import { hiddenLabel } from "../../ui/hidden";
 
 export type Timeseries = Schemas["TimeseriesReport"];
 type Deployment = Schemas["Deployment"];
@@ -31,8 +31,8 @@ export function useTimeseries(site: string, period: Period) {
 
 const value = (figure: Figure): number | null => (figure.qualifier === "suppressed" ? null : figure.value);
 
-/** A point, with why it is hidden where the API names it (optional until every API carries it). */
-type Point = WithHidden<Timeseries["points"][number]>;
+/** A point, with why it is hidden where the API names it. */
+type Point = Timeseries["points"][number];
 
 /** When a point ends (ms). */
 const pointEnd = (point: Point, interval: Timeseries["interval"]): number => Date.parse(point.start) + (interval === "hour" ? 3_600_000 : 86_400_000);
