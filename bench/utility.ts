@@ -3,13 +3,15 @@
  * ~1,000 Zipf-distributed pages, sessions with Zipf-distributed dimensions), the real rollup
  * folds the data and every report's day cells are decided by the real rules. Per report, the
  * share of cells with at least k units that are shown, and of those with at least 2k — the
- * cells no rule should need to hide often (docs/reports.md, "Utility").
+ * cells no rule should need to hide often (docs/reports.md, "Utility") — and of the site-days
+ * and hours themselves.
  *
  *   npm run bench utility                       (100 k and 1 M events)
  *   BENCH_UTILITY_SCALES=100000,1000000,10000000 npm run bench utility
  */
 import { createClient } from "@libsql/client";
 import { readOnly } from "../worker/lib/read-only";
+import { loadDayAtoms } from "../worker/reports/atoms";
 import { dimensionDays } from "../worker/reports/breakdown";
 import { NONE, SMALL } from "../worker/reports/day-partition";
 import { DIMENSIONS } from "../worker/reports/dimensions";
@@ -67,6 +69,9 @@ async function cells(
       [...d.values.values()].filter((c) => c.key !== SMALL && (c.key !== NONE || c.units > 0)),
     );
   }
+  // The site-days themselves: hidden beside their hours (the open rule) or for fewer than k.
+  const { siteDays } = await loadDayAtoms(db, scope);
+  out["days"] = [...siteDays.values()].map((d) => ({ units: d.units, visible: d.visible }));
   const hours = await client.execute({
     sql: "SELECT hour, visitors FROM rollup_site_hour WHERE site_id = ? AND day >= ? AND day <= ?",
     args: [scope.siteId, scope.from, scope.to],
