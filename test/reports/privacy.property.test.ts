@@ -696,6 +696,16 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
   const convDayGoal = (d: number, g: number) => HOURS.map((_, h) => convCell(d, h, g));
   const row = (d: number, p: number) => day(d).pages.rows.find((r) => r.path === PATHS[p]);
   const goalRow = (d: number, g: number) => day(d).conversions.rows.find((r) => r.goal.id === ALL[g])!;
+  // A day hidden beside its hours reads as the sum of its shown hours (guarded-days.ts): its
+  // point says so (from_hours), and a goal-day's single-day row is then estimated (noise is off).
+  const hourShown = (d: number, h: number) => visible(hourPoint(day(d).hourly!, d, h).visitors);
+  const goalHourShown = (d: number, h: number, g: number) => visible(hourPoint(day(d).hourlyPerGoal![g]!, d, h).conversions);
+  const fromHours = (d: number) => day(d).daily.points[0]!.from_hours === true;
+  const dayAtomShown = (d: number) => visible(day(d).daily.points[0]!.visitors) && !fromHours(d);
+  const goalFromHours = (d: number, g: number) => visible(goalRow(d, g).conversions) && goalRow(d, g).conversions.qualifier === "estimated";
+  const dayPvCells = (d: number) => (fromHours(d) ? HOURS.flatMap((_, h) => (hourShown(d, h) ? pvHour(d, h) : [])) : pvDay(d));
+  const goalDayCells = (d: number, g: number) =>
+    goalFromHours(d, g) ? HOURS.flatMap((_, h) => (goalHourShown(d, h, g) ? [convCell(d, h, g)] : [])) : convDayGoal(d, g);
   const fact = (family: string, cells: string[], figure: Figure, source: string) => {
     for (const [name, fig] of Object.entries({ figure }))
       if ((fig.value === null) !== (fig.qualifier === "suppressed"))
@@ -732,14 +742,18 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
     let tsConvCells: string[] = [];
     p.daily.points.forEach((pt, i) => {
       const d = a + i;
-      fact("pv", pvDay(d), pt.pageviews, `timeseries ${a}-${b} day ${d}`);
-      if (visible(pt.pageviews)) tsCells = tsCells.concat(pvDay(d));
-      const convCells = ALL.flatMap((_, g) => (visible(goalRow(d, g).conversions) ? convDayGoal(d, g) : []));
+      fact("pv", dayPvCells(d), pt.pageviews, `timeseries ${a}-${b} day ${d}`);
+      if (visible(pt.pageviews)) tsCells = tsCells.concat(dayPvCells(d));
+      const convCells = ALL.flatMap((_, g) => (visible(goalRow(d, g).conversions) ? goalDayCells(d, g) : []));
       fact("conv", convCells, pt.conversions, `timeseries ${a}-${b} day ${d} conversions`);
       if (visible(pt.conversions)) tsConvCells = tsConvCells.concat(convCells);
       f.consistency.push({
         published: pt.visitors.value,
-        expected: visible(pt.visitors) ? t.daySessions[d]!.size : null,
+        expected: fromHours(d)
+          ? HOURS.reduce((n, _, h) => n + (hourShown(d, h) ? t.hourSessions[d]![h]!.size : 0), 0)
+          : visible(pt.visitors)
+            ? t.daySessions[d]!.size
+            : null,
         what: `timeseries ${a}-${b} day ${d} visitors`,
       });
     });
@@ -749,7 +763,7 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
     let convTotal: string[] = [];
     for (const r of p.conversions.rows) {
       const g = ALL.indexOf(r.goal.id);
-      const cells = days.filter((d) => visible(goalRow(d, g).conversions)).flatMap((d) => convDayGoal(d, g));
+      const cells = days.filter((d) => visible(goalRow(d, g).conversions)).flatMap((d) => goalDayCells(d, g));
       fact("conv", cells, r.conversions, `conversions ${a}-${b} ${r.goal.id}`);
       if (visible(r.conversions)) convTotal = convTotal.concat(cells);
       f.consistency.push({
@@ -770,9 +784,7 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
       // Nested only where every day that adds to the page adds to the visitors too: a day hidden
       // beside its hours (closingHours) may still show its pages.
       const path = PATHS.indexOf(r.path!);
-      const nested = days.every(
-        (d) => !row(d, path) || !visible(row(d, path)!.visitors) || visible(day(d).daily.points[0]!.visitors),
-      );
+      const nested = days.every((d) => !fromHours(d) && (!row(d, path) || !visible(row(d, path)!.visitors) || dayAtomShown(d)));
       if (nested && visible(r.visitors) && visible(p.daily.totals.visitors))
         f.pairs.push({
           parent: p.daily.totals.visitors.value!,
@@ -804,7 +816,7 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
     const perGoal = day(d).hourlyPerGoal!;
     // Hours outside HOURS hold no data: an exact 0 once the day has had an hour of k units at or
     // before it, or when the day ended shown or without data; suppressed before that.
-    const dayVisible = visible(day(d).daily.points[0]!.visitors);
+    const dayVisible = dayAtomShown(d);
     const wrong = hourly.points.filter((pt) => {
       const local = Number(pt.local.slice(11, 13));
       if (HOURS.includes(local)) return false;
@@ -951,6 +963,8 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
   for (let d = 0; d < DATES.length; d++) {
     const v = day(d).daily.points[0]!.visitors;
     if (visible(v) && v.value! > 0) f.direct.push({ units: t.daySessions[d]!.size, what: `site-day ${d}` });
+    // A2's parent is the day's own count: a day read from its hours is no parent of its pages.
+    const parent = dayAtomShown(d);
     for (const r of day(d).pages.rows.filter((r) => !r.other)) {
       const p = PATHS.indexOf(r.path!);
       if (!visible(r.visitors)) continue;
@@ -960,24 +974,27 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
         expected: t.pageSessions[d]![p]!.size,
         what: `page ${r.path} day ${d} visitors`,
       });
-      if (visible(v)) f.pairs.push({ parent: v.value!, child: r.visitors.value!, what: `day ${d} visitors vs ${r.path}` });
+      if (parent) f.pairs.push({ parent: v.value!, child: r.visitors.value!, what: `day ${d} visitors vs ${r.path}` });
     }
     HOURS.forEach((_, h) => {
       const pt = hourPoint(day(d).hourly!, d, h);
       if (!visible(pt.visitors) || pt.visitors.value === 0) return;
       f.direct.push({ units: t.hourSessions[d]![h]!.size, what: `hour ${d}/${h}` });
-      if (visible(v)) f.pairs.push({ parent: v.value!, child: pt.visitors.value!, what: `day ${d} visitors vs hour ${h}` });
+      if (parent) f.pairs.push({ parent: v.value!, child: pt.visitors.value!, what: `day ${d} visitors vs hour ${h}` });
     });
     ALL.forEach((goal, g) => {
       const r = goalRow(d, g);
       if (visible(r.converting_sessions)) {
         if (r.converting_sessions.value! > 0) f.direct.push({ units: t.goalUnits[d]![g]!.size, what: `goal ${goal} day ${d}` });
+        const partial = goalFromHours(d, g);
         f.consistency.push({
           published: r.converting_sessions.value,
-          expected: t.goalUnits[d]![g]!.size,
+          expected: partial
+            ? HOURS.reduce((n, _, h) => n + (goalHourShown(d, h, g) ? t.goalHourUnits[d]![h]![g]!.size : 0), 0)
+            : t.goalUnits[d]![g]!.size,
           what: `goal ${goal} day ${d} converting`,
         });
-        if (visible(v))
+        if (parent && !partial)
           f.pairs.push({
             parent: v.value!,
             child: r.converting_sessions.value!,
@@ -994,7 +1011,7 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
     const counts = new Map<string, number>();
     GOALS.forEach((_, g) => {
       const r = goalRow(d, g);
-      if (visible(r.converting_sessions)) counts.set(String(g), r.converting_sessions.value!);
+      if (visible(r.converting_sessions) && !goalFromHours(d, g)) counts.set(String(g), r.converting_sessions.value!);
     });
     FUNNELS.forEach((seq, n) => {
       day(d).funnels[n]!.forEach((step, i) => {
@@ -1298,12 +1315,15 @@ function pageGroups(
     facts.push(of);
     out.consistency.push({ published: figure.value, expected: of.reduce((n, c) => n + counts[c]!, 0), what });
   };
-  sessionsFact(classes, day.daily.points[0]!.visitors, `day ${d} visitors, by pages viewed`);
+  // A day read from its hours (from_hours) counts sessions per hour, not the day's classes.
+  if (!day.daily.points[0]!.from_hours) sessionsFact(classes, day.daily.points[0]!.visitors, `day ${d} visitors, by pages viewed`);
   for (const r of day.pages.rows.filter((r) => !r.other))
     sessionsFact(meeting([PATHS.indexOf(r.path!)]), r.visitors, `day ${d} ${r.path} visitors, by pages viewed`);
   data.pageGoals.forEach((pattern, i) => {
     const r = day.conversions.rows.find((row) => row.goal.id === `page_${i}`)!;
     const paths = PATHS.flatMap((path, p) => (patternMatches(pattern, path) ? [p] : []));
+    // A goal-day read from its hours (estimated with noise off) counts units per hour, not the day's classes.
+    if (r.conversions.qualifier === "estimated") return;
     sessionsFact(meeting(paths), r.converting_sessions, `day ${d} page goal ${pattern} converting`);
     sessionsFact(meeting(paths), r.conversions, `day ${d} page goal ${pattern} conversions`);
     if (visible(r.converting_sessions) && r.converting_sessions.value! > 0 && r.converting_sessions.value! < data.k)
@@ -1486,8 +1506,10 @@ describe("the k-anonymity filter under attack, breakdowns", () => {
         const c = readOnly(db.client as never);
         const scope = { siteId: SITE, from: date, to: date, timeZone: "UTC", k };
         const { facts, shownSmall, fact } = classFacts(counts, k);
-        const dayVisitors = (await timeseriesReport(c, scope, "day")).points[0]!.visitors;
-        fact(() => true, dayVisitors, "the day's visitors");
+        const dayPoint = (await timeseriesReport(c, scope, "day")).points[0]!;
+        // A day hidden beside its hours reads as its shown hours (from_hours): not the day's classes.
+        const dayHidden = dayPoint.visitors.value === null || dayPoint.from_hours === true;
+        if (!dayHidden) fact(() => true, dayPoint.visitors, "the day's visitors");
         for (const r of (await pagesReport(c, scope)).rows.filter((r) => !r.other)) fact((i) => classes[i]!.journey.paths.includes(r.path!), r.visitors, `${r.path} visitors`);
         for (const r of (await breakdownReport(c, scope, "country")).rows)
           fact((i) => classes[i]!.country === r.value, r.visitors, `country ${r.value} visitors`);
@@ -1507,7 +1529,7 @@ describe("the k-anonymity filter under attack, breakdowns", () => {
         // A day hidden beside its hours (its 11:00 holds 1 to k − 1 sessions) must not be rebuilt
         // from its breakdowns and pages either: the day minus its shown 10:00 would be the 11:00.
         // (The hour cells themselves cross the breakdowns' cells: docs/reports.md, Limits.)
-        if (dayVisitors.value === null && counts.some((n) => n > 0)) {
+        if (dayHidden && counts.some((n) => n > 0)) {
           const asFacts = facts.map((of) => ({ family: "v", cells: of.map((i) => `c${i}`), value: 0, source: "" }));
           const day = { family: "v", cells: counts.map((_, i) => `c${i}`), what: "the hidden day's visitors" };
           expect(linearLeaks(asFacts, [day]).map((t) => t.what)).toEqual([]);

@@ -205,9 +205,17 @@ describe("timeseries", () => {
     expect(report.points.slice(0, 9).map((p) => [p.visitors, p.hidden])).toEqual(Array(9).fill([hidden, "quiet_hours"]));
     expect(report.points.slice(12).map((p) => p.visitors)).toEqual(Array(12).fill(x(0)));
     expect(report.totals).toEqual({ visitors: est(12), pageviews: est(12), conversions: est(0) });
-    // The day minus its shown hours would be the 2 of 11:00: the day is what hides.
+    // The day minus its shown hours would be the 2 of 11:00: the day hides its own total, and
+    // reads as the sum of its shown hours, a lower bound.
     const daily = await timeseriesReport(db.reader, scope("2026-11-05"), "day");
-    expect(daily.points[0]).toMatchObject({ visitors: hidden, pageviews: hidden, hidden: "day_protection" });
+    expect(daily.points[0]).toEqual({
+      start: "2026-11-05T00:00:00.000Z",
+      local: "2026-11-05",
+      visitors: est(12),
+      pageviews: est(12),
+      conversions: x(0),
+      from_hours: true,
+    });
   });
 
   it("per hour, conversions of one goal: cells inside the goal-day", async () => {

@@ -108,8 +108,9 @@ const EXPECTED: ListedDay[] = [
   {
     day: "2026-11-05",
     // 00 and 12 hold 1 session each: the day minus its shown hours would be those 2, so the day
-    // hides (its hours of k are shown as they closed, its entry pages keep a hidden remainder of k).
-    sessions: hidden,
+    // hides its own total and reads as the sum of its shown hours, 11 + 7 + 5 (its entry pages
+    // keep a hidden remainder of k).
+    sessions: { value: 23, qualifier: "estimated" },
     hours: [
       { hour: hourOf("2026-11-05", 9), sessions: x(11) },
       { hour: hourOf("2026-11-05", 10), sessions: x(7) },
@@ -122,9 +123,14 @@ const EXPECTED: ListedDay[] = [
       { path: "/pricing", sessions: x(6) },
     ],
   },
-  // Hour 15 holds 5 of 6, shown as it closed: the day (a complement of 1) hides, and "/", its
-  // only entry page, with it.
-  { day: "2026-11-04", sessions: hidden, hours: [{ hour: hourOf("2026-11-04", 15), sessions: x(5) }], entry_pages: [] },
+  // Hour 15 holds 5 of 6, shown as it closed: the day (a complement of 1) reads as that hour's
+  // 5, and "/", its only entry page, hides.
+  {
+    day: "2026-11-04",
+    sessions: { value: 5, qualifier: "estimated" },
+    hours: [{ hour: hourOf("2026-11-04", 15), sessions: x(5) }],
+    entry_pages: [],
+  },
   // A hidden day: listed, suppressed, nothing of it named.
   { day: "2026-11-03", sessions: hidden, hours: [], entry_pages: [] },
   {
@@ -172,7 +178,7 @@ describe("listPublishedSessions", () => {
           .sort((a, b) => a.path.localeCompare(b.path)),
       );
     }
-    expect(page.days.map((d) => d.sessions.qualifier)).toEqual(["suppressed", "suppressed", "suppressed", "estimated"]);
+    expect(page.days.map((d) => d.sessions.qualifier)).toEqual(["estimated", "estimated", "suppressed", "estimated"]);
   });
 
   it("cuts hours in the site's zone", async () => {
@@ -217,16 +223,16 @@ describe("listPublishedSessions", () => {
   it("takes k and the retention window from the settings", async () => {
     const days = (page: SessionsPage) => page.days.map((d) => [d.day, d.sessions.value]);
     // With k = 2 the 3rd shows its 4 sessions, and the 5th its 25 (its small hours' 2 sessions
-    // are a group of k); the 4th still hides (its 23:00 holds 1).
+    // are a group of k); the 4th still reads as its 15:00 (its 23:00 holds 1).
     expect(days(await list({ k: 2 }))).toEqual([
       ["2026-11-05", 25],
-      ["2026-11-04", null],
+      ["2026-11-04", 5],
       ["2026-11-03", 4],
       ["2026-10-08", 5],
     ]);
     expect(days(await list({ retentionDays: 29 }))).toEqual([
-      ["2026-11-05", null],
-      ["2026-11-04", null],
+      ["2026-11-05", 23],
+      ["2026-11-04", 5],
       ["2026-11-03", null],
     ]);
     expect(days(await list({ now: NOW + 12.5 * 3_600_000 }))).toEqual(days(await list({ retentionDays: 29 })));

@@ -8,8 +8,9 @@ import type { ReadOnlyDatabase } from "../lib/read-only";
 import { perturbedFigure, ratio, type Figure } from "./figures";
 import { loadDayAtoms } from "./atoms";
 import { filteredAtoms, type Filter } from "./filter";
+import { guardedDaySums } from "./guarded-days";
 import { tallyHour, windowCells, type WindowCells } from "./hour-cells";
-import { additiveFigure, addToTally, distinctFigure, EMPTY_TALLY, type AtomTally } from "./privacy";
+import { addPartial, additiveFigure, addToTally, distinctFigure, EMPTY_TALLY, type AtomTally } from "./privacy";
 import type { ReportScope } from "./scope";
 
 export interface ConversionRow {
@@ -32,12 +33,23 @@ export async function conversionsReport(db: ReadOnlyDatabase, scope: ReportScope
   }
   const atoms = await loadDayAtoms(db, scope);
   const { siteDays, goalDays, goals } = filter ? await filteredAtoms(db, scope, filter, atoms) : atoms;
+  // A day hidden beside its hours counts the sum of its shown hours (guarded-days.ts), as the timeseries does.
+  const sums = filter ? undefined : await guardedDaySums(db, scope, atoms);
   let sessions: AtomTally = EMPTY_TALLY;
-  for (const atom of siteDays.values()) sessions = addToTally(sessions, atom.shown.units, atom.visible, atom.units > 0);
+  for (const [day, atom] of siteDays) {
+    const partial = atom.guarded ? sums?.site.get(day) : undefined;
+    sessions = partial ? addPartial(sessions, partial.units) : addToTally(sessions, atom.shown.units, atom.visible, atom.units > 0);
+  }
   return assemble(scope, goals, sessions, (goal) => {
     let conversions: AtomTally = EMPTY_TALLY;
     let converting: AtomTally = EMPTY_TALLY;
-    for (const atom of goalDays.get(goal)!.values()) {
+    for (const [day, atom] of goalDays.get(goal)!) {
+      const partial = atom.guarded ? sums?.goals.get(goal)?.get(day) : undefined;
+      if (partial) {
+        conversions = addPartial(conversions, partial.value);
+        converting = addPartial(converting, partial.units);
+        continue;
+      }
       conversions = addToTally(conversions, atom.shown.conversions, atom.visible, atom.units > 0);
       converting = addToTally(converting, atom.shown.units, atom.visible, atom.units > 0);
     }

@@ -128,6 +128,13 @@ export async function windowCells(db: ReadOnlyDatabase, scope: ReportScope & Req
   return { hours, site, goals, atoms };
 }
 
+/** The window of whole days of a scope of days, for its hour cells. */
+export function wholeDays(scope: ReportScope): ReportScope & Required<Pick<ReportScope, "hours">> {
+  if (scope.hours) return { ...scope, hours: scope.hours };
+  const window = { fromMs: startOfLocalDay(scope.timeZone, scope.from), toMs: startOfLocalDay(scope.timeZone, addDays(scope.to, 1)) };
+  return { ...scope, hours: { window, lastEndedDay: scope.to } };
+}
+
 /** The cells of the hours of `window`, a part of the window they were decided for. */
 export function cellsWithin(cells: WindowCells, window: HourWindow): WindowCells {
   const inside = <T>(map: Map<number, T>) => new Map([...map].filter(([h]) => h >= window.fromMs && h < window.toMs));

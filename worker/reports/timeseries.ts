@@ -8,12 +8,13 @@
 import type { ReadOnlyDatabase } from "../lib/read-only";
 import { perturbedFigure, SUPPRESSED, type Figure } from "./figures";
 import { loadDayAtoms, type DayAtoms, type GoalDayAtom, type SiteDayAtom } from "./atoms";
-import { hourFigure, tallyHour, windowCells, type WindowCells } from "./hour-cells";
+import { guardedDaySums, type GuardedSums } from "./guarded-days";
+import { hourFigure, tallyHour, wholeDays, windowCells, type WindowCells } from "./hour-cells";
 import { filteredAtoms, type Filter } from "./filter";
 import { datesOf } from "./period";
-import { additiveFigure, addToTally, distinctFigure, EMPTY_TALLY, enoughUnits, type AtomTally, type HiddenReason } from "./privacy";
+import { addPartial, additiveFigure, addToTally, distinctFigure, EMPTY_TALLY, enoughUnits, type AtomTally, type HiddenReason } from "./privacy";
 import type { ReportScope } from "./scope";
-import { addDays, localDate, localMinuteLabel, startOfLocalDay } from "./timezone";
+import { localDate, localMinuteLabel, startOfLocalDay } from "./timezone";
 
 export const INTERVALS = ["day", "hour"] as const;
 export type Interval = (typeof INTERVALS)[number];
@@ -31,6 +32,8 @@ export interface TimeseriesPoint {
   conversions: Figure;
   /** Why visitors and pageviews are suppressed (privacy/hours.ts HiddenReason); absent when they are not. */
   hidden?: HiddenReason;
+  /** A day point whose own total is withheld (day_protection): visitors and pageviews are the sum of its shown hours. */
+  from_hours?: true;
 }
 
 export interface TimeseriesReport {
@@ -86,7 +89,8 @@ export async function timeseriesReport(
     atoms = await loadDayAtoms(db, scope);
     if (filter) atoms = await filteredAtoms(db, scope, filter, atoms);
     // A filtered day's hidden value is told apart from an absent one by nothing, its reason included.
-    points = dailyPoints(scope, atoms.siteDays, atoms.goalDays, goal === undefined ? [...atoms.goalDays.keys()] : [goal], !filter);
+    const sums = filter ? NO_SUMS : await guardedDaySums(db, scope, atoms);
+    points = dailyPoints(scope, atoms.siteDays, atoms.goalDays, goal === undefined ? [...atoms.goalDays.keys()] : [goal], sums, !filter);
   } else {
     if (filter) throw new Error("filters apply to days only"); // refused by the route first (a 400)
     const cells = await windowCells(db, wholeDays(scope), goal === undefined ? null : [goal]);
@@ -102,6 +106,7 @@ function dailyPoints(
   siteDays: Map<string, SiteDayAtom>,
   goalDays: Map<string, Map<string, GoalDayAtom>>,
   goalIds: string[],
+  sums: GuardedSums,
   tellReasons: boolean,
 ): TimeseriesPoint[] {
   return datesOf(scope).map((day) => {
@@ -109,29 +114,33 @@ function dailyPoints(
     let conversions: AtomTally = EMPTY_TALLY;
     for (const id of goalIds) {
       const atom = goalDays.get(id)?.get(day);
-      if (atom) conversions = addToTally(conversions, atom.shown.conversions, atom.visible, atom.units > 0);
+      const partial = atom?.guarded ? sums.goals.get(id)?.get(day) : undefined;
+      if (partial) conversions = addPartial(conversions, partial.value);
+      else if (atom) conversions = addToTally(conversions, atom.shown.conversions, atom.visible, atom.units > 0);
     }
-    return {
+    const point = {
       start: new Date(startOfLocalDay(scope.timeZone, day)).toISOString(),
       local: day,
+      conversions: additiveFigure(conversions),
+    };
+    // A day hidden beside its hours reads as the sum of its shown hours, a lower bound.
+    const partial = site.guarded ? sums.site.get(day) : undefined;
+    if (partial) return { ...point, visitors: estimated(partial.units), pageviews: estimated(partial.value), from_hours: true };
+    return {
+      ...point,
       visitors: dayFigure(site.shown.units, site.units, site.visible, scope.noise),
       pageviews: dayFigure(site.shown.pageviews, site.units, site.visible, scope.noise),
-      conversions: additiveFigure(conversions),
       ...(tellReasons && site.units > 0 && !site.visible ? { hidden: dayReason(site, scope.k) } : {}),
     };
   });
 }
 
+const NO_SUMS: GuardedSums = { site: new Map(), goals: new Map() };
+const estimated = (value: number): Figure => ({ value, qualifier: "estimated" });
+
 /** Why a hidden site-day is hidden: fewer than k sessions, or k and more hidden beside its hours. */
 function dayReason(site: SiteDayAtom, k: number): HiddenReason {
   return site.guarded || enoughUnits(site.units, k) ? "day_protection" : "small_group";
-}
-
-/** The window of whole days of a scope of days, for its hourly points. */
-export function wholeDays(scope: ReportScope): ReportScope & Required<Pick<ReportScope, "hours">> {
-  if (scope.hours) return { ...scope, hours: scope.hours };
-  const window = { fromMs: startOfLocalDay(scope.timeZone, scope.from), toMs: startOfLocalDay(scope.timeZone, addDays(scope.to, 1)) };
-  return { ...scope, hours: { window, lastEndedDay: scope.to } };
 }
 
 /**

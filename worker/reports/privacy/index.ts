@@ -64,5 +64,5 @@ export { decideNestedDimensions, type NestedCell, type NestingDay, type PairCell
 export { PAGE_ATOMS_SQL, pageAtomVisibleSql } from "./page-atoms";
 export { pathGoalsVisible, type PathGoalDay } from "./path-goals";
 export { ratingGroupsSql, ratingGroupsVisible } from "./rating-groups";
-export { addToTally, additiveFigure, distinctFigure, EMPTY_TALLY, type AtomTally } from "./tally";
+export { addPartial, addToTally, additiveFigure, distinctFigure, EMPTY_TALLY, type AtomTally } from "./tally";
 export { DEFAULT_K, enoughUnits, kAnonymity, MIN_K, siteDayVisible } from "./threshold";

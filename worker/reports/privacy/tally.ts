@@ -25,6 +25,14 @@ export function addToTally(tally: AtomTally, value: number, visible: boolean, ha
 }
 
 /**
+ * Adds the shown part of a hidden atom (a day hidden beside its hours: the sum of its shown
+ * hours, guarded-days.ts): it counts towards the sum and makes the figure a lower bound.
+ */
+export function addPartial(tally: AtomTally, value: number): AtomTally {
+  return { sum: tally.sum + value, visible: tally.visible + 1, hidden: tally.hidden + 1 };
+}
+
+/**
  * An additive figure (pageviews, conversions, samples): the sum of visible atoms; suppressed
  * when every atom with data is hidden; estimated when some are (a lower bound); exact else.
  * No data at all is an exact 0.
