@@ -32,6 +32,7 @@ import { effectiveZone } from "./rollup";
 import type { ReportScope } from "./scope";
 import { timeseriesReport } from "./timeseries";
 import { addDays, localDate, startOfLocalDay } from "./timezone";
+import { now } from "../lib/clock";
 
 export interface ListedDay {
   /** A published local day (the site's zone). */
@@ -93,7 +94,7 @@ export async function listPublishedSessions(db: ReadOnlyDatabase, siteId: string
   const lastDay = lastCompleteDay(zone, publication.throughMs);
 
   // The oldest day none of whose sessions retention can have deleted: it starts after the cutoff.
-  const cutoff = retentionHorizon(options.now ?? Date.now(), options.retentionDays).rawBefore;
+  const cutoff = retentionHorizon(options.now ?? now(), options.retentionDays).rawBefore;
   let firstDay = localDate(zone, cutoff);
   if (startOfLocalDay(zone, firstDay) < cutoff) firstDay = addDays(firstDay, 1);
 
