@@ -103,6 +103,8 @@ const apiWorker :Workerd.Worker = (
     (name = "WREN_WEBHOOK_ALLOW", fromEnvironment = "WREN_WEBHOOK_ALLOW"),
     # This start's id, made by `wren start` and shown by /healthz (cli/commands/start.ts).
     (name = "WREN_INSTANCE", fromEnvironment = "WREN_INSTANCE"),
+    # Tests only: milliseconds added to the service's clock (worker/lib/clock.ts).
+    (name = "WREN_TEST_CLOCK_OFFSET_MS", fromEnvironment = "WREN_TEST_CLOCK_OFFSET_MS"),
   ],
   durableObjectNamespaces = [
     (className = "RateLimiter", uniqueKey = "wren-rate-limiter-v1"),
@@ -131,6 +133,7 @@ const collectorWorker :Workerd.Worker = (
     (name = "WREN_CLIENT_IP_HEADER", fromEnvironment = "WREN_CLIENT_IP_HEADER"),
     (name = "COLLECTOR_STATE", durableObjectNamespace = "CollectorState"),
     (name = "API", service = "api"),
+    (name = "WREN_TEST_CLOCK_OFFSET_MS", fromEnvironment = "WREN_TEST_CLOCK_OFFSET_MS"),
   ],
   durableObjectNamespaces = [
     # The s2s token versions this instance has verified (session salts are in the database).
@@ -155,6 +158,7 @@ const alertsWorker :Workerd.Worker = (
     (name = "WREN_ALERT_INTERVAL", fromEnvironment = "WREN_ALERT_INTERVAL"),
     (name = "WREN_WEBHOOK_ALLOW", fromEnvironment = "WREN_WEBHOOK_ALLOW"),
     (name = "WREN_WEBHOOK_RETRY_SECONDS", fromEnvironment = "WREN_WEBHOOK_RETRY_SECONDS"),
+    (name = "WREN_TEST_CLOCK_OFFSET_MS", fromEnvironment = "WREN_TEST_CLOCK_OFFSET_MS"),
   ],
   durableObjectNamespaces = [
     # Evaluates the rules and drains the outbox on an alarm (at least once a minute).

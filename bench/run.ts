@@ -19,6 +19,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   alerts: () => import("./alerts"),
   dashboard: () => import("./dashboard"),
   soak: () => import("./soak"),
+  freshness: () => import("./freshness"),
 };
 
 const json = process.argv.includes("--json");

@@ -24,6 +24,7 @@ export const ENVIRONMENT: [name: string, fallback: string, meaning: string][] = 
   ["WREN_ALERT_INTERVAL", "60", "seconds between alert rule evaluations (1–60)"],
   ["WREN_WEBHOOK_ALLOW", "none", "alert destinations beyond public addresses: hosts, IPs, CIDR blocks or `private`"],
   ["WREN_WEBHOOK_RETRY_SECONDS", "30", "the first retry's wait for an undelivered alert notification (1–3600)"],
+  ["WREN_TEST_CLOCK_OFFSET_MS", "0", "tests only: milliseconds added to the service's clock (wren start warns when set)"],
 ];
 
 /**

@@ -159,6 +159,18 @@ export function publishIntervalSetting(value: string | undefined): string | unde
   return value.trim();
 }
 
+/**
+ * WREN_TEST_CLOCK_OFFSET_MS as given: a whole number of milliseconds (negative too) added to the
+ * service's clock (worker/lib/clock.ts), for tests; unset or empty: none.
+ */
+export function clockOffsetSetting(value: string | undefined): string | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  if (!/^\s*-?\d+\s*$/.test(value) || !Number.isSafeInteger(Number(value))) {
+    throw new CliError(`WREN_TEST_CLOCK_OFFSET_MS must be a whole number of milliseconds, got "${value}"`);
+  }
+  return String(Number(value));
+}
+
 /** WREN_RAW_RETENTION_DAYS as given, refused unless a whole number of days from 2 to 36500. */
 export function retentionSetting(value: string | undefined): string | undefined {
   if (value === undefined || value.trim() === "") return undefined;
@@ -195,6 +207,12 @@ export async function spawnWorkerd({ settings, databaseUrl, databaseToken, secre
   const publishInterval = publishIntervalSetting(process.env.WREN_PUBLISH_INTERVAL);
   const retention = retentionSetting(process.env.WREN_RAW_RETENTION_DAYS);
   const clientIpHeader = clientIpHeaderSetting(process.env.WREN_CLIENT_IP_HEADER);
+  const clockOffset = clockOffsetSetting(process.env.WREN_TEST_CLOCK_OFFSET_MS);
+  if (clockOffset) {
+    console.warn(
+      `wren: warning: WREN_TEST_CLOCK_OFFSET_MS=${clockOffset} moves the service's clock by ${Number(clockOffset) / 1000} s; it is for tests only, unset it in production`,
+    );
+  }
   // Turso hands out libsql:// URLs; over HTTP they mean https://.
   const url = new URL(databaseUrl.replace(/^libsql:/, "https:"));
   const readUrl = settings.libsqlReadUrl ? new URL(settings.libsqlReadUrl.replace(/^libsql:/, "https:")) : url;
@@ -231,6 +249,7 @@ export async function spawnWorkerd({ settings, databaseUrl, databaseToken, secre
       ...(publishInterval ? { WREN_PUBLISH_INTERVAL: publishInterval } : {}),
       ...(retention ? { WREN_RAW_RETENTION_DAYS: retention } : {}),
       ...(clientIpHeader ? { WREN_CLIENT_IP_HEADER: clientIpHeader } : {}),
+      ...(clockOffset ? { WREN_TEST_CLOCK_OFFSET_MS: clockOffset } : {}),
       ...(alertInterval ? { WREN_ALERT_INTERVAL: alertInterval } : {}),
       ...(retrySeconds ? { WREN_WEBHOOK_RETRY_SECONDS: retrySeconds } : {}),
       ...(webhookAllow ? { WREN_WEBHOOK_ALLOW: process.env.WREN_WEBHOOK_ALLOW!.trim() } : {}),

@@ -6,6 +6,10 @@
  * With WREN_TEST_ENGINE=sqld (the vitest project `sqld`) each stack runs on a sqld of its own
  * instead (LIBSQL_URL), started here and stopped with it; tests reach the database through
  * `stack.openDatabase()` either way.
+ *
+ * env.WREN_TEST_CLOCK_OFFSET_MS moves the service's clock (worker/lib/clock.ts) by that many
+ * milliseconds: `stack.now()` is the service's now, and the wait for the first publication
+ * counts on that clock.
  */
 import { createClient, type Client, type Config } from "@libsql/client";
 import { spawn, type ChildProcess } from "node:child_process";
@@ -38,6 +42,10 @@ export interface Stack {
   port: number;
   dataDir: string;
   env: NodeJS.ProcessEnv;
+  /** The service's clock offset (env.WREN_TEST_CLOCK_OFFSET_MS), 0 when unset. */
+  clockOffsetMs: number;
+  /** The service's now: the real clock plus clockOffsetMs. */
+  now(): number;
   /** The first admin key, when this start onboarded. */
   adminKey: string | undefined;
   process: ChildProcess;
@@ -235,8 +243,9 @@ async function launch(options: StartOptions, { dataDir, port, own, database, ear
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+  const clockOffsetMs = Number(env.WREN_TEST_CLOCK_OFFSET_MS?.trim() || 0);
   try {
-    await waitForPublication(url);
+    await waitForPublication(url, Date.now() + clockOffsetMs);
   } catch (error) {
     child.kill("SIGKILL");
     throw new Error(`${(error as Error).message}; wren start said:\n${output}`);
@@ -246,6 +255,8 @@ async function launch(options: StartOptions, { dataDir, port, own, database, ear
     port,
     dataDir,
     env,
+    clockOffsetMs,
+    now: () => Date.now() + clockOffsetMs,
     adminKey: firstAdminKey(earlier + output),
     process: child,
     output: () => earlier + output,

@@ -1,7 +1,7 @@
 /** What `wren start` hands workerd: settings refused before start, and the address the two processes use to reach each other. */
 import { describe, expect, it } from "vitest";
 import { CliError } from "../../cli/output";
-import { clientIpHeaderSetting, connectHost, kAnonymitySetting, publishIntervalSetting, retentionSetting } from "../../cli/workerd";
+import { clientIpHeaderSetting, clockOffsetSetting, connectHost, kAnonymitySetting, publishIntervalSetting, retentionSetting } from "../../cli/workerd";
 
 describe("WREN_RAW_RETENTION_DAYS", () => {
   it("passes whole days from 2 to 36500 and refuses anything else with the variable's name", () => {
@@ -46,6 +46,20 @@ describe("WREN_PUBLISH_INTERVAL", () => {
   it("WREN_K_ANONYMITY stays refused below 2", () => {
     expect(kAnonymitySetting("5")).toBe("5");
     expect(() => kAnonymitySetting("1")).toThrow(CliError);
+  });
+});
+
+describe("WREN_TEST_CLOCK_OFFSET_MS", () => {
+  it("passes a whole number of milliseconds (negative too) or nothing, and refuses anything else with the variable's name", () => {
+    expect(clockOffsetSetting(undefined)).toBeUndefined();
+    expect(clockOffsetSetting(" ")).toBeUndefined();
+    expect(clockOffsetSetting("0")).toBe("0");
+    expect(clockOffsetSetting(" 1800000 ")).toBe("1800000");
+    expect(clockOffsetSetting("-60000")).toBe("-60000");
+    for (const bad of ["1.5", "1e3", "ten", "0x10", "60s", "99999999999999999999", "+5"]) {
+      expect(() => clockOffsetSetting(bad)).toThrow(CliError);
+      expect(() => clockOffsetSetting(bad)).toThrow(`WREN_TEST_CLOCK_OFFSET_MS must be a whole number of milliseconds, got "${bad}"`);
+    }
   });
 });
 

@@ -1,7 +1,8 @@
 /** The bindings config.capnp gives the alerts worker (evaluation and delivery). */
+import type { ClockBindings } from "../lib/clock";
 import type { DatabaseBindings } from "../lib/env";
 
-export interface AlertsEnv extends DatabaseBindings {
+export interface AlertsEnv extends DatabaseBindings, ClockBindings {
   WREN_SECRET: string;
   WREN_K_ANONYMITY?: string | null;
   /** Links in notifications point here. */

@@ -6,11 +6,13 @@
  */
 import type { AlertsEnv } from "./env";
 import type { AlertScheduler } from "./scheduler";
+import { useClock } from "../lib/clock";
 
 export { AlertScheduler } from "./scheduler";
 
 export default {
   async fetch(_request, env) {
+    useClock(env);
     if (!env.ALERTS) return new Response(null, { status: 404 });
     await env.ALERTS.get(env.ALERTS.idFromName("alerts")).start();
     return new Response("alert scheduler started\n");

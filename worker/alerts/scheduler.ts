@@ -19,6 +19,7 @@ import { drainOutbox } from "./drain";
 import { alertIntervalMs, type AlertsEnv } from "./env";
 import { evaluateRules } from "./evaluate";
 import { nextDue, releaseClaims, retryBaseMs } from "./outbox";
+import { now, realTime, useClock } from "../lib/clock";
 
 const MIN_LEASE_MS = 30_000;
 
@@ -43,6 +44,7 @@ export class AlertScheduler extends DurableObject<AlertsEnv> {
   }
 
   override async alarm(): Promise<void> {
+    useClock(this.env);
     const interval = alertIntervalMs(this.env.WREN_ALERT_INTERVAL);
     const client = libsqlClient(this.env, BACKGROUND_DEADLINE_MS);
     const holder = await this.boxId();
@@ -51,7 +53,7 @@ export class AlertScheduler extends DurableObject<AlertsEnv> {
     try {
       await releaseClaims(client, holder);
       const run = await evaluateRules(client, {
-        now: Date.now(),
+        now: now(),
         holder,
         k: kAnonymity(this.env.WREN_K_ANONYMITY),
         publicUrl: (this.env.WREN_PUBLIC_URL ?? "").replace(/\/+$/, ""),
@@ -64,13 +66,13 @@ export class AlertScheduler extends DurableObject<AlertsEnv> {
     try {
       await drainOutbox(client, {
         holder,
-        now: Date.now,
+        now,
         serverSecret: this.env.WREN_SECRET,
         allow: parseWebhookAllow(this.env.WREN_WEBHOOK_ALLOW),
         retryBaseMs: retryBaseMs(this.env.WREN_WEBHOOK_RETRY_SECONDS),
       });
       const due = await nextDue(client);
-      if (due !== null) next = Math.min(next, Math.max(Date.now() + 1000, due));
+      if (due !== null) next = Math.min(next, Math.max(Date.now() + 1000, realTime(due)));
     } catch (error) {
       // A lost database must not stop the schedule; the next pass retries.
       console.error("alert delivery failed:", error instanceof Error ? error.message : String(error));

@@ -1,11 +1,12 @@
 /** The bindings config.capnp (and wrangler.toml) give the api worker. */
+import type { ClockBindings } from "../lib/clock";
 import type { DatabaseBindings } from "../lib/env";
 import type { RateLimiter } from "./ratelimit";
 import type { PublisherEnv } from "../reports/publisher";
 import type { Publisher } from "../reports/publisher-object";
 import type { AlertScheduler } from "../alerts/scheduler";
 
-export interface ApiEnv extends DatabaseBindings, PublisherEnv {
+export interface ApiEnv extends DatabaseBindings, PublisherEnv, ClockBindings {
   WREN_SECRET: string;
   /** The collector's HTTP paths (a service binding, or the front door over loopback). */
   COLLECTOR: Fetcher;

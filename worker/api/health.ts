@@ -21,6 +21,7 @@ import { publisherStatus } from "../reports/publisher";
 import { PUBLICATION_SQL, publicationOf } from "../reports/publication";
 import { RETRY_AFTER_STORAGE_S, RETRY_AFTER_UNAVAILABLE_S } from "../lib/errors";
 import type { ApiEnv } from "./env";
+import { now as serviceNow } from "../lib/clock";
 
 const PROBE_INTERVAL_MS = 5_000;
 
@@ -88,7 +89,7 @@ export async function healthz(env: ApiEnv, nowMs = Date.now()): Promise<Response
     });
   }
   return Response.json(
-    { status: "ok", database: "ok", storage: "ok", instance, publisher: publisherStatus(publication, env, nowMs) },
+    { status: "ok", database: "ok", storage: "ok", instance, publisher: publisherStatus(publication, env, serviceNow()) },
     { headers: { "cache-control": "no-store" } },
   );
 }

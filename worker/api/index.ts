@@ -14,6 +14,7 @@ import { publicUrl } from "../lib/public-url";
 import { runRoute } from "./pipeline";
 import { startBackgroundWork } from "./background";
 import { apiRoutes } from "./routes/index";
+import { useClock } from "../lib/clock";
 
 export { RateLimiter } from "./ratelimit";
 export { Publisher } from "../reports/publisher-object";
@@ -50,6 +51,7 @@ for (const spec of apiRoutes) {
 
 export default {
   fetch(request, env, execution) {
+    useClock(env);
     startBackgroundWork(env, execution);
     return router.fetch(request, env, execution);
   },

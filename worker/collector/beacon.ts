@@ -19,6 +19,7 @@ import { hashSession, sessionKeys } from "./sessions";
 import { siteConfig, type SiteConfig } from "./site-config";
 import { store } from "./store";
 import { noteCurrentVersion } from "./token";
+import { now as serviceNow } from "../lib/clock";
 
 export async function handleBeacon(request: Request, env: CollectorWorkerEnv, ctx: ExecutionContext): Promise<Response> {
   if (isCrawler(request.headers.get("user-agent"))) {
@@ -45,7 +46,7 @@ export async function handleBeacon(request: Request, env: CollectorWorkerEnv, ct
   }
 
   noteCurrentVersion(env, ctx, { siteId: site.id, version: site.tokenVersion });
-  const now = Date.now();
+  const now = serviceNow();
   const sessionId = await hashSession((await sessionKeys(env, now)).current, site.id, beacon.session);
   // Derived only for pageviews, and once per beacon; the headers and address go no further.
   const visitor = beacon.events.some((e) => e.type === "pageview") ? visitorDimensions(request, env.WREN_CLIENT_IP_HEADER) : null;

@@ -16,6 +16,7 @@ import { bundledCountryDatabase } from "./dimensions/country-database";
 import type { CollectorWorkerEnv } from "./env";
 import { handleS2s } from "./s2s";
 import { serveTracker } from "./tracker";
+import { useClock } from "../lib/clock";
 
 export { CollectorState } from "./state";
 
@@ -53,12 +54,16 @@ function forwardToApi(request: Request, env: CollectorWorkerEnv): Promise<Respon
  * makes no entrypoint instance per request), which matters for beacons (docs/collector.md).
  */
 export const http = {
-  fetch: (request: Request, env: CollectorWorkerEnv, ctx: ExecutionContext) => router.fetch(request, env, ctx),
+  fetch(request: Request, env: CollectorWorkerEnv, ctx: ExecutionContext) {
+    useClock(env);
+    return router.fetch(request, env, ctx);
+  },
 } satisfies ExportedHandler<CollectorWorkerEnv>;
 
 /** The default entrypoint: HTTP (service bindings to the collector, as in wrangler.toml). */
 export default class Collector extends WorkerEntrypoint<CollectorWorkerEnv> {
   override fetch(request: Request): Promise<Response> {
+    useClock(this.env);
     return router.fetch(request, this.env, this.ctx);
   }
 }

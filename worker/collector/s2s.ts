@@ -24,6 +24,7 @@ import { siteConfig, type SiteConfig } from "./site-config";
 import { store } from "./store";
 import { noteCurrentVersion, verifyServiceToken, type VerifiedToken } from "./token";
 import { outsideWindow, parseTimestamp } from "./window";
+import { now as serviceNow } from "../lib/clock";
 
 /** `POST /s2s`. */
 export async function handleS2s(request: Request, env: CollectorWorkerEnv, ctx: ExecutionContext): Promise<Response> {
@@ -100,7 +101,7 @@ async function ingestConversions(
     throw new HttpProblem(415, "Send the body as application/json.", { field: "content-type" });
   }
   const items = readConversions(parseJson(await readBoundedText(request, S2S_BODY_LIMIT)));
-  const now = Date.now();
+  const now = serviceNow();
   const times = items.map((item) => eventTime(item, now));
 
   const site = await siteConfig(env, siteId);

@@ -9,6 +9,7 @@ import { libsqlClient } from "../lib/libsql";
 import type { CollectorWorkerEnv } from "./env";
 import { saltsInForce } from "./salt-store";
 import { nextChange } from "./salts";
+import { now as serviceNow } from "../lib/clock";
 
 const encoder = new TextEncoder();
 
@@ -26,7 +27,7 @@ function importSalt(hex: string): Promise<CryptoKey> {
 }
 
 /** The salts in force now, from the isolate cache or the database. */
-export async function sessionKeys(env: CollectorWorkerEnv, now = Date.now()): Promise<SessionKeys> {
+export async function sessionKeys(env: CollectorWorkerEnv, now = serviceNow()): Promise<SessionKeys> {
   if (cached && now < cached.validUntil) return cached;
   const { current, previous } = await saltsInForce(libsqlClient(env), now);
   cached = {

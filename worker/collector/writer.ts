@@ -24,6 +24,7 @@ import { REQUEST_DEADLINE_MS } from "../lib/libsql";
 import type { CollectorWorkerEnv } from "./env";
 import { tokenVersionsStatement, writeStatements, type IngestRequest } from "./rows";
 import { EVENT_WINDOW_MS } from "./window";
+import { now as serviceNow } from "../lib/clock";
 
 export type IngestOutcome =
   | {
@@ -185,7 +186,7 @@ async function flush(env: CollectorWorkerEnv, requests: IngestRequest[]): Promis
 
 /** One transaction for the requests' rows; the outcome of each, in order. */
 async function commit(env: CollectorWorkerEnv, requests: IngestRequest[]): Promise<IngestOutcome[]> {
-  const now = Date.now();
+  const now = serviceNow();
   const guard = tokenVersionsStatement(requests.flatMap((r) => r.tokenSites));
   const writes = writeStatements(requests, now, EVENT_WINDOW_MS);
   const statements: InStatement[] = guard ? [guard, ...writes] : writes;

@@ -7,6 +7,7 @@ import { preparedQuery, type Database } from "../lib/db";
 import { EVERY_SITE, generateKey, hashKey, type Scope } from "../lib/keys";
 import { HttpProblem } from "../lib/problem";
 import { apiKeys, sites } from "../lib/schema";
+import { now } from "../lib/clock";
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
@@ -45,7 +46,7 @@ export async function issueKey(db: Database, input: IssueKeyInput): Promise<{ ro
       sites: input.scopes.includes("admin") ? input.sites : (input.sites ?? []),
       rateRequests: input.rateLimit?.requests ?? null,
       ratePerSeconds: input.rateLimit?.perSeconds ?? null,
-      createdAt: Date.now(),
+      createdAt: now(),
     })
     .returning();
   return { row: row!, key: material.key };
@@ -59,7 +60,7 @@ export async function listKeys(db: Database): Promise<ApiKeyRow[]> {
 export async function revokeKey(db: Database, id: string): Promise<void> {
   const rows = await db
     .update(apiKeys)
-    .set({ revokedAt: Date.now() })
+    .set({ revokedAt: now() })
     .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
     .returning({ id: apiKeys.id });
   if (rows.length === 0) throw new HttpProblem(404, `No active key ${id}.`, { field: "id" });

@@ -38,6 +38,7 @@ import {
 } from "./deployments";
 import { deployedAtProblem, deploymentHookBody } from "./schemas";
 import { siteNotFound } from "./sites";
+import { now as serviceNow } from "../lib/clock";
 
 /** The secret of the site's hook at `version`. */
 export async function deploymentHookSecret(serverSecret: string, siteId: string, version: number): Promise<string> {
@@ -113,7 +114,7 @@ function checked(fields: Record<string, unknown>, where: (field: string) => stri
 }
 
 /** A GitHub delivery: `event` is its X-GitHub-Event header. */
-export function gitHubDelivery(event: string | null, payload: unknown, now = Date.now()): HookOutcome {
+export function gitHubDelivery(event: string | null, payload: unknown, now = serviceNow()): HookOutcome {
   if (event !== "deployment_status") {
     return {
       ignore: `GitHub event "${event ?? ""}" is not a deployment status; only deployment_status events with state success make a marker.`,
@@ -179,7 +180,7 @@ export async function recordHookDelivery(
   db: Database,
   siteId: string,
   record: DeploymentInput,
-  now = Date.now(),
+  now = serviceNow(),
 ): Promise<HookRecorded> {
   const key = receiptKey(record);
   const [seen] = await db

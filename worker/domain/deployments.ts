@@ -25,6 +25,7 @@ import type { DeploymentFields } from "./schemas";
 import { addDays, startOfLocalDay } from "../reports/timezone";
 import { smokeByMarker } from "./smoke-conversions";
 import { requireSite } from "./sites";
+import { now as serviceNow } from "../lib/clock";
 
 export interface SmokeConversion {
   /** The caller's `id` of the conversion, as sent (null when it sent none). */
@@ -207,7 +208,7 @@ export async function recordDeployment(
   siteField = "site",
 ): Promise<{ marker: DeploymentMarker; created: boolean }> {
   await requireSite(db, siteId, siteField);
-  const now = Date.now();
+  const now = serviceNow();
   const environment = input.environment ?? DEFAULT_ENVIRONMENT;
   const externalId = input.externalId ?? `${input.version}:${environment}`;
   const webhookId = input.webhookId ?? null;

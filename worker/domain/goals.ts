@@ -10,6 +10,7 @@ import type { InStatement, InValue } from "@libsql/client/web";
 import { conversions, goals, isSmokeTestGoal, smokeConversions, type GoalKind } from "../lib/schema";
 import { ruleDeletes } from "./alert-rules";
 import { requireSite } from "./sites";
+import { now } from "../lib/clock";
 
 export type GoalRow = typeof goals.$inferSelect;
 
@@ -28,7 +29,7 @@ export async function insertGoal(
 ): Promise<{ goal: GoalRow; created: boolean }> {
   const inserted = await db
     .insert(goals)
-    .values({ id: newId("goal"), createdAt: Date.now(), ...input })
+    .values({ id: newId("goal"), createdAt: now(), ...input })
     .onConflictDoNothing()
     .returning();
   if (inserted[0]) return { goal: inserted[0], created: true };

@@ -10,6 +10,7 @@ import { MAX_PATTERN_LENGTH, MAX_PATTERN_STARS, starCount } from "../lib/glob";
 import { EVERY_SITE, SCOPES } from "../lib/keys";
 import { canonicalTimeZone } from "../reports/timezone";
 import { normalizeHostname } from "./hostname";
+import { now } from "../lib/clock";
 
 const name = z.string().trim().min(1).max(100);
 
@@ -175,7 +176,7 @@ const deploymentFields = {
   deployed_at: z.iso
     .datetime({ offset: true })
     .superRefine((value, ctx) => {
-      const why = deployedAtProblem(Date.parse(value), Date.now());
+      const why = deployedAtProblem(Date.parse(value), now());
       if (why) ctx.addIssue({ code: "custom", message: why });
     })
     .optional()

@@ -12,6 +12,7 @@ import { conversions, deploymentHookReceipts, deployments, events, goals, sessio
 import { deleteSiteRollupsStatements, rebuildSiteRollups } from "../reports/rollup";
 import { changeSiteZone } from "../reports/zone-change";
 import { ruleDeletes } from "./alert-rules";
+import { now } from "../lib/clock";
 
 export type SiteRow = typeof sites.$inferSelect;
 
@@ -65,7 +66,7 @@ export async function insertSite(
     timezone: input.timezone ?? "UTC",
     tokenVersion: 1,
     createdByKey: input.createdByKey,
-    createdAt: Date.now(),
+    createdAt: now(),
   };
   const inserted = await db.insert(sites).values(row).onConflictDoNothing().returning();
   if (inserted[0]) return { site: inserted[0], created: true };

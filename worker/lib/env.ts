@@ -1,4 +1,6 @@
 /** The bindings config.capnp (and wrangler.toml) give the workers. */
+import type { ClockBindings } from "./clock";
+
 export interface DatabaseBindings {
   /** Service binding to the libSQL server (`external` in config.capnp). Absent under wrangler dev. */
   DB?: Fetcher;
@@ -11,7 +13,7 @@ export interface DatabaseBindings {
   LIBSQL_READ_URL?: string | null;
 }
 
-export interface CollectorEnv extends DatabaseBindings {
+export interface CollectorEnv extends DatabaseBindings, ClockBindings {
   /** The api worker, which answers every path the collector does not own (absent in some tests). */
   API?: Fetcher;
   /** Hex server secret, made at onboarding, for s2s token MACs and session hashing. */

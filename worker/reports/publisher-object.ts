@@ -21,6 +21,7 @@ import { BACKGROUND_DEADLINE_MS } from "../lib/libsql";
 import { behindAfterMs, publishIntervalMs, publishOnce, type PublisherEnv } from "./publisher";
 import { kAnonymity } from "./privacy";
 import { retentionDays } from "./retention";
+import { now, useClock } from "../lib/clock";
 
 /** The lease outlives a few runs, so a live holder keeps it; a dead one's runs out in this long. */
 const MIN_LEASE_MS = 30_000;
@@ -44,6 +45,7 @@ export class Publisher extends DurableObject<PublisherEnv> {
   }
 
   override async alarm(): Promise<void> {
+    useClock(this.env);
     const interval = publishIntervalMs(this.env.WREN_PUBLISH_INTERVAL);
     let next = Date.now() + interval;
     try {
@@ -55,14 +57,14 @@ export class Publisher extends DurableObject<PublisherEnv> {
         return;
       }
       const run = await publishOnce(client, {
-        now: Date.now,
+        now,
         retentionDays: retentionDays(this.env.WREN_RAW_RETENTION_DAYS),
         k: kAnonymity(this.env.WREN_K_ANONYMITY),
       });
       if (run.behind) {
         next = Date.now();
         console.warn(`publisher behind: folded ${run.folded} raw rows this run, more are waiting; continuing at once`);
-      } else if (run.throughMs !== null && Date.now() - run.throughMs > behindAfterMs(this.env)) {
+      } else if (run.throughMs !== null && now() - run.throughMs > behindAfterMs(this.env)) {
         console.warn(`publisher behind: published through ${new Date(run.throughMs).toISOString()} after folding ${run.folded} raw rows`);
       }
     } catch (error) {

@@ -10,6 +10,7 @@
  * the cut, so it is at or below the head read then, and folded before its cell is published.
  */
 import type { Client } from "@libsql/client/web";
+import type { ClockBindings } from "../lib/clock";
 import type { DatabaseBindings } from "../lib/env";
 import { publishStatement, type Publication } from "./publication";
 import { applyRetention, type RetentionEnv, type RetentionRun } from "./retention";
@@ -62,7 +63,7 @@ export async function publishOnce(client: Client, options: PublisherOptions): Pr
   return { folded, throughMs, behind: false, retention };
 }
 
-export interface PublisherEnv extends DatabaseBindings, RetentionEnv {
+export interface PublisherEnv extends DatabaseBindings, RetentionEnv, ClockBindings {
   /** Seconds between runs (1–60, default 10). */
   WREN_PUBLISH_INTERVAL?: string | null;
 }

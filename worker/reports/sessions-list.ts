@@ -33,6 +33,7 @@ import type { ReportScope } from "./scope";
 import { timeseriesReport } from "./timeseries";
 import { runningDayEnd } from "./freshness";
 import { addDays, localDate, startOfLocalDay } from "./timezone";
+import { now } from "../lib/clock";
 
 export interface ListedDay {
   /** A published local day (the site's zone). */
@@ -98,7 +99,7 @@ export async function listPublishedSessions(db: ReadOnlyDatabase, siteId: string
   const fresh = { timeZone: zone, dayEnd: runningDayEnd(zone, publication.throughMs) };
 
   // The oldest day none of whose sessions retention can have deleted: it starts after the cutoff.
-  const cutoff = retentionHorizon(options.now ?? Date.now(), options.retentionDays).rawBefore;
+  const cutoff = retentionHorizon(options.now ?? now(), options.retentionDays).rawBefore;
   let firstDay = localDate(zone, cutoff);
   if (startOfLocalDay(zone, firstDay) < cutoff) firstDay = addDays(firstDay, 1);
 

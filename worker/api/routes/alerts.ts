@@ -27,6 +27,7 @@ import type { ApiEnv } from "../env";
 import { alertParams } from "../params";
 import { route } from "../registry";
 import { alertHistoryResource, alertRuleResource, toAlertRule } from "../resources";
+import { now } from "../../lib/clock";
 
 const destination = z.strictObject({
   url: z.string().max(2048).meta({ description: "https:// URL (plain http:// only for hosts WREN_WEBHOOK_ALLOW names); public addresses only unless allowed." }),
@@ -98,7 +99,7 @@ export const alertRoutes = [
       404: { description: "No such site (`field`: `site`)." },
     },
     async handle({ db, env, body, reply }) {
-      const { rule, secrets } = await createRule(db, body, settings(env), Date.now());
+      const { rule, secrets } = await createRule(db, body, settings(env), now());
       return reply(201, withSecrets(rule, secrets));
     },
   }),
@@ -149,7 +150,7 @@ export const alertRoutes = [
     body: patchBody,
     responses: { 200: { description: "The changed rule.", schema: alertRuleResource }, 404: notFound },
     async handle({ db, env, caller, params, body, reply }) {
-      const { rule, secrets } = await updateRule(db, params.id, body, settings(env), caller.mayActOn, Date.now());
+      const { rule, secrets } = await updateRule(db, params.id, body, settings(env), caller.mayActOn, now());
       return reply(200, withSecrets(rule, secrets));
     },
   }),
@@ -200,7 +201,7 @@ export const alertRoutes = [
       404: notFound,
     },
     async handle({ db, env, caller, params, baseUrl, reply, execution }) {
-      const queued = await queueTestNotifications(db, params.id, caller.mayActOn, Date.now(), baseUrl);
+      const queued = await queueTestNotifications(db, params.id, caller.mayActOn, now(), baseUrl);
       execution.waitUntil(sendSoon(env));
       return reply(202, { queued });
     },

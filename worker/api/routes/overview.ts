@@ -12,6 +12,7 @@ import { prepareReport } from "../../reports/request";
 import { figureSchema } from "../../reports/schemas";
 import { route } from "../registry";
 import { deploymentResource } from "../resources";
+import { now } from "../../lib/clock";
 
 const comparison = (what: string) =>
   z
@@ -97,7 +98,7 @@ export const overviewRoutes = [
           ? null
           : query.deployment !== undefined
             ? await findDeployment(p.db, query.site, query.deployment)
-            : await latestDeployment(p.db, query.site, Date.now());
+            : await latestDeployment(p.db, query.site, now());
       if (!marker && query.deployment !== undefined && query.deployment !== "none")
         throw new HttpProblem(404, `deployment: the site has no deployment ${query.deployment}.`, { field: "deployment" });
       const windows = overviewWindows(p.scope.timeZone, marker ? Date.parse(marker.deployed_at) : null, window.toMs);

@@ -33,6 +33,7 @@ import { MAX_HOURLY_DAYS, timeseriesReport } from "../../reports/timeseries";
 import { vitalsReport, type VitalsRow, type VitalsSums } from "../../reports/vitals";
 import { route } from "../registry";
 import type { HeaderSpec } from "../reply";
+import { now } from "../../lib/clock";
 
 /** The headers every report's 200 carries in every format (reports/reply.ts, `inFormat`). */
 const REPORT_HEADERS: Record<string, HeaderSpec> = {
@@ -240,7 +241,7 @@ export const reportRoutes = [
       const field = query.from !== undefined ? "from" : query.date !== undefined ? "date" : "period";
       const days = retentionDays(context.env.WREN_RAW_RETENTION_DAYS);
       const p = await prepareReport(context, query.site, query, (period) =>
-        requireFunnelPeriod(period.from, Date.now(), days, field),
+        requireFunnelPeriod(period.from, now(), days, field),
       );
       const steps = await p.cached("funnel", [query.goals], () => funnelReport(p.db, p.scope, query.goals));
       return context.reply(
