@@ -34,6 +34,10 @@ export function suppressedReason(k: number, reason?: string): string {
 export const ESTIMATED_REASON =
   "Estimated: computed rather than counted (sessions added up over hours or days, a percentile from a histogram, a sum that leaves hidden parts out, or noise added for privacy).";
 
+/** A day read from its hours (the timeseries' `from_hours`). */
+export const FROM_HOURS_REASON =
+  "The sum of this day's shown hours: its own total is withheld, since a few sessions in its quiet hours would follow from it.";
+
 /** The figure as plain text, as the screen shows it ("< 5", "≈ 12", "6"). */
 export function figureText(figure: Figure, k: number, format?: FigureFormat): string {
   if (figure.qualifier === "suppressed" || figure.value === null) return `< ${k}`;
@@ -41,17 +45,19 @@ export function figureText(figure: Figure, k: number, format?: FigureFormat): st
   return figure.qualifier === "estimated" ? `≈ ${text}` : text;
 }
 
-/** `hidden`: why the figure is hidden, where the report names it (ui/hidden.ts). */
+/** `hidden`: why the figure is hidden, where the report names it (ui/hidden.ts); `fromHours`: a day read from its hours. */
 export function FigureView({
   figure,
   k,
   format,
   hidden,
+  fromHours,
 }: {
   figure: Figure;
   k: number;
   format?: FigureFormat;
   hidden?: string | undefined;
+  fromHours?: boolean | undefined;
 }) {
   const text = figureText(figure, k, format);
   if (figure.qualifier === "suppressed" || figure.value === null) {
@@ -63,8 +69,9 @@ export function FigureView({
     );
   }
   if (figure.qualifier === "estimated") {
+    const why = fromHours ? FROM_HOURS_REASON : ESTIMATED_REASON;
     return (
-      <span class="figure estimated" title={ESTIMATED_REASON} aria-label={`${text}. ${ESTIMATED_REASON}`} data-qualifier="estimated">
+      <span class="figure estimated" title={why} aria-label={`${text}. ${why}`} data-qualifier="estimated">
         {text}
       </span>
     );
@@ -99,14 +106,16 @@ export function SiteFigureView({
   before,
   format,
   hidden,
+  fromHours,
 }: {
   figure: Figure;
   k: number;
   before: boolean;
   format?: FigureFormat;
   hidden?: string | undefined;
+  fromHours?: boolean | undefined;
 }) {
-  return noDataBefore(figure, before) ? <NoDataView /> : <FigureView figure={figure} k={k} format={format} hidden={hidden} />;
+  return noDataBefore(figure, before) ? <NoDataView /> : <FigureView figure={figure} k={k} format={format} hidden={hidden} fromHours={fromHours} />;
 }
 
 /** "no data": time before the site existed, neither a zero nor a hidden figure. */

@@ -93,9 +93,9 @@ function PointsTable({ series, createdAt }: { series: Timeseries; createdAt: num
   const { k, interval, period } = series;
   const last = series.points.at(-1);
   const allBefore = last !== undefined && beforeSite(pointEnd(last, interval), createdAt);
-  const cell = (figure: Figure, before: boolean, hidden?: string) => (
+  const cell = (figure: Figure, before: boolean, hidden?: string, fromHours?: boolean) => (
     <td class="num">
-      <SiteFigureView figure={figure} k={k} before={before} hidden={hidden} />
+      <SiteFigureView figure={figure} k={k} before={before} hidden={hidden} fromHours={fromHours} />
     </td>
   );
   const points: Point[] = series.points;
@@ -128,8 +128,8 @@ function PointsTable({ series, createdAt }: { series: Timeseries; createdAt: num
                 <th scope="row">
                   <time dateTime={point.start}>{formatPoint(point.start, interval, period.timezone)}</time>
                 </th>
-                {cell(point.visitors, before, point.hidden)}
-                {cell(point.pageviews, before, point.hidden)}
+                {cell(point.visitors, before, point.hidden, point.from_hours)}
+                {cell(point.pageviews, before, point.hidden, point.from_hours)}
                 {cell(point.conversions, before, point.hidden)}
               </tr>
             );
