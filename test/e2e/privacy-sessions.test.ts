@@ -142,14 +142,15 @@ describe("attack 7: the sessions list", () => {
     const { days, publishedThrough, texts } = await listAll(site);
     expect(publishedThrough).toBe(Y);
     // One day, exactly as the reports answer it. Hours: 12:00, 13:00 and 14:00 hold k each and
-    // were shown as they closed; 15:00 holds the 1, so the day hides (22 − the shown hours would
-    // be that 1). Entry pages: "/docs" is hidden with "/secret" as its cover.
+    // were shown as they closed; 15:00 holds the 1, so the day withholds its own total (22 − the
+    // shown hours would be that 1) and reads as their sum. Entry pages: "/docs" is hidden with
+    // "/secret" as its cover.
     expect(days).toEqual([await reportsOf(site, Y)]);
     const hour = (h: number) => new Date(Date.parse(`${Y}T${String(h).padStart(2, "0")}:00:00Z`)).toISOString();
     expect(days[0]!.hours.map((h) => h.hour)).toEqual([hour(12), hour(13), hour(14)]);
     expect(days[0]!.entry_pages.map((e) => e.path)).toEqual(["/", "/pricing"]);
     expect([days[0]!.sessions, ...days[0]!.hours.map((h) => h.sessions), ...days[0]!.entry_pages.map((e) => e.sessions)].map((x) => x.qualifier)).toEqual(
-      ["suppressed", "estimated", "estimated", "estimated", "estimated", "estimated"],
+      ["estimated", "estimated", "estimated", "estimated", "estimated", "estimated"],
     );
     // Nothing finer than the hour, nothing of the stored ids, no hidden page named.
     expect(texts.join("")).not.toMatch(/:07:00|\.123Z|hist-|\/secret|\/docs/);

@@ -240,21 +240,6 @@ describe("periods", () => {
     expect(resolvePeriod({ from: "2026-01-01", to: "2026-01-31", tz: "utc" }, "UTC", now)).toMatchObject({ days: 31 });
   });
 
-  it("starts today and 24h no earlier than the hour the site's data begins: hours before it are no data", () => {
-    const window = (p: ReturnType<typeof resolvePeriod>) => [p.hours!.window.fromMs, p.hours!.window.toMs].map((ms) => new Date(ms).toISOString());
-    // 10:00 UTC on the 21st: today's closed hours are 00:00–10:00, the last 24 from 10:00 the day before.
-    expect(window(resolvePeriod({ period: "today" }, "UTC", now))).toEqual(["2026-11-21T00:00:00.000Z", "2026-11-21T10:00:00.000Z"]);
-    // A site created at 07:20 reads from 07:00 on, in both periods.
-    const created = Date.parse("2026-11-21T07:20:00Z");
-    expect(window(resolvePeriod({ period: "today" }, "UTC", now, created))).toEqual(["2026-11-21T07:00:00.000Z", "2026-11-21T10:00:00.000Z"]);
-    expect(window(resolvePeriod({ period: "24h" }, "UTC", now, created))).toEqual(["2026-11-21T07:00:00.000Z", "2026-11-21T10:00:00.000Z"]);
-    // Created in the running hour: nothing closed yet, an empty window.
-    const running = Date.parse("2026-11-21T10:05:00Z");
-    expect(window(resolvePeriod({ period: "today" }, "UTC", now, running))).toEqual(["2026-11-21T10:00:00.000Z", "2026-11-21T10:00:00.000Z"]);
-    // In a half-hour zone the hour starts at :30 UTC.
-    expect(window(resolvePeriod({ period: "today" }, "Asia/Kolkata", now, created))[0]).toBe("2026-11-21T06:30:00.000Z");
-  });
-
   it("refuses today, another zone, inverted and overlong ranges, and mixed forms", () => {
     expect(problem(() => resolvePeriod({ from: "2026-11-20", to: "2026-11-21" }, "UTC", now))).toEqual([422, "to"]);
     expect(problem(() => resolvePeriod({ date: "2026-11-21" }, "UTC", now))).toEqual([422, "date"]);

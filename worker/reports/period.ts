@@ -45,14 +45,10 @@ export function lastClosedHourEnd(timeZone: string, throughMs: number): number {
 /**
  * A window of closed hours: `today` (the local day of the publication instant, from its start
  * to its last closed hour: empty in its first hour) or `24h` (the 24 closed hours before it).
- * Neither reaches back before `sinceMs`, the hour the site's data begins: the hours before it
- * existed are no data, not hours to read as suppressed or 0.
  */
-export function hourPeriod(name: (typeof HOUR_PERIODS)[number], timeZone: string, throughMs: number, sinceMs = -Infinity): Period {
+export function hourPeriod(name: (typeof HOUR_PERIODS)[number], timeZone: string, throughMs: number): Period {
   const toMs = lastClosedHourEnd(timeZone, throughMs);
-  const start = name === "today" ? startOfLocalDay(timeZone, localDate(timeZone, throughMs)) : toMs - 24 * HOUR_MS;
-  const since = Number.isFinite(sinceMs) ? localHourStart(timeZone, sinceMs) : -Infinity;
-  const fromMs = Math.min(toMs, Math.max(start, since));
+  const fromMs = name === "today" ? startOfLocalDay(timeZone, localDate(timeZone, throughMs)) : toMs - 24 * HOUR_MS;
   return windowPeriod({ fromMs, toMs }, timeZone, throughMs);
 }
 
@@ -76,7 +72,7 @@ export function lastCompleteDay(timeZone: string, now: number): string {
  * day that ended by then is published). Shape errors (400) are the schema's; what this
  * refuses is well-formed but not acceptable for this site: 422 naming the field.
  */
-export function resolvePeriod(query: PeriodQuery, siteZone: string, publishedThroughMs: number, siteSinceMs?: number): Period {
+export function resolvePeriod(query: PeriodQuery, siteZone: string, publishedThroughMs: number): Period {
   if (query.tz !== undefined) {
     const asked = canonicalTimeZone(query.tz);
     if (asked !== siteZone) {
@@ -91,7 +87,7 @@ export function resolvePeriod(query: PeriodQuery, siteZone: string, publishedThr
     for (const field of ["date", "from", "to"] as const)
       if (query[field] !== undefined)
         throw new HttpProblem(400, `${field}: not with period=${query.period}, which ends at the last closed hour.`, { field });
-    return hourPeriod(query.period, siteZone, publishedThroughMs, siteSinceMs);
+    return hourPeriod(query.period, siteZone, publishedThroughMs);
   }
   const latest = lastCompleteDay(siteZone, publishedThroughMs);
   let from: string;

@@ -71,8 +71,7 @@ export async function prepareReport(
   const reader = db.$reader;
   // One round trip for all a report needs to know before it computes (or finds its cache entry).
   const [siteRows, publicationRows, goalRows, keyRows] = await reader.queryAll([
-    // Since when the site has data: its creation, or its first hour of data if that came earlier (history).
-    { sql: "SELECT timezone, min(created_at, coalesce((SELECT min(hour) FROM rollup_site_hour WHERE site_id = sites.id), created_at)) AS since FROM sites WHERE id = ?", args: [siteId] },
+    { sql: "SELECT timezone FROM sites WHERE id = ?", args: [siteId] },
     PUBLICATION_SQL,
     // Ids and names: a renamed goal (PATCH) must not keep its old name in a cached report.
     { sql: "SELECT json_group_array(json_array(id, name)) AS goals FROM (SELECT id, name FROM goals WHERE site_id = ? ORDER BY id)", args: [siteId] },
@@ -87,7 +86,7 @@ export async function prepareReport(
     });
   }
   const zone = effectiveZone(String(site.timezone));
-  const period = resolvePeriod(query, zone, publication.throughMs, Number(site.since));
+  const period = resolvePeriod(query, zone, publication.throughMs);
   check?.(period);
   const k = kAnonymity(env.WREN_K_ANONYMITY);
   const scope: ReportScope = {
