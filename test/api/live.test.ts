@@ -13,7 +13,7 @@ import { perturbationAt, unitKey } from "../../worker/reports/noise";
 import { noisePosition } from "../../worker/reports/noise-position";
 import { bandedLive } from "../../worker/reports/privacy";
 import { liveResponse } from "../../worker/reports/schemas";
-import { client } from "../helpers/http";
+import { client, type Answer } from "../helpers/http";
 import { addEvents, noiseKey, sessions } from "../reports/helpers";
 import { apiFixture, type ApiFixture } from "./fixtures";
 
@@ -125,7 +125,7 @@ describe("GET /api/v1/live", () => {
     const anonymous = client(f.stack.url);
     const sitesOnly = await f.makeKey(["read:sites", "write:sites"], [busy]);
     const before = await counts();
-    const cases: [string, () => ReturnType<typeof anonymous>, number, string | undefined][] = [
+    const cases: [string, () => Promise<Answer>, number, string | undefined][] = [
       ["no key", () => anonymous("GET", `/api/v1/live?site=${busy}`), 401, undefined],
       ["a key of another scope", () => sitesOnly.call("GET", `/api/v1/live?site=${busy}`), 403, undefined],
       ["a site off the key's allowlist", () => reader.call("GET", `/api/v1/live?site=${other}`), 403, "site"],
