@@ -35,6 +35,8 @@ beforeAll(async () => {
   other = (await f.makeSite("live-other.example")).id;
   reader = await f.makeKey(["read:reports"], [busy, quiet]);
   db = f.database();
+  // The service's publisher writes too: wait for its lock rather than fail.
+  await db.execute("PRAGMA busy_timeout = 10000");
   // busy: 7 sessions 2 minutes ago (one of them twice), 2 more only 20 minutes ago, and 1 event
   // without a session (a unit of its own) 3 minutes ago; quiet: 3 sessions; other: 6.
   await addEvents(db, [

@@ -216,7 +216,10 @@ describe("the operator's walk-through", () => {
   it("shows visitors now and in the last 30 minutes as the live API bands them, reading again at next_update only while the tab is visible", async () => {
     // After the rewind nothing is recent: 2 sessions a minute ago (now and last 30 minutes), 12 more 20 minutes ago (last 30 minutes only).
     const now = Date.now();
-    await addEvents(f.database(), [
+    const db = f.database();
+    // The service's publisher writes too: wait for its lock rather than fail.
+    await db.execute("PRAGMA busy_timeout = 10000");
+    await addEvents(db, [
       ...Array.from({ length: 2 }, (_, i): RawEvent => ({ site: siteId, session: `live-now-${i}-abcdefgh`, path: "/", ts: now - 60_000 })),
       ...Array.from({ length: 12 }, (_, i): RawEvent => ({ site: siteId, session: `live-gone-${i}-abcdefgh`, path: "/", ts: now - 20 * 60_000 })),
     ]);

@@ -89,7 +89,7 @@ export function LiveCounter({ site }: { site: string }) {
   const { windows, k, as_of: asOf, timezone } = live.data;
   return (
     <>
-      <div class="cards live-cards" aria-live="polite">
+      <div class="live-cards" aria-live="polite">
         <LiveCard label="Now" figure={windows["5m"]} k={k} />
         <LiveCard label="Last 30 minutes" figure={windows["30m"]} k={k} />
       </div>

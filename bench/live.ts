@@ -1,0 +1,187 @@
+/**
+ * The cost of the live counter (GET /api/v1/live, docs/reports.md "Live"): on one `wren start`
+ * stack, beacons alone, then beacons while 20 dashboards sit on the Overview — each reading
+ * /api/v1/live and /api/v1/overview every second, far more often than the dashboard does (once
+ * a minute) — at an empty database, 100 k and 1 M events. The events lie over the last 24 hours,
+ * so the 30-minute window holds about 1/48 of them (21 k at 1 M): a busy site. Then the live
+ * query itself (reports/live.ts, a fresh cache each time, so every call queries) on the same
+ * database file: p50 and p95.
+ *
+ *   npm run bench live                         (0, 100 k and 1 M events; ~3 minutes)
+ *   BENCH_LIVE_SCALES=0 npm run bench live     (knobs: BENCH_LIVE_DURATION seconds, default 15)
+ *
+ * Target: beacons keep ≥ 90 % of their solo rate beside the 20 dashboards. The last line is one
+ * JSON object with the figures.
+ */
+import { createClient } from "@libsql/client";
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import { applyMigrations, openDatabase } from "../cli/database";
+import { loadSettings } from "../cli/settings";
+import { startStack, waitForPublication, type Stack } from "../test/helpers/stack";
+import { readOnly } from "../worker/lib/read-only";
+import { ReportCache } from "../worker/reports/cache";
+import { readLive } from "../worker/reports/live";
+import { catchUp } from "../worker/reports/rollup";
+import { autocannon, latencyHistogram, printJson } from "./load";
+import { benchScales, inScratchFolder } from "./scratch";
+
+const DURATION_S = Number(process.env.BENCH_LIVE_DURATION ?? 15);
+const DASHBOARDS = 20;
+const BEACON_CONNECTIONS = 10;
+/** Timed calls of the live query per scale. */
+const QUERY_RUNS = 60;
+const SITE = "site_benchlive0000001";
+const DOMAIN = "live.bench.example";
+const BROWSER_UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36";
+const TARGET_SHARE = 0.9;
+
+interface LiveFigures {
+  events: number;
+  in_30m_window: number;
+  beacons_alone_per_s: number;
+  beacons_per_s: number;
+  beacons_share: number;
+  dashboard_reads_per_s: number;
+  dashboard_reads_p95_ms: number;
+  live_query_p50_ms: number;
+  live_query_p95_ms: number;
+  non2xx: number;
+}
+
+/** `events` pageviews of the site over the 24 hours before `now`, 1 to 4 per session (one SQL statement, in chunks). */
+async function seed(file: ReturnType<typeof createClient>, events: number, now: number): Promise<void> {
+  const chunk = 100_000;
+  for (let done = 0; done < events; done += chunk) {
+    const n = Math.min(chunk, events - done);
+    await file.execute({
+      sql:
+        "WITH RECURSIVE i(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM i WHERE x < ?1 - 1) " +
+        "INSERT INTO events (site_id, session_id, kind, path, ts) " +
+        "SELECT ?2, 's' || ((x + ?3) / 3), 'pageview', '/p/' || (x % 50), ?4 - ((x + ?3) * 86400000 / ?5) FROM i",
+      args: [n, SITE, done, now - 1, events],
+    });
+  }
+}
+
+async function beaconLoad(stack: Stack, seconds: number) {
+  const sessions = Array.from({ length: 2_000 }, () => randomBytes(16).toString("base64url"));
+  let n = 0;
+  const result = await autocannon({
+    url: stack.url,
+    connections: BEACON_CONNECTIONS,
+    duration: seconds,
+    requests: [
+      {
+        method: "POST",
+        path: "/e",
+        headers: { "content-type": "text/plain;charset=UTF-8", origin: `https://${DOMAIN}`, "user-agent": BROWSER_UA },
+        setupRequest: (request: Record<string, unknown>) => ({
+          ...request,
+          body: JSON.stringify({ site: SITE, session: sessions[n++ % sessions.length], events: [{ type: "pageview", path: `/p/${n % 50}` }] }),
+        }),
+      },
+    ],
+  });
+  const acknowledged = Number(result.statusCodeStats["202"]?.count ?? 0);
+  return { perS: acknowledged / result.duration, non2xx: result.non2xx + result.errors };
+}
+
+/** 20 dashboards, each reading the live counter and the Overview once a second. */
+async function dashboards(stack: Stack, key: string, seconds: number) {
+  const latencies = latencyHistogram();
+  const result = await autocannon({
+    url: stack.url,
+    connections: DASHBOARDS,
+    duration: seconds,
+    overallRate: DASHBOARDS * 2,
+    histograms: { latencies },
+    requests: [`/api/v1/live?site=${SITE}`, `/api/v1/overview?site=${SITE}`].map((path) => ({
+      method: "GET",
+      path,
+      headers: { authorization: `Bearer ${key}` },
+    })),
+  });
+  const ok = Object.entries(result.statusCodeStats)
+    .filter(([status]) => status.startsWith("2"))
+    .reduce((sum, [, stat]) => sum + stat.count, 0);
+  return { perS: ok / result.duration, p95: latencies.getValueAtPercentile(95), non2xx: result.non2xx + result.errors };
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+
+async function scale(events: number): Promise<LiveFigures> {
+  return inScratchFolder("live", async (dir) => {
+    const migrated = await openDatabase(loadSettings({ ...process.env, WREN_DATA: dir }));
+    await applyMigrations(migrated);
+    migrated.$client.close();
+    const file = createClient({ url: `file:${join(dir, "wren.db")}` });
+    await file.execute({ sql: "INSERT INTO sites (id, name, domain, allowlist) VALUES (?, 'Live bench', ?, ?)", args: [SITE, DOMAIN, JSON.stringify([DOMAIN])] });
+    const now = Date.now();
+    const started = performance.now();
+    await seed(file, events, now);
+    await catchUp(file as never);
+    const window = Number(
+      (await file.execute({ sql: "SELECT count(*) AS n FROM events WHERE site_id = ? AND ts >= ?", args: [SITE, now - 30 * 60_000] })).rows[0]!.n,
+    );
+    console.log(`\n${events.toLocaleString("en-US")} events over 24 hours (${window.toLocaleString("en-US")} in the last 30 minutes), written and folded in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+
+    // The query alone, each call computing (a fresh cache), on the database file.
+    const reader = readOnly(file as never);
+    const times: number[] = [];
+    for (let i = 0; i < QUERY_RUNS + 5; i++) {
+      const t = performance.now();
+      await readLive(reader, SITE, 5, { cache: new ReportCache() });
+      if (i >= 5) times.push(performance.now() - t);
+    }
+    times.sort((a, b) => a - b);
+    const query = { p50: percentile(times, 50), p95: percentile(times, 95) };
+
+    const stack = await startStack({ dataDir: dir, env: { WREN_RATE_LIMIT: "100000000/60", WREN_PUBLISH_INTERVAL: "10" }, timeoutMs: 300_000 });
+    try {
+      const key = stack.adminKey;
+      if (!key) throw new Error(`no admin key in the start output:\n${stack.output()}`);
+      await waitForPublication(stack.url, Date.now() - 3_600_000, 120_000);
+      await dashboards(stack, key, 2); // warm-up
+      await beaconLoad(stack, 2);
+      const alone = await beaconLoad(stack, DURATION_S);
+      const [reads, beacons] = await Promise.all([dashboards(stack, key, DURATION_S), beaconLoad(stack, DURATION_S)]);
+      const figures: LiveFigures = {
+        events,
+        in_30m_window: window,
+        beacons_alone_per_s: alone.perS,
+        beacons_per_s: beacons.perS,
+        beacons_share: beacons.perS / alone.perS,
+        dashboard_reads_per_s: reads.perS,
+        dashboard_reads_p95_ms: reads.p95,
+        live_query_p50_ms: query.p50,
+        live_query_p95_ms: query.p95,
+        non2xx: alone.non2xx + beacons.non2xx + reads.non2xx,
+      };
+      console.log(
+        [
+          `  live query      p50 ${query.p50.toFixed(1)} ms  p95 ${query.p95.toFixed(1)} ms (each call computing)`,
+          `  beacons alone   ${alone.perS.toFixed(0)} req/s`,
+          `  with dashboards ${beacons.perS.toFixed(0)} req/s (${(100 * figures.beacons_share).toFixed(0)} % of alone; target ≥ ${100 * TARGET_SHARE} %: ${figures.beacons_share >= TARGET_SHARE ? "met" : "NOT MET"})`,
+          `                  ${DASHBOARDS} dashboards: ${reads.perS.toFixed(0)} reads/s (live + overview), p95 ${reads.p95.toFixed(1)} ms; ${figures.non2xx} answers not 2xx`,
+        ].join("\n"),
+      );
+      return figures;
+    } finally {
+      file.close();
+      await stack.stop();
+    }
+  });
+}
+
+export async function run(): Promise<void> {
+  const scales = benchScales("BENCH_LIVE_SCALES", "0,100000,1000000");
+  console.log(`beacons (${BEACON_CONNECTIONS} connections) alone, then beside ${DASHBOARDS} dashboards reading /api/v1/live and /api/v1/overview every second; ${DURATION_S} s per phase`);
+  const results: LiveFigures[] = [];
+  for (const events of scales) results.push(await scale(events));
+  const round = (n: number) => (Math.abs(n) < 10 ? Math.round(n * 100) / 100 : Math.round(n * 10) / 10);
+  printJson({ bench: "live", loads: results.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, round(v)]))) });
+  if (results.some((r) => r.beacons_share < TARGET_SHARE)) process.exitCode = 1;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run();
