@@ -214,14 +214,17 @@ describe("the operator's walk-through", () => {
   }, 120_000);
 
   it("shows visitors now and in the last 30 minutes as the live API bands them, reading again at next_update only while the tab is visible", async () => {
-    // After the rewind nothing is recent: 2 sessions a minute ago (now and last 30 minutes), 12 more 20 minutes ago (last 30 minutes only).
+    // A site of its own, verified, never read live before (a reading is kept for its minute):
+    // 2 sessions a minute ago (now and last 30 minutes), 12 more 20 minutes ago (last 30 minutes only).
+    const live = (await f.makeSite("live.shop.wren.test", "Live shop")).id;
     const now = Date.now();
     const db = f.database();
     // The service's publisher writes too: wait for its lock rather than fail.
     await db.execute("PRAGMA busy_timeout = 10000");
+    await db.execute({ sql: "INSERT INTO site_beacons (site_id, origin, first_seen, path) VALUES (?, ?, ?, '/')", args: [live, "http://live.shop.wren.test", now - 30 * 60_000] });
     await addEvents(db, [
-      ...Array.from({ length: 2 }, (_, i): RawEvent => ({ site: siteId, session: `live-now-${i}-abcdefgh`, path: "/", ts: now - 60_000 })),
-      ...Array.from({ length: 12 }, (_, i): RawEvent => ({ site: siteId, session: `live-gone-${i}-abcdefgh`, path: "/", ts: now - 20 * 60_000 })),
+      ...Array.from({ length: 2 }, (_, i): RawEvent => ({ site: live, session: `live-now-${i}-abcdefgh`, path: "/", ts: now - 60_000 })),
+      ...Array.from({ length: 12 }, (_, i): RawEvent => ({ site: live, session: `live-gone-${i}-abcdefgh`, path: "/", ts: now - 20 * 60_000 })),
     ]);
     const { page, context, errors } = await openPage();
     const reads: string[] = [];
@@ -231,11 +234,11 @@ describe("the operator's walk-through", () => {
     // The page's clock is Playwright's, so the wait for next_update is skipped, not slept.
     await page.clock.install();
     await signIn(page, f.stack.adminKey!);
-    await page.goto(`${f.stack.url}/dashboard/s/${siteId}/overview?period=7d`);
+    await page.goto(`${f.stack.url}/dashboard/s/${live}/overview?period=7d`);
     const card = (label: string) => page.getByRole("region", { name: label, exact: true }).locator(".live-figure");
     await card("Now").waitFor();
     // What the API answers for this minute (it serves one reading per minute): the cards say the same.
-    const api = async () => (await f.admin("GET", `/api/v1/live?site=${siteId}`)).body;
+    const api = async () => (await f.admin("GET", `/api/v1/live?site=${live}`)).body;
     const band = (figure: { qualifier: string; low: number; high: number }) => (figure.qualifier === "suppressed" ? "fewer than 5" : `${figure.low}–${figure.high}`);
     const reading = await api();
     expect(reading.windows["5m"]).toEqual({ value: null, qualifier: "suppressed", low: 0, high: 4 });
