@@ -5,9 +5,12 @@
  * a minute) — at an empty database, 100 k and 1 M events. The events lie over the last 24 hours,
  * so the 30-minute window holds about 1/48 of them (21 k at 1 M): a busy site. Then the live
  * query itself (reports/live.ts, a fresh cache each time, so every call queries) on the same
- * database file: p50 and p95.
+ * database file: p50 and p95. The box is shared, so the stack's CPU (workerd and the libSQL
+ * server, from /proc) is measured too: per beacon, per dashboard read (live and Overview apart,
+ * each alone), and the share of the beacons' CPU the dashboards take — the figure other loads on
+ * the box do not move.
  *
- *   npm run bench live                         (0, 100 k and 1 M events; ~3 minutes)
+ *   npm run bench live                         (0, 100 k and 1 M events; ~5 minutes)
  *   BENCH_LIVE_SCALES=0 npm run bench live     (knobs: BENCH_LIVE_DURATION seconds, default 15)
  *
  * Target: beacons keep ≥ 90 % of their solo rate beside the 20 dashboards. The last line is one
@@ -23,7 +26,7 @@ import { readOnly } from "../worker/lib/read-only";
 import { ReportCache } from "../worker/reports/cache";
 import { readLive } from "../worker/reports/live";
 import { catchUp } from "../worker/reports/rollup";
-import { autocannon, latencyHistogram, printJson } from "./load";
+import { autocannon, latencyHistogram, printJson, processTree } from "./load";
 import { benchScales, inScratchFolder } from "./scratch";
 
 const DURATION_S = Number(process.env.BENCH_LIVE_DURATION ?? 15);
@@ -44,6 +47,12 @@ interface LiveFigures {
   beacons_share: number;
   dashboard_reads_per_s: number;
   dashboard_reads_p95_ms: number;
+  /** Stack CPU per request, µs. */
+  cpu_per_beacon_us: number;
+  cpu_per_live_read_us: number;
+  cpu_per_overview_read_us: number;
+  /** CPU the 20 dashboards use per second, over the CPU beacons alone use per second: what they take from ingest at most. */
+  dashboards_cpu_share: number;
   live_query_p50_ms: number;
   live_query_p95_ms: number;
   non2xx: number;
@@ -84,11 +93,13 @@ async function beaconLoad(stack: Stack, seconds: number) {
     ],
   });
   const acknowledged = Number(result.statusCodeStats["202"]?.count ?? 0);
-  return { perS: acknowledged / result.duration, non2xx: result.non2xx + result.errors };
+  return { requests: acknowledged, perS: acknowledged / result.duration, non2xx: result.non2xx + result.errors };
 }
 
-/** 20 dashboards, each reading the live counter and the Overview once a second. */
-async function dashboards(stack: Stack, key: string, seconds: number) {
+const READS = { live: `/api/v1/live?site=${SITE}`, overview: `/api/v1/overview?site=${SITE}` };
+
+/** 20 dashboards, each reading the live counter and the Overview once a second (or only one of them, as often). */
+async function dashboards(stack: Stack, key: string, seconds: number, paths: string[] = [READS.live, READS.overview]) {
   const latencies = latencyHistogram();
   const result = await autocannon({
     url: stack.url,
@@ -96,7 +107,7 @@ async function dashboards(stack: Stack, key: string, seconds: number) {
     duration: seconds,
     overallRate: DASHBOARDS * 2,
     histograms: { latencies },
-    requests: [`/api/v1/live?site=${SITE}`, `/api/v1/overview?site=${SITE}`].map((path) => ({
+    requests: paths.map((path) => ({
       method: "GET",
       path,
       headers: { authorization: `Bearer ${key}` },
@@ -105,7 +116,17 @@ async function dashboards(stack: Stack, key: string, seconds: number) {
   const ok = Object.entries(result.statusCodeStats)
     .filter(([status]) => status.startsWith("2"))
     .reduce((sum, [, stat]) => sum + stat.count, 0);
-  return { perS: ok / result.duration, p95: latencies.getValueAtPercentile(95), non2xx: result.non2xx + result.errors };
+  return { requests: ok, perS: ok / result.duration, p95: latencies.getValueAtPercentile(95), non2xx: result.non2xx + result.errors };
+}
+
+/** CPU seconds the stack (every process under `wren start`) has used so far. */
+const stackCpu = (stack: Stack) => processTree(stack.process.pid).reduce((sum, p) => sum + p.seconds, 0);
+
+/** Runs `load`, returning its result with the stack's CPU seconds over it. */
+async function measured<T>(stack: Stack, load: () => Promise<T>): Promise<T & { cpuS: number }> {
+  const before = stackCpu(stack);
+  const result = await load();
+  return { ...result, cpuS: stackCpu(stack) - before };
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -144,8 +165,13 @@ async function scale(events: number): Promise<LiveFigures> {
       await waitForPublication(stack.url, Date.now() - 3_600_000, 120_000);
       await dashboards(stack, key, 2); // warm-up
       await beaconLoad(stack, 2);
-      const alone = await beaconLoad(stack, DURATION_S);
+      const liveAlone = await measured(stack, () => dashboards(stack, key, DURATION_S, [READS.live]));
+      const overviewAlone = await measured(stack, () => dashboards(stack, key, DURATION_S, [READS.overview]));
+      const alone = await measured(stack, () => beaconLoad(stack, DURATION_S));
       const [reads, beacons] = await Promise.all([dashboards(stack, key, DURATION_S), beaconLoad(stack, DURATION_S)]);
+      const perRequestUs = (r: { cpuS: number; requests: number }) => (1e6 * r.cpuS) / Math.max(1, r.requests);
+      // 20 dashboards read each route once a second: their CPU per second, against the beacons'.
+      const dashboardsCpuPerS = (DASHBOARDS * (perRequestUs(liveAlone) + perRequestUs(overviewAlone))) / 1e6;
       const figures: LiveFigures = {
         events,
         in_30m_window: window,
@@ -154,6 +180,10 @@ async function scale(events: number): Promise<LiveFigures> {
         beacons_share: beacons.perS / alone.perS,
         dashboard_reads_per_s: reads.perS,
         dashboard_reads_p95_ms: reads.p95,
+        cpu_per_beacon_us: perRequestUs(alone),
+        cpu_per_live_read_us: perRequestUs(liveAlone),
+        cpu_per_overview_read_us: perRequestUs(overviewAlone),
+        dashboards_cpu_share: dashboardsCpuPerS / (alone.cpuS / DURATION_S),
         live_query_p50_ms: query.p50,
         live_query_p95_ms: query.p95,
         non2xx: alone.non2xx + beacons.non2xx + reads.non2xx,
@@ -164,6 +194,8 @@ async function scale(events: number): Promise<LiveFigures> {
           `  beacons alone   ${alone.perS.toFixed(0)} req/s`,
           `  with dashboards ${beacons.perS.toFixed(0)} req/s (${(100 * figures.beacons_share).toFixed(0)} % of alone; target ≥ ${100 * TARGET_SHARE} %: ${figures.beacons_share >= TARGET_SHARE ? "met" : "NOT MET"})`,
           `                  ${DASHBOARDS} dashboards: ${reads.perS.toFixed(0)} reads/s (live + overview), p95 ${reads.p95.toFixed(1)} ms; ${figures.non2xx} answers not 2xx`,
+          `  stack CPU       per beacon ${figures.cpu_per_beacon_us.toFixed(0)} µs; per live read ${figures.cpu_per_live_read_us.toFixed(0)} µs, per Overview read ${figures.cpu_per_overview_read_us.toFixed(0)} µs (each alone)`,
+          `                  the dashboards use ${(100 * figures.dashboards_cpu_share).toFixed(1)} % of the CPU beacons alone use (target ≤ ${(100 * (1 - TARGET_SHARE)).toFixed(0)} %: ${figures.dashboards_cpu_share <= 1 - TARGET_SHARE ? "met" : "NOT MET"})`,
         ].join("\n"),
       );
       return figures;
