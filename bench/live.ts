@@ -87,7 +87,11 @@ async function beaconLoad(stack: Stack, seconds: number) {
         headers: { "content-type": "text/plain;charset=UTF-8", origin: `https://${DOMAIN}`, "user-agent": BROWSER_UA },
         setupRequest: (request: Record<string, unknown>) => ({
           ...request,
-          body: JSON.stringify({ site: SITE, session: sessions[n++ % sessions.length], events: [{ type: "pageview", path: `/p/${n % 50}` }] }),
+          body: JSON.stringify({
+            site: SITE,
+            session: sessions[n++ % sessions.length],
+            events: [{ type: "pageview", path: `/p/${n % 50}` }],
+          }),
         }),
       },
     ],
@@ -116,7 +120,12 @@ async function dashboards(stack: Stack, key: string, seconds: number, paths: str
   const ok = Object.entries(result.statusCodeStats)
     .filter(([status]) => status.startsWith("2"))
     .reduce((sum, [, stat]) => sum + stat.count, 0);
-  return { requests: ok, perS: ok / result.duration, p95: latencies.getValueAtPercentile(95), non2xx: result.non2xx + result.errors };
+  return {
+    requests: ok,
+    perS: ok / result.duration,
+    p95: latencies.getValueAtPercentile(95),
+    non2xx: result.non2xx + result.errors,
+  };
 }
 
 /** CPU seconds the stack (every process under `wren start`) has used so far. */
@@ -137,15 +146,25 @@ async function scale(events: number): Promise<LiveFigures> {
     await applyMigrations(migrated);
     migrated.$client.close();
     const file = createClient({ url: `file:${join(dir, "wren.db")}` });
-    await file.execute({ sql: "INSERT INTO sites (id, name, domain, allowlist) VALUES (?, 'Live bench', ?, ?)", args: [SITE, DOMAIN, JSON.stringify([DOMAIN])] });
+    await file.execute({
+      sql: "INSERT INTO sites (id, name, domain, allowlist) VALUES (?, 'Live bench', ?, ?)",
+      args: [SITE, DOMAIN, JSON.stringify([DOMAIN])],
+    });
     const now = Date.now();
     const started = performance.now();
     await seed(file, events, now);
     await catchUp(file as never);
     const window = Number(
-      (await file.execute({ sql: "SELECT count(*) AS n FROM events WHERE site_id = ? AND ts >= ?", args: [SITE, now - 30 * 60_000] })).rows[0]!.n,
+      (
+        await file.execute({
+          sql: "SELECT count(*) AS n FROM events WHERE site_id = ? AND ts >= ?",
+          args: [SITE, now - 30 * 60_000],
+        })
+      ).rows[0]!.n,
     );
-    console.log(`\n${events.toLocaleString("en-US")} events over 24 hours (${window.toLocaleString("en-US")} in the last 30 minutes), written and folded in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    console.log(
+      `\n${events.toLocaleString("en-US")} events over 24 hours (${window.toLocaleString("en-US")} in the last 30 minutes), written and folded in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+    );
 
     // The query alone, each call computing (a fresh cache), on the database file.
     const reader = readOnly(file as never);
@@ -158,7 +177,11 @@ async function scale(events: number): Promise<LiveFigures> {
     times.sort((a, b) => a - b);
     const query = { p50: percentile(times, 50), p95: percentile(times, 95) };
 
-    const stack = await startStack({ dataDir: dir, env: { WREN_RATE_LIMIT: "100000000/60", WREN_PUBLISH_INTERVAL: "10" }, timeoutMs: 300_000 });
+    const stack = await startStack({
+      dataDir: dir,
+      env: { WREN_RATE_LIMIT: "100000000/60", WREN_PUBLISH_INTERVAL: "10" },
+      timeoutMs: 300_000,
+    });
     try {
       const key = stack.adminKey;
       if (!key) throw new Error(`no admin key in the start output:\n${stack.output()}`);
@@ -208,7 +231,9 @@ async function scale(events: number): Promise<LiveFigures> {
 
 export async function run(): Promise<void> {
   const scales = benchScales("BENCH_LIVE_SCALES", "0,100000,1000000");
-  console.log(`beacons (${BEACON_CONNECTIONS} connections) alone, then beside ${DASHBOARDS} dashboards reading /api/v1/live and /api/v1/overview every second; ${DURATION_S} s per phase`);
+  console.log(
+    `beacons (${BEACON_CONNECTIONS} connections) alone, then beside ${DASHBOARDS} dashboards reading /api/v1/live and /api/v1/overview every second; ${DURATION_S} s per phase`,
+  );
   const results: LiveFigures[] = [];
   for (const events of scales) results.push(await scale(events));
   const round = (n: number) => (Math.abs(n) < 10 ? Math.round(n * 100) / 100 : Math.round(n * 10) / 10);

@@ -59,7 +59,10 @@ async function expected(site: string, window: LiveWindow, asOf: number) {
   const key = await noiseKey(db);
   const units = rows.rows.map((r) => String(r.unit));
   const keySum = units.reduce((sum, u) => sum + unitKey(u, key.secret), 0);
-  return { units: units.length, figure: bandedLive.figure(units.length, perturbationAt(noisePosition(keySum, units.length, key)), 5) };
+  return {
+    units: units.length,
+    figure: bandedLive.figure(units.length, perturbationAt(noisePosition(keySum, units.length, key)), 5),
+  };
 }
 
 async function counts(): Promise<Record<string, number>> {
@@ -140,7 +143,11 @@ describe("GET /api/v1/live", () => {
     ];
     for (const [name, call, status, field] of cases) {
       const res = await call();
-      expect({ name, status: res.status, type: res.headers.get("content-type") }).toEqual({ name, status, type: expect.stringMatching(/^application\/problem\+json/) });
+      expect({ name, status: res.status, type: res.headers.get("content-type") }).toEqual({
+        name,
+        status,
+        type: expect.stringMatching(/^application\/problem\+json/),
+      });
       if (field) expect({ name, field: res.body.field }).toEqual({ name, field });
       // The off-allowlist site's figures are nowhere in the answer.
       expect(res.body.windows).toBeUndefined();

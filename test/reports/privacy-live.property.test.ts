@@ -51,9 +51,16 @@ const anyTimeline = fc.integer({ min: 3, max: 5 }).chain((k) =>
     k: fc.constant(k),
     units: fc
       .tuple(
-        fc.array(fc.record({ sybil: fc.constant(false), session: fc.oneof(fc.constant(true), fc.constant(true), fc.constant(false)), times: times(3) }), {
-          maxLength: 10,
-        }),
+        fc.array(
+          fc.record({
+            sybil: fc.constant(false),
+            session: fc.oneof(fc.constant(true), fc.constant(true), fc.constant(false)),
+            times: times(3),
+          }),
+          {
+            maxLength: 10,
+          },
+        ),
         fc.array(fc.record({ sybil: fc.constant(true), session: fc.constant(true), times: times(5) }), { maxLength: 2 * k + 2 }),
       )
       .map(([others, sybils]) => [...others, ...sybils] as Unit[]),
@@ -124,7 +131,8 @@ async function load(db: TestDb, units: Unit[]): Promise<StoredUnit[]> {
 }
 
 /** The units with an event in the window of `length` ending at `endMs`. */
-const inWindow = (units: StoredUnit[], endMs: number, length: number) => units.filter((u) => u.ts.some((t) => t >= endMs - length && t < endMs));
+const inWindow = (units: StoredUnit[], endMs: number, length: number) =>
+  units.filter((u) => u.ts.some((t) => t >= endMs - length && t < endMs));
 
 /** The perturbation a unit set draws (noise.ts), as only the server can compute it. */
 function drawn(units: StoredUnit[], key: NoiseKey): number {
@@ -133,7 +141,8 @@ function drawn(units: StoredUnit[], key: NoiseKey): number {
   return perturbationAt(noisePosition(keySum, units.length, key));
 }
 
-const same = (a: LiveFigure, b: LiveFigure) => a.value === b.value && a.qualifier === b.qualifier && a.low === b.low && a.high === b.high;
+const same = (a: LiveFigure, b: LiveFigure) =>
+  a.value === b.value && a.qualifier === b.qualifier && a.low === b.low && a.high === b.high;
 
 /** Every count of other visitors that, with `own` sybils, could give `figure` under `rule` for some perturbation. */
 function candidates(rule: LiveRule, figure: LiveFigure, own: number, k: number): number[] {
@@ -189,7 +198,8 @@ async function attack(db: TestDb, units: StoredUnit[], k: number, rule: LiveRule
 
   const pins: Pin[] = [];
   const pin = (what: string, values: number[], excused: boolean) => {
-    if (values.length === 1 && Math.abs(values[0]!) >= 1 && Math.abs(values[0]!) <= k - 1) pins.push({ what, value: values[0]!, excused });
+    if (values.length === 1 && Math.abs(values[0]!) >= 1 && Math.abs(values[0]!) <= k - 1)
+      pins.push({ what, value: values[0]!, excused });
   };
   for (const [five, thirty] of observations) {
     // 5 minutes nest in 30: o5 ≤ o30.

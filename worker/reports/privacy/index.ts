@@ -52,5 +52,14 @@ export { PAGE_ATOMS_SQL, pageAtomVisibleSql } from "./page-atoms";
 export { pathGoalsVisible, type PathGoalDay } from "./path-goals";
 export { ratingGroupsSql, ratingGroupsVisible } from "./rating-groups";
 export { addToTally, additiveFigure, distinctFigure, EMPTY_TALLY, type AtomTally } from "./tally";
-export { bandedLive, exactLive, fewerThanK, liveNextUpdate, liveWindowEnd, LIVE_STEP_MS, type LiveFigure, type LiveRule } from "./live";
+export {
+  bandedLive,
+  exactLive,
+  fewerThanK,
+  liveNextUpdate,
+  liveWindowEnd,
+  LIVE_STEP_MS,
+  type LiveFigure,
+  type LiveRule,
+} from "./live";
 export { DEFAULT_K, enoughUnits, kAnonymity, MIN_K, siteDayVisible } from "./threshold";

@@ -94,7 +94,8 @@ export function LiveCounter({ site }: { site: string }) {
         <LiveCard label="Last 30 minutes" figure={windows["30m"]} k={k} />
       </div>
       <p class="hint">
-        Visitors with any activity in the 5 and 30 minutes up to {formatTime(asOf, timezone)}; updated every minute while this tab is open.
+        Visitors with any activity in the 5 and 30 minutes up to {formatTime(asOf, timezone)}; updated every minute while this tab
+        is open.
       </p>
     </>
   );
