@@ -7,8 +7,8 @@
  * query itself (reports/live.ts, a fresh cache each time, so every call queries) on the same
  * database file: p50 and p95. The box is shared, so the stack's CPU (workerd and the libSQL
  * server, from /proc) is measured too: per beacon, per dashboard read (live and Overview apart,
- * each alone), and the share of the beacons' CPU the dashboards take — the figure other loads on
- * the box do not move.
+ * each alone), and the share of the box's cores the 20 dashboards take: what they can take from
+ * beacons that fill the box, a figure other loads on the box move far less than throughput.
  *
  *   npm run bench live                         (0, 100 k and 1 M events; ~5 minutes)
  *   BENCH_LIVE_SCALES=0 npm run bench live     (knobs: BENCH_LIVE_DURATION seconds, default 15)
@@ -18,6 +18,7 @@
  */
 import { createClient } from "@libsql/client";
 import { randomBytes } from "node:crypto";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { applyMigrations, openDatabase } from "../cli/database";
 import { loadSettings } from "../cli/settings";
@@ -51,8 +52,10 @@ interface LiveFigures {
   cpu_per_beacon_us: number;
   cpu_per_live_read_us: number;
   cpu_per_overview_read_us: number;
-  /** CPU the 20 dashboards use per second, over the CPU beacons alone use per second: what they take from ingest at most. */
+  /** CPU the 20 dashboards use per second, over the box's cores: what they can take from ingest that saturates the box. */
   dashboards_cpu_share: number;
+  /** 1 − dashboards_cpu_share: the beacons' share the CPU figures predict, whatever else runs on the box. */
+  predicted_beacons_share: number;
   live_query_p50_ms: number;
   live_query_p95_ms: number;
   non2xx: number;
@@ -206,7 +209,8 @@ async function scale(events: number): Promise<LiveFigures> {
         cpu_per_beacon_us: perRequestUs(alone),
         cpu_per_live_read_us: perRequestUs(liveAlone),
         cpu_per_overview_read_us: perRequestUs(overviewAlone),
-        dashboards_cpu_share: dashboardsCpuPerS / (alone.cpuS / DURATION_S),
+        dashboards_cpu_share: dashboardsCpuPerS / availableParallelism(),
+        predicted_beacons_share: 1 - dashboardsCpuPerS / availableParallelism(),
         live_query_p50_ms: query.p50,
         live_query_p95_ms: query.p95,
         non2xx: alone.non2xx + beacons.non2xx + reads.non2xx,
@@ -218,7 +222,7 @@ async function scale(events: number): Promise<LiveFigures> {
           `  with dashboards ${beacons.perS.toFixed(0)} req/s (${(100 * figures.beacons_share).toFixed(0)} % of alone; target ≥ ${100 * TARGET_SHARE} %: ${figures.beacons_share >= TARGET_SHARE ? "met" : "NOT MET"})`,
           `                  ${DASHBOARDS} dashboards: ${reads.perS.toFixed(0)} reads/s (live + overview), p95 ${reads.p95.toFixed(1)} ms; ${figures.non2xx} answers not 2xx`,
           `  stack CPU       per beacon ${figures.cpu_per_beacon_us.toFixed(0)} µs; per live read ${figures.cpu_per_live_read_us.toFixed(0)} µs, per Overview read ${figures.cpu_per_overview_read_us.toFixed(0)} µs (each alone)`,
-          `                  the dashboards use ${(100 * figures.dashboards_cpu_share).toFixed(1)} % of the CPU beacons alone use (target ≤ ${(100 * (1 - TARGET_SHARE)).toFixed(0)} %: ${figures.dashboards_cpu_share <= 1 - TARGET_SHARE ? "met" : "NOT MET"})`,
+          `                  the dashboards use ${(1000 * dashboardsCpuPerS).toFixed(0)} ms of CPU a second: ${(100 * figures.dashboards_cpu_share).toFixed(1)} % of ${availableParallelism()} cores, so beacons that fill the box keep ≥ ${(100 * figures.predicted_beacons_share).toFixed(0)} %`,
         ].join("\n"),
       );
       return figures;
