@@ -15,7 +15,9 @@
  * the band and the noise removed (exactLive, a plain k-threshold) the same attacker must win on
  * every timeline where it holds k sybils on the site: the "rule removed" case runs every time.
  * Each reading is also checked against the true units of its window, so the attacker's model is
- * the real rule: the truth is always among its candidates.
+ * the real rule: the truth is always among its candidates. A last test writes down what a poller
+ * can still learn: an attacker that also assumes nobody came or went between two windows turns
+ * "at least one other" (k − 1 sybils) and "at most one" (k − 2, a minute later) into "exactly one".
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -38,7 +40,7 @@ const MAX_OTHERS = 120;
 
 interface Unit {
   sybil: boolean;
-  /** Null: events without a session, each a unit of its own. */
+  /** False: events without a session, each a unit of its own (only the first time is kept). */
   session: boolean;
   times: number[];
 }
@@ -261,6 +263,34 @@ describe("LV: a poller reading the live counter every second, with sybils", () =
       { numRuns: 15 },
     );
   }, 120_000);
+
+  it('what it can still learn (docs/reports.md "Live"): assuming nobody came or went, k − 1 sybils then k − 2 single out one steady visitor', async () => {
+    // One visitor active all along; the attacker holds k − 1 = 4 sybils in the first 5-minute
+    // windows, then lets one lapse. Each reading alone leaves the visitor's count open; only the
+    // assumption that the others stayed the same across windows pins it, as two successive hours
+    // padded the same way would under the hour rule.
+    const k = 5;
+    const sybilTimes = (lapsesAt: number) => Array.from({ length: 12 }, (_, i) => -6 * 60 + i * 60).filter((t) => t < lapsesAt);
+    const units: Unit[] = [
+      { sybil: false, session: true, times: steady(30) },
+      ...[SPAN_S, SPAN_S, SPAN_S].map((until): Unit => ({ sybil: true, session: true, times: sybilTimes(until) })),
+      { sybil: true, session: true, times: sybilTimes(-2 * 60) },
+    ];
+    const stored = await load(db, units);
+    const cache = new ReportCache();
+    const perReading: number[][] = [];
+    for (let minute = 0; minute < 7; minute++) {
+      const reading = await readLive(db.reader, SITE, k, { nowMs: T0 + minute * 60_000, cache });
+      const endMs = Date.parse(reading.as_of);
+      const own = inWindow(stored, endMs, LIVE_WINDOWS["5m"]).filter((u) => u.sybil).length;
+      perReading.push(candidates(bandedLive, reading.windows["5m"], own, k));
+    }
+    // No single reading pins it…
+    for (const others of perReading) expect(others.length).toBeGreaterThan(1);
+    // …but their intersection, under the assumption, does.
+    const assumed = perReading.reduce((a, b) => a.filter((o) => b.includes(o)));
+    expect(assumed).toEqual([1]);
+  });
 
   it("one session more or less never moves the figure by one: it stays in its band or jumps a whole band", () => {
     for (const k of [2, 3, 5, 8])
