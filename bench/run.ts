@@ -18,6 +18,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   nesting: () => import("./nesting"),
   alerts: () => import("./alerts"),
   dashboard: () => import("./dashboard"),
+  live: () => import("./live"),
   soak: () => import("./soak"),
   freshness: () => import("./freshness"),
 };

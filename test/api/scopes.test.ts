@@ -111,6 +111,14 @@ const cases: Case[] = [
     request: async (_f, s) => ({ method: "GET", path: `/api/v1/overview?site=${s}` }),
   },
   {
+    name: "GET /api/v1/live",
+    scope: "read:reports",
+    siteBound: true,
+    siteField: "site",
+    success: 200,
+    request: async (_f, s) => ({ method: "GET", path: `/api/v1/live?site=${s}` }),
+  },
+  {
     name: "GET /api/v1/funnels",
     scope: "read:reports",
     siteBound: true,

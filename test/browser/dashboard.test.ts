@@ -3,7 +3,9 @@
  * against the real stack (`wren start`): sign in, add a site with the wizard and see it
  * verified by a real visit to the registered domain (Chromium resolves it to loopback), create
  * a goal, and read conversions, a deployment marker made through the signed webhook and its
- * smoke conversion on the Overview; figures of 2 sessions drawn "< 5" and of 6 exact. Then a
+ * smoke conversion on the Overview; figures of 2 sessions drawn "< 5" and of 6 exact; the live
+ * counter's bands ("fewer than 5", "10–14") as the API reads them, refreshed at next_update
+ * while the tab is visible (Playwright's clock, not a sleep). Then a
  * read:reports key: no keys screen, none of the admin's data, the missing scope named. Then
  * every screen under axe-core (no serious or critical violation, light and dark), at 1280 and
  * 375 px (no sideways scrolling), with no console error; keyboard alone signs in and opens
@@ -210,6 +212,57 @@ describe("the operator's walk-through", () => {
     expect(errors).toEqual([]);
     await context.close();
   }, 120_000);
+
+  it("shows visitors now and in the last 30 minutes as the live API bands them, reading again at next_update only while the tab is visible", async () => {
+    // A site of its own, verified, never read live before (a reading is kept for its minute):
+    // 2 sessions a minute ago (now and last 30 minutes), 12 more 20 minutes ago (last 30 minutes only).
+    const live = (await f.makeSite("live.shop.wren.test", "Live shop")).id;
+    const now = Date.now();
+    const db = f.database();
+    // The service's publisher writes too: wait for its lock rather than fail.
+    await db.execute("PRAGMA busy_timeout = 10000");
+    await db.execute({ sql: "INSERT INTO site_beacons (site_id, origin, first_seen, path) VALUES (?, ?, ?, '/')", args: [live, "http://live.shop.wren.test", now - 30 * 60_000] });
+    await addEvents(db, [
+      ...Array.from({ length: 2 }, (_, i): RawEvent => ({ site: live, session: `live-now-${i}-abcdefgh`, path: "/", ts: now - 60_000 })),
+      ...Array.from({ length: 12 }, (_, i): RawEvent => ({ site: live, session: `live-gone-${i}-abcdefgh`, path: "/", ts: now - 20 * 60_000 })),
+    ]);
+    const { page, context, errors } = await openPage();
+    const reads: string[] = [];
+    page.on("request", (request) => {
+      if (new URL(request.url()).pathname === "/api/v1/live") reads.push(request.url());
+    });
+    // The page's clock is Playwright's, so the wait for next_update is skipped, not slept.
+    await page.clock.install();
+    await signIn(page, f.stack.adminKey!);
+    await page.goto(`${f.stack.url}/dashboard/s/${live}/overview?period=7d`);
+    const card = (label: string) => page.getByRole("region", { name: label, exact: true }).locator(".live-figure");
+    await card("Now").waitFor();
+    // What the API answers for this minute (it serves one reading per minute): the cards say the same.
+    const api = async () => (await f.admin("GET", `/api/v1/live?site=${live}`)).body;
+    const band = (figure: { qualifier: string; low: number; high: number }) => (figure.qualifier === "suppressed" ? "fewer than 5" : `${figure.low}–${figure.high}`);
+    const reading = await api();
+    expect(reading.windows["5m"]).toEqual({ value: null, qualifier: "suppressed", low: 0, high: 4 });
+    expect(reading.windows["30m"].qualifier).toBe("estimated");
+    await expect.poll(async () => [await card("Now").textContent(), await card("Last 30 minutes").textContent()]).toEqual(["fewer than 5", band((await api()).windows["30m"])]);
+    expect(await card("Last 30 minutes").textContent()).toMatch(/^(5–9|10–14|15–19|20–24)$/);
+    expect(await card("Now").getAttribute("title")).toMatch(/Fewer than 5 visitors/);
+    expect(reads).toHaveLength(1);
+
+    // At next_update it reads again by itself.
+    const wait = Date.parse(reading.next_update) - now;
+    await page.clock.fastForward(Math.max(wait, 0) + 2_000);
+    await expect.poll(() => reads.length).toBe(2);
+    // Hidden, it stops; shown again, it reads at once.
+    const visibility = (state: string) =>
+      page.evaluate(`Object.defineProperty(document, "visibilityState", { configurable: true, get: () => "${state}" }); document.dispatchEvent(new Event("visibilitychange"))`);
+    await visibility("hidden");
+    await page.clock.fastForward(10 * 60_000);
+    expect(reads).toHaveLength(2);
+    await visibility("visible");
+    await expect.poll(() => reads.length).toBe(3);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 
   it("after switching to a read:reports key: no keys screen, none of the admin's data, and missing scopes named", async () => {
     await f.makeSite("secret-admin-only.example", "Secret admin site");

@@ -28,6 +28,7 @@ export const ROUTE_OPERATION_IDS = {
   "GET /api/v1/timeseries": "getTimeseries",
   "GET /api/v1/breakdown": "getBreakdownReport",
   "GET /api/v1/overview": "getOverview",
+  "GET /api/v1/live": "getLive",
   "POST /api/v1/deployments": "createDeployment",
   "GET /api/v1/deployments": "listDeployments",
   "GET /api/v1/deployments/{id}": "getDeployment",

@@ -177,6 +177,7 @@ function keyRouteCalls(): Record<string, [string, unknown?]> {
     "GET /api/v1/timeseries": [`/api/v1/timeseries?site=${ids.site}&period=24h`],
     "GET /api/v1/breakdown": [`/api/v1/breakdown?site=${ids.site}&period=7d&dimension=source`],
     "GET /api/v1/overview": [`/api/v1/overview?site=${ids.site}`],
+    "GET /api/v1/live": [`/api/v1/live?site=${ids.site}`],
     "POST /api/v1/deployments": ["/api/v1/deployments", { site: ids.site, version: "v3", external_id: "release-3" }],
     "GET /api/v1/deployments": [`/api/v1/deployments?site=${ids.site}`],
     "GET /api/v1/deployments/{id}": [`/api/v1/deployments/${ids.dep}`],
@@ -270,6 +271,7 @@ describe("the key routes", () => {
       ]),
       ["GET /api/v1/breakdown", `/api/v1/breakdown?site=${UNKNOWN.site}&dimension=country`],
       ["GET /api/v1/overview", `/api/v1/overview?site=${ids.site}&deployment=${UNKNOWN.dep}`],
+      ["GET /api/v1/live", `/api/v1/live?site=${UNKNOWN.site}`],
       ["POST /api/v1/deployments", "/api/v1/deployments", { site: UNKNOWN.site, version: "v1" }],
       ["GET /api/v1/deployments", `/api/v1/deployments?site=${UNKNOWN.site}`],
       ["GET /api/v1/deployments/{id}", `/api/v1/deployments/${UNKNOWN.dep}`],
@@ -296,6 +298,7 @@ describe("the key routes", () => {
       ["GET /api/v1/pages", `/api/v1/pages?site=${ids.site}&limit=0`],
       ["GET /api/v1/funnels", `/api/v1/funnels?site=${ids.site}&goals=${ids.goal}`],
       ["GET /api/v1/overview", `/api/v1/overview?site=${ids.site}&deployment=nope`],
+      ["GET /api/v1/live", "/api/v1/live?site=nope"],
       ["GET /api/v1/deployments", `/api/v1/deployments?site=${ids.site}&cursor=nope`],
       ["GET /api/v1/alerts", "/api/v1/alerts?site=nope"],
     ];

@@ -49,6 +49,8 @@
  *     in storage after retention.
  *  U1–U3 privacy-utility.property.test.ts: every hidden cell of 2k names the small group it
  *     protects (the rules hide no more than they must).
+ *  LV    privacy-live.property.test.ts: the live counter polled every second with sybils: no
+ *     count of other visitors, nor a change between readings, pinned to 1 … k − 1 (issue 37).
  */
 import type { Client } from "@libsql/client";
 import fc from "fast-check";

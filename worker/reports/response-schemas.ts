@@ -232,3 +232,43 @@ export const timeseriesResponse = z
       .meta({ description: "Sums of the visible points." }),
   })
   .meta({ id: "TimeseriesReport" });
+
+/** A live figure (reports/privacy/live.ts): a Figure and the band of units it stands for. */
+export const liveFigureSchema = figureSchema
+  .extend({
+    value: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: "The band's lower bound (a multiple of k, at least k); null when suppressed." }),
+    qualifier: z.enum(QUALIFIERS).meta({
+      description:
+        "`estimated`: k or more units, read as the band their perturbed count falls in. `suppressed`: fewer than k (0 included). Never `exact`.",
+    }),
+    low: z.number().int().meta({ description: "Fewest units the band stands for: 0 when suppressed." }),
+    high: z.number().int().meta({ description: "Most units the band stands for (low + k − 1; k − 1 when suppressed)." }),
+  })
+  .meta({
+    id: "LiveFigure",
+    description: 'Visitors in a live window: "fewer than k" (0 … k − 1), or a band of width k such as 10–14.',
+  });
+
+export const liveResponse = z
+  .object({
+    site: z.string(),
+    as_of: z
+      .string()
+      .meta({ format: "date-time", description: "The end of both windows: the last whole minute at least 15 s ago." }),
+    next_update: z
+      .string()
+      .meta({ format: "date-time", description: "When the next reading is first served; the same one is served until then." }),
+    timezone: z.string().meta({ description: "The site's time zone." }),
+    k: z.number().int(),
+    windows: z
+      .object({
+        "5m": liveFigureSchema.meta({ description: "Units with any event in the 5 minutes before as_of." }),
+        "30m": liveFigureSchema.meta({ description: "Units with any event in the 30 minutes before as_of." }),
+      })
+      .strict(),
+  })
+  .meta({ id: "Live" });

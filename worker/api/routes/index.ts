@@ -6,6 +6,7 @@ import { deploymentRoutes } from "./deployments";
 import { eventRoutes } from "./events";
 import { goalRoutes } from "./goals";
 import { keyRoutes } from "./keys";
+import { liveRoutes } from "./live";
 import { overviewRoutes } from "./overview";
 import { reportRoutes } from "./reports";
 import { sessionRoutes } from "./sessions";
@@ -20,6 +21,7 @@ export const apiRoutes: Route[] = [
   ...eventRoutes,
   ...reportRoutes,
   ...overviewRoutes,
+  ...liveRoutes,
   ...deploymentRoutes,
   ...alertRoutes,
 ];

@@ -34,6 +34,9 @@
  * - Nested dimensions (nested-dimensions.ts; rule 9): where a breakdown value nests in another
  *   dimension's value that day (macOS in desktop), the parent minus its shown nested children is
  *   0 or at least k, with complementary suppression inside the parent (decideNestedDimensions).
+ * - The live counter (live.ts; "Live"): the one figure read from raw rows, units of the last 5
+ *   and 30 minutes, fixed for a minute; below k "fewer than k", else its unit set's cell-key
+ *   noise and the band of width k that falls in, so one session never moves it by one.
  *
  * The page-day atoms are decided in SQL by rules 1, 3, 4 and 7 together (page-atoms.ts), for
  * every query that reads pages. Rules 5 (same atoms everywhere), 6 (the sessions list) and 9
@@ -65,4 +68,14 @@ export { PAGE_ATOMS_SQL, pageAtomVisibleSql } from "./page-atoms";
 export { pathGoalsVisible, type PathGoalDay } from "./path-goals";
 export { ratingGroupsSql, ratingGroupsVisible } from "./rating-groups";
 export { addPartial, addToTally, additiveFigure, distinctFigure, EMPTY_TALLY, type AtomTally } from "./tally";
+export {
+  bandedLive,
+  exactLive,
+  fewerThanK,
+  liveNextUpdate,
+  liveWindowEnd,
+  LIVE_STEP_MS,
+  type LiveFigure,
+  type LiveRule,
+} from "./live";
 export { DEFAULT_K, enoughUnits, kAnonymity, MIN_K, siteDayVisible } from "./threshold";

@@ -1,5 +1,6 @@
 /**
- * The Overview: what changed since a release. The comparison (GET /api/v1/overview) uses the
+ * The Overview: who is here now, and what changed since a release. The live counter
+ * (GET /api/v1/live) refreshes itself each minute; the comparison (GET /api/v1/overview) uses the
  * hours since a deployment marker against as many hours before it; the trend below
  * (GET /api/v1/timeseries) follows the shared period; the markers (GET /api/v1/deployments)
  * feed the "Compare since" choice, the chart's marker lines and the smoke-test list.
@@ -13,6 +14,7 @@ import { MetricCards, Windows, windowsBeforeSite, type Overview } from "./cards"
 import { NoDataYet, useVerified } from "./empty";
 import { FirstDayPanel, useArrivals } from "./first-day";
 import { GoalsTable } from "./goals";
+import { LiveCounter } from "./live";
 import { CompareSince, RecentMarkers } from "./markers";
 import { SmokeList, useGoalNames } from "./smoke";
 import { Trend, useTimeseries } from "./trend";
@@ -80,6 +82,10 @@ export function OverviewScreen({ site }: { site: string }) {
       ) : (
         <>
           {arrivals?.status === "first_day" && <FirstDayPanel arrivals={arrivals} />}
+          <section aria-labelledby="overview-live">
+            <h2 id="overview-live">Visitors now</h2>
+            <LiveCounter site={site} />
+          </section>
           <section aria-labelledby="overview-comparison">
             <h2 id="overview-comparison">Comparison</h2>
             <Loaded load={overview} what="the comparison">
