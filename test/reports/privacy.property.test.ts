@@ -28,6 +28,12 @@
  *     set of pages each viewed; the day's, the pages' and the page goals' session counts are
  *     sums of those classes, and no set of classes of 1 to k − 1 sessions may follow from them.
  *     A second property runs A4 alone on many one-day datasets shaped for the page goal rule.
+ * The open hour rule (issue 37: every hour of k shown as it closes, the day carrying the
+ * protection) joins A1 with a move of its own: a pages total with no `other` row and an exact
+ * total hid nothing, so it is the site's pageviews; a day read from its hours (`from_hours`) is
+ * the sum of its shown hours' cells; every hidden point's reason must follow from the hours shown.
+ * The breakdown property has a small 11:00 hour beside its 10:00 classes, and checks that a day
+ * hidden beside its hours is not rebuilt from its breakdowns and pages.
  * Alert rules join in: at every closed hour, rules on the pageviews and each goal's conversions over
  * trailing windows of 1 to 30 hours read their figures through the evaluator's own code
  * (alerts/figures.ts hourRuleReadings); each reading is a fact for A1 and must be the sum of the
@@ -51,6 +57,8 @@
  *     protects (the rules hide no more than they must).
  *  LV    privacy-live.property.test.ts: the live counter polled every second with sybils: no
  *     count of other visitors, nor a change between readings, pinned to 1 … k − 1 (issue 37).
+ *  AR    arrivals.test.ts: the first day's beacon band polled every hour — a visitor in a quiet
+ *     hour changes nothing the poller sees; cut at every closed hour instead, it does.
  */
 import type { Client } from "@libsql/client";
 import fc from "fast-check";
