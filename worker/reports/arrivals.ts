@@ -152,7 +152,7 @@ async function hourCounts(
   const hour = (ts: string) => localHourStartSql(ts, offsetSql(segments, ts));
   const [sessionRows, eventRows] = await reader.queryAll([
     {
-      // From sessions_site_first_seen alone (site, first_seen, id: migration 0019), in index order.
+      // From sessions_site_first_seen alone (site, first_seen, id: migration 0018), in index order.
       sql:
         `SELECT ${hour("first_seen")} AS hour, count(*) AS n, sum(${unitKeySql("id")}) AS key_sum FROM sessions ` +
         "WHERE site_id = ?1 AND first_seen >= ?2 AND first_seen < ?3 GROUP BY 1",
