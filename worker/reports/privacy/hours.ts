@@ -135,7 +135,8 @@ const ofDaySql = (cells: HourCellsSql, alias: string, day: string) =>
 export function hourRemainderSql(cells: HourCellsSql, day: string): string {
   const unitOf = ["site_id", ...cells.keys].map((c) => `u.${c} = h.${c}`).join(" AND ");
   return (
-    `coalesce(${day}.hour_remainder, (SELECT count(DISTINCT u.unit) FROM ${cells.hours} h JOIN ${cells.units} u ON ${unitOf} AND u.hour = h.hour ` +
+    // CROSS JOIN keeps the day's few small hours as the outer loop (else SQLite may scan every unit of the site).
+    `coalesce(${day}.hour_remainder, (SELECT count(DISTINCT u.unit) FROM ${cells.hours} h CROSS JOIN ${cells.units} u ON ${unitOf} AND u.hour = h.hour ` +
     `WHERE ${ofDaySql(cells, "h", day)} AND h.${cells.count} BETWEEN 1 AND ?1 - 1))`
   );
 }
