@@ -31,7 +31,8 @@ export async function guardedDaySums(db: ReadOnlyDatabase, scope: ReportScope, a
   const siteDays = new Set([...atoms.siteDays].filter(([, atom]) => atom.guarded).map(([day]) => day));
   const goalDays = new Map([...atoms.goalDays].map(([goal, days]) => [goal, new Set([...days].filter(([, atom]) => atom.guarded).map(([day]) => day))]));
   if (siteDays.size === 0 && [...goalDays.values()].every((days) => days.size === 0)) return sums;
-  const cells = await windowCells(db, wholeDays({ ...scope, hours: undefined }), null);
+  // The atoms are the window's own (the same whole days): the cells reuse them.
+  const cells = await windowCells(db, wholeDays({ ...scope, hours: undefined }), null, atoms);
   const add = (into: Map<string, HourSum>, days: Set<string>, cell: HourCell) => {
     const day = localDate(scope.timeZone, cell.start);
     if (!days.has(day) || cell.decision !== "shown") return;

@@ -59,7 +59,13 @@ interface RawCell {
  * have ended and are published; a later day is running, and only its hours in the window
  * (which ends at the last closed hour) are read. `goalIds` null: every goal of the site.
  */
-export async function windowCells(db: ReadOnlyDatabase, scope: ReportScope & Required<Pick<ReportScope, "hours">>, goalIds: string[] | null): Promise<WindowCells> {
+export async function windowCells(
+  db: ReadOnlyDatabase,
+  scope: ReportScope & Required<Pick<ReportScope, "hours">>,
+  goalIds: string[] | null,
+  /** The day atoms of the window's ended days, when the caller has them already. */
+  knownAtoms?: DayAtoms,
+): Promise<WindowCells> {
   const { window, lastEndedDay } = scope.hours;
   const zone = scope.timeZone;
   const firstDay = localDate(zone, window.fromMs);
@@ -72,7 +78,7 @@ export async function windowCells(db: ReadOnlyDatabase, scope: ReportScope & Req
   // Whole days are decided: an hour's fate depends on the hours before it that day (its cover).
   const dayStart = startOfLocalDay(zone, firstDay);
   const [atoms, [siteRows, goalRows, siteRules, goalRules]] = await Promise.all([
-    firstDay <= endedTo ? loadDayAtoms(db, atomScope) : emptyAtoms(db, scope),
+    knownAtoms ?? (firstDay <= endedTo ? loadDayAtoms(db, atomScope) : emptyAtoms(db, scope)),
     db.queryAll([
       {
         sql: "SELECT hour, visitors AS units, pageviews AS value, key_sum FROM rollup_site_hour WHERE site_id = ? AND day >= ? AND day <= ? AND hour < ?",
