@@ -524,6 +524,13 @@ describe("the Sources screen", () => {
     await expect
       .poll(() => [...new Set(requests.filter((url) => url.pathname === "/api/v1/breakdown").map((url) => url.searchParams.get("period")))])
       .toEqual(["day"]);
+    // Vitals are never read by the hour, and the note says why.
+    await page.goto(`${f.stack.url}/dashboard/s/${site}/vitals?period=today`);
+    const note = page.getByRole("note").filter({ hasText: "Vitals are reported by whole days" });
+    await note.waitFor();
+    expect(await note.textContent()).toBe(
+      "Vitals are reported by whole days, since a percentile of one hour would rest on a handful of sessions: showing yesterday. Today's closed hours are on the Overview.",
+    );
     expect(errors).toEqual([]);
     await context.close();
   }, 120_000);

@@ -7,6 +7,7 @@
  */
 import type { Client } from "@libsql/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FUNNELS_NOT_HOURLY, VITALS_NOT_HOURLY } from "../../worker/reports/schemas";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
 import { addConversions, addEvents, sessions, shown, type RawConversion, type RawEvent } from "./helpers";
 
@@ -181,6 +182,15 @@ describe("today's figures", () => {
       const res = await reader.call("GET", path);
       expect([res.status, res.body.field], path).toEqual([status, field]);
       expect(res.headers.get("content-type")).toContain("application/problem+json");
+    }
+    // Vitals and funnels are never read by the hour, and say why.
+    const why: [string, string][] = [
+      [`/api/v1/vitals?site=${site}&period=today`, `period: \`today\` is not offered here: ${VITALS_NOT_HOURLY}`],
+      [`/api/v1/funnels?site=${site}&period=24h&goals=${signup},${signup}`, `period: \`24h\` is not offered here: ${FUNNELS_NOT_HOURLY}`],
+    ];
+    for (const [path, detail] of why) {
+      const res = await reader.call("GET", path);
+      expect([res.status, res.body.field, res.body.detail], path).toEqual([400, "period", detail]);
     }
   });
 });

@@ -58,6 +58,30 @@ const periodParams = {
     }),
 };
 
+/**
+ * The period parameters of a whole-day report that can never be read by the hour, and why: an
+ * hourly period is refused naming `period` with that reason (docs/reports.md, "Today").
+ */
+const wholeDayParams = (why: string) => ({
+  ...periodParams,
+  period: z
+    .enum(PERIODS, {
+      error: (issue) =>
+        (HOUR_PERIODS as readonly unknown[]).includes(issue.input) ? `\`${String(issue.input)}\` is not offered here: ${why}` : undefined,
+    })
+    .optional()
+    .meta({
+      param: { description: `\`day\`, \`7d\` or \`30d\` (default): whole days ending on \`date\`. Not with \`from\`/\`to\`. Not \`today\` or \`24h\`: ${why}` },
+    }),
+});
+
+/** Why web vitals are not read by the hour. */
+export const VITALS_NOT_HOURLY =
+  "web vitals are read by whole days, since a percentile of one hour would rest on a handful of sessions' samples and read as a wide range or nothing.";
+/** Why funnels are not read by the hour. */
+export const FUNNELS_NOT_HOURLY =
+  "a funnel follows each session's journey through its steps, which goes on after an hour closes; counted by the hour, two readings would show one session moving on.";
+
 /** The period parameters of the reports that also cover closed hours: the timeseries and conversions. */
 const hourPeriodParams = {
   ...periodParams,
@@ -149,7 +173,7 @@ export const pagesQuery = z.strictObject({
 });
 
 export const vitalsQuery = z.strictObject({
-  ...periodParams,
+  ...wholeDayParams(VITALS_NOT_HOURLY),
   page: pagePattern.optional().meta({ param: { description: "Only this path, or paths matching a pattern (`/blog/*`)." } }),
   metric: z
     .enum(VITAL_METRICS)
@@ -179,7 +203,7 @@ export const conversionsQuery = z.strictObject({
 });
 
 export const funnelsQuery = z.strictObject({
-  ...periodParams,
+  ...wholeDayParams(FUNNELS_NOT_HOURLY),
   goals: z
     .string()
     .max(1000)

@@ -10,7 +10,7 @@ import { dayPeriodParams, period } from "../state/period";
 import { ESTIMATED_REASON, FigureView } from "../ui/figure";
 import { Freshness } from "../ui/freshness";
 import { CaptionRange } from "../ui/report-range";
-import { WholeDayNote } from "../ui/report-days";
+import { VITALS_BY_DAY, WholeDayNote } from "../ui/report-days";
 import { RatingBar } from "../ui/rating-bar";
 import { Empty, Loaded } from "../ui/states";
 import { PatternFilter } from "../ui/table-filter";
@@ -49,7 +49,7 @@ export function VitalsScreen({ site }: { site: string }) {
 
   return (
     <>
-      <WholeDayNote what="Vitals" site={site} />
+      <WholeDayNote what="Vitals" site={site} why={VITALS_BY_DAY} />
       <div class="report-tools">
         <PatternFilter id="vitals-pattern" value={pattern} problem={patternProblem} onApply={(p) => setQuery({ filter: p || undefined, cursor: undefined })} />
         <label class="report-select">

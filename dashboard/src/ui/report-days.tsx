@@ -5,12 +5,18 @@
 import { linkTo } from "../state/location";
 import { isHourly, period } from "../state/period";
 
-export function WholeDayNote({ what, site }: { what: string; site: string }) {
+/** `why`: the reason a report is never read by the hour (docs/reports.md, "Today"), where it has one. */
+export function WholeDayNote({ what, site, why }: { what: string; site: string; why?: string }) {
   if (!isHourly(period.value)) return null;
   return (
     <p class="report-note" role="note">
-      {what} are reported by whole days: showing yesterday. Today's closed hours are on the{" "}
+      {what} are reported by whole days{why ? `, since ${why}` : ""}: showing yesterday. Today's closed hours are on the{" "}
       <a href={linkTo(`/s/${encodeURIComponent(site)}/overview`)}>Overview</a>.
     </p>
   );
 }
+
+/** Why vitals are never read by the hour. */
+export const VITALS_BY_DAY = "a percentile of one hour would rest on a handful of sessions";
+/** Why funnels are never read by the hour. */
+export const FUNNELS_BY_DAY = "a session's journey goes on after an hour closes, and two hourly readings would show one session moving on";

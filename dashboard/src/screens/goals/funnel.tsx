@@ -9,7 +9,7 @@ import { useLoad } from "../../state/load";
 import { query, setQuery } from "../../state/location";
 import { dayPeriodParams, period } from "../../state/period";
 import { FigureView, RateView } from "../../ui/figure";
-import { WholeDayNote } from "../../ui/report-days";
+import { FUNNELS_BY_DAY, WholeDayNote } from "../../ui/report-days";
 import { Freshness } from "../../ui/freshness";
 import { CaptionRange } from "../../ui/report-range";
 import { Empty, Loaded } from "../../ui/states";
@@ -101,7 +101,7 @@ function FunnelReport({ site, steps }: { site: string; steps: string[] }) {
   const load = useLoad(read, [JSON.stringify(params)]);
   return (
     <>
-      <WholeDayNote what="Funnels" site={site} />
+      <WholeDayNote what="Funnels" site={site} why={FUNNELS_BY_DAY} />
       <Loaded load={load} what="the funnel">
         {(report) => (
           <>
