@@ -7,9 +7,12 @@
  */
 import type { Client } from "@libsql/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FUNNELS_NOT_HOURLY, VITALS_NOT_HOURLY } from "../../worker/reports/schemas";
+import { shownCounts, unitKey } from "../../worker/reports/noise";
+import { bandOf } from "../../worker/reports/privacy";
+import { FUNNELS_NOT_HOURLY, NO_ROLLING_DAY, VITALS_NOT_HOURLY } from "../../worker/reports/schemas";
+import { TODAY_NO_EXIT_PAGES, TODAY_NO_GOAL } from "../../worker/reports/today";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
-import { addConversions, addEvents, sessions, shown, type RawConversion, type RawEvent } from "./helpers";
+import { addConversions, addEvents, noiseKey, sessions, shown, type RawConversion, type RawEvent } from "./helpers";
 
 const HOUR = 3_600_000;
 const K = 5;
@@ -174,7 +177,9 @@ describe("today's figures", () => {
     const cases: [string, number, string][] = [
       [`/api/v1/timeseries?site=${site}&period=today&date=2026-11-01`, 400, "date"],
       [`/api/v1/timeseries?site=${site}&period=24h&interval=day`, 400, "interval"],
-      [`/api/v1/pages?site=${site}&period=today`, 400, "period"],
+      [`/api/v1/pages?site=${site}&period=24h`, 400, "period"],
+      [`/api/v1/breakdown?site=${site}&period=today&dimension=exit_page`, 400, "dimension"],
+      [`/api/v1/breakdown?site=${site}&period=today&dimension=source&goal=${signup}`, 400, "goal"],
       [`/api/v1/funnels?site=${site}&period=24h&goals=${signup},${signup}`, 400, "period"],
       [`/api/v1/timeseries?site=${site}&period=today&goal=${smoke}`, 422, "goal"],
     ];
@@ -183,15 +188,51 @@ describe("today's figures", () => {
       expect([res.status, res.body.field], path).toEqual([status, field]);
       expect(res.headers.get("content-type")).toContain("application/problem+json");
     }
-    // Vitals and funnels are never read by the hour, and say why.
+    // Vitals and funnels are never read by the hour, pages and breakdowns not by a rolling 24 hours, and each says why.
     const why: [string, string][] = [
+      [`/api/v1/pages?site=${site}&period=24h`, `period: \`24h\` is not offered here: ${NO_ROLLING_DAY}`],
+      [`/api/v1/breakdown?site=${site}&period=24h&dimension=source`, `period: \`24h\` is not offered here: ${NO_ROLLING_DAY}`],
+      [`/api/v1/breakdown?site=${site}&period=today&dimension=exit_page`, `dimension: exit_page is not offered for today: ${TODAY_NO_EXIT_PAGES}`],
+      [`/api/v1/breakdown?site=${site}&period=today&dimension=source&goal=${signup}`, `goal: not offered for today: ${TODAY_NO_GOAL}`],
       [`/api/v1/vitals?site=${site}&period=today`, `period: \`today\` is not offered here: ${VITALS_NOT_HOURLY}`],
       [`/api/v1/funnels?site=${site}&period=24h&goals=${signup},${signup}`, `period: \`24h\` is not offered here: ${FUNNELS_NOT_HOURLY}`],
     ];
     for (const [path, detail] of why) {
       const res = await reader.call("GET", path);
-      expect([res.status, res.body.field, res.body.detail], path).toEqual([400, "period", detail]);
+      expect([res.status, res.body.field, res.body.detail], path).toEqual([400, detail.slice(0, detail.indexOf(":")), detail]);
     }
+  });
+});
+
+describe("today's pages and breakdowns", () => {
+  /** The band the API shows for the sessions of today's closed hours, as privacy/today.ts defines it. */
+  async function todayBands(end: number) {
+    const key = await noiseKey(f.database());
+    const today = events.filter((e) => e.ts < end);
+    const ids = [...new Set(today.map((e) => e.session!))];
+    const keySum = ids.reduce((n, id) => n + unitKey(id, key.secret), 0);
+    const counts = shownCounts({ units: ids.length, events: today.length, keySum }, key, K, true);
+    const figure = (n: number) => ({ value: bandOf(n, K).low, qualifier: "estimated", high: bandOf(n, K).high });
+    return { visitors: figure(counts.units), pageviews: figure(counts.events) };
+  }
+
+  it("reads today's closed hours as bands of width k, in JSON and CSV", async () => {
+    const res = await read(`/api/v1/pages?site=${site}&period=today`);
+    expect(res.status, res.text).toBe(200);
+    const end = Date.parse(res.body.period.end);
+    expect(end).toBe(H);
+    // Every session of the fixture viewed "/" in today's closed hours: 29 of them.
+    const bands = await todayBands(end);
+    expect(res.body.rows).toEqual([{ path: "/", other: false, ...bands }]);
+    expect(res.body.totals).toEqual({ pageviews: bands.pageviews });
+    const csv = await reader.call("GET", `/api/v1/pages?site=${site}&period=today`, undefined, { accept: "text/csv" });
+    expect(csv.text.split("\r\n")[0]).toContain("path,other,visitors,visitors_high,visitors_qualifier,pageviews,pageviews_high,pageviews_qualifier");
+    expect(csv.text).toContain(`/,false,${bands.visitors.value},${bands.visitors.high},estimated,${bands.pageviews.value},${bands.pageviews.high},estimated`);
+    // The sources: none of these sessions came with a referrer, so one row without a value.
+    const sources = await read(`/api/v1/breakdown?site=${site}&period=today&dimension=source`);
+    expect(sources.status, sources.text).toBe(200);
+    expect(sources.body.rows).toEqual([{ value: null, other: false, ...bands }]);
+    expect(sources.body.totals).toEqual(bands);
   });
 });
 

@@ -11,6 +11,11 @@ export interface Figure {
   qualifier: Qualifier;
 }
 
+/** A band of counts (today's pages and breakdowns, privacy/today.ts): `value` is its lower end. */
+export interface BandFigure extends Figure {
+  high: number;
+}
+
 export const SUPPRESSED: Figure = Object.freeze({ value: null, qualifier: "suppressed" }) as Figure;
 
 /**
@@ -20,6 +25,11 @@ export const SUPPRESSED: Figure = Object.freeze({ value: null, qualifier: "suppr
 export function storedFigure(value: unknown, qualifier: unknown): Figure {
   if (value === null || value === undefined || qualifier === "suppressed") return SUPPRESSED;
   return { value: Number(value), qualifier: String(qualifier) as Qualifier };
+}
+
+/** A band of counts, low … high (estimated: read from perturbed counts). */
+export function band(low: number, high: number): BandFigure {
+  return { value: low, qualifier: "estimated", high };
 }
 
 export function exact(value: number): Figure {

@@ -47,6 +47,8 @@ export function flatten(row: Record<string, unknown>, prefix = ""): Record<strin
     if (isFigure(value)) {
       out[name] = value.value;
       out[`${name}_qualifier`] = value.qualifier;
+      // Today's bands (reports/today.ts): the upper end beside the lower.
+      if ("high" in value) out[`${name}_high`] = (value as { high: number }).high;
     } else if (typeof value === "object" && value !== null) {
       Object.assign(out, flatten(value as Record<string, unknown>, `${name}_`));
     } else {

@@ -24,6 +24,9 @@ const HEAD_COLUMNS = ["site", "from", "to", "timezone"];
 /** CSV columns of figures: each as its value and its qualifier. */
 export const figureColumns = (...names: string[]): string[] => names.flatMap((n) => [n, `${n}_qualifier`]);
 
+/** The same for bands (period=today): each also with its upper end. */
+export const bandColumns = (...names: string[]): string[] => names.flatMap((n) => [n, `${n}_high`, `${n}_qualifier`]);
+
 function pageLimit(format: Format, limit: number | undefined): number | undefined {
   return limit ?? (format === "json" ? DEFAULT_JSON_LIMIT : undefined);
 }

@@ -20,6 +20,16 @@ export const figureSchema = z
   })
   .meta({ id: "Figure", description: "A report figure with its qualifier." });
 
+/** A figure of pages and breakdowns, which `period=today` reads as bands (reports/today.ts). */
+const bandableFigureSchema = figureSchema
+  .extend({
+    high: z.number().int().optional().meta({
+      description:
+        "Only with `period=today`: the figure is a band, from `value` to `high` (width k; a total: the sum of its rows' bands), read from perturbed counts (docs/reports.md, Today).",
+    }),
+  })
+  .meta({ id: "BandableFigure", description: "A report figure with its qualifier; with `period=today`, a band up to `high`." });
+
 const periodSchema = z
   .object({
     from: z.string().meta({ example: "2026-10-22" }),
@@ -81,13 +91,13 @@ export const pagesResponse = z
       z.object({
         path: z.string().nullable().meta({ description: "The path; null only in the `other` row." }),
         other: otherFlag("path"),
-        visitors: figureSchema.meta({
+        visitors: bandableFigureSchema.meta({
           description: "Distinct sessions that viewed the path, added up per day (estimated over several days).",
         }),
-        pageviews: figureSchema.meta({ description: "Pageviews of the path." }),
+        pageviews: bandableFigureSchema.meta({ description: "Pageviews of the path." }),
       }),
     ),
-    totals: z.object({ pageviews: figureSchema.meta({ description: "Sum of the visible rows' pageviews." }) }),
+    totals: z.object({ pageviews: bandableFigureSchema.meta({ description: "Sum of the visible rows' pageviews." }) }),
     next_cursor: nextCursor,
   })
   .meta({ id: "PagesReport" });
@@ -175,8 +185,8 @@ export const breakdownResponse = z
             "The dimension's value; null for visitors without one (no UTM, unknown country, data from before dimensions), and in the `other` row.",
         }),
         other: otherFlag("value"),
-        visitors: figureSchema.meta({ description: "Distinct sessions with this value (per day, added up)." }),
-        pageviews: figureSchema.meta({
+        visitors: bandableFigureSchema.meta({ description: "Distinct sessions with this value (per day, added up)." }),
+        pageviews: bandableFigureSchema.meta({
           description: "Their pageviews that day (all of them, not only the entry or exit page's).",
         }),
         converting_sessions: figureSchema.optional().meta({ description: "With `goal`: those of them that converted on it." }),
@@ -188,8 +198,8 @@ export const breakdownResponse = z
     ),
     totals: z
       .object({
-        visitors: figureSchema,
-        pageviews: figureSchema,
+        visitors: bandableFigureSchema,
+        pageviews: bandableFigureSchema,
         converting_sessions: figureSchema.optional(),
         conversions: figureSchema.optional(),
       })

@@ -82,6 +82,28 @@ export const VITALS_NOT_HOURLY =
 export const FUNNELS_NOT_HOURLY =
   "a funnel follows each session's journey through its steps, which goes on after an hour closes; counted by the hour, two readings would show one session moving on.";
 
+/** Why pages and breakdowns read `today` but not the last 24 hours. */
+export const NO_ROLLING_DAY =
+  "pages and breakdowns read today's closed hours as one growing total; a rolling 24 hours would cut yesterday's published day anew every hour, and each cut is one more reading of the same people. Use `today`, or `day` for yesterday.";
+
+/**
+ * The period parameters of pages and breakdowns: whole days, or `today`'s closed hours
+ * (reports/today.ts), never `24h` (NO_ROLLING_DAY).
+ */
+const todayPeriodParams = {
+  ...periodParams,
+  period: z
+    .enum([...PERIODS, "today"], {
+      error: (issue) => (issue.input === "24h" ? `\`24h\` is not offered here: ${NO_ROLLING_DAY}` : undefined),
+    })
+    .optional()
+    .meta({
+      param: {
+        description: `\`day\`, \`7d\` or \`30d\` (default): whole days ending on \`date\`; or \`today\`: the site's local day up to its last closed hour, each row a band of width k (docs/reports.md, Today). Not with \`from\`/\`to\`. Not \`24h\`: ${NO_ROLLING_DAY}`,
+      },
+    }),
+};
+
 /** The period parameters of the reports that also cover closed hours: the timeseries and conversions. */
 const hourPeriodParams = {
   ...periodParams,
@@ -161,7 +183,7 @@ const filter = z
   });
 
 export const pagesQuery = z.strictObject({
-  ...periodParams,
+  ...todayPeriodParams,
   page: pagePattern.optional().meta({ param: { description: "Only this path, or paths matching a pattern (`/blog/*`)." } }),
   sort: z
     .enum(["visitors", "pageviews", "path"])
@@ -241,7 +263,7 @@ export const timeseriesQuery = z.strictObject({
 });
 
 export const breakdownQuery = z.strictObject({
-  ...periodParams,
+  ...todayPeriodParams,
   dimension: z.enum(DIMENSIONS).meta({
     param: {
       description:

@@ -12,7 +12,8 @@ import { funnelReport } from "../../reports/funnels";
 import { OTHER_KEY } from "../../reports/hidden-rows";
 import { figureValue } from "../../reports/list";
 import { pagesReport } from "../../reports/pages";
-import { figureColumns, FORMATS_NOTE, inFormat, pagedBody, REPORT_FORMATS, sortedPage } from "../../reports/reply";
+import { TODAY_NO_EXIT_PAGES, TODAY_NO_GOAL, todayBreakdownReport, todayPagesReport, type TodayDimension } from "../../reports/today";
+import { bandColumns, figureColumns, FORMATS_NOTE, inFormat, pagedBody, REPORT_FORMATS, sortedPage } from "../../reports/reply";
 import { prepareReport } from "../../reports/request";
 import { requireFunnelPeriod, retentionDays } from "../../reports/retention";
 import {
@@ -68,6 +69,12 @@ const REPORT_REFUSALS = {
   },
 } as const;
 
+/** What today's breakdown does not offer, and why (docs/reports.md, Today): a 400 naming the field. */
+function refuseToday(dimension: string, goal: string | undefined): void {
+  if (dimension === "exit_page") throw new HttpProblem(400, `dimension: exit_page is not offered for today: ${TODAY_NO_EXIT_PAGES}`, { field: "dimension" });
+  if (goal !== undefined) throw new HttpProblem(400, `goal: not offered for today: ${TODAY_NO_GOAL}`, { field: "goal" });
+}
+
 export const reportRoutes = [
   route({
     operationId: "getPagesReport",
@@ -91,7 +98,9 @@ export const reportRoutes = [
     async handle(context) {
       const { query } = context;
       const p = await prepareReport(context, query.site, query);
-      const report = await p.cached("pages", [query.page], () => pagesReport(p.db, p.scope, query.page));
+      const report = p.scope.hours
+        ? await todayPagesReport(p.db, p.scope, query.page)
+        : await p.cached("pages", [query.page], () => pagesReport(p.db, p.scope, query.page));
       const page = sortedPage(
         report.rows,
         p,
@@ -103,7 +112,7 @@ export const reportRoutes = [
       return context.reply(
         200,
         pagedBody(p, page, report.totals),
-        inFormat(context.request, p, page.rows, ["path", "other", ...figureColumns("visitors", "pageviews")], page.next_cursor),
+        inFormat(context.request, p, page.rows, ["path", "other", ...(p.scope.hours ? bandColumns : figureColumns)("visitors", "pageviews")], page.next_cursor),
       );
     },
   }),
@@ -337,8 +346,11 @@ export const reportRoutes = [
       else if (["converting_sessions", "conversions", "rate"].includes(query.sort)) {
         throw new HttpProblem(400, `sort: ${query.sort} needs a goal.`, { field: "sort" });
       }
+      if (query.period === "today") refuseToday(query.dimension, query.goal);
       const p = await prepareReport(context, query.site, query);
-      const report = await p.cached("breakdown", [query.dimension, query.goal], () => breakdownReport(p.db, p.scope, query.dimension, query.goal));
+      const report = p.scope.hours
+        ? await todayBreakdownReport(p.db, p.scope, query.dimension as TodayDimension)
+        : await p.cached("breakdown", [query.dimension, query.goal], () => breakdownReport(p.db, p.scope, query.dimension, query.goal));
       const sort = query.sort;
       const page = sortedPage(
         report.rows,
@@ -349,10 +361,11 @@ export const reportRoutes = [
         (r) => (r.other ? OTHER_KEY : (r.value ?? "")),
       );
       const figures = query.goal ? ["visitors", "pageviews", "converting_sessions", "conversions", "rate"] : ["visitors", "pageviews"];
+      const columns = p.scope.hours ? bandColumns(...figures) : figureColumns(...figures);
       return context.reply(
         200,
         { ...pagedBody(p, page, report.totals), dimension: query.dimension },
-        inFormat(context.request, p, page.rows, ["value", "other", ...figureColumns(...figures)], page.next_cursor),
+        inFormat(context.request, p, page.rows, ["value", "other", ...columns], page.next_cursor),
       );
     },
   }),

@@ -79,3 +79,5 @@ export {
   type LiveRule,
 } from "./live";
 export { DEFAULT_K, enoughUnits, kAnonymity, MIN_K, siteDayVisible } from "./threshold";
+export { bandOf } from "./bands";
+export { bandedToday, exactToday, type TodayCell, type TodayRule } from "./today";

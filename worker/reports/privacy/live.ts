@@ -17,6 +17,7 @@
  */
 import type { Figure } from "../figures";
 import { MAX_PERTURBATION } from "../noise";
+import { bandOf } from "./bands";
 
 /** A live figure: a Figure with the band it stands for (suppressed: 0 … k − 1, "fewer than k"). */
 export interface LiveFigure extends Figure {
@@ -59,9 +60,8 @@ export const bandedLive: LiveRule = {
   perturbations: ALL_PERTURBATIONS,
   figure(units, perturbation, k) {
     if (units < k) return fewerThanK(k);
-    const noisy = Math.max(k, units + perturbation);
-    const low = Math.floor(noisy / k) * k;
-    return { value: low, qualifier: "estimated", low, high: low + k - 1 };
+    const { low, high } = bandOf(Math.max(k, units + perturbation), k);
+    return { value: low, qualifier: "estimated", low, high };
   },
 };
 
