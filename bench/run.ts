@@ -21,6 +21,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   live: () => import("./live"),
   soak: () => import("./soak"),
   freshness: () => import("./freshness"),
+  today: () => import("./today"),
 };
 
 const json = process.argv.includes("--json");

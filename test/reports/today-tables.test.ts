@@ -45,12 +45,26 @@ async function expectedBands(db: TestDb, ids: string[], views = 1) {
 async function seed(db: TestDb): Promise<void> {
   // 09:00: 12 sessions land on "/" from Google, each viewing "/" twice; 3 of them go on to "/pricing".
   const home = sessions("h", 12);
-  await addEvents(db.client, home.flatMap((session) => [0, 1].map((m) => ({ site: SITE, session, path: "/", ts: at(DAY, 9, 10 + m), dims: { source: "Google" } }))));
-  await addEvents(db.client, home.slice(0, 3).map((session) => ({ site: SITE, session, path: "/pricing", ts: at(DAY, 9, 30) })));
+  await addEvents(
+    db.client,
+    home.flatMap((session) =>
+      [0, 1].map((m) => ({ site: SITE, session, path: "/", ts: at(DAY, 9, 10 + m), dims: { source: "Google" } })),
+    ),
+  );
+  await addEvents(
+    db.client,
+    home.slice(0, 3).map((session) => ({ site: SITE, session, path: "/pricing", ts: at(DAY, 9, 30) })),
+  );
   // 10:00: 6 sessions enter on "/blog" with no referrer value stored (null source).
-  await addEvents(db.client, sessions("b", 6).map((session) => ({ site: SITE, session, path: "/blog", ts: at(DAY, 10, 5) })));
+  await addEvents(
+    db.client,
+    sessions("b", 6).map((session) => ({ site: SITE, session, path: "/blog", ts: at(DAY, 10, 5) })),
+  );
   // 11:00, the running hour: 7 more on "/blog", not in any reading through 11:00.
-  await addEvents(db.client, sessions("late", 7).map((session) => ({ site: SITE, session, path: "/blog", ts: at(DAY, 11, 1) })));
+  await addEvents(
+    db.client,
+    sessions("late", 7).map((session) => ({ site: SITE, session, path: "/blog", ts: at(DAY, 11, 1) })),
+  );
 }
 
 describe("today's pages (period=today)", () => {
@@ -65,14 +79,20 @@ describe("today's pages (period=today)", () => {
     expect(byPath["/"]).toEqual({ path: "/", other: false, ...home });
     expect(byPath["/blog"]).toEqual({ path: "/blog", other: false, ...blog });
     // "/pricing" (3 sessions) is hidden: one other row, no label, no count.
-    expect(byPath.null).toEqual({ path: null, other: true, visitors: { value: null, qualifier: "suppressed" }, pageviews: { value: null, qualifier: "suppressed" } });
+    expect(byPath.null).toEqual({
+      path: null,
+      other: true,
+      visitors: { value: null, qualifier: "suppressed" },
+      pageviews: { value: null, qualifier: "suppressed" },
+    });
     expect(report.totals.pageviews).toEqual({
       value: home.pageviews.value + blog.pageviews.value,
       qualifier: "estimated",
       high: home.pageviews.high + blog.pageviews.high,
     });
     // Every band is k wide and starts at a multiple of k, at least k.
-    for (const r of [home, blog]) for (const f of [r.visitors, r.pageviews]) expect([f.high - f.value + 1, f.value % K, f.value >= K]).toEqual([K, 0, true]);
+    for (const r of [home, blog])
+      for (const f of [r.visitors, r.pageviews]) expect([f.high - f.value + 1, f.value % K, f.value >= K]).toEqual([K, 0, true]);
   });
 
   it("reads only the closed hours: through 10:00 the 10:00 and 11:00 sessions are in no row", async () => {
@@ -82,21 +102,35 @@ describe("today's pages (period=today)", () => {
     expect(report.rows.map((r) => r.path)).toEqual(["/", null]);
     // Through 12:00 the late 7 join "/blog": 13 sessions, a new unit set and so a new draw.
     const later = await todayPagesReport(db.reader, await scope(db, 12), undefined, { cache: new ReportCache() });
-    expect(later.rows.find((r) => r.path === "/blog")).toEqual({ path: "/blog", other: false, ...(await expectedBands(db, [...sessions("b", 6), ...sessions("late", 7)])) });
+    expect(later.rows.find((r) => r.path === "/blog")).toEqual({
+      path: "/blog",
+      other: false,
+      ...(await expectedBands(db, [...sessions("b", 6), ...sessions("late", 7)])),
+    });
   });
 
   it("matches a page pattern against shown paths only, and keeps the other row whatever the pattern", async () => {
     const db = await fresh();
     await seed(db);
     const report = await todayPagesReport(db.reader, await scope(db, 11), "/pri*", { cache: new ReportCache() });
-    expect(report.rows).toEqual([{ path: null, other: true, visitors: { value: null, qualifier: "suppressed" }, pageviews: { value: null, qualifier: "suppressed" } }]);
+    expect(report.rows).toEqual([
+      {
+        path: null,
+        other: true,
+        visitors: { value: null, qualifier: "suppressed" },
+        pageviews: { value: null, qualifier: "suppressed" },
+      },
+    ]);
     expect(report.totals.pageviews).toEqual({ value: null, qualifier: "suppressed" });
   });
 
   it("is empty in the day's first hour: no hour has closed", async () => {
     const db = await fresh();
     await seed(db);
-    expect(await todayPagesReport(db.reader, await scope(db, 0), undefined, { cache: new ReportCache() })).toEqual({ rows: [], totals: { pageviews: { value: 0, qualifier: "exact" } } });
+    expect(await todayPagesReport(db.reader, await scope(db, 0), undefined, { cache: new ReportCache() })).toEqual({
+      rows: [],
+      totals: { pageviews: { value: 0, qualifier: "exact" } },
+    });
   });
 });
 
@@ -109,9 +143,19 @@ describe("today's breakdowns", () => {
     const sources = await todayBreakdownReport(db.reader, s, "source", { cache });
     // Google: the 12 home sessions with their 2 + 1 (3 of them) pageviews; no source: the 6 blog sessions.
     const key = await noiseKey(db.client);
-    const google = shownCounts({ units: 12, events: 27, keySum: sessions("h", 12).reduce((n, id) => n + unitKey(id, key.secret), 0) }, key, K, true);
+    const google = shownCounts(
+      { units: 12, events: 27, keySum: sessions("h", 12).reduce((n, id) => n + unitKey(id, key.secret), 0) },
+      key,
+      K,
+      true,
+    );
     expect(sources.rows).toEqual([
-      { value: "Google", other: false, visitors: { value: bandOf(google.units, K).low, qualifier: "estimated", high: bandOf(google.units, K).high }, pageviews: { value: bandOf(google.events, K).low, qualifier: "estimated", high: bandOf(google.events, K).high } },
+      {
+        value: "Google",
+        other: false,
+        visitors: { value: bandOf(google.units, K).low, qualifier: "estimated", high: bandOf(google.units, K).high },
+        pageviews: { value: bandOf(google.events, K).low, qualifier: "estimated", high: bandOf(google.events, K).high },
+      },
       { value: null, other: false, ...(await expectedBands(db, sessions("b", 6))) },
     ]);
     const entries = await todayBreakdownReport(db.reader, s, "entry_page", { cache });

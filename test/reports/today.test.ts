@@ -124,8 +124,15 @@ async function windowSum(db: Client, start: number, end: number, table: "site" |
     if (d.kind === "hidden") continue;
     visible++;
     if (d.kind === "shown") {
-      const where: Record<string, string | number> = table === "site" ? { site_id: site, hour: h } : { site_id: site, goal_id: signup, hour: h };
-      sum += await shown(db, table === "site" ? "rollup_site_hour" : "rollup_goal_hour", where, d.cell[field], field === "units" ? "units" : table === "site" ? "events" : { eventsOf: d.cell.units });
+      const where: Record<string, string | number> =
+        table === "site" ? { site_id: site, hour: h } : { site_id: site, goal_id: signup, hour: h };
+      sum += await shown(
+        db,
+        table === "site" ? "rollup_site_hour" : "rollup_goal_hour",
+        where,
+        d.cell[field],
+        field === "units" ? "units" : table === "site" ? "events" : { eventsOf: d.cell.units },
+      );
     }
   }
   return visible === 0 ? { value: null, qualifier: "suppressed" } : { value: sum, qualifier: "estimated" };
@@ -145,7 +152,10 @@ describe("today's figures", () => {
       const d = decide(start, siteHour(start));
       const expected =
         d.kind === "shown"
-          ? { value: await shown(db, "rollup_site_hour", { site_id: site, hour: start }, d.cell.units, "units"), qualifier: "estimated" }
+          ? {
+              value: await shown(db, "rollup_site_hour", { site_id: site, hour: start }, d.cell.units, "units"),
+              qualifier: "estimated",
+            }
           : d.kind === "zero"
             ? { value: 0, qualifier: "exact" }
             : { value: null, qualifier: "suppressed" };
@@ -153,7 +163,14 @@ describe("today's figures", () => {
     }
     // The hours the rows were written in: the day's first hour of k shown as it closed, the small one suppressed.
     const byHours = (before: number) => res.body.points.find((p: { start: string }) => Date.parse(p.start) === H - before * HOUR);
-    expect([9, 6, 5, 3, 2, 1].map((b) => byHours(b).visitors.qualifier)).toEqual(["estimated", "estimated", "suppressed", "estimated", "estimated", "exact"]);
+    expect([9, 6, 5, 3, 2, 1].map((b) => byHours(b).visitors.qualifier)).toEqual([
+      "estimated",
+      "estimated",
+      "suppressed",
+      "estimated",
+      "estimated",
+      "exact",
+    ]);
     expect(res.body.points.at(-1).start).toBe(new Date(end - HOUR).toISOString());
   });
 
@@ -192,10 +209,19 @@ describe("today's figures", () => {
     const why: [string, string][] = [
       [`/api/v1/pages?site=${site}&period=24h`, `period: \`24h\` is not offered here: ${NO_ROLLING_DAY}`],
       [`/api/v1/breakdown?site=${site}&period=24h&dimension=source`, `period: \`24h\` is not offered here: ${NO_ROLLING_DAY}`],
-      [`/api/v1/breakdown?site=${site}&period=today&dimension=exit_page`, `dimension: exit_page is not offered for today: ${TODAY_NO_EXIT_PAGES}`],
-      [`/api/v1/breakdown?site=${site}&period=today&dimension=source&goal=${signup}`, `goal: not offered for today: ${TODAY_NO_GOAL}`],
+      [
+        `/api/v1/breakdown?site=${site}&period=today&dimension=exit_page`,
+        `dimension: exit_page is not offered for today: ${TODAY_NO_EXIT_PAGES}`,
+      ],
+      [
+        `/api/v1/breakdown?site=${site}&period=today&dimension=source&goal=${signup}`,
+        `goal: not offered for today: ${TODAY_NO_GOAL}`,
+      ],
       [`/api/v1/vitals?site=${site}&period=today`, `period: \`today\` is not offered here: ${VITALS_NOT_HOURLY}`],
-      [`/api/v1/funnels?site=${site}&period=24h&goals=${signup},${signup}`, `period: \`24h\` is not offered here: ${FUNNELS_NOT_HOURLY}`],
+      [
+        `/api/v1/funnels?site=${site}&period=24h&goals=${signup},${signup}`,
+        `period: \`24h\` is not offered here: ${FUNNELS_NOT_HOURLY}`,
+      ],
     ];
     for (const [path, detail] of why) {
       const res = await reader.call("GET", path);
@@ -226,8 +252,12 @@ describe("today's pages and breakdowns", () => {
     expect(res.body.rows).toEqual([{ path: "/", other: false, ...bands }]);
     expect(res.body.totals).toEqual({ pageviews: bands.pageviews });
     const csv = await reader.call("GET", `/api/v1/pages?site=${site}&period=today`, undefined, { accept: "text/csv" });
-    expect(csv.text.split("\r\n")[0]).toContain("path,other,visitors,visitors_high,visitors_qualifier,pageviews,pageviews_high,pageviews_qualifier");
-    expect(csv.text).toContain(`/,false,${bands.visitors.value},${bands.visitors.high},estimated,${bands.pageviews.value},${bands.pageviews.high},estimated`);
+    expect(csv.text.split("\r\n")[0]).toContain(
+      "path,other,visitors,visitors_high,visitors_qualifier,pageviews,pageviews_high,pageviews_qualifier",
+    );
+    expect(csv.text).toContain(
+      `/,false,${bands.visitors.value},${bands.visitors.high},estimated,${bands.pageviews.value},${bands.pageviews.high},estimated`,
+    );
     // The sources: none of these sessions came with a referrer, so one row without a value.
     const sources = await read(`/api/v1/breakdown?site=${site}&period=today&dimension=source`);
     expect(sources.status, sources.text).toBe(200);
@@ -255,7 +285,11 @@ describe("the Overview", () => {
       const absolute = current.value! - previous.value!;
       expect(previous.value, "the fixture compares with a window of data").toBeGreaterThan(0);
       const relative = Math.round((absolute / previous.value!) * 10_000) / 10_000;
-      return { current, previous, delta: { absolute: { value: absolute, qualifier: "estimated" }, relative: { value: relative, qualifier: "estimated" } } };
+      return {
+        current,
+        previous,
+        delta: { absolute: { value: absolute, qualifier: "estimated" }, relative: { value: relative, qualifier: "estimated" } },
+      };
     };
     expect(res.body.visitors).toEqual(await compared("site", "units"));
     expect(res.body.pageviews).toEqual(await compared("site", "value"));
@@ -264,8 +298,16 @@ describe("the Overview", () => {
     expect(goal.conversions).toEqual(await compared("goal", "value"));
     expect(goal.converting_sessions).toEqual(await compared("goal", "units"));
     // The rate names what it divides: "converting of sessions".
-    expect(goal.rate.numerator).toEqual({ name: "converting_sessions", current: goal.converting_sessions.current, previous: goal.converting_sessions.previous });
-    expect(goal.rate.denominator).toEqual({ name: "sessions", current: res.body.sessions.current, previous: res.body.sessions.previous });
+    expect(goal.rate.numerator).toEqual({
+      name: "converting_sessions",
+      current: goal.converting_sessions.current,
+      previous: goal.converting_sessions.previous,
+    });
+    expect(goal.rate.denominator).toEqual({
+      name: "sessions",
+      current: res.body.sessions.current,
+      previous: res.body.sessions.previous,
+    });
     const rate = (n: number, d: number) => Math.round((n / d) * 10_000) / 10_000;
     expect(goal.rate.current.value).toBe(rate(goal.converting_sessions.current.value, res.body.sessions.current.value));
     expect(res.body.goals.map((g: { goal: { id: string } }) => g.goal.id)).toEqual([signup]);

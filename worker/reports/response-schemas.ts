@@ -221,20 +221,14 @@ export const timeseriesResponse = z
         visitors: figureSchema.meta({ description: "Distinct sessions seen in the day or hour." }),
         pageviews: figureSchema,
         conversions: figureSchema.meta({ description: "Conversions, from the goal cells the conversions report shows." }),
-        hidden: z
-          .enum(HIDDEN_REASONS)
-          .optional()
-          .meta({
-            description:
-              "Why visitors and pageviews are suppressed, when they are: quiet_hours (an hour before the day's first hour of k sessions, empty or not), small_group (fewer than k sessions), day_protection (k or more, hidden so that a total minus what is shown does not single out a small group).",
-          }),
-        from_hours: z
-          .literal(true)
-          .optional()
-          .meta({
-            description:
-              "A day whose own total is withheld (its small hours' few sessions would follow from it): visitors and pageviews are the sum of its shown hours, a lower bound (estimated).",
-          }),
+        hidden: z.enum(HIDDEN_REASONS).optional().meta({
+          description:
+            "Why visitors and pageviews are suppressed, when they are: quiet_hours (an hour before the day's first hour of k sessions, empty or not), small_group (fewer than k sessions), day_protection (k or more, hidden so that a total minus what is shown does not single out a small group).",
+        }),
+        from_hours: z.literal(true).optional().meta({
+          description:
+            "A day whose own total is withheld (its small hours' few sessions would follow from it): visitors and pageviews are the sum of its shown hours, a lower bound (estimated).",
+        }),
       }),
     ),
     totals: z

@@ -30,22 +30,18 @@ const periodParams = {
     .meta({
       param: { description: "`day`, `7d` or `30d` (default): whole days ending on `date`. Not with `from`/`to`." },
     }),
-  date: date
-    .optional()
-    .meta({
-      param: {
-        description: "Last day of `period` (default: the last published day, normally yesterday in the site's time zone).",
-      },
-    }),
+  date: date.optional().meta({
+    param: {
+      description: "Last day of `period` (default: the last published day, normally yesterday in the site's time zone).",
+    },
+  }),
   from: date.optional().meta({ param: { description: "First day (inclusive), with `to`; at most 366 days." } }),
-  to: date
-    .optional()
-    .meta({
-      param: {
-        description:
-          "Last day (inclusive), with `from`; at most the last published day (normally yesterday in the site's time zone).",
-      },
-    }),
+  to: date.optional().meta({
+    param: {
+      description:
+        "Last day (inclusive), with `from`; at most the last published day (normally yesterday in the site's time zone).",
+    },
+  }),
   tz: z
     .string()
     .max(64)
@@ -67,11 +63,15 @@ const wholeDayParams = (why: string) => ({
   period: z
     .enum(PERIODS, {
       error: (issue) =>
-        (HOUR_PERIODS as readonly unknown[]).includes(issue.input) ? `\`${String(issue.input)}\` is not offered here: ${why}` : undefined,
+        (HOUR_PERIODS as readonly unknown[]).includes(issue.input)
+          ? `\`${String(issue.input)}\` is not offered here: ${why}`
+          : undefined,
     })
     .optional()
     .meta({
-      param: { description: `\`day\`, \`7d\` or \`30d\` (default): whole days ending on \`date\`. Not with \`from\`/\`to\`. Not \`today\` or \`24h\`: ${why}` },
+      param: {
+        description: `\`day\`, \`7d\` or \`30d\` (default): whole days ending on \`date\`. Not with \`from\`/\`to\`. Not \`today\` or \`24h\`: ${why}`,
+      },
     }),
 });
 

@@ -80,7 +80,12 @@ export interface TodayOptions {
 }
 
 /** Today's table of `dimension` over the scope's closed hours. */
-export function readToday(db: ReadOnlyDatabase, scope: ReportScope, dimension: TodayDimension, options: TodayOptions = {}): Promise<TodayTable> {
+export function readToday(
+  db: ReadOnlyDatabase,
+  scope: ReportScope,
+  dimension: TodayDimension,
+  options: TodayOptions = {},
+): Promise<TodayTable> {
   const window = scope.hours?.window;
   if (!window) throw new Error("readToday needs a window of closed hours");
   const rule = options.rule ?? bandedToday;
@@ -88,7 +93,13 @@ export function readToday(db: ReadOnlyDatabase, scope: ReportScope, dimension: T
   return (options.cache ?? todayCache).remember(key, () => computeToday(db, scope, dimension, window, rule));
 }
 
-async function computeToday(db: ReadOnlyDatabase, scope: ReportScope, dimension: TodayDimension, window: HourWindow, rule: TodayRule): Promise<TodayTable> {
+async function computeToday(
+  db: ReadOnlyDatabase,
+  scope: ReportScope,
+  dimension: TodayDimension,
+  window: HourWindow,
+  rule: TodayRule,
+): Promise<TodayTable> {
   if (window.toMs <= window.fromMs) return { rows: [], totals: { visitors: exact(0), pageviews: exact(0) } };
   if (!scope.noiseKey) throw new Error("readToday needs the noise key");
   const sql = dimension === "page" ? PAGES_SQL : dimensionSql(dimension);
@@ -101,7 +112,16 @@ async function computeToday(db: ReadOnlyDatabase, scope: ReportScope, dimension:
     if (!figures) hidden = true;
     else rows.push({ value: r.value === null ? null : String(r.value), other: false, ...figures });
   }
-  const totals = { visitors: sumOf(rows.map((r) => r.visitors), hidden), pageviews: sumOf(rows.map((r) => r.pageviews), hidden) };
+  const totals = {
+    visitors: sumOf(
+      rows.map((r) => r.visitors),
+      hidden,
+    ),
+    pageviews: sumOf(
+      rows.map((r) => r.pageviews),
+      hidden,
+    ),
+  };
   // Hidden rows are one `other` row, as on whole days (hidden-rows.ts): no label, no count.
   if (hidden) rows.push({ value: null, other: true, visitors: SUPPRESSED, pageviews: SUPPRESSED });
   return { rows, totals };
@@ -117,16 +137,36 @@ function sumOf(figures: (Figure & { high?: number })[], anyHidden: boolean): Fig
 }
 
 /** Today's pages report, in the pages report's shape; `page` matches shown paths only (hidden-rows.ts). */
-export async function todayPagesReport(db: ReadOnlyDatabase, scope: ReportScope, page?: string, options?: TodayOptions): Promise<PagesReport> {
+export async function todayPagesReport(
+  db: ReadOnlyDatabase,
+  scope: ReportScope,
+  page?: string,
+  options?: TodayOptions,
+): Promise<PagesReport> {
   const table = await readToday(db, scope, "page", options);
   const keep = page === undefined ? () => true : pathFilter(page);
-  const rows = table.rows.filter((r) => r.other || keep(r.value!)).map((r) => ({ path: r.value, other: r.other, visitors: r.visitors, pageviews: r.pageviews }));
+  const rows = table.rows
+    .filter((r) => r.other || keep(r.value!))
+    .map((r) => ({ path: r.value, other: r.other, visitors: r.visitors, pageviews: r.pageviews }));
   const shown = rows.filter((r) => !r.other);
-  return { rows, totals: { pageviews: sumOf(shown.map((r) => r.pageviews), shown.length < rows.length) } };
+  return {
+    rows,
+    totals: {
+      pageviews: sumOf(
+        shown.map((r) => r.pageviews),
+        shown.length < rows.length,
+      ),
+    },
+  };
 }
 
 /** Today's breakdown of a dimension, in the breakdown's shape (no goal: conversions today are in the conversions report). */
-export async function todayBreakdownReport(db: ReadOnlyDatabase, scope: ReportScope, dimension: TodayDimension, options?: TodayOptions): Promise<BreakdownReport> {
+export async function todayBreakdownReport(
+  db: ReadOnlyDatabase,
+  scope: ReportScope,
+  dimension: TodayDimension,
+  options?: TodayOptions,
+): Promise<BreakdownReport> {
   const table = await readToday(db, scope, dimension, options);
   return { rows: table.rows, totals: table.totals };
 }

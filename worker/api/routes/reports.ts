@@ -12,7 +12,13 @@ import { funnelReport } from "../../reports/funnels";
 import { OTHER_KEY } from "../../reports/hidden-rows";
 import { figureValue } from "../../reports/list";
 import { pagesReport } from "../../reports/pages";
-import { TODAY_NO_EXIT_PAGES, TODAY_NO_GOAL, todayBreakdownReport, todayPagesReport, type TodayDimension } from "../../reports/today";
+import {
+  TODAY_NO_EXIT_PAGES,
+  TODAY_NO_GOAL,
+  todayBreakdownReport,
+  todayPagesReport,
+  type TodayDimension,
+} from "../../reports/today";
 import { bandColumns, figureColumns, FORMATS_NOTE, inFormat, pagedBody, REPORT_FORMATS, sortedPage } from "../../reports/reply";
 import { prepareReport } from "../../reports/request";
 import { requireFunnelPeriod, retentionDays } from "../../reports/retention";
@@ -71,7 +77,8 @@ const REPORT_REFUSALS = {
 
 /** What today's breakdown does not offer, and why (docs/reports.md, Today): a 400 naming the field. */
 function refuseToday(dimension: string, goal: string | undefined): void {
-  if (dimension === "exit_page") throw new HttpProblem(400, `dimension: exit_page is not offered for today: ${TODAY_NO_EXIT_PAGES}`, { field: "dimension" });
+  if (dimension === "exit_page")
+    throw new HttpProblem(400, `dimension: exit_page is not offered for today: ${TODAY_NO_EXIT_PAGES}`, { field: "dimension" });
   if (goal !== undefined) throw new HttpProblem(400, `goal: not offered for today: ${TODAY_NO_GOAL}`, { field: "goal" });
 }
 
@@ -112,7 +119,13 @@ export const reportRoutes = [
       return context.reply(
         200,
         pagedBody(p, page, report.totals),
-        inFormat(context.request, p, page.rows, ["path", "other", ...(p.scope.hours ? bandColumns : figureColumns)("visitors", "pageviews")], page.next_cursor),
+        inFormat(
+          context.request,
+          p,
+          page.rows,
+          ["path", "other", ...(p.scope.hours ? bandColumns : figureColumns)("visitors", "pageviews")],
+          page.next_cursor,
+        ),
       );
     },
   }),
@@ -139,7 +152,13 @@ export const reportRoutes = [
       const { query } = context;
       const p = await prepareReport(context, query.site, query);
       const sortValue = (r: VitalsSums) =>
-        query.sort === "path" ? (r.other ? null : `${r.path}\u0000${r.metric}`) : query.sort === "samples" ? figureValue(r.samples) : null;
+        query.sort === "path"
+          ? r.other
+            ? null
+            : `${r.path}\u0000${r.metric}`
+          : query.sort === "samples"
+            ? figureValue(r.samples)
+            : null;
       const paged = <R extends VitalsSums>(rows: R[]) =>
         sortedPage(
           rows,
@@ -169,7 +188,13 @@ export const reportRoutes = [
           context.request,
           p,
           page.rows,
-          ["path", "other", "metric", "unit", ...figureColumns("p75", "p75_low", "p75_high", "good", "needs_improvement", "poor", "samples")],
+          [
+            "path",
+            "other",
+            "metric",
+            "unit",
+            ...figureColumns("p75", "p75_low", "p75_high", "good", "needs_improvement", "poor", "samples"),
+          ],
           page.next_cursor,
         ),
       );
@@ -197,7 +222,8 @@ export const reportRoutes = [
     async handle(context) {
       const { query } = context;
       const p = await prepareReport(context, query.site, query, (period) => {
-        if (period.hours && query.filter) throw new HttpProblem(400, `filter: applies to whole days, not to period=${query.period}.`, { field: "filter" });
+        if (period.hours && query.filter)
+          throw new HttpProblem(400, `filter: applies to whole days, not to period=${query.period}.`, { field: "filter" });
       });
       const report = await p.cached("conversions", [query.filter], () => conversionsReport(p.db, p.scope, query.filter));
       const page = sortedPage(
@@ -249,9 +275,7 @@ export const reportRoutes = [
       // Funnels read per-session rows, which retention keeps for WREN_RAW_RETENTION_DAYS only.
       const field = query.from !== undefined ? "from" : query.date !== undefined ? "date" : "period";
       const days = retentionDays(context.env.WREN_RAW_RETENTION_DAYS);
-      const p = await prepareReport(context, query.site, query, (period) =>
-        requireFunnelPeriod(period.from, now(), days, field),
-      );
+      const p = await prepareReport(context, query.site, query, (period) => requireFunnelPeriod(period.from, now(), days, field));
       const steps = await p.cached("funnel", [query.goals], () => funnelReport(p.db, p.scope, query.goals));
       return context.reply(
         200,
@@ -291,7 +315,8 @@ export const reportRoutes = [
       let interval = query.interval ?? "day";
       const p = await prepareReport(context, query.site, query, (period) => {
         if (period.hours) {
-          if (query.interval === "day") throw new HttpProblem(400, `interval: period=${query.period} is reported per hour.`, { field: "interval" });
+          if (query.interval === "day")
+            throw new HttpProblem(400, `interval: period=${query.period} is reported per hour.`, { field: "interval" });
           interval = "hour";
         }
         if (interval === "hour" && query.filter) {
@@ -325,7 +350,8 @@ export const reportRoutes = [
     operationId: "getBreakdownReport",
     method: "GET",
     path: "/api/v1/breakdown",
-    summary: "Breakdown: visitors, pageviews and a goal's conversions per source, campaign, entry or exit page, browser, system, device or country",
+    summary:
+      "Breakdown: visitors, pageviews and a goal's conversions per source, campaign, entry or exit page, browser, system, device or country",
     tag: "Reports",
     auth: "key",
     scope: "read:reports",
@@ -350,7 +376,9 @@ export const reportRoutes = [
       const p = await prepareReport(context, query.site, query);
       const report = p.scope.hours
         ? await todayBreakdownReport(p.db, p.scope, query.dimension as TodayDimension)
-        : await p.cached("breakdown", [query.dimension, query.goal], () => breakdownReport(p.db, p.scope, query.dimension, query.goal));
+        : await p.cached("breakdown", [query.dimension, query.goal], () =>
+            breakdownReport(p.db, p.scope, query.dimension, query.goal),
+          );
       const sort = query.sort;
       const page = sortedPage(
         report.rows,
@@ -360,7 +388,9 @@ export const reportRoutes = [
         (r) => (sort === "value" ? r.value : figureValue(r[sort]!)),
         (r) => (r.other ? OTHER_KEY : (r.value ?? "")),
       );
-      const figures = query.goal ? ["visitors", "pageviews", "converting_sessions", "conversions", "rate"] : ["visitors", "pageviews"];
+      const figures = query.goal
+        ? ["visitors", "pageviews", "converting_sessions", "conversions", "rate"]
+        : ["visitors", "pageviews"];
       const columns = p.scope.hours ? bandColumns(...figures) : figureColumns(...figures);
       return context.reply(
         200,
