@@ -517,10 +517,14 @@ describe("the Sources screen", () => {
     await expect.poll(() => countries.locator("tbody th").allTextContents()).toEqual((byCode.body.rows as Row[]).map((r) => label(r)));
     expect(await page.getByRole("table", { name: /^Devices/ }).locator("th[aria-sort]").textContent()).toMatch(/^Visitors/);
 
-    // Today is not a whole day: the screen reads yesterday, and says so.
+    // The last 24 hours are not read here (today is, as bands: first-hour-figures.test.ts): the screen reads yesterday, and says why.
     requests.length = 0;
-    await page.goto(`${f.stack.url}/dashboard/s/${site}/sources?period=today`);
-    await page.getByRole("note").filter({ hasText: "Sources are reported by whole days: showing yesterday." }).waitFor();
+    await page.goto(`${f.stack.url}/dashboard/s/${site}/sources?period=24h`);
+    const rolling = page.getByRole("note").filter({ hasText: "Sources are not read over the last 24 hours" });
+    await rolling.waitFor();
+    expect(await rolling.textContent()).toBe(
+      "Sources are not read over the last 24 hours, since a rolling 24 hours would cut yesterday's published day anew every hour, and each cut is one more reading of the same people: showing yesterday. Pick Today for today's closed hours.",
+    );
     await expect
       .poll(() => [...new Set(requests.filter((url) => url.pathname === "/api/v1/breakdown").map((url) => url.searchParams.get("period")))])
       .toEqual(["day"]);

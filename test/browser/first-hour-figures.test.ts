@@ -5,12 +5,16 @@
  * (`estimated`), never suppressed. The service's clock is moved (WREN_TEST_CLOCK_OFFSET_MS, see
  * worker/lib/clock.ts) so that the hour ends shortly after the beacons; the test polls for the
  * publication, bounded, and never sleeps for it. The site's zone puts the hour at 14:00 local:
- * the site's first hour of data, and the day's, but not the first hour of the local day.
+ * the site's first hour of data, and the day's, but not the first hour of the local day. The
+ * same hour then reads on the Pages and Sources screens with Today as the bands the API gives
+ * (`pages?period=today`, `breakdown?period=today`), sorted and downloaded as CSV.
  */
 import type { Client } from "@libsql/client";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { readFile } from "node:fs/promises";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatRange, formatTime } from "../../dashboard/src/ui/time";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
 import { BROWSER_UA, count, ensureTrackerBuilt, openDb } from "../collector/helpers";
 import { shown } from "../reports/helpers";
@@ -59,6 +63,13 @@ function servePage(_req: IncomingMessage, res: ServerResponse): void {
     .end(
       `<!doctype html><html><head><meta charset="utf-8"><title>Shop</title>${site.snippet}</head><body><h1>Shop</h1></body></html>`,
     );
+}
+
+/** A figure of today's pages and breakdowns: a band from `value` to `high`. */
+interface Band {
+  value: number;
+  qualifier: "estimated";
+  high: number;
 }
 
 /** The dashboard's way of drawing a figure (k = 5). */
@@ -155,6 +166,98 @@ describe("a site's first hour", () => {
       const visitors = page.locator('.cards section[aria-label="Visitors"] .value');
       await expect.poll(() => visitors.textContent(), { timeout: 20_000 }).toBe(drawn(expected));
       expect(await visitors.textContent()).not.toBe("< 5");
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    PUBLICATION_TIMEOUT_MS + 60_000,
+  );
+});
+
+describe("today's pages and sources after the first hour", () => {
+  it(
+    "show the landing page's and the source's rows as the API's bands, with the hour they run through, sorted and as CSV",
+    async () => {
+      const reader = await f.makeKey(["read:reports", "read:sites"], [site.id]);
+      // The hour is published by the test above; on its own, this one waits for it the same way.
+      const pagesToday = await until(
+        "today's pages through the hour",
+        async () => {
+          const res = await reader.call("GET", `/api/v1/pages?site=${site.id}&period=today`);
+          return res.status === 200 && Date.parse(res.body.period.end) >= hourEnd ? res.body : undefined;
+        },
+        PUBLICATION_TIMEOUT_MS,
+      );
+      const { period, next_figures: next } = pagesToday;
+      const zone: string = period.timezone;
+      const landing = pagesToday.rows.find((r: { path: string | null }) => r.path === "/") as { visitors: Band; pageviews: Band };
+      // 12 sessions: shown, as a band of width k.
+      expect(landing.visitors.qualifier).toBe("estimated");
+      expect(landing.visitors.high - landing.visitors.value).toBe(4);
+      const breakdown = await reader.call("GET", `/api/v1/breakdown?site=${site.id}&period=today&dimension=source&limit=10`);
+      expect(breakdown.status, breakdown.text).toBe(200);
+      expect(breakdown.body.period).toEqual(period);
+      const source = (breakdown.body.rows as { value: string | null; other: boolean; visitors: Band; pageviews: Band }[]).find(
+        (r) => !r.other,
+      )!;
+      expect(source.visitors.high - source.visitors.value).toBe(4);
+      const band = (b: Band) => `${b.value}–${b.high}`;
+      const tooltip = `Today so far, through ${formatTime(period.end, zone)} (${zone}): a range of width 5 read from counts with noise added, so one visitor more or less cannot be read from it.`;
+
+      const { page, context, errors } = await openDashboardPage(browser);
+      const requests: URL[] = [];
+      page.on("request", (request) => requests.push(new URL(request.url())));
+      await signIn(page, f.stack.url, reader.key);
+
+      // Pages, Today: the row of "/" and the total, each the API's band; the line says through when.
+      await page.goto(`${f.stack.url}/dashboard/s/${site.id}/pages?period=today`);
+      const row = page.locator("table.report-table tbody tr", { has: page.locator("th", { hasText: /^\/$/ }) });
+      const cells = () => row.locator("td .figure").allTextContents();
+      await expect.poll(cells, { timeout: 20_000 }).toEqual([band(landing.visitors), band(landing.pageviews)]);
+      expect(await row.locator("td .figure").first().getAttribute("title")).toBe(tooltip);
+      expect(await page.locator("table.report-table tfoot td .figure").textContent()).toBe(band(pagesToday.totals.pageviews));
+      expect(await page.getByTestId("freshness").textContent()).toBe(
+        `Covers ${formatRange(period.start, period.end, zone)} (${zone}). Next figures at ${formatTime(next.hour, zone)} (${zone}).`,
+      );
+      expect(await page.getByRole("note").filter({ hasText: "yesterday" }).count()).toBe(0);
+
+      // Sorted by pageviews, still today's bands; the CSV of the view is the API's, each band's upper end beside it.
+      await page.getByRole("button", { name: "Pageviews" }).click();
+      await expect.poll(() => new URL(page.url()).searchParams.get("sort")).toBe("pageviews");
+      await expect.poll(cells).toEqual([band(landing.visitors), band(landing.pageviews)]);
+      const download = page.waitForEvent("download");
+      await page.getByRole("link", { name: "Download CSV" }).click();
+      const csv = await readFile((await (await download).path())!, "utf8");
+      const fromApi = await fetch(`${f.stack.url}/api/v1/pages?site=${site.id}&period=today&sort=pageviews&order=desc`, {
+        headers: { authorization: `Bearer ${reader.key}`, accept: "text/csv" },
+      });
+      expect(csv).toBe(await fromApi.text());
+      expect(csv).toContain("visitors,visitors_high,visitors_qualifier");
+      expect(csv).toContain(`/,false,${landing.visitors.value},${landing.visitors.high},estimated`);
+
+      // Sources, Today: the source's row is the API's band; exit pages and goals say why they are not offered.
+      requests.length = 0;
+      await page.goto(`${f.stack.url}/dashboard/s/${site.id}/sources?period=today`);
+      const sources = page.getByRole("table", { name: /^Sources \(referrers\)/ });
+      const sourceRow = sources.locator("tbody tr", { has: page.locator("th", { hasText: source.value ?? "(none)" }) });
+      await expect
+        .poll(() => sourceRow.locator("td .figure").allTextContents(), { timeout: 20_000 })
+        .toEqual([band(source.visitors), band(source.pageviews)]);
+      expect(await sourceRow.locator("td .figure").first().getAttribute("title")).toBe(tooltip);
+      await page.getByRole("group", { name: "Entry and exit pages: show" }).getByRole("button", { name: "Exit pages" }).click();
+      await page.getByRole("note").filter({ hasText: "No exit pages for today" }).waitFor();
+      expect(await page.getByRole("note").filter({ hasText: "No goal with Today" }).count()).toBe(1);
+      expect(await page.getByRole("combobox", { name: "Goal", exact: true }).count()).toBe(0);
+      const asked = requests.filter((url) => url.pathname === "/api/v1/breakdown");
+      expect(asked.length).toBeGreaterThan(0);
+      // Every panel read today; none asked for what today refuses (exit pages, a goal).
+      expect(
+        asked.filter(
+          (url) =>
+            url.searchParams.get("period") !== "today" ||
+            url.searchParams.has("goal") ||
+            url.searchParams.get("dimension") === "exit_page",
+        ),
+      ).toEqual([]);
       expect(errors).toEqual([]);
       await context.close();
     },

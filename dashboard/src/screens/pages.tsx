@@ -1,17 +1,19 @@
 /**
- * Pages: visitors and pageviews per path over whole days (GET /api/v1/pages). Sort, pattern
- * filter and page cursor live in the URL, so any view can be bookmarked; "Download CSV" gives
- * every row of the same view.
+ * Pages: visitors and pageviews per path over whole days, or today's closed hours as bands
+ * ("10–14"; GET /api/v1/pages?period=today), never the last 24 hours (that reads yesterday and
+ * says why). Sort, pattern filter and page cursor live in the URL, so any view can be
+ * bookmarked; "Download CSV" gives every row of the same view (with today, each band's upper end too).
  */
 import { api, unwrap, type Schemas } from "../api/client";
 import { useLoad } from "../state/load";
 import { linkTo, query, setQuery } from "../state/location";
-import { dayPeriodParams, period } from "../state/period";
+import { period, todayPeriodParams } from "../state/period";
 import { FigureView } from "../ui/figure";
 import { CsvDownload } from "../ui/report-csv";
 import { Freshness } from "../ui/freshness";
 import { CaptionRange } from "../ui/report-range";
-import { WholeDayNote } from "../ui/report-days";
+import { bandReason } from "../ui/band";
+import { BandsHint, RollingDayNote } from "../ui/report-today";
 import { Empty, Loaded } from "../ui/states";
 import { PatternFilter } from "../ui/table-filter";
 import { Pager, urlCursor, useCursorReset } from "../ui/table-pager";
@@ -24,7 +26,8 @@ const COLUMNS: readonly Column[] = ["visitors", "pageviews", "path"];
 const defaultOrder = (column: Column) => (column === "path" ? "asc" : "desc");
 
 export function PagesScreen({ site }: { site: string }) {
-  const days = dayPeriodParams(period.value);
+  const days = todayPeriodParams(period.value);
+  const today = days.period === "today";
   const sort = urlSort(COLUMNS, "visitors", defaultOrder);
   const pattern = query.value.get("filter") ?? "";
   const cursor = urlCursor();
@@ -40,7 +43,7 @@ export function PagesScreen({ site }: { site: string }) {
 
   return (
     <>
-      <WholeDayNote what="Pages" site={site} />
+      <RollingDayNote what="Pages" />
       <div class="report-tools">
         <PatternFilter id="pages-pattern" value={pattern} problem={patternProblem} onApply={(p) => setQuery({ filter: p || undefined, cursor: undefined })} />
         {load.status === "ready" && (
@@ -54,7 +57,8 @@ export function PagesScreen({ site }: { site: string }) {
               <Freshness
                 range={report.period}
                 next={report.next_figures}
-                empty={report.rows.length === 0 && !pattern && !cursor}
+                // Today with no rows still covers its closed hours: the line says through when.
+                empty={!today && report.rows.length === 0 && !pattern && !cursor}
               />
               <PagesTable site={site} report={report} sort={sort} pattern={pattern} />
             </>
@@ -66,15 +70,23 @@ export function PagesScreen({ site }: { site: string }) {
 }
 
 /**
- * Why a period has no pages. Pages are reported by whole days, published about 25 seconds after
- * the day ends in the site's zone (docs/reports.md, Freshness): a verified site's first day shows
- * nothing until then, which says nothing about the snippet. Only a site no beacon has reached
- * is told to check it.
+ * Why a period has no pages. Whole days are published about 25 seconds after the day ends in the
+ * site's zone, today's hours shortly after each ends (docs/reports.md, Freshness): a
+ * verified site's first hours show nothing until then, which says nothing about the snippet.
+ * Only a site no beacon has reached is told to check it.
  */
-function NoPagesYet({ site, timeZone }: { site: string; timeZone: string }) {
+function NoPagesYet({ site, timeZone, today }: { site: string; timeZone: string; today: boolean }) {
   const verified = useVerified(site);
   if (verified === false) {
     return <p>No pageview has arrived from this site yet. Check that the snippet is installed: the Add site wizard shows it and says when the first pageview arrives.</p>;
+  }
+  if (today) {
+    return (
+      <p>
+        No pageviews in today's closed hours yet. Each hour's pages appear shortly after it ends in the site's time zone:{" "}
+        {timeZone}.
+      </p>
+    );
   }
   return (
     <p>
@@ -86,13 +98,16 @@ function NoPagesYet({ site, timeZone }: { site: string; timeZone: string }) {
 
 function PagesTable({ site, report, sort, pattern }: { site: string; report: Schemas["PagesReport"]; sort: SortState<Column>; pattern: string }) {
   const { k } = report;
+  // Today's rows are bands (the API adds `high`); whole days never have one.
+  const today = report.period.end !== undefined;
+  const band = bandReason(k, report.period);
   if (report.rows.length === 0 && !urlCursor()) {
     return (
       <Empty>
         {pattern ? (
           <p>No page matches {pattern} in this period. Try another pattern, or clear the filter.</p>
         ) : (
-          <NoPagesYet site={site} timeZone={report.period.timezone} />
+          <NoPagesYet site={site} timeZone={report.period.timezone} today={today} />
         )}
       </Empty>
     );
@@ -119,10 +134,10 @@ function PagesTable({ site, report, sort, pattern }: { site: string; report: Sch
                   {row.other ? <OtherLabel k={k} what="pages" /> : row.path}
                 </th>
                 <td class="num">
-                  <FigureView figure={row.visitors} k={k} />
+                  <FigureView figure={row.visitors} k={k} band={band} />
                 </td>
                 <td class="num">
-                  <FigureView figure={row.pageviews} k={k} />
+                  <FigureView figure={row.pageviews} k={k} band={band} />
                 </td>
               </tr>
             ))}
@@ -138,13 +153,14 @@ function PagesTable({ site, report, sort, pattern }: { site: string; report: Sch
                 <span class="sr-only">Visitors are not added up across pages: one visitor can view several.</span>
               </td>
               <td class="num">
-                <FigureView figure={report.totals.pageviews} k={k} />
+                <FigureView figure={report.totals.pageviews} k={k} band={bandReason(k, report.period, true)} />
               </td>
             </tr>
           </tfoot>
         </table>
       </div>
       {report.rows.length === 0 && <p>No more rows.</p>}
+      {today && <BandsHint k={k} />}
       <p class="hint">Totals add up the rows shown over all pages of the list; hidden rows (&lt; {k}) are left out.</p>
       <Pager label="Pages" nextCursor={report.next_cursor} />
     </>

@@ -1,7 +1,8 @@
 /**
  * The report period, shared by every report screen and kept in the URL (?period=7d, or
  * ?period=custom&from=…&to=…). Hourly periods (today, 24 h) exist only where the API reports
- * closed hours: the timeseries, the conversions and the Overview; whole-day reports take days.
+ * closed hours: the timeseries, the conversions and the Overview; pages and breakdowns also read
+ * today (never the last 24 hours); the other whole-day reports take days.
  */
 import { computed } from "@preact/signals";
 import { query } from "./location";
@@ -47,4 +48,12 @@ export function dayPeriodParams(p: Period): { period?: "day" | "7d" | "30d"; fro
   if (p.name === "today" || p.name === "24h") return { period: "day" };
   if (p.name === "custom") return p.from && p.to ? { from: p.from, to: p.to } : { period: "7d" };
   return { period: p.name };
+}
+
+/**
+ * Pages and breakdowns read today's closed hours but no rolling 24 hours (docs/reports.md,
+ * Today): `today` as it is, `24h` as yesterday, anything else as whole days.
+ */
+export function todayPeriodParams(p: Period): { period?: "today" | "day" | "7d" | "30d"; from?: string; to?: string } {
+  return p.name === "today" ? { period: "today" } : dayPeriodParams(p);
 }

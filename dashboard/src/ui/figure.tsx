@@ -1,9 +1,10 @@
 /**
- * How a report figure is drawn: exact as counted; estimated with "≈"; suppressed as "< k",
- * never as 0 or blank. Each carries a tooltip (and the same words for screen readers) that
- * says why, in the terms of docs/reports.md.
+ * How a report figure is drawn: exact as counted; estimated with "≈"; a band (today's pages and
+ * breakdowns) as "10–14"; suppressed as "< k", never as 0 or blank. Each carries a tooltip (and
+ * the same words for screen readers) that says why, in the terms of docs/reports.md.
  */
 import type { Figure } from "../api/client";
+import { BAND_REASON, bandText, isBand } from "./band";
 import { hiddenReason } from "./hidden";
 
 export type FigureFormat = "count" | "percent" | "ms" | "seconds" | "decimal";
@@ -38,32 +39,46 @@ export const ESTIMATED_REASON =
 export const FROM_HOURS_REASON =
   "The sum of this day's shown hours: its own total is withheld, since a few sessions in its quiet hours would follow from it.";
 
-/** The figure as plain text, as the screen shows it ("< 5", "≈ 12", "6"). */
-export function figureText(figure: Figure, k: number, format?: FigureFormat): string {
+/** The figure as plain text, as the screen shows it ("< 5", "≈ 12", "6", "10–14"). */
+export function figureText(figure: Figure & { high?: number }, k: number, format?: FigureFormat): string {
   if (figure.qualifier === "suppressed" || figure.value === null) return `< ${k}`;
+  if (isBand(figure)) return bandText(figure, (n) => formatValue(n, format));
   const text = formatValue(figure.value, format);
   return figure.qualifier === "estimated" ? `≈ ${text}` : text;
 }
 
-/** `hidden`: why the figure is hidden, where the report names it (ui/hidden.ts); `fromHours`: a day read from its hours. */
+/**
+ * `hidden`: why the figure is hidden, where the report names it (ui/hidden.ts); `fromHours`: a day
+ * read from its hours; `band`: the tooltip of a band, where the screen knows its period.
+ */
 export function FigureView({
   figure,
   k,
   format,
   hidden,
   fromHours,
+  band,
 }: {
-  figure: Figure;
+  figure: Figure & { high?: number };
   k: number;
   format?: FigureFormat;
   hidden?: string | undefined;
   fromHours?: boolean | undefined;
+  band?: string | undefined;
 }) {
   const text = figureText(figure, k, format);
   if (figure.qualifier === "suppressed" || figure.value === null) {
     const why = suppressedReason(k, hidden);
     return (
       <span class="figure suppressed" title={why} aria-label={`${text}. ${why}`} data-qualifier="suppressed">
+        {text}
+      </span>
+    );
+  }
+  if (isBand(figure)) {
+    const why = band ?? BAND_REASON;
+    return (
+      <span class="figure estimated band" title={why} aria-label={`${text}. ${why}`} data-qualifier="estimated">
         {text}
       </span>
     );

@@ -1,6 +1,7 @@
 /**
- * Whole-day reports (pages, vitals, funnels) take no hourly period: today and the last 24 hours
- * are a 400 there. When one is picked they read yesterday instead and say so in one line.
+ * Whole-day reports (vitals, funnels) take no hourly period: today and the last 24 hours are a
+ * 400 there. When one is picked they read yesterday instead and say so in one line. (Pages and
+ * Sources read today; only the last 24 hours read yesterday there: ui/report-today.tsx.)
  */
 import { linkTo } from "../state/location";
 import { isHourly, period } from "../state/period";

@@ -1,7 +1,8 @@
 /**
- * Sources: where visitors come from and what they use, over whole days (GET /api/v1/breakdown):
- * sources and campaigns, entry and exit pages, devices, browsers, systems and countries, each
- * a panel of its top values. A goal adds each value's converting sessions and rate. Choosing a
+ * Sources: where visitors come from and what they use, over whole days or today's closed hours
+ * (GET /api/v1/breakdown; today as bands, never the last 24 hours): sources and campaigns,
+ * entry and exit pages, devices, browsers, systems and countries, each a panel of its top
+ * values. A goal adds each value's converting sessions and rate (whole days only). Choosing a
  * value sets the filter (?filter=dimension:value): above the panels, that value's visitors per
  * day and its conversions. The panels themselves are never filtered; the chosen row is marked.
  */
@@ -11,9 +12,9 @@ import { useLoad } from "../../state/load";
 import { query, setQuery } from "../../state/location";
 import { hasScope } from "../../state/session";
 import { lazyScreen } from "../../ui/lazy";
-import { dayPeriodParams, period } from "../../state/period";
+import { period, todayPeriodParams } from "../../state/period";
 import { Freshness } from "../../ui/freshness";
-import { WholeDayNote } from "../../ui/report-days";
+import { BandsHint, NO_GOAL_TODAY, RollingDayNote } from "../../ui/report-today";
 import { isSmokeTest } from "../goals/kinds";
 import { countryName, filterLabel, PANELS, urlFilter, type Filter } from "./dimensions";
 import { BreakdownPanel, PICK_HINT_ID } from "./panel";
@@ -103,29 +104,50 @@ function FilterBar({ filter }: { filter: Filter | { invalid: string } | null }) 
 
 /**
  * The screen's freshness line. The panels read their own breakdowns; the period and the next
- * publication are the site's for the same days, read once from the daily timeseries.
+ * publication are the site's for the same days (or today's closed hours), read once from the
+ * timeseries. With today, the line on bands follows.
  */
 function SourcesFreshness({ site }: { site: string }) {
-  const days = dayPeriodParams(period.value);
+  const days = todayPeriodParams(period.value);
+  const today = days.period === "today";
   const load = useLoad(async () => {
-    const data = await unwrap(api.GET("/api/v1/timeseries", { params: { query: { site, ...days, interval: "day" } } }));
+    // Today is read per hour, the only way the timeseries reads it.
+    const data = await unwrap(
+      api.GET("/api/v1/timeseries", { params: { query: { site, ...days, interval: today ? "hour" : "day" } } }),
+    );
     return typeof data === "string" ? null : data;
   }, [site, JSON.stringify(days)]);
   if (load.status !== "ready" || !load.data) return null;
-  return <Freshness range={load.data.period} next={load.data.next_figures} />;
+  return (
+    <>
+      <Freshness range={load.data.period} next={load.data.next_figures} />
+      {today && <BandsHint k={load.data.k} />}
+    </>
+  );
 }
 
 export function SourcesScreen({ site }: { site: string }) {
   const filter = urlFilter();
-  const goal = query.value.get("goal") ?? "";
+  const today = period.value.name === "today";
+  const asked = query.value.get("goal") ?? "";
+  // Today's breakdowns take no goal (NO_GOAL_TODAY): the URL keeps it for the other periods.
+  const goal = today ? "" : asked;
   const goals = useGoals(site);
   const goalName = goals?.find((g) => g.id === goal)?.name ?? goal;
   const valid = filter && !("invalid" in filter) ? filter : null;
+  const offered = goals !== null || asked !== "";
   return (
     <div class="sources">
-      <WholeDayNote what="Sources" site={site} />
+      <RollingDayNote what="Sources" />
       <SourcesFreshness site={site} />
-      <div class="report-tools">{(goals !== null || goal !== "") && <GoalSelect goals={goals} value={goal} />}</div>
+      <div class="report-tools">
+        {offered && !today && <GoalSelect goals={goals} value={goal} />}
+        {offered && today && (
+          <p class="report-note" role="note">
+            No goal with Today: {NO_GOAL_TODAY}.
+          </p>
+        )}
+      </div>
       <section aria-labelledby="sources-filter-title" class="sources-filter-section">
         <h2 id="sources-filter-title">Filter</h2>
         <FilterBar filter={filter} />
@@ -135,6 +157,11 @@ export function SourcesScreen({ site }: { site: string }) {
               The visitors with {filterLabel(valid)}, day by day. The panels below are not filtered: they show every visitor, the
               filter's row marked.
             </p>
+            {today && (
+              <p class="report-note" role="note">
+                A filter reads whole days only: its figures show yesterday, while the panels show today.
+              </p>
+            )}
             <FilteredReports site={site} filter={valid} />
           </>
         )}

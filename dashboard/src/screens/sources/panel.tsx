@@ -3,14 +3,17 @@
  * small table sortable by any column, "Show 10 more" raising the limit. Each value is a toggle
  * button that sets the screen's filter to it (not the null row: visitors without a value cannot
  * be filtered on). Its dimension choice, sort and row count live in the URL under the panel's id.
+ * With today the figures are bands, and the exit pages, which today has not, say why instead.
  */
 import { useRef } from "preact/hooks";
 import { api, unwrap, type Schemas } from "../../api/client";
 import { useLoad } from "../../state/load";
 import { query, setQuery } from "../../state/location";
-import { dayPeriodParams, period } from "../../state/period";
+import { period, todayPeriodParams } from "../../state/period";
 import { FigureView } from "../../ui/figure";
 import { CaptionRange, rangeText } from "../../ui/report-range";
+import { bandReason } from "../../ui/band";
+import { NO_EXIT_PAGES_TODAY } from "../../ui/report-today";
 import { Empty, Failure, Loading } from "../../ui/states";
 import { SortHeader, urlSort, type Order } from "../../ui/table-sort";
 import { OtherLabel, OTHER_ROW_CLASS } from "../../ui/other-row";
@@ -69,20 +72,25 @@ export function BreakdownPanel({
   const sort = urlSort(columns, "visitors", defaultOrder, { sort: param("sort"), order: param("order") });
   const asked = Number(query.value.get(param("rows")));
   const limit = Number.isInteger(asked) && asked > PAGE ? Math.min(asked, MAX_ROWS) : PAGE;
-  const days = dayPeriodParams(period.value);
+  const days = todayPeriodParams(period.value);
+  // Today has no exit pages (the API refuses them): the panel says why instead of asking.
+  const notToday = dimension === "exit_page" && days.period === "today";
   // The view: what the figures are of. Sort and row count only reorder or extend it.
   const view = JSON.stringify([site, days, dimension, goal]);
   const params = { site, ...days, dimension, goal: goal || undefined, sort: sort.sort, order: sort.order, limit };
   // Each answer carries the view it was asked for.
   const load = useLoad(
-    () => unwrap(api.GET("/api/v1/breakdown", { params: { query: params } })).then((report) => ({ view, report })),
+    () =>
+      notToday
+        ? Promise.resolve(null)
+        : unwrap(api.GET("/api/v1/breakdown", { params: { query: params } })).then((report) => ({ view, report })),
     [JSON.stringify(params)],
   );
 
   // While another sort or more rows load, the rows of the same view stay (the focus stays on
   // the button pressed); another period, dimension or goal never shows the previous figures.
   const last = useRef<{ view: string; report: Report } | null>(null);
-  if (load.status === "ready") last.current = load.data;
+  if (load.status === "ready" && load.data) last.current = load.data;
   const report = last.current?.view === view ? last.current.report : null;
   const busy = load.status === "loading";
 
@@ -95,7 +103,13 @@ export function BreakdownPanel({
   const choose = (next: Dimension) => setQuery({ [spec.id]: next, [param("rows")]: undefined }, true);
 
   let body;
-  if (load.status === "failed") body = <Failure problem={load.problem} retry={load.reload} />;
+  if (notToday) {
+    body = (
+      <p class="report-note" role="note">
+        No exit pages for today: {NO_EXIT_PAGES_TODAY}. Entry pages are read for today; exit pages for Yesterday or longer.
+      </p>
+    );
+  } else if (load.status === "failed") body = <Failure problem={load.problem} retry={load.reload} />;
   else if (!report) body = <Loading what={spec.title.toLowerCase()} />;
   else if (report.rows.length === 0) {
     body = (
@@ -147,6 +161,7 @@ export function BreakdownPanel({
                   key={row.other ? "\u0000other" : (row.value ?? "\u0000none")}
                   row={row}
                   k={report.k}
+                  band={bandReason(report.k, report.period)}
                   dimension={dimension}
                   goal={goal !== ""}
                   filter={filter}
@@ -241,12 +256,15 @@ function none(dimension: Dimension): string {
 function ValueRow({
   row,
   k,
+  band,
   dimension,
   goal,
   filter,
 }: {
   row: Row;
   k: number;
+  /** The tooltip of today's bands. */
+  band: string;
   dimension: Dimension;
   goal: boolean;
   filter: Filter | null;
@@ -274,10 +292,10 @@ function ValueRow({
         )}
       </th>
       <td class="num">
-        <FigureView figure={row.visitors} k={k} />
+        <FigureView figure={row.visitors} k={k} band={band} />
       </td>
       <td class="num">
-        <FigureView figure={row.pageviews} k={k} />
+        <FigureView figure={row.pageviews} k={k} band={band} />
       </td>
       {goal && (
         <>
