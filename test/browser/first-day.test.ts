@@ -117,7 +117,7 @@ describe("the first day", () => {
       `Beacons arrived since ${formatTime(arrivals.first_beacon, ZONE)}: ${arrivals.beacons.low}–${arrivals.beacons.high} (counted up to ${formatTime(arrivals.counted_through, ZONE)}).`,
     );
     expect(await page.getByTestId("first-day-appear").textContent()).toBe(
-      `This hour's figures appear at ${formatTime(arrivals.next_figures.hour, ZONE)} (${ZONE}); today's pages, sources and vitals at ${formatInstant(arrivals.next_figures.day, ZONE)}, when the day ends.`,
+      `This hour's figures appear at ${formatTime(arrivals.next_figures.hour, ZONE)} (${ZONE}); its pages and sources join today's ranges then; vitals and funnels at ${formatInstant(arrivals.next_figures.day, ZONE)}, when the day ends.`,
     );
     // The local time, in the site's zone: "15:00 CET" for an hour that ends at 14:00 UTC.
     expect(formatTime(arrivals.next_figures.hour, ZONE)).toMatch(/^\d{2}:00 CES?T$/);

@@ -168,7 +168,7 @@ describe("a new user's first hour", () => {
     const empty = page.getByText(/Pages appear once the day ends/);
     await empty.waitFor();
     expect(await empty.textContent()).toBe(
-      `No pageviews in this period yet. Pages appear once the day ends: a day is published about 25 seconds after midnight in the site's time zone (${ZONE}). Today's closed hours are on the Overview.`,
+      `No pageviews in this period yet. Pages appear once the day ends: a day is published about 25 seconds after midnight in the site's time zone (${ZONE}). Today's closed hours are under Today.`,
     );
     expect(await page.locator("main").textContent()).not.toContain("snippet");
     expect(errors).toEqual([]);

@@ -91,7 +91,7 @@ function NoPagesYet({ site, timeZone, today }: { site: string; timeZone: string;
   return (
     <p>
       No pageviews in this period yet. Pages appear once the day ends: a day is published about 25 seconds after midnight in the site's time
-      zone ({timeZone}). Today's closed hours are on the <a href={linkTo(`/s/${encodeURIComponent(site)}/overview`)}>Overview</a>.
+      zone ({timeZone}). Today's closed hours are under <a href={`${linkTo(`/s/${encodeURIComponent(site)}/pages`, [])}?period=today`}>Today</a>.
     </p>
   );
 }

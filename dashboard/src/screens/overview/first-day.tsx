@@ -32,7 +32,7 @@ export function arrivedText(arrivals: Arrivals): string {
 /** "This hour's figures appear at 15:00 CET (Europe/Berlin); …" */
 export function appearText(arrivals: Arrivals): string {
   const zone = arrivals.timezone;
-  return `This hour's figures appear at ${formatTime(arrivals.next_figures.hour, zone)} (${zone}); today's pages, sources and vitals at ${formatInstant(arrivals.next_figures.day, zone)}, when the day ends.`;
+  return `This hour's figures appear at ${formatTime(arrivals.next_figures.hour, zone)} (${zone}); its pages and sources join today's ranges then; vitals and funnels at ${formatInstant(arrivals.next_figures.day, zone)}, when the day ends.`;
 }
 
 export function FirstDayPanel({ arrivals }: { arrivals: Arrivals }) {
