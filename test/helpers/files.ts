@@ -1,3 +1,4 @@
+/** Reading a data folder's files for what they hold: the privacy tests look for secrets left on disk. */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 
