@@ -22,7 +22,10 @@
  * removed (exactToday, a plain k-threshold) the same attacker must win on every timeline where it
  * holds k sybils on a path that 1 … k − 1 real visitors join in one hour. Every reading is also
  * checked against the true counts: the served figures are the rule applied to the true cell, and
- * the truth is always among the attacker's candidates, so its model is the real rule.
+ * the truth is always among the attacker's candidates, so its model is the real rule. Two last
+ * tests write down what thresholds (visibility is decided on true counts) still tell an attacker
+ * that also assumes something the figures do not say: that no path exists beyond those it knows,
+ * or that nobody else came between two hours.
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
