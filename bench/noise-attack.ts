@@ -51,7 +51,7 @@ function draw(spread: number[], random: () => number): number {
 }
 
 /** A small fixed-seed generator (mulberry32): the bench prints the same figures every run. */
-function generator(seed: number): () => number {
+export function generator(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -13,6 +13,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   mixed: () => import("./mixed"),
   guards: () => import("./guards"),
   noise: () => import("./noise"),
+  "today-attack": () => import("./today-attack"),
   arrivals: () => import("./arrivals"),
   utility: () => import("./utility"),
   nesting: () => import("./nesting"),

@@ -57,6 +57,8 @@
  *     protects (the rules hide no more than they must).
  *  LV    privacy-live.property.test.ts: the live counter polled every second with sybils: no
  *     count of other visitors, nor a change between readings, pinned to 1 … k − 1 (issue 37).
+ *  TD    privacy-today.property.test.ts: today's pages and breakdowns read after every closed hour
+ *     with sybils: no row's other units, nor its newcomers in an hour, pinned to 1 … k − 1.
  *  AR    arrivals.test.ts: the first day's beacon band polled every hour — a visitor in a quiet
  *     hour changes nothing the poller sees; cut at every closed hour instead, it does.
  */
