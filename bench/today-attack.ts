@@ -6,16 +6,16 @@
  * so that every reading is a new unit set, hence a fresh draw of the cell-key noise for its units
  * and one for its pageviews. Reading i holds U = v + cᵢ units and E = v + dᵢ pageviews (cᵢ its
  * sybils, dᵢ their pageviews, both nondecreasing; one view each makes E = U, the same draw): it
- * shows nothing below k, else the bands of width k of the perturbed counts (privacy/today.ts
- * bandedToday, noise.ts shownCounts' floors). The attacker knows v is constant and takes the
- * maximum-likelihood v; "determined" is certainty (one v has any likelihood).
+ * shows nothing below k, true or perturbed, else the bands of width k of the perturbed counts
+ * (privacy/today.ts bandedToday, noise.ts shownCounts' floors). The attacker knows v is constant
+ * and takes the maximum-likelihood v; "determined" is certainty (one v has any likelihood).
  *
  * "Pads optimally": for each N every schedule of the family cᵢ = c₀ + i·step, dᵢ = cᵢ (one view
  * each) or cᵢ + shift + i·extra is tried on a few thousand groups, and the best by ML is run on
- * 100,000 fresh ones (or the best by certainty). Printed for the rule served with every reading
- * shown (c₀ ≥ k − 1), with any c₀ (hidden readings step the threshold: k − 1 − j sybils tell "at
- * most j", k − j "at least j"), and with the band removed (noise only, as a whole day's cell). Pure arithmetic; run by
- * `npm run bench today-attack`.
+ * 100,000 fresh ones (or the best by certainty), any c₀ (hidden readings step the threshold).
+ * Printed for the rule served, by ML and padded for certainty; with the threshold on true counts
+ * only (k − 1 − j sybils tell "at most j", k − j "at least j": certain); and with the band removed
+ * (noise only, as a whole day's cell). Pure arithmetic; run by `npm run bench today-attack`.
  */
 import { MAX_PERTURBATION, NOISE_TABLE, perturbationAt, SPREAD } from "../worker/reports/noise";
 import { bandOf } from "../worker/reports/privacy";
@@ -40,9 +40,16 @@ interface Schedule {
 const sybils = (s: Schedule, i: number) => s.c0 + i * s.step;
 const sybilViews = (s: Schedule, i: number) => (s.events ? sybils(s, i) + s.events.shift + i * s.events.extra : sybils(s, i));
 
+/** A rule: bands or counts; the threshold on the perturbed units too (served) or on the true ones only. */
+interface Rule {
+  banded: boolean;
+  noisyThreshold: boolean;
+}
+
 /** What a reading of u units and e pageviews shows with perturbations pu, pe: one number per observation. */
-function shown(u: number, e: number, pu: number, pe: number, banded: boolean): number {
-  if (u < K) return HIDDEN;
+function shown(u: number, e: number, pu: number, pe: number, rule: Rule): number {
+  if (u < K || (rule.noisyThreshold && u + pu < K)) return HIDDEN;
+  const banded = rule.banded;
   const units = Math.max(K, Math.max(1, u + pu));
   const views = Math.max(units, Math.max(1, e + (e === u ? pu : pe)));
   return banded ? bandOf(units, K).low * 10_000 + bandOf(views, K).low : units * 10_000 + views;
@@ -51,7 +58,7 @@ function shown(u: number, e: number, pu: number, pe: number, banded: boolean): n
 const PERTURBATIONS = SPREAD.map((count, i) => ({ p: i - MAX_PERTURBATION, weight: count / TOTAL }));
 
 /** P(observation | v) for reading i of a schedule. */
-function distribution(s: Schedule, i: number, v: number, banded: boolean): Map<number, number> {
+function distribution(s: Schedule, i: number, v: number, banded: Rule): Map<number, number> {
   const out = new Map<number, number>();
   const u = v + sybils(s, i);
   const e = v + sybilViews(s, i);
@@ -64,7 +71,7 @@ function distribution(s: Schedule, i: number, v: number, banded: boolean): Map<n
 }
 
 /** Monte Carlo over the prior: P(ML estimate right), P(v determined). */
-function attack(s: Schedule, n: number, banded: boolean, trials: number, seed: number): { right: number; determined: number } {
+function attack(s: Schedule, n: number, banded: Rule, trials: number, seed: number): { right: number; determined: number } {
   const tables = Array.from({ length: n }, (_, i) =>
     Array.from({ length: K }, (_, v) => (v === 0 ? null : distribution(s, i, v, banded))),
   );
@@ -104,7 +111,7 @@ function schedules(minC0: number): Schedule[] {
 }
 
 /** The schedule with the most ML hits (or certainties) on a search sample, then measured on fresh groups. */
-function best(n: number, banded: boolean, minC0: number, goal: "right" | "determined") {
+function best(n: number, banded: Rule, minC0: number, goal: "right" | "determined") {
   let top = { schedule: schedules(minC0)[0]!, score: -1 };
   for (const schedule of schedules(minC0)) {
     const { right, determined } = attack(schedule, n, banded, SEARCH_TRIALS, 0x7d + n);
@@ -119,11 +126,12 @@ const describe = (s: Schedule) =>
   `${s.c0}+${s.step}/h${s.events ? `, views +${s.events.shift}+${s.events.extra}/h` : ", 1 view"}`;
 
 export async function run(): Promise<void> {
+  const served: Rule = { banded: true, noisyThreshold: true };
   const cases = [
-    ["served, every reading shown", true, K - 1, "right"],
-    ["the same, padded for certainty", true, K - 1, "determined"],
-    ["served, any padding", true, 0, "right"],
-    ["band removed (noise only)", false, K - 1, "right"],
+    ["served", served, 0, "right"],
+    ["served, padded for certainty", served, 0, "determined"],
+    ["threshold on true counts", { banded: true, noisyThreshold: false }, 0, "determined"],
+    ["band removed (noise only)", { banded: false, noisyThreshold: true }, 0, "right"],
   ] as const;
   console.log(
     `\n${K - 1} or fewer visitors on one path, read after N closed hours with fresh sybils each hour, maximum likelihood (k = ${K}):`,

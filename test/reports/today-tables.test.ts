@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ReportCache } from "../../worker/reports/cache";
-import { shownCounts, unitKey } from "../../worker/reports/noise";
+import { perturb, shownCounts, unitKey } from "../../worker/reports/noise";
 import { bandOf, exactToday } from "../../worker/reports/privacy";
 import type { ReportScope } from "../../worker/reports/scope";
 import { readToday, todayBreakdownReport, todayPagesReport } from "../../worker/reports/today";
@@ -58,7 +58,7 @@ async function seed(db: TestDb): Promise<void> {
   // 10:00: 6 sessions enter on "/blog" with no referrer value stored (null source).
   await addEvents(
     db.client,
-    sessions("b", 6).map((session) => ({ site: SITE, session, path: "/blog", ts: at(DAY, 10, 5) })),
+    sessions("b", 10).map((session) => ({ site: SITE, session, path: "/blog", ts: at(DAY, 10, 5) })),
   );
   // 11:00, the running hour: 7 more on "/blog", not in any reading through 11:00.
   await addEvents(
@@ -73,7 +73,7 @@ describe("today's pages (period=today)", () => {
     await seed(db);
     const report = await todayPagesReport(db.reader, await scope(db, 11), undefined, { cache: new ReportCache() });
     const home = await expectedBands(db, sessions("h", 12), 2);
-    const blog = await expectedBands(db, sessions("b", 6));
+    const blog = await expectedBands(db, sessions("b", 10));
     const byPath = Object.fromEntries(report.rows.map((r) => [String(r.path), r]));
     expect(Object.keys(byPath).sort()).toEqual(["/", "/blog", "null"]);
     expect(byPath["/"]).toEqual({ path: "/", other: false, ...home });
@@ -100,12 +100,12 @@ describe("today's pages (period=today)", () => {
     await seed(db);
     const report = await todayPagesReport(db.reader, await scope(db, 10), undefined, { cache: new ReportCache() });
     expect(report.rows.map((r) => r.path)).toEqual(["/", null]);
-    // Through 12:00 the late 7 join "/blog": 13 sessions, a new unit set and so a new draw.
+    // Through 12:00 the late 7 join "/blog": 17 sessions, a new unit set and so a new draw.
     const later = await todayPagesReport(db.reader, await scope(db, 12), undefined, { cache: new ReportCache() });
     expect(later.rows.find((r) => r.path === "/blog")).toEqual({
       path: "/blog",
       other: false,
-      ...(await expectedBands(db, [...sessions("b", 6), ...sessions("late", 7)])),
+      ...(await expectedBands(db, [...sessions("b", 10), ...sessions("late", 7)])),
     });
   });
 
@@ -122,6 +122,41 @@ describe("today's pages (period=today)", () => {
       },
     ]);
     expect(report.totals.pageviews).toEqual({ value: null, qualifier: "suppressed" });
+  });
+
+  it("hides a row of k or more whose perturbed count falls below k: the threshold is noisy too", async () => {
+    const db = await fresh();
+    // 40 paths of k sessions each: each draws its own perturbation, and is shown exactly when it is 0 or more.
+    const paths = Array.from({ length: 40 }, (_, i) => `/p${i}`);
+    await addEvents(
+      db.client,
+      paths.flatMap((path) => sessions(`${path}-`, K).map((session) => ({ site: SITE, session, path, ts: at(DAY, 9) }))),
+    );
+    const key = await noiseKey(db.client);
+    const report = await todayPagesReport(db.reader, await scope(db, 10), undefined, { cache: new ReportCache() });
+    const expected = paths.filter(
+      (path) =>
+        perturb(
+          K,
+          sessions(`${path}-`, K).reduce((n, id) => n + unitKey(id, key.secret), 0),
+          key,
+        ) >= K,
+    );
+    expect(
+      report.rows
+        .filter((r) => !r.other)
+        .map((r) => r.path)
+        .sort(),
+    ).toEqual(expected.sort());
+    // Both happen among 40 draws (each hides with probability ≈ 0.4), and the hidden ones are the other row.
+    expect(expected.length).toBeGreaterThan(0);
+    expect(expected.length).toBeLessThan(paths.length);
+    expect(report.rows.at(-1)).toEqual({
+      path: null,
+      other: true,
+      visitors: { value: null, qualifier: "suppressed" },
+      pageviews: { value: null, qualifier: "suppressed" },
+    });
   });
 
   it("is empty in the day's first hour: no hour has closed", async () => {
@@ -141,7 +176,7 @@ describe("today's breakdowns", () => {
     const s = await scope(db, 11);
     const cache = new ReportCache();
     const sources = await todayBreakdownReport(db.reader, s, "source", { cache });
-    // Google: the 12 home sessions with their 2 + 1 (3 of them) pageviews; no source: the 6 blog sessions.
+    // Google: the 12 home sessions with their 2 + 1 (3 of them) pageviews; no source: the 10 blog sessions.
     const key = await noiseKey(db.client);
     const google = shownCounts(
       { units: 12, events: 27, keySum: sessions("h", 12).reduce((n, id) => n + unitKey(id, key.secret), 0) },
@@ -156,7 +191,7 @@ describe("today's breakdowns", () => {
         visitors: { value: bandOf(google.units, K).low, qualifier: "estimated", high: bandOf(google.units, K).high },
         pageviews: { value: bandOf(google.events, K).low, qualifier: "estimated", high: bandOf(google.events, K).high },
       },
-      { value: null, other: false, ...(await expectedBands(db, sessions("b", 6))) },
+      { value: null, other: false, ...(await expectedBands(db, sessions("b", 10))) },
     ]);
     const entries = await todayBreakdownReport(db.reader, s, "entry_page", { cache });
     expect(entries.rows.map((r) => r.value)).toEqual(["/", "/blog"]);
@@ -169,7 +204,7 @@ describe("today's breakdowns", () => {
     const table = await readToday(db.reader, await scope(db, 11), "page", { rule: exactToday, cache: new ReportCache() });
     expect(table.rows.filter((r) => !r.other).map((r) => [r.value, r.visitors.value, r.pageviews.value])).toEqual([
       ["/", 12, 24],
-      ["/blog", 6, 6],
+      ["/blog", 10, 10],
     ]);
   });
 });

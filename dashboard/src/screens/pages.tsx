@@ -39,15 +39,25 @@ export function PagesScreen({ site }: { site: string }) {
   const load = useLoad(read, [source, cursor]);
   // A pattern the API refuses belongs next to the filter, not in place of the screen.
   const patternProblem = load.status === "failed" && load.problem.field === "page" ? load.problem : undefined;
-  const readCsv = () => unwrap(api.GET("/api/v1/pages", { params: { query: params }, parseAs: "text", headers: { accept: "text/csv" } }));
+  const readCsv = () =>
+    unwrap(api.GET("/api/v1/pages", { params: { query: params }, parseAs: "text", headers: { accept: "text/csv" } }));
 
   return (
     <>
       <RollingDayNote what="Pages" />
       <div class="report-tools">
-        <PatternFilter id="pages-pattern" value={pattern} problem={patternProblem} onApply={(p) => setQuery({ filter: p || undefined, cursor: undefined })} />
+        <PatternFilter
+          id="pages-pattern"
+          value={pattern}
+          problem={patternProblem}
+          onApply={(p) => setQuery({ filter: p || undefined, cursor: undefined })}
+        />
         {load.status === "ready" && (
-          <CsvDownload source={source} read={readCsv} filename={`pages-${site}-${load.data.period.from}-${load.data.period.to}.csv`} />
+          <CsvDownload
+            source={source}
+            read={readCsv}
+            filename={`pages-${site}-${load.data.period.from}-${load.data.period.to}.csv`}
+          />
         )}
       </div>
       {!patternProblem && (
@@ -78,7 +88,12 @@ export function PagesScreen({ site }: { site: string }) {
 function NoPagesYet({ site, timeZone, today }: { site: string; timeZone: string; today: boolean }) {
   const verified = useVerified(site);
   if (verified === false) {
-    return <p>No pageview has arrived from this site yet. Check that the snippet is installed: the Add site wizard shows it and says when the first pageview arrives.</p>;
+    return (
+      <p>
+        No pageview has arrived from this site yet. Check that the snippet is installed: the Add site wizard shows it and says
+        when the first pageview arrives.
+      </p>
+    );
   }
   if (today) {
     return (
@@ -90,13 +105,24 @@ function NoPagesYet({ site, timeZone, today }: { site: string; timeZone: string;
   }
   return (
     <p>
-      No pageviews in this period yet. Pages appear once the day ends: a day is published about 25 seconds after midnight in the site's time
-      zone ({timeZone}). Today's closed hours are under <a href={`${linkTo(`/s/${encodeURIComponent(site)}/pages`, [])}?period=today`}>Today</a>.
+      No pageviews in this period yet. Pages appear once the day ends: a day is published about 25 seconds after midnight in the
+      site's time zone ({timeZone}). Today's closed hours are under{" "}
+      <a href={`${linkTo(`/s/${encodeURIComponent(site)}/pages`, [])}?period=today`}>Today</a>.
     </p>
   );
 }
 
-function PagesTable({ site, report, sort, pattern }: { site: string; report: Schemas["PagesReport"]; sort: SortState<Column>; pattern: string }) {
+function PagesTable({
+  site,
+  report,
+  sort,
+  pattern,
+}: {
+  site: string;
+  report: Schemas["PagesReport"];
+  sort: SortState<Column>;
+  pattern: string;
+}) {
   const { k } = report;
   // Today's rows are bands (the API adds `high`); whole days never have one.
   const today = report.period.end !== undefined;
@@ -131,7 +157,7 @@ function PagesTable({ site, report, sort, pattern }: { site: string; report: Sch
             {report.rows.map((row) => (
               <tr key={row.path ?? "\u0000other"} class={row.other ? OTHER_ROW_CLASS : undefined}>
                 <th scope="row" class="report-path">
-                  {row.other ? <OtherLabel k={k} what="pages" /> : row.path}
+                  {row.other ? <OtherLabel k={k} what="pages" today={report.period.end !== undefined} /> : row.path}
                 </th>
                 <td class="num">
                   <FigureView figure={row.visitors} k={k} band={band} />

@@ -35,9 +35,9 @@
  *   dimension's value that day (macOS in desktop), the parent minus its shown nested children is
  *   0 or at least k, with complementary suppression inside the parent (decideNestedDimensions).
  * - Today's pages and breakdowns (today.ts; "Today"): read again after every closed hour, from
- *   raw rows; a row below k is hidden, else its counts get its unit set's cell-key noise and are
- *   shown as the band of width k that falls in (bands.ts), so two readings never tell an hour's
- *   newcomers to a row.
+ *   raw rows; a row below k, true or perturbed by its unit set's cell-key noise, is hidden, else
+ *   its perturbed counts are shown as the bands of width k they fall in (bands.ts), so two
+ *   readings never tell an hour's newcomers to a row, nor where its threshold lies.
  * - The live counter (live.ts; "Live"): the one figure read from raw rows, units of the last 5
  *   and 30 minutes, fixed for a minute; below k "fewer than k", else its unit set's cell-key
  *   noise and the band of width k that falls in, so one session never moves it by one.
@@ -84,4 +84,4 @@ export {
 } from "./live";
 export { DEFAULT_K, enoughUnits, kAnonymity, MIN_K, siteDayVisible } from "./threshold";
 export { bandOf } from "./bands";
-export { bandedToday, exactToday, type TodayCell, type TodayRule } from "./today";
+export { bandedOnTrueCounts, bandedToday, exactToday, type TodayCell, type TodayRule } from "./today";

@@ -5,19 +5,25 @@
  * so it must be safe as a series:
  *
  * - Fewer than k units: hidden (the `other` row), as on a whole day.
- * - k or more: the cell's counts through the cell-key noise and its post-processing (noise.ts
- *   shownCounts: the same unit set always reads the same, one unit more redraws it), then the
- *   band of width k each falls in (bands.ts). The hour's newcomers to a cell move its reading by
- *   a whole band or not at all, and by a fresh draw: two readings tell a range of width ≥ k + 10
- *   for them, never their count.
+ * - k or more: the cell's counts through the cell-key noise (noise.ts: the same unit set always
+ *   reads the same, one unit more redraws it). A perturbed count below k is hidden too: the
+ *   threshold is noisy as well. Decided on the true count alone, it would be a sharp edge that
+ *   the same people cross again and again as a reader adds its own sessions one an hour (k − 1 − j
+ *   of them hidden, k − j shown: j others, exactly); whole days are read once, today up to 23
+ *   times. Now a hidden row says "fewer than k + 5", and only a −5 draw makes that sharp.
+ * - Shown: the perturbed counts (pageviews never below the units), each as the band of width k it
+ *   falls in (bands.ts). The hour's newcomers to a cell move its reading by a whole band or not at
+ *   all, and by a fresh draw: two readings tell a range of width ≥ k + 10 for them, never their
+ *   count.
  *
  * Nothing else is needed beside the whole day's rules: a hidden cell's complement (the site's
  * today total, shown by the hour, minus the shown bands) is uncertain by a band and ±5 per
  * shown cell, and so is the day's cover when it was shown today. The rule is a value so the
- * property test can run its attacker with the band and the noise taken out (`exactToday`).
+ * property test can run its attacker with the band and the noise taken out (`exactToday`), or
+ * the noisy threshold (`bandedOnTrueCounts`).
  */
 import { band, exact, type Figure } from "../figures";
-import { shownCounts } from "../noise";
+import { perturb, shownCounts } from "../noise";
 import type { NoiseKey } from "../noise-position";
 import { bandOf } from "./bands";
 
@@ -38,8 +44,17 @@ const banded = (count: number, k: number): Figure => {
   return band(low, high);
 };
 
-/** The rule the API serves: hidden below k; else the perturbed counts (at least k) as their bands. */
+/** The rule the API serves: hidden below k, true or perturbed; else the perturbed counts as their bands. */
 export const bandedToday: TodayRule = {
+  figures(cell, key, k) {
+    if (cell.units < k || perturb(cell.units, cell.keySum, key) < k) return null;
+    const shown = shownCounts(cell, key, k, true);
+    return { visitors: banded(shown.units, k), pageviews: banded(shown.events, k) };
+  },
+};
+
+/** The rule with the noisy threshold removed (shown from k true units, perturbed counts floored at k): for the attack test. */
+export const bandedOnTrueCounts: TodayRule = {
   figures(cell, key, k) {
     if (cell.units < k) return null;
     const shown = shownCounts(cell, key, k, true);

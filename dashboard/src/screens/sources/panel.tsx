@@ -162,6 +162,7 @@ export function BreakdownPanel({
                   row={row}
                   k={report.k}
                   band={bandReason(report.k, report.period)}
+                  today={report.period.end !== undefined}
                   dimension={dimension}
                   goal={goal !== ""}
                   filter={filter}
@@ -257,6 +258,7 @@ function ValueRow({
   row,
   k,
   band,
+  today,
   dimension,
   goal,
   filter,
@@ -265,6 +267,8 @@ function ValueRow({
   k: number;
   /** The tooltip of today's bands. */
   band: string;
+  /** A reading of today's closed hours. */
+  today: boolean;
   dimension: Dimension;
   goal: boolean;
   filter: Filter | null;
@@ -275,7 +279,7 @@ function ValueRow({
     <tr class={selected ? "selected" : row.other ? OTHER_ROW_CLASS : undefined}>
       <th scope="row" class="sources-value">
         {row.other ? (
-          <OtherLabel k={k} />
+          <OtherLabel k={k} today={today} />
         ) : value === null ? (
           <span class="muted">(none)</span>
         ) : (
