@@ -10,6 +10,7 @@
  * reading never does either. It is one index range of events_site_ts per reading; readings are
  * kept per (site, dimension, hour) in the isolate, so dashboards cost one query an hour each.
  */
+import { HttpProblem } from "../lib/problem";
 import type { ReadOnlyDatabase } from "../lib/read-only";
 import type { Dimension } from "./dimensions";
 import { ReportCache } from "./cache";
@@ -31,6 +32,13 @@ export const TODAY_NO_EXIT_PAGES =
 /** Why today's breakdown has no goal. */
 export const TODAY_NO_GOAL =
   "today's conversions are in the conversions report, by the hour (GET /api/v1/conversions?period=today); per value of a dimension they are read by whole days.";
+
+/** What today's breakdown does not offer, and why (docs/reports.md, Today): a 400 naming the field. */
+export function refuseTodayBreakdown(dimension: Dimension, goal: string | undefined): void {
+  if (dimension === "exit_page")
+    throw new HttpProblem(400, `dimension: exit_page is not offered for today: ${TODAY_NO_EXIT_PAGES}`, { field: "dimension" });
+  if (goal !== undefined) throw new HttpProblem(400, `goal: not offered for today: ${TODAY_NO_GOAL}`, { field: "goal" });
+}
 
 export interface TodayRow {
   /** The path or value; null for units without a value, and in the `other` row. */

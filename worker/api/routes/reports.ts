@@ -12,13 +12,7 @@ import { funnelReport } from "../../reports/funnels";
 import { OTHER_KEY } from "../../reports/hidden-rows";
 import { figureValue } from "../../reports/list";
 import { pagesReport } from "../../reports/pages";
-import {
-  TODAY_NO_EXIT_PAGES,
-  TODAY_NO_GOAL,
-  todayBreakdownReport,
-  todayPagesReport,
-  type TodayDimension,
-} from "../../reports/today";
+import { refuseTodayBreakdown, todayBreakdownReport, todayPagesReport, type TodayDimension } from "../../reports/today";
 import { bandColumns, figureColumns, FORMATS_NOTE, inFormat, pagedBody, REPORT_FORMATS, sortedPage } from "../../reports/reply";
 import { prepareReport } from "../../reports/request";
 import { requireFunnelPeriod, retentionDays } from "../../reports/retention";
@@ -74,13 +68,6 @@ const REPORT_REFUSALS = {
       "Refused for this site: `tz` other than its zone; `to` or `date` after the last published day; a goal that is not the site's; for funnels, a period starting before the days WREN_RAW_RETENTION_DAYS keeps.",
   },
 } as const;
-
-/** What today's breakdown does not offer, and why (docs/reports.md, Today): a 400 naming the field. */
-function refuseToday(dimension: string, goal: string | undefined): void {
-  if (dimension === "exit_page")
-    throw new HttpProblem(400, `dimension: exit_page is not offered for today: ${TODAY_NO_EXIT_PAGES}`, { field: "dimension" });
-  if (goal !== undefined) throw new HttpProblem(400, `goal: not offered for today: ${TODAY_NO_GOAL}`, { field: "goal" });
-}
 
 export const reportRoutes = [
   route({
@@ -372,7 +359,7 @@ export const reportRoutes = [
       else if (["converting_sessions", "conversions", "rate"].includes(query.sort)) {
         throw new HttpProblem(400, `sort: ${query.sort} needs a goal.`, { field: "sort" });
       }
-      if (query.period === "today") refuseToday(query.dimension, query.goal);
+      if (query.period === "today") refuseTodayBreakdown(query.dimension, query.goal);
       const p = await prepareReport(context, query.site, query);
       const report = p.scope.hours
         ? await todayBreakdownReport(p.db, p.scope, query.dimension as TodayDimension)
