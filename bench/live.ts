@@ -18,7 +18,6 @@
  * figures.
  */
 import { createClient } from "@libsql/client";
-import { randomBytes } from "node:crypto";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { applyMigrations, openDatabase } from "../cli/database";
@@ -28,7 +27,7 @@ import { readOnly } from "../worker/lib/read-only";
 import { ReportCache } from "../worker/reports/cache";
 import { readLive } from "../worker/reports/live";
 import { catchUp } from "../worker/reports/rollup";
-import { autocannon, latencyHistogram, printJson, processTree } from "./load";
+import { autocannon, latencyHistogram, pageviewBeacons, printJson, processTree, type BeaconFigures } from "./load";
 import { benchScales, inScratchFolder } from "./scratch";
 
 const DURATION_S = Number(process.env.BENCH_LIVE_DURATION ?? 10);
@@ -40,7 +39,6 @@ const BEACON_CONNECTIONS = 10;
 const QUERY_RUNS = 60;
 const SITE = "site_benchlive0000001";
 const DOMAIN = "live.bench.example";
-const BROWSER_UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36";
 const TARGET_SHARE = 0.9;
 
 interface LiveFigures {
@@ -81,31 +79,8 @@ async function seed(file: ReturnType<typeof createClient>, events: number, now: 
   }
 }
 
-async function beaconLoad(stack: Stack, seconds: number) {
-  const sessions = Array.from({ length: 2_000 }, () => randomBytes(16).toString("base64url"));
-  let n = 0;
-  const result = await autocannon({
-    url: stack.url,
-    connections: BEACON_CONNECTIONS,
-    duration: seconds,
-    requests: [
-      {
-        method: "POST",
-        path: "/e",
-        headers: { "content-type": "text/plain;charset=UTF-8", origin: `https://${DOMAIN}`, "user-agent": BROWSER_UA },
-        setupRequest: (request: Record<string, unknown>) => ({
-          ...request,
-          body: JSON.stringify({
-            site: SITE,
-            session: sessions[n++ % sessions.length],
-            events: [{ type: "pageview", path: `/p/${n % 50}` }],
-          }),
-        }),
-      },
-    ],
-  });
-  const acknowledged = Number(result.statusCodeStats["202"]?.count ?? 0);
-  return { requests: acknowledged, perS: acknowledged / result.duration, non2xx: result.non2xx + result.errors };
+function beaconLoad(stack: Stack, seconds: number): Promise<BeaconFigures> {
+  return pageviewBeacons(stack.url, { id: SITE, domain: DOMAIN }, BEACON_CONNECTIONS, seconds);
 }
 
 const READS = { live: `/api/v1/live?site=${SITE}`, overview: `/api/v1/overview?site=${SITE}` };

@@ -3,6 +3,7 @@
  * it ships no types; this is the part of its API the benches use) and the CPU time of a
  * process tree, read from /proc.
  */
+import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 
@@ -50,7 +51,12 @@ export function latencyHistogram(): LatencyHistogram {
   const hdr = createRequire(load.resolve("autocannon"))("hdr-histogram-js") as {
     build(options: Record<string, unknown>): LatencyHistogram;
   };
-  return hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 10_000, numberOfSignificantValueDigits: 3, autoResize: true });
+  return hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 10_000,
+    numberOfSignificantValueDigits: 3,
+    autoResize: true,
+  });
 }
 
 export interface ProcessCpu {
@@ -67,7 +73,11 @@ export function processTree(pid: number | undefined, out: ProcessCpu[] = []): Pr
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
-    out.push({ pid, command: readFileSync(`/proc/${pid}/cmdline`, "utf8"), seconds: (Number(fields[11]) + Number(fields[12])) / 100 });
+    out.push({
+      pid,
+      command: readFileSync(`/proc/${pid}/cmdline`, "utf8"),
+      seconds: (Number(fields[11]) + Number(fields[12])) / 100,
+    });
     for (const task of readdirSync(`/proc/${pid}/task`)) {
       const children = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim();
       for (const child of children ? children.split(" ") : []) processTree(Number(child), out);
@@ -84,4 +94,54 @@ export function processTree(pid: number | undefined, out: ProcessCpu[] = []): Pr
  */
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+const BROWSER_UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36";
+
+export interface BeaconFigures {
+  /** Acknowledged beacons plus refused ones. */
+  requests: number;
+  acknowledged: number;
+  perS: number;
+  p99: number;
+  non2xx: number;
+}
+
+/** Pageview beacons from 2,000 sessions over 50 paths, as a browser sends them, for `seconds`. */
+export async function pageviewBeacons(
+  url: string,
+  site: { id: string; domain: string },
+  connections: number,
+  seconds: number,
+): Promise<BeaconFigures> {
+  const sessions = Array.from({ length: 2_000 }, () => randomBytes(16).toString("base64url"));
+  let n = 0;
+  const result = await autocannon({
+    url,
+    connections,
+    duration: seconds,
+    requests: [
+      {
+        method: "POST",
+        path: "/e",
+        headers: { "content-type": "text/plain;charset=UTF-8", origin: `https://${site.domain}`, "user-agent": BROWSER_UA },
+        setupRequest: (request: Record<string, unknown>) => ({
+          ...request,
+          body: JSON.stringify({
+            site: site.id,
+            session: sessions[n++ % sessions.length],
+            events: [{ type: "pageview", path: `/p/${n % 50}` }],
+          }),
+        }),
+      },
+    ],
+  });
+  const acknowledged = Number(result.statusCodeStats["202"]?.count ?? 0);
+  return {
+    requests: acknowledged + result.non2xx,
+    acknowledged,
+    perS: acknowledged / result.duration,
+    p99: result.latency.p99,
+    non2xx: result.non2xx + result.errors,
+  };
 }

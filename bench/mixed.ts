@@ -12,13 +12,12 @@
  * publication lag under ingest ≤ 60 s. The last line is one JSON object with the figures.
  */
 import { createClient } from "@libsql/client";
-import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { applyMigrations, openDatabase } from "../cli/database";
 import { loadSettings } from "../cli/settings";
 import { startStack, type Stack } from "../test/helpers/stack";
 import { catchUp } from "../worker/reports/rollup";
-import { autocannon, latencyHistogram, printJson, processTree } from "./load";
+import { autocannon, latencyHistogram, pageviewBeacons, printJson, processTree, type BeaconFigures } from "./load";
 import { generate } from "./reports";
 import { benchScales, inScratchFolder } from "./scratch";
 
@@ -27,7 +26,6 @@ const READERS = 10;
 const BEACON_CONNECTIONS = 10;
 const SITE = "site_bench000000001";
 const DOMAIN = "bench.example";
-const BROWSER_UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36";
 
 const TARGET = { readsPerS: 300, readsP95Ms: 100, beaconShare: 0.8, lagS: 60 };
 
@@ -67,35 +65,8 @@ async function readLoad(stack: Stack, key: string, seconds: number, perS?: numbe
   };
 }
 
-interface BeaconFigures {
-  requests: number;
-  perS: number;
-  acknowledged: number;
-  p99: number;
-  non2xx: number;
-}
-
-async function beaconLoad(stack: Stack, seconds: number): Promise<BeaconFigures> {
-  const sessions = Array.from({ length: 2_000 }, () => randomBytes(16).toString("base64url"));
-  let n = 0;
-  const result = await autocannon({
-    url: stack.url,
-    connections: BEACON_CONNECTIONS,
-    duration: seconds,
-    requests: [
-      {
-        method: "POST",
-        path: "/e",
-        headers: { "content-type": "text/plain;charset=UTF-8", origin: `https://${DOMAIN}`, "user-agent": BROWSER_UA },
-        setupRequest: (request: Record<string, unknown>) => ({
-          ...request,
-          body: JSON.stringify({ site: SITE, session: sessions[n++ % sessions.length], events: [{ type: "pageview", path: `/p/${n % 50}` }] }),
-        }),
-      },
-    ],
-  });
-  const acknowledged = Number(result.statusCodeStats["202"]?.count ?? 0);
-  return { requests: acknowledged + result.non2xx, perS: acknowledged / result.duration, acknowledged, p99: result.latency.p99, non2xx: result.non2xx + result.errors };
+function beaconLoad(stack: Stack, seconds: number): Promise<BeaconFigures> {
+  return pageviewBeacons(stack.url, { id: SITE, domain: DOMAIN }, BEACON_CONNECTIONS, seconds);
 }
 
 /** Samples the publisher's lag from /healthz every 500 ms until `until` resolves; returns the largest. */
@@ -115,21 +86,29 @@ async function sampleLag(stack: Stack, until: Promise<unknown>): Promise<number>
 function cpuByRole(pid: number | undefined): Record<string, number> {
   const out: Record<string, number> = {};
   for (const { command, seconds } of processTree(pid)) {
-    const role = /workerd/.test(command) ? "workerd" : /hrana|db/.test(command.split("\0").slice(2).join(" ")) ? "libsql" : "wren";
+    const role = /workerd/.test(command)
+      ? "workerd"
+      : /hrana|db/.test(command.split("\0").slice(2).join(" "))
+        ? "libsql"
+        : "wren";
     out[role] = (out[role] ?? 0) + seconds;
   }
   return out;
 }
 
 /** Runs `load` and returns its result with the CPU each part used per request, in µs. */
-async function withCpu<T extends { requests: number }>(stack: Stack, load: () => Promise<T>): Promise<T & { cpuUs: Record<string, number> }> {
+async function withCpu<T extends { requests: number }>(
+  stack: Stack,
+  load: () => Promise<T>,
+): Promise<T & { cpuUs: Record<string, number> }> {
   const before = { ...cpuByRole(stack.process.pid), generator: process.cpuUsage() };
   const result = await load();
   const after = cpuByRole(stack.process.pid);
   const generator = process.cpuUsage(before.generator);
   const per = (seconds: number) => Math.round((1e6 * seconds) / Math.max(1, result.requests));
   const cpuUs: Record<string, number> = { generator: per((generator.user + generator.system) / 1e6) };
-  for (const role of Object.keys(after)) cpuUs[role] = per(after[role]! - ((before as Record<string, unknown>)[role] as number ?? 0));
+  for (const role of Object.keys(after))
+    cpuUs[role] = per(after[role]! - (((before as Record<string, unknown>)[role] as number) ?? 0));
   return { ...result, cpuUs };
 }
 
@@ -179,7 +158,9 @@ export async function scale(events: number, options: ScaleOptions = {}): Promise
       const g = generate(join(dir, "wren.db"), events);
       await file.execute("PRAGMA cache_size = -524288");
       await catchUp(file as never);
-      console.log(`\n${(events / 1e6).toFixed(0)} M events over ${g.from} … ${g.to}, written and folded in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+      console.log(
+        `\n${(events / 1e6).toFixed(0)} M events over ${g.from} … ${g.to}, written and folded in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+      );
     } else {
       await file.execute({
         sql: "INSERT INTO sites (id, name, domain, allowlist) VALUES (?, 'Bench', ?, ?)",
@@ -187,10 +168,15 @@ export async function scale(events: number, options: ScaleOptions = {}): Promise
       });
       console.log("\nan empty database (one site)");
     }
-    const countEvents = async () => Number((await file.execute({ sql: "SELECT count(*) AS n FROM events WHERE site_id = ?", args: [SITE] })).rows[0]!.n);
+    const countEvents = async () =>
+      Number((await file.execute({ sql: "SELECT count(*) AS n FROM events WHERE site_id = ?", args: [SITE] })).rows[0]!.n);
 
     // The production interval: figures publish every 10 s, as an operator runs it.
-    const stack = await startStack({ dataDir: dir, env: { WREN_RATE_LIMIT: "100000000/60", WREN_PUBLISH_INTERVAL: "10" }, timeoutMs: 300_000 });
+    const stack = await startStack({
+      dataDir: dir,
+      env: { WREN_RATE_LIMIT: "100000000/60", WREN_PUBLISH_INTERVAL: "10" },
+      timeoutMs: 300_000,
+    });
     try {
       const key = stack.adminKey;
       if (!key) throw new Error(`no admin key in the start output:\n${stack.output()}`);
@@ -251,10 +237,13 @@ export async function scale(events: number, options: ScaleOptions = {}): Promise
 
 export async function run(): Promise<void> {
   const scales = benchScales("BENCH_MIXED_SCALES", "0,1000000,10000000");
-  console.log(`${READERS} report readers (pages, timeseries, conversions over 7 days) beside ${BEACON_CONNECTIONS} beacon connections, ${DURATION_S} s per phase; only 2xx counted`);
+  console.log(
+    `${READERS} report readers (pages, timeseries, conversions over 7 days) beside ${BEACON_CONNECTIONS} beacon connections, ${DURATION_S} s per phase; only 2xx counted`,
+  );
   const results: MixedFigures[] = [];
   for (const events of scales) results.push(await scale(events));
-  const round = (n: number) => (Number.isFinite(n) ? (Math.abs(n) < 10 ? Math.round(n * 100) / 100 : Math.round(n * 10) / 10) : null);
+  const round = (n: number) =>
+    Number.isFinite(n) ? (Math.abs(n) < 10 ? Math.round(n * 100) / 100 : Math.round(n * 10) / 10) : null;
   printJson({
     bench: "mixed",
     loads: results.map((r) => ({
