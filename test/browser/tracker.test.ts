@@ -247,15 +247,22 @@ describe("the tracker on the registered domain", () => {
 
   it("counts single-page-app navigations as pageviews", async () => {
     const { context, page, errors } = await newPage();
+    // Each navigation's beacon is its own request: two sent back to back may be stored in either
+    // order, so the next navigation waits until the last one's pageview is stored.
+    const spaPageviews = (n: number) =>
+      eventually(
+        () => rows<{ path: string }>(db, "SELECT path FROM events WHERE kind = 'pageview' AND path LIKE '/spa%' ORDER BY id"),
+        (found) => found.length === n,
+      );
     await page.goto(`http://shop.test:${pagePort}/spa`);
+    await spaPageviews(1);
     await page.click("#step2");
+    await spaPageviews(2);
     await page.click("#same"); // replaceState on the same path is not a navigation
     await page.click("#step3");
+    await spaPageviews(3);
     await page.goBack(); // popstate back to step 2
-    const paths = await eventually(
-      () => rows<{ path: string }>(db, "SELECT path FROM events WHERE kind = 'pageview' AND path LIKE '/spa%' ORDER BY id"),
-      (found) => found.length === 4,
-    );
+    const paths = await spaPageviews(4);
     expect(paths.map((p) => p.path)).toEqual(["/spa", "/spa/step-2", "/spa/step-3", "/spa/step-2"]);
     expect(await conversionsOf(goals.spaStep)).toBe(1);
     expect(errors).toEqual([]);
@@ -264,7 +271,11 @@ describe("the tracker on the registered domain", () => {
 
   it("takes the landing page's campaign from its query string and nothing else of it; the database keeps no User-Agent or address", async () => {
     const { context, page, errors } = await newPage();
+    const pageviews = () => count(db, "SELECT count(*) FROM events WHERE kind = 'pageview'");
+    const before = await pageviews();
     await page.goto(`http://shop.test:${pagePort}/spa?utm_source=newsletter&utm_medium=email&utm_campaign=launch%20week&email=alice%40example.com&token=s3cr3t`);
+    // The landing's beacon is stored before the navigation's is sent: two in flight may be stored in either order.
+    await eventually(pageviews, (n) => n === before + 1);
     await page.click("#step2");
     const views = await eventually(
       () =>
