@@ -18,7 +18,7 @@ import { loadSettings } from "../cli/settings";
 import { readOnly } from "../worker/lib/read-only";
 import { siteArrivals } from "../worker/reports/arrivals";
 import { publishStatement } from "../worker/reports/publication";
-import { printJson } from "./load";
+import { percentile, printJson, timeCalls } from "./load";
 import { benchScales, inScratchFolder } from "./scratch";
 
 const SITE = "site_benchfirstday01";
@@ -60,8 +60,6 @@ function fill(file: string, events: number, first: number): void {
   db.close();
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
-
 export async function run(): Promise<void> {
   const results: { events: number; median_ms: number; p95_ms: number; beacons: unknown }[] = [];
   for (const events of benchScales("BENCH_ARRIVALS_SCALES", "10000,100000,1000000")) {
@@ -80,13 +78,7 @@ export async function run(): Promise<void> {
         `  ${events.toLocaleString("en")} events on the first day (and as many on another site): written in ${((performance.now() - built) / 1000).toFixed(1)} s`,
       );
       let answer = await siteArrivals(reader, SITE, 5); // warm the page cache, as a running service has it
-      const times: number[] = [];
-      for (let i = 0; i < READS; i++) {
-        const start = performance.now();
-        answer = await siteArrivals(reader, SITE, 5);
-        times.push(performance.now() - start);
-      }
-      times.sort((a, b) => a - b);
+      const times = await timeCalls(READS, async () => (answer = await siteArrivals(reader, SITE, 5)));
       const row = {
         events,
         median_ms: Number(percentile(times, 0.5).toFixed(1)),

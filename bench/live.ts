@@ -27,7 +27,16 @@ import { readOnly } from "../worker/lib/read-only";
 import { ReportCache } from "../worker/reports/cache";
 import { readLive } from "../worker/reports/live";
 import { catchUp } from "../worker/reports/rollup";
-import { autocannon, latencyHistogram, pageviewBeacons, printJson, processTree, type BeaconFigures } from "./load";
+import {
+  autocannon,
+  latencyHistogram,
+  pageviewBeacons,
+  percentile,
+  printJson,
+  processTree,
+  timeCalls,
+  type BeaconFigures,
+} from "./load";
 import { benchScales, inScratchFolder } from "./scratch";
 
 const DURATION_S = Number(process.env.BENCH_LIVE_DURATION ?? 10);
@@ -121,8 +130,6 @@ async function measured<T>(stack: Stack, load: () => Promise<T>): Promise<T & { 
   return { ...result, cpuS: stackCpu(stack) - before };
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-
 async function scale(events: number): Promise<LiveFigures> {
   return inScratchFolder("live", async (dir) => {
     const migrated = await openDatabase(loadSettings({ ...process.env, WREN_DATA: dir }));
@@ -151,14 +158,10 @@ async function scale(events: number): Promise<LiveFigures> {
 
     // The query alone, each call computing (a fresh cache), on the database file.
     const reader = readOnly(file as never);
-    const times: number[] = [];
-    for (let i = 0; i < QUERY_RUNS + 5; i++) {
-      const t = performance.now();
-      await readLive(reader, SITE, 5, { cache: new ReportCache() });
-      if (i >= 5) times.push(performance.now() - t);
-    }
-    times.sort((a, b) => a - b);
-    const query = { p50: percentile(times, 50), p95: percentile(times, 95) };
+    const live = () => readLive(reader, SITE, 5, { cache: new ReportCache() });
+    for (let i = 0; i < 5; i++) await live(); // warm-up, not timed
+    const times = await timeCalls(QUERY_RUNS, live);
+    const query = { p50: percentile(times, 0.5), p95: percentile(times, 0.95) };
 
     const stack = await startStack({
       dataDir: dir,

@@ -145,3 +145,19 @@ export async function pageviewBeacons(
     non2xx: result.non2xx + result.errors,
   };
 }
+
+/** The p-quantile (0–1) of ascending `sorted`: the value at index ⌊n·p⌋, the last one at most. */
+export function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+}
+
+/** The times (ms) of `runs` calls of `once`, one after another, ascending. */
+export async function timeCalls(runs: number, once: () => Promise<unknown>): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    await once();
+    times.push(performance.now() - started);
+  }
+  return times.sort((a, b) => a - b);
+}

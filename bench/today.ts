@@ -23,7 +23,7 @@ import { NOISE_KEY_SQL, noiseKeyOf } from "../worker/reports/noise-position";
 import { exactToday } from "../worker/reports/privacy";
 import type { ReportScope } from "../worker/reports/scope";
 import { todayBreakdownReport, todayPagesReport } from "../worker/reports/today";
-import { printJson } from "./load";
+import { percentile, printJson, timeCalls } from "./load";
 import { benchScales, inScratchFolder } from "./scratch";
 
 const SITE = "site_benchtoday00001";
@@ -66,16 +66,8 @@ function fill(file: string, events: number, dayStart: number): void {
   db.close();
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
-
 async function timed(read: () => Promise<unknown>): Promise<{ median_ms: number; p95_ms: number }> {
-  const times: number[] = [];
-  for (let i = 0; i < READS; i++) {
-    const t = performance.now();
-    await read();
-    times.push(performance.now() - t);
-  }
-  times.sort((a, b) => a - b);
+  const times = await timeCalls(READS, read);
   return { median_ms: Math.round(percentile(times, 0.5) * 10) / 10, p95_ms: Math.round(percentile(times, 0.95) * 10) / 10 };
 }
 
@@ -111,8 +103,7 @@ export async function run(): Promise<void> {
       const errors = top
         .map(
           (r) =>
-            Math.abs((r.visitors.value! + (r.visitors as BandFigure).high) / 2 - exactBy.get(r.path)!) /
-            exactBy.get(r.path)!,
+            Math.abs((r.visitors.value! + (r.visitors as BandFigure).high) / 2 - exactBy.get(r.path)!) / exactBy.get(r.path)!,
         )
         .sort((a, b) => a - b);
       const ofK = truth.rows.filter((r) => !r.other).length;
