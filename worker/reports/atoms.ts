@@ -125,16 +125,20 @@ export function siteDayAtomGuarded(row: Row, k: number): boolean {
   return siteDayVisible(Number(row["visitors"]), k) && Boolean(Number(row["hour_unsafe"]));
 }
 
+/** The goals a report lists, in their order. Smoke-test goals stay out of every report: their conversions are listed with the deployments. */
+export function reportGoalsStatement(siteId: string) {
+  return {
+    sql: "SELECT id, name, kind, match, threshold FROM goals WHERE site_id = ? AND NOT (kind = 'event' AND purpose IS ?) ORDER BY created_at, rowid",
+    args: [siteId, SMOKE_TEST_PURPOSE],
+  };
+}
+
 export async function loadDayAtoms(db: ReadOnlyDatabase, scope: ReportScope): Promise<DayAtoms> {
   const range = [scope.siteId, scope.from, scope.to];
   const [siteRows, goalRows, goalList, pathRows] = await db.queryAll([
     { sql: SITE_DAY_ATOMS_SQL, args: [scope.k, ...range, scope.legacyDays ?? ""] },
     { sql: GOAL_DAY_ATOMS_SQL, args: [scope.k, ...range, scope.legacyDays ?? ""] },
-    // Smoke-test goals stay out of every report: their conversions are listed with the deployments.
-    {
-      sql: "SELECT id, name, kind, match, threshold FROM goals WHERE site_id = ? AND NOT (kind = 'event' AND purpose IS ?) ORDER BY created_at, rowid",
-      args: [scope.siteId, SMOKE_TEST_PURPOSE],
-    },
+    reportGoalsStatement(scope.siteId),
     // The period's paths, when a goal matches paths: its atoms are checked against the pages report.
     {
       sql:

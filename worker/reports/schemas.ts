@@ -10,7 +10,8 @@ import { VITAL_METRICS } from "../lib/schema";
 import { MAX_FUNNEL_STEPS } from "./funnels";
 import { decodeCursor } from "./list";
 import { HOUR_PERIODS, PERIODS } from "./period";
-import { DIMENSIONS, filterValue, isDimension } from "./dimensions";
+import { DIMENSIONS } from "./dimensions";
+import { FILTER_DIMENSIONS, MAX_FILTERS, parseFilter } from "./explore/filters";
 import { INTERVALS } from "./timeseries";
 import { canonicalTimeZone } from "./timezone";
 
@@ -152,38 +153,32 @@ const cursor = z
   .optional()
   .meta({ param: { description: "next_cursor of the previous page." } });
 
-/** `filter=dimension:value`: the visitors with that value only (reports/filter.ts). */
+/** `filter=dimension:value`, `filter=dimension!:value` (is not), up to three: the visitors matching all (reports/explore/filters.ts). */
 const filter = z
-  .string()
-  .max(300)
-  .transform((text, ctx) => {
-    const at = text.indexOf(":");
-    const dimension = text.slice(0, at);
-    const value = text.slice(at + 1);
-    if (at < 0 || !isDimension(dimension) || value === "") {
-      ctx.addIssue({
-        code: "custom",
-        message: `must be dimension:value, the dimension one of ${DIMENSIONS.join(", ")} (e.g. country:DE)`,
-      });
-      return z.NEVER;
-    }
-    const canonical = filterValue(dimension, value);
-    if ("error" in canonical) {
-      ctx.addIssue({ code: "custom", message: canonical.error });
-      return z.NEVER;
-    }
-    return { dimension, value: canonical.value };
-  })
+  .array(
+    z
+      .string()
+      .max(300)
+      .transform((text, ctx) => {
+        const parsed = parseFilter(text);
+        if ("error" in parsed) {
+          ctx.addIssue({ code: "custom", message: parsed.error });
+          return z.NEVER;
+        }
+        return parsed;
+      }),
+  )
+  .max(MAX_FILTERS, `at most ${MAX_FILTERS} filters`)
   .optional()
   .meta({
     param: {
-      description:
-        "Only the visitors with this value of a dimension, as `dimension:value` (`country:DE`, `source:Google`, `utm_campaign:launch`, `device:mobile`): the breakdown's cells of that value, day by day. Whole days only (not with `today`, `24h` or hourly points); one filter. Case is ignored where the values are a fixed set (`country`, `device`, `source`'s names and hosts); other values are exact.",
+      description: `Only the visitors matching every filter (up to ${MAX_FILTERS}, repeat the parameter): \`dimension:value\` (is) or \`dimension!:value\` (is not), on ${FILTER_DIMENSIONS.map((d) => `\`${d}\``).join(", ")} (\`country:DE\`, \`source!:Google\`, \`page:/pricing\`, \`goal:goal_…\`). Whole days within WREN_RAW_RETENTION_DAYS (a single \`is\` filter on a session dimension reaches further on the daily timeseries and the conversions report); not with \`today\` or \`24h\`. Case is ignored where the values are a fixed set (\`country\`, \`device\`, \`source\`'s names and hosts); other values are exact.`,
     },
   });
 
 export const pagesQuery = z.strictObject({
   ...todayPeriodParams,
+  filter,
   page: pagePattern.optional().meta({ param: { description: "Only this path, or paths matching a pattern (`/blog/*`)." } }),
   sort: z
     .enum(["visitors", "pageviews", "path"])
@@ -264,6 +259,7 @@ export const timeseriesQuery = z.strictObject({
 
 export const breakdownQuery = z.strictObject({
   ...todayPeriodParams,
+  filter,
   dimension: z.enum(DIMENSIONS).meta({
     param: {
       description:

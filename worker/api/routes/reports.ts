@@ -15,6 +15,9 @@ import { pagesReport } from "../../reports/pages";
 import { refuseTodayBreakdown, todayBreakdownReport, todayPagesReport, type TodayDimension } from "../../reports/today";
 import { bandColumns, figureColumns, FORMATS_NOTE, inFormat, pagedBody, REPORT_FORMATS, sortedPage } from "../../reports/reply";
 import { prepareReport } from "../../reports/request";
+import { filterContext, planFilters, type FilterPlan } from "../../reports/explore/plan";
+import { filteredBreakdownReport, filteredPagesReport } from "../../reports/explore/tables";
+import { filteredConversionsReport, filteredTimeseriesReport } from "../../reports/explore/series";
 import { requireFunnelPeriod, retentionDays } from "../../reports/retention";
 import {
   breakdownQuery,
@@ -33,41 +36,8 @@ import {
 import { MAX_HOURLY_DAYS, timeseriesReport } from "../../reports/timeseries";
 import { vitalsReport, type VitalsRow, type VitalsSums } from "../../reports/vitals";
 import { route } from "../registry";
-import type { HeaderSpec } from "../reply";
+import { PAGED_REPORT_HEADERS, REPORT_HEADERS, REPORT_REFUSALS } from "./report-responses";
 import { now } from "../../lib/clock";
-
-/** The headers every report's 200 carries in every format (reports/reply.ts, `inFormat`). */
-const REPORT_HEADERS: Record<string, HeaderSpec> = {
-  Vary: {
-    description: "The body depends on `Accept` (JSON, CSV or NDJSON).",
-    required: true,
-    schema: { type: "string", const: "Accept" },
-  },
-  "Wren-Published-Through": {
-    description: "The site's last published local day: the freshest the report can be.",
-    required: true,
-    schema: { type: "string", format: "date" },
-  },
-};
-
-/** A paginated report's: and while a next page exists, `Link` to it. */
-const PAGED_REPORT_HEADERS: Record<string, HeaderSpec> = {
-  ...REPORT_HEADERS,
-  Link: {
-    description: 'The next page, `</api/v1/…?…&cursor=…>; rel="next"`; absent on the last page.',
-    required: false,
-    schema: { type: "string", pattern: '^<[^>]+>; rel="next"$' },
-  },
-};
-
-/** What every report answers besides its figures: the site unknown, or the request refused for it (problem+json naming the field). */
-const REPORT_REFUSALS = {
-  404: { description: "No such site (`field`: `site`)." },
-  422: {
-    description:
-      "Refused for this site: `tz` other than its zone; `to` or `date` after the last published day; a goal that is not the site's; for funnels, a period starting before the days WREN_RAW_RETENTION_DAYS keeps.",
-  },
-} as const;
 
 export const reportRoutes = [
   route({
@@ -91,10 +61,20 @@ export const reportRoutes = [
     },
     async handle(context) {
       const { query } = context;
-      const p = await prepareReport(context, query.site, query);
+      let plan: FilterPlan = { by: "none" };
+      const p = await prepareReport(
+        context,
+        query.site,
+        query,
+        (period) => (plan = planFilters(query.filter, period, filterContext(context.env))),
+      );
       const report = p.scope.hours
         ? await todayPagesReport(p.db, p.scope, query.page)
-        : await p.cached("pages", [query.page], () => pagesReport(p.db, p.scope, query.page));
+        : await p.cached("pages", [query.page, plan], () =>
+            plan.by === "units"
+              ? filteredPagesReport(p.db, p.scope, plan.filters, query.page)
+              : pagesReport(p.db, p.scope, query.page),
+          );
       const page = sortedPage(
         report.rows,
         p,
@@ -208,11 +188,18 @@ export const reportRoutes = [
     },
     async handle(context) {
       const { query } = context;
-      const p = await prepareReport(context, query.site, query, (period) => {
-        if (period.hours && query.filter)
-          throw new HttpProblem(400, `filter: applies to whole days, not to period=${query.period}.`, { field: "filter" });
-      });
-      const report = await p.cached("conversions", [query.filter], () => conversionsReport(p.db, p.scope, query.filter));
+      let plan: FilterPlan = { by: "none" };
+      const p = await prepareReport(
+        context,
+        query.site,
+        query,
+        (period) => (plan = planFilters(query.filter, period, filterContext(context.env, true))),
+      );
+      const report = await p.cached("conversions", [plan], () =>
+        plan.by === "units"
+          ? filteredConversionsReport(p.db, p.scope, plan.filters)
+          : conversionsReport(p.db, p.scope, plan.by === "day-cells" ? plan.filter : undefined),
+      );
       const page = sortedPage(
         report.rows,
         p,
@@ -300,21 +287,22 @@ export const reportRoutes = [
       const { db, query } = context;
       if (query.goal !== undefined) await requireReportGoals(db, query.site, [query.goal], "goal");
       let interval = query.interval ?? "day";
+      let plan: FilterPlan = { by: "none" };
       const p = await prepareReport(context, query.site, query, (period) => {
         if (period.hours) {
           if (query.interval === "day")
             throw new HttpProblem(400, `interval: period=${query.period} is reported per hour.`, { field: "interval" });
           interval = "hour";
         }
-        if (interval === "hour" && query.filter) {
-          throw new HttpProblem(400, "filter: applies to daily points (whole days), not to hourly ones.", { field: "filter" });
-        }
         if (interval === "hour" && period.days > MAX_HOURLY_DAYS) {
           throw new HttpProblem(400, `interval: hourly points cover at most ${MAX_HOURLY_DAYS} days.`, { field: "interval" });
         }
+        plan = planFilters(query.filter, period, filterContext(context.env, interval === "day"));
       });
-      const report = await p.cached("timeseries", [interval, query.goal, query.filter], () =>
-        timeseriesReport(p.db, p.scope, interval, query.goal, query.filter),
+      const report = await p.cached("timeseries", [interval, query.goal, plan], () =>
+        plan.by === "units"
+          ? filteredTimeseriesReport(p.db, p.scope, plan.filters, interval, query.goal)
+          : timeseriesReport(p.db, p.scope, interval, query.goal, plan.by === "day-cells" ? plan.filter : undefined),
       );
       return context.reply(
         200,
@@ -360,11 +348,19 @@ export const reportRoutes = [
         throw new HttpProblem(400, `sort: ${query.sort} needs a goal.`, { field: "sort" });
       }
       if (query.period === "today") refuseTodayBreakdown(query.dimension, query.goal);
-      const p = await prepareReport(context, query.site, query);
+      let plan: FilterPlan = { by: "none" };
+      const p = await prepareReport(
+        context,
+        query.site,
+        query,
+        (period) => (plan = planFilters(query.filter, period, filterContext(context.env))),
+      );
       const report = p.scope.hours
         ? await todayBreakdownReport(p.db, p.scope, query.dimension as TodayDimension)
-        : await p.cached("breakdown", [query.dimension, query.goal], () =>
-            breakdownReport(p.db, p.scope, query.dimension, query.goal),
+        : await p.cached("breakdown", [query.dimension, query.goal, plan], () =>
+            plan.by === "units"
+              ? filteredBreakdownReport(p.db, p.scope, plan.filters, query.dimension, query.goal)
+              : breakdownReport(p.db, p.scope, query.dimension, query.goal),
           );
       const sort = query.sort;
       const page = sortedPage(
