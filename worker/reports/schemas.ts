@@ -11,7 +11,7 @@ import { MAX_FUNNEL_STEPS } from "./funnels";
 import { decodeCursor } from "./list";
 import { HOUR_PERIODS, PERIODS } from "./period";
 import { DIMENSIONS } from "./dimensions";
-import { FILTER_DIMENSIONS, MAX_FILTERS, parseFilter } from "./explore/filters";
+import { FILTER_DIMENSIONS, filterText, MAX_FILTERS, parseFilter, type Filter } from "./explore/filters";
 import { INTERVALS } from "./timeseries";
 import { canonicalTimeZone } from "./timezone";
 
@@ -155,20 +155,24 @@ const cursor = z
 
 /** `filter=dimension:value`, `filter=dimension!:value` (is not), up to three: the visitors matching all (reports/explore/filters.ts). */
 const filter = z
-  .array(
-    z
-      .string()
-      .max(300)
-      .transform((text, ctx) => {
-        const parsed = parseFilter(text);
-        if ("error" in parsed) {
-          ctx.addIssue({ code: "custom", message: parsed.error });
-          return z.NEVER;
-        }
-        return parsed;
-      }),
-  )
+  .array(z.string().max(300))
   .max(MAX_FILTERS, `at most ${MAX_FILTERS} filters`)
+  .transform((texts, ctx) => {
+    const filters: Filter[] = [];
+    for (const text of texts) {
+      const parsed = parseFilter(text);
+      if ("error" in parsed) {
+        ctx.addIssue({ code: "custom", message: `${text}: ${parsed.error}` });
+        return z.NEVER;
+      }
+      if (filters.some((f) => filterText(f) === filterText(parsed))) {
+        ctx.addIssue({ code: "custom", message: `${text}: given twice` });
+        return z.NEVER;
+      }
+      filters.push(parsed);
+    }
+    return filters;
+  })
   .optional()
   .meta({
     param: {
@@ -191,6 +195,7 @@ export const pagesQuery = z.strictObject({
 
 export const vitalsQuery = z.strictObject({
   ...wholeDayParams(VITALS_NOT_HOURLY),
+  filter,
   page: pagePattern.optional().meta({ param: { description: "Only this path, or paths matching a pattern (`/blog/*`)." } }),
   metric: z
     .enum(VITAL_METRICS)
@@ -221,6 +226,7 @@ export const conversionsQuery = z.strictObject({
 
 export const funnelsQuery = z.strictObject({
   ...wholeDayParams(FUNNELS_NOT_HOURLY),
+  filter,
   goals: z
     .string()
     .max(1000)

@@ -15,9 +15,15 @@ import { pagesReport } from "../../reports/pages";
 import { refuseTodayBreakdown, todayBreakdownReport, todayPagesReport, type TodayDimension } from "../../reports/today";
 import { bandColumns, figureColumns, FORMATS_NOTE, inFormat, pagedBody, REPORT_FORMATS, sortedPage } from "../../reports/reply";
 import { prepareReport } from "../../reports/request";
-import { filterContext, planFilters, type FilterPlan } from "../../reports/explore/plan";
-import { filteredBreakdownReport, filteredPagesReport } from "../../reports/explore/tables";
-import { filteredConversionsReport, filteredTimeseriesReport } from "../../reports/explore/series";
+import {
+  filteredBreakdownReport,
+  filteredConversionsReport,
+  filteredFunnelReport,
+  filteredPagesReport,
+  filteredTimeseriesReport,
+  filteredVitalsReport,
+  filterPlanner,
+} from "../../reports/explore";
 import { requireFunnelPeriod, retentionDays } from "../../reports/retention";
 import {
   breakdownQuery,
@@ -61,13 +67,9 @@ export const reportRoutes = [
     },
     async handle(context) {
       const { query } = context;
-      let plan: FilterPlan = { by: "none" };
-      const p = await prepareReport(
-        context,
-        query.site,
-        query,
-        (period) => (plan = planFilters(query.filter, period, filterContext(context.env))),
-      );
+      const filters = filterPlanner(context.env, query.filter);
+      const p = await prepareReport(context, query.site, query, (period) => filters.check(period));
+      const plan = filters.plan;
       const report = p.scope.hours
         ? await todayPagesReport(p.db, p.scope, query.page)
         : await p.cached("pages", [query.page, plan], () =>
@@ -117,7 +119,9 @@ export const reportRoutes = [
     },
     async handle(context) {
       const { query } = context;
-      const p = await prepareReport(context, query.site, query);
+      const filters = filterPlanner(context.env, query.filter);
+      const p = await prepareReport(context, query.site, query, (period) => filters.check(period));
+      const plan = filters.plan;
       const sortValue = (r: VitalsSums) =>
         query.sort === "path"
           ? r.other
@@ -138,7 +142,8 @@ export const reportRoutes = [
       // Sorting by p75 needs every p75; otherwise only the page's rows get one, so the page
       // itself is what is kept.
       const { page: pattern, metric, sort, order, limit, cursor } = query;
-      const page = await p.cached("vitals", [pattern, metric, sort, order, limit, cursor, p.format], async () => {
+      const page = await p.cached("vitals", [pattern, metric, sort, order, limit, cursor, p.format, plan], async () => {
+        if (plan.by === "units") return paged(await filteredVitalsReport(p.db, p.scope, plan.filters, { page: pattern, metric }));
         let next: string | null = null;
         const rows = await vitalsReport(p.db, p.scope, { page: pattern, metric }, (all) => {
           if (sort === "p75") return all;
@@ -188,13 +193,9 @@ export const reportRoutes = [
     },
     async handle(context) {
       const { query } = context;
-      let plan: FilterPlan = { by: "none" };
-      const p = await prepareReport(
-        context,
-        query.site,
-        query,
-        (period) => (plan = planFilters(query.filter, period, filterContext(context.env, true))),
-      );
+      const filters = filterPlanner(context.env, query.filter);
+      const p = await prepareReport(context, query.site, query, (period) => filters.check(period, true));
+      const plan = filters.plan;
       const report = await p.cached("conversions", [plan], () =>
         plan.by === "units"
           ? filteredConversionsReport(p.db, p.scope, plan.filters)
@@ -249,8 +250,17 @@ export const reportRoutes = [
       // Funnels read per-session rows, which retention keeps for WREN_RAW_RETENTION_DAYS only.
       const field = query.from !== undefined ? "from" : query.date !== undefined ? "date" : "period";
       const days = retentionDays(context.env.WREN_RAW_RETENTION_DAYS);
-      const p = await prepareReport(context, query.site, query, (period) => requireFunnelPeriod(period.from, now(), days, field));
-      const steps = await p.cached("funnel", [query.goals], () => funnelReport(p.db, p.scope, query.goals));
+      const filters = filterPlanner(context.env, query.filter);
+      const p = await prepareReport(context, query.site, query, (period) => {
+        requireFunnelPeriod(period.from, now(), days, field);
+        filters.check(period);
+      });
+      const plan = filters.plan;
+      const steps = await p.cached("funnel", [query.goals, plan], () =>
+        plan.by === "units"
+          ? filteredFunnelReport(p.db, p.scope, plan.filters, query.goals)
+          : funnelReport(p.db, p.scope, query.goals),
+      );
       return context.reply(
         200,
         { ...p.head, steps },
@@ -287,7 +297,7 @@ export const reportRoutes = [
       const { db, query } = context;
       if (query.goal !== undefined) await requireReportGoals(db, query.site, [query.goal], "goal");
       let interval = query.interval ?? "day";
-      let plan: FilterPlan = { by: "none" };
+      const filters = filterPlanner(context.env, query.filter);
       const p = await prepareReport(context, query.site, query, (period) => {
         if (period.hours) {
           if (query.interval === "day")
@@ -297,8 +307,9 @@ export const reportRoutes = [
         if (interval === "hour" && period.days > MAX_HOURLY_DAYS) {
           throw new HttpProblem(400, `interval: hourly points cover at most ${MAX_HOURLY_DAYS} days.`, { field: "interval" });
         }
-        plan = planFilters(query.filter, period, filterContext(context.env, interval === "day"));
+        filters.check(period, interval === "day");
       });
+      const plan = filters.plan;
       const report = await p.cached("timeseries", [interval, query.goal, plan], () =>
         plan.by === "units"
           ? filteredTimeseriesReport(p.db, p.scope, plan.filters, interval, query.goal)
@@ -348,13 +359,9 @@ export const reportRoutes = [
         throw new HttpProblem(400, `sort: ${query.sort} needs a goal.`, { field: "sort" });
       }
       if (query.period === "today") refuseTodayBreakdown(query.dimension, query.goal);
-      let plan: FilterPlan = { by: "none" };
-      const p = await prepareReport(
-        context,
-        query.site,
-        query,
-        (period) => (plan = planFilters(query.filter, period, filterContext(context.env))),
-      );
+      const filters = filterPlanner(context.env, query.filter);
+      const p = await prepareReport(context, query.site, query, (period) => filters.check(period));
+      const plan = filters.plan;
       const report = p.scope.hours
         ? await todayBreakdownReport(p.db, p.scope, query.dimension as TodayDimension)
         : await p.cached("breakdown", [query.dimension, query.goal, plan], () =>

@@ -55,3 +55,14 @@ export function planFilters(filters: readonly Filter[] | undefined, period: Peri
 export function filterContext(env: { WREN_RAW_RETENTION_DAYS?: string | null }, dayCells = false): PlanContext {
   return { now: now(), retentionDays: retentionDays(env.WREN_RAW_RETENTION_DAYS), dayCells };
 }
+
+/** A route's filters, planned once its period is known (prepareReport's check): `plan` is read after. */
+export function filterPlanner(env: { WREN_RAW_RETENTION_DAYS?: string | null }, filters: readonly Filter[] | undefined) {
+  const planner = {
+    plan: { by: "none" } as FilterPlan,
+    check(period: Period, dayCells = false): void {
+      planner.plan = planFilters(filters, period, filterContext(env, dayCells));
+    },
+  };
+  return planner;
+}
