@@ -8,6 +8,7 @@ import { goalRoutes } from "./goals";
 import { keyRoutes } from "./keys";
 import { liveRoutes } from "./live";
 import { overviewRoutes } from "./overview";
+import { queryRoutes } from "./query";
 import { reportRoutes } from "./reports";
 import { sessionRoutes } from "./sessions";
 import { siteRoutes } from "./sites";
@@ -20,6 +21,7 @@ export const apiRoutes: Route[] = [
   ...sessionRoutes,
   ...eventRoutes,
   ...reportRoutes,
+  ...queryRoutes,
   ...overviewRoutes,
   ...liveRoutes,
   ...deploymentRoutes,

@@ -38,16 +38,34 @@ export function planFilters(filters: readonly Filter[] | undefined, period: Peri
       },
     );
   }
-  const earliest = retentionHorizon(context.now, context.retentionDays).funnelsFrom;
-  if (period.from >= earliest) return { by: "units", filters: canonicalFilters(filters) };
   const [only] = filters;
-  if (context.dayCells && filters.length === 1 && only && !only.negated && onSessionDimension(only)) {
+  if (
+    period.from < earliestPerSessionDay(context) &&
+    context.dayCells &&
+    filters.length === 1 &&
+    only &&
+    !only.negated &&
+    onSessionDimension(only)
+  ) {
     return { by: "day-cells", filter: { dimension: only.dimension, value: only.value } };
   }
+  requirePerSessionDays(period, context, "filter");
+  return { by: "units", filters: canonicalFilters(filters) };
+}
+
+/** The first local day whose per-session rows retention still keeps whole. */
+function earliestPerSessionDay(context: PlanContext): string {
+  return retentionHorizon(context.now, context.retentionDays).funnelsFrom;
+}
+
+/** Refuses (422 naming `field`) a period that starts before the days whose per-session rows are kept. */
+export function requirePerSessionDays(period: Period, context: PlanContext, field: string): void {
+  const earliest = earliestPerSessionDay(context);
+  if (period.from >= earliest) return;
   throw new HttpProblem(
     422,
-    `filter: filters are read from per-session rows, which are kept for WREN_RAW_RETENTION_DAYS (${context.retentionDays} days); the earliest day a filtered period can start is ${earliest}.`,
-    { field: "filter" },
+    `${field}: filtered figures are read from per-session rows, which are kept for WREN_RAW_RETENTION_DAYS (${context.retentionDays} days); the earliest day such a period can start is ${earliest}.`,
+    { field },
   );
 }
 
