@@ -176,6 +176,7 @@ function keyRouteCalls(): Record<string, [string, unknown?]> {
     "GET /api/v1/funnels": [`/api/v1/funnels?site=${ids.site}&period=7d&goals=${ids.goal},${ids.goal2}`],
     "GET /api/v1/timeseries": [`/api/v1/timeseries?site=${ids.site}&period=24h`],
     "GET /api/v1/breakdown": [`/api/v1/breakdown?site=${ids.site}&period=7d&dimension=source`],
+    "POST /api/v1/query": ["/api/v1/query", { site_id: ids.site, metrics: ["visitors"], date_range: "7d" }],
     "GET /api/v1/overview": [`/api/v1/overview?site=${ids.site}`],
     "GET /api/v1/live": [`/api/v1/live?site=${ids.site}`],
     "POST /api/v1/deployments": ["/api/v1/deployments", { site: ids.site, version: "v3", external_id: "release-3" }],
@@ -205,6 +206,7 @@ describe("the key routes", () => {
       "POST /api/v1/sites/{id}/token": 200,
       "POST /api/v1/sites/{id}/deployment-hook": 200,
       "POST /api/v1/alerts/{id}/test": 202,
+      "POST /api/v1/query": 200,
     };
     for (const [op, [path, body]] of Object.entries(calls)) {
       const answer = await expectAnswer(op, special[op] ?? success[methodOf(op)] ?? 200, admin(methodOf(op), path, body));
@@ -270,6 +272,7 @@ describe("the key routes", () => {
         `/api/v1/${r}?site=${UNKNOWN.site}`,
       ]),
       ["GET /api/v1/breakdown", `/api/v1/breakdown?site=${UNKNOWN.site}&dimension=country`],
+      ["POST /api/v1/query", "/api/v1/query", { site_id: UNKNOWN.site, metrics: ["visitors"], date_range: "7d" }],
       ["GET /api/v1/overview", `/api/v1/overview?site=${ids.site}&deployment=${UNKNOWN.dep}`],
       ["GET /api/v1/live", `/api/v1/live?site=${UNKNOWN.site}`],
       ["POST /api/v1/deployments", "/api/v1/deployments", { site: UNKNOWN.site, version: "v1" }],
@@ -316,6 +319,7 @@ describe("the key routes", () => {
       "POST /api/v1/deployments": ["/api/v1/deployments", { site: ids.site, version: "has spaces" }],
       "POST /api/v1/alerts": ["/api/v1/alerts", alertRule({ threshold: 2 })],
       "PATCH /api/v1/alerts/{id}": [`/api/v1/alerts/${ids.alr}`, { window_hours: 0 }],
+      "POST /api/v1/query": ["/api/v1/query", { site_id: ids.site, metrics: ["revenue"], date_range: "7d" }],
     };
     for (const [op, [path, body]] of Object.entries(invalid)) {
       const method = methodOf(op);

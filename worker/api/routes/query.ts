@@ -11,7 +11,7 @@ import { REPORT_REFUSALS } from "./report-responses";
 
 export const queryRoutes = [
   route({
-    operationId: "query",
+    operationId: "getQueryResults",
     method: "POST",
     path: "/api/v1/query",
     summary: "Query: metrics grouped by up to two dimensions, under up to three filters (Plausible Stats API v2's shape)",
@@ -30,7 +30,9 @@ export const queryRoutes = [
     async handle(context) {
       const { body } = context;
       const period =
-        typeof body.date_range === "string" ? { period: body.date_range } : { from: body.date_range[0], to: body.date_range[1] };
+        typeof body.date_range === "string"
+          ? { period: body.date_range }
+          : { from: body.date_range[0]!, to: body.date_range[1]! };
       const p = await prepareReport(context, body.site_id, period, (resolved) =>
         requirePerSessionDays(resolved, filterContext(context.env), "date_range"),
       );

@@ -54,7 +54,8 @@ function bodyFilter(raw: unknown): Filter | string {
   return "error" in parsed ? parsed.error : parsed;
 }
 
-const dateRange = z.union([z.enum(["day", "7d", "30d"]), z.tuple([z.iso.date(), z.iso.date()])]);
+// Lists, not tuples: OpenAPI 3.0 has no tuple (Spectral's array-items); the length is checked instead.
+const dateRange = z.union([z.enum(["day", "7d", "30d"]), z.array(z.iso.date()).length(2)]);
 
 export const queryBody = z.strictObject({
   site_id: siteId.meta({ description: "The site's id (Wren's, not its domain)." }),
@@ -89,7 +90,13 @@ export const queryBody = z.strictObject({
     })
     .meta({ description: `Up to ${MAX_FILTERS} filters, AND-ed: \`["is" | "is_not", dimension, [value]]\`.` }),
   order_by: z
-    .array(z.tuple([z.string(), z.enum(["asc", "desc"])]))
+    .array(
+      z
+        .array(z.string().max(100))
+        .length(2)
+        .refine(([, direction]) => direction === "asc" || direction === "desc", 'each must be [name, "asc" | "desc"]')
+        .transform(([name, direction]) => [name!, direction as "asc" | "desc"] as const),
+    )
     .max(3)
     .optional()
     .meta({ description: '`[[metric or dimension, "asc" | "desc"]]`; default: the first metric, descending.' }),
