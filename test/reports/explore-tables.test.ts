@@ -6,21 +6,24 @@
 import { describe, expect, it } from "vitest";
 import { filteredBreakdownReport, filteredPagesReport } from "../../worker/reports/explore/tables";
 import { filteredConversionsReport, filteredTimeseriesReport } from "../../worker/reports/explore/series";
+import { filteredFunnelReport } from "../../worker/reports/explore/funnels";
+import { filteredVitalsReport } from "../../worker/reports/explore/vitals";
 import type { Filter } from "../../worker/reports/explore/filters";
 import { parseFilter } from "../../worker/reports/explore/filters";
 import { perturb, shownCounts, unitKey } from "../../worker/reports/noise";
 import { exactFiltered } from "../../worker/reports/privacy";
 import { catchUp } from "../../worker/reports/rollup";
 import type { ReportScope } from "../../worker/reports/scope";
-import { addConversions, addEvents, addGoal, at, freshSiteDbs, noiseKey, sessions, type TestDb } from "./helpers";
+import type { Figure } from "../../worker/reports/figures";
+import { addConversions, addEvents, addGoal, addVitals, at, freshSiteDbs, noiseKey, sessions, type TestDb } from "./helpers";
 
 const SITE = "site_explore";
 const fresh = freshSiteDbs(SITE);
 const DAY = "2026-11-20";
 const DAY2 = "2026-11-21";
 const K = 5;
-const est = (value: number) => ({ value, qualifier: "estimated" });
-const hidden = { value: null, qualifier: "suppressed" };
+const est = (value: number): Figure => ({ value, qualifier: "estimated" });
+const hidden: Figure = { value: null, qualifier: "suppressed" };
 
 const f = (text: string): Filter => {
   const parsed = parseFilter(text);
@@ -32,13 +35,17 @@ async function scope(db: TestDb, from = DAY, to = DAY): Promise<ReportScope> {
   return { siteId: SITE, from, to, timeZone: "UTC", k: K, noise: true, noiseKey: await noiseKey(db.client) };
 }
 
-/** What rule F shows for a cell of these (day, session) units with these events, or null when hidden. */
-async function expected(db: TestDb, ids: string[], events: number) {
+/**
+ * What rule F shows for a cell of these (day, session) units with these events: its perturbed
+ * counts, or hidden figures when fewer than k or a perturbed count below k (the noisy threshold,
+ * which a cell of 6–9 sessions meets now and then, by its own secret draw).
+ */
+async function expected(db: TestDb, ids: string[], events: number): Promise<{ units: Figure; events: Figure; shown: boolean }> {
   const key = await noiseKey(db.client);
   const keySum = ids.reduce((n, id) => n + unitKey(id, key.secret), 0);
-  if (ids.length < K || perturb(ids.length, keySum, key) < K) return null;
+  if (ids.length < K || perturb(ids.length, keySum, key) < K) return { units: hidden, events: hidden, shown: false };
   const s = shownCounts({ units: ids.length, events, keySum }, key, K, true);
-  return { units: est(s.units), events: est(s.events) };
+  return { units: est(s.units), events: est(s.events), shown: true };
 }
 
 /**
@@ -81,12 +88,13 @@ describe("filtered breakdowns", () => {
     const db = await fresh();
     await seed(db);
     const report = await filteredBreakdownReport(db.reader, await scope(db), [f("country:DE")], "source");
-    const google = (await expected(db, deGoogle, 16))!;
+    const google = await expected(db, deGoogle, 16);
     const bing = await expected(db, de.slice(8), 4);
-    const total = (await expected(db, de, 20))!;
-    expect(bing).toBeNull(); // 4 sessions: fewer than k
+    const total = await expected(db, de, 20);
+    expect(bing.shown).toBe(false); // 4 sessions: fewer than k
+    expect(total.shown).toBe(true); // 12: never below k
     expect(report.rows).toEqual([
-      { value: "Google", other: false, visitors: google.units, pageviews: google.events },
+      ...(google.shown ? [{ value: "Google", other: false, visitors: google.units, pageviews: google.events }] : []),
       { value: null, other: true, visitors: hidden, pageviews: hidden },
     ]);
     expect(report.totals).toEqual({ visitors: total.units, pageviews: total.events });
@@ -97,25 +105,28 @@ describe("filtered breakdowns", () => {
     await seed(db);
     const s = await scope(db);
     const report = await filteredBreakdownReport(db.reader, s, [f("source:Google"), f("country!:FR")], "country", "goal_signup");
-    const deg = (await expected(db, deGoogle, 16))!;
-    const conv = (await expected(db, deGoogle.slice(0, 6), 6))!;
-    expect(report.rows).toEqual([
-      {
-        value: "DE",
-        other: false,
-        visitors: deg.units,
-        pageviews: deg.events,
-        converting_sessions: conv.units,
-        conversions: conv.events,
-        rate: { value: Math.round((conv.units.value / deg.units.value) * 1e4) / 1e4, qualifier: "estimated" },
-      },
-    ]);
-    expect(report.totals).toEqual({
-      visitors: deg.units,
-      pageviews: deg.events,
-      converting_sessions: conv.units,
-      conversions: conv.events,
-    });
+    const deg = await expected(db, deGoogle, 16);
+    const conv = await expected(db, deGoogle.slice(0, 6), 6);
+    const converting = { converting_sessions: conv.units, conversions: conv.events };
+    const rate = conv.shown
+      ? { value: Math.round((conv.units.value! / deg.units.value!) * 1e4) / 1e4, qualifier: "estimated" }
+      : hidden;
+    expect(report.rows).toEqual(
+      deg.shown
+        ? [{ value: "DE", other: false, visitors: deg.units, pageviews: deg.events, ...converting, rate }]
+        : [
+            {
+              value: null,
+              other: true,
+              visitors: hidden,
+              pageviews: hidden,
+              converting_sessions: hidden,
+              conversions: hidden,
+              rate: hidden,
+            },
+          ],
+    );
+    expect(report.totals).toEqual({ visitors: deg.units, pageviews: deg.events, ...converting });
   });
 
   it("with the rule taken out, reads exact counts (what the attack test attacks)", async () => {
@@ -160,10 +171,10 @@ describe("filtered timeseries and conversions", () => {
     await seed(db);
     const s = await scope(db, "2026-11-19", DAY2);
     const report = await filteredTimeseriesReport(db.reader, s, [f("country:DE")], "day");
-    const day1 = (await expected(db, de, 20))!;
-    const day2 = (await expected(db, later, 6))!;
-    const all = (await expected(db, [...de, ...later], 26))!;
-    const conv = (await expected(db, deGoogle.slice(0, 6), 6))!;
+    const day1 = await expected(db, de, 20);
+    const day2 = await expected(db, later, 6);
+    const all = await expected(db, [...de, ...later], 26);
+    const conv = await expected(db, deGoogle.slice(0, 6), 6);
     expect(report.points.map((p) => [p.local, p.visitors, p.pageviews, p.conversions])).toEqual([
       ["2026-11-19", { value: 0, qualifier: "exact" }, { value: 0, qualifier: "exact" }, { value: 0, qualifier: "exact" }],
       [DAY, day1.units, day1.events, conv.events],
@@ -187,5 +198,75 @@ describe("filtered timeseries and conversions", () => {
         rate: { value: 0.4, qualifier: "exact" },
       },
     ]);
+  });
+});
+
+describe("filtered vitals, funnels and hours", () => {
+  it("read the vitals of the filtered visitors only: samples, shares and p75 from their own samples", async () => {
+    const db = await fresh();
+    await seed(db);
+    // Every DE session sends an LCP on "/": the Google ones 1.2 s, the Bing ones 5 s; FR 3 s.
+    await addVitals(db.client, [
+      ...de.map((session, i) => ({
+        site: SITE,
+        session,
+        path: "/",
+        metric: "LCP",
+        value: i < 8 ? 1200 : 5000,
+        ts: at(DAY, 10, 2),
+      })),
+      ...fr.map((session) => ({ site: SITE, session, path: "/", metric: "LCP", value: 3000, ts: at(DAY, 10, 2) })),
+    ]);
+    await catchUp(db.client as never);
+    const rows = await filteredVitalsReport(db.reader, await scope(db), [f("country:DE")], {}, { rule: exactFiltered });
+    expect(rows.map((r) => [r.path, r.metric, r.samples, r.good, r.poor])).toEqual([
+      ["/", "LCP", { value: 12, qualifier: "exact" }, { value: 0.6667, qualifier: "estimated" }, hidden],
+    ]);
+    // The rank (the 9th of 12 samples) lies in the 5 s bucket, which holds 4 sessions' samples: no block
+    // around it up to the widest holds k sessions' alone, so p75 is hidden, range and all.
+    expect([rows[0]!.p75, rows[0]!.p75_low, rows[0]!.p75_high]).toEqual([hidden, hidden, hidden]);
+    const all = await filteredVitalsReport(db.reader, await scope(db), [f("source:Google")], {}, { rule: exactFiltered });
+    expect(all.map((r) => r.samples.value)).toEqual([15]);
+    expect(all[0]!.good).toEqual({ value: 0.5333, qualifier: "estimated" });
+    // 8 samples at 1.2 s, 7 at 3 s: the rank (11.25th) lies in the 3 s bucket, 7 sessions' samples: a value.
+    const { p75, p75_low, p75_high } = all[0]!;
+    expect(p75.qualifier).toBe("estimated");
+    expect(p75_low.value! <= 3000 && 3000 <= p75_high.value!).toBe(true);
+    expect(p75_low.value! <= p75.value! && p75.value! <= p75_high.value!).toBe(true);
+  });
+
+  it("count a funnel's steps among the filtered visitors, in the order of each session's first completions", async () => {
+    const db = await fresh();
+    await seed(db);
+    await addGoal(db.client, SITE, "goal_buy", "Buy");
+    // 5 of the 6 converting DE-Google sessions buy after signing up; one buys before (it does not count in step 2).
+    await addConversions(db.client, [
+      ...deGoogle.slice(0, 5).map((session) => ({ site: SITE, goal: "goal_buy", session, ts: at(DAY, 11) })),
+      { site: SITE, goal: "goal_buy", session: deGoogle[5]!, ts: at(DAY, 10, 8) },
+    ]);
+    await catchUp(db.client as never);
+    const steps = await filteredFunnelReport(db.reader, await scope(db), [f("country:DE")], ["goal_signup", "goal_buy"], {
+      rule: exactFiltered,
+    });
+    expect(steps.map((s) => [s.step, s.goal.id, s.sessions, s.dropoff])).toEqual([
+      [1, "goal_signup", { value: 6, qualifier: "exact" }, { value: 0, qualifier: "exact" }],
+      [2, "goal_buy", { value: 5, qualifier: "exact" }, { value: 1, qualifier: "exact" }],
+    ]);
+    const fromBing = await filteredFunnelReport(db.reader, await scope(db), [f("source:Bing")], ["goal_signup", "goal_buy"], {
+      rule: exactFiltered,
+    });
+    expect(fromBing.map((s) => s.sessions)).toEqual([hidden, hidden]);
+  });
+
+  it("give hourly points of the filtered visitors: each hour's cell, hidden below k", async () => {
+    const db = await fresh();
+    await seed(db);
+    const report = await filteredTimeseriesReport(db.reader, await scope(db), [f("country:DE")], "hour", undefined, {
+      rule: exactFiltered,
+    });
+    expect(report.points).toHaveLength(24);
+    const shown = report.points.filter((p) => p.visitors.value !== null && p.visitors.value > 0);
+    expect(shown.map((p) => [p.local, p.visitors])).toEqual([[`${DAY}T10:00`, { value: 12, qualifier: "exact" }]]);
+    expect(report.points[9]!.visitors).toEqual(hidden); // the site had visitors that day, nobody from DE at 09:00: hidden, not 0
   });
 });
