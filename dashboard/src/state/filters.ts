@@ -6,63 +6,13 @@
  */
 import { computed, signal } from "@preact/signals";
 import type { paths } from "../api/openapi";
-import type { Schemas } from "../api/client";
+import { FILTER_LABEL, filterText, flipped, MAX_FILTERS, parseFilter, readFilters, withFilter, type Filter, type FilterDimension } from "./filter-text";
 import { query, setQuery } from "./location";
 
-/** The dimensions a filter can be on: a breakdown's, a page viewed, a goal completed. */
-export type FilterDimension = Schemas["BreakdownReport"]["dimension"] | "page" | "goal";
+export { FILTER_LABEL, filterText, MAX_FILTERS, type Filter, type FilterDimension } from "./filter-text";
 
-/** The API's limit (worker/reports/explore/filters.ts MAX_FILTERS). */
-export const MAX_FILTERS = 3;
-
-/** Each dimension as the dashboard names it. */
-export const FILTER_LABEL: Readonly<Record<FilterDimension, string>> = {
-  source: "Source",
-  utm_source: "UTM source",
-  utm_medium: "UTM medium",
-  utm_campaign: "UTM campaign",
-  utm_content: "UTM content",
-  utm_term: "UTM term",
-  entry_page: "Entry page",
-  exit_page: "Exit page",
-  browser: "Browser",
-  os: "System",
-  device: "Device",
-  country: "Country",
-  page: "Page",
-  goal: "Goal",
-};
-
-const isFilterDimension = (name: string): name is FilterDimension => Object.hasOwn(FILTER_LABEL, name);
-
-export interface Filter {
-  dimension: FilterDimension;
-  /** `is not`: the visitors without the value. */
-  negated: boolean;
-  value: string;
-}
-
-/** "country:DE" or "country!:DE" → a filter; null when the text is no filter. */
-export function parseFilter(text: string): Filter | null {
-  const at = text.indexOf(":");
-  const negated = at > 0 && text.charAt(at - 1) === "!";
-  const dimension = text.slice(0, negated ? at - 1 : at);
-  const value = text.slice(at + 1);
-  return at > 0 && isFilterDimension(dimension) && value !== "" ? { dimension, negated, value } : null;
-}
-
-/** A filter as the URL and the API write it: "country:DE", "source!:Google". */
-export const filterText = (filter: Filter): string => `${filter.dimension}${filter.negated ? "!" : ""}:${filter.value}`;
-
-/** The URL's `filter` parameters, the valid ones first three, one per dimension (the first wins). */
-export const filters = computed<readonly Filter[]>(() => {
-  const read: Filter[] = [];
-  for (const text of query.value.getAll("filter")) {
-    const filter = parseFilter(text);
-    if (filter && read.length < MAX_FILTERS && !read.some((f) => f.dimension === filter.dimension)) read.push(filter);
-  }
-  return read;
-});
+/** The URL's filters (filter-text.ts readFilters). */
+export const filters = computed<readonly Filter[]>(() => readFilters(query.value.getAll("filter")));
 
 /** The URL's `filter` parameters that are no filter (a hand-edited link): the bar says so. */
 export const invalidFilters = computed(() => query.value.getAll("filter").filter((text) => parseFilter(text) === null));
@@ -86,14 +36,12 @@ function write(next: readonly Filter[]): void {
  * refused (filterNotice). Returns whether it was added.
  */
 export function addFilter(dimension: FilterDimension, value: string): boolean {
-  const list = filters.value;
-  const same = list.findIndex((f) => f.dimension === dimension);
-  if (same < 0 && list.length >= MAX_FILTERS) {
+  const next = withFilter(filters.value, dimension, value);
+  if (!next) {
     filterNotice.value = `At most ${MAX_FILTERS} filters: remove one to add ${FILTER_LABEL[dimension].toLowerCase()}.`;
     return false;
   }
-  const filter: Filter = { dimension, negated: false, value };
-  write(same < 0 ? [...list, filter] : list.map((f, i) => (i === same ? filter : f)));
+  write(next);
   return true;
 }
 
@@ -109,7 +57,7 @@ export function toggleFilter(dimension: FilterDimension, value: string): void {
 
 /** Turns `is` into `is not` and back. */
 export function flipFilter(index: number): void {
-  write(filters.value.map((f, i) => (i === index ? { ...f, negated: !f.negated } : f)));
+  write(flipped(filters.value, index));
 }
 
 export function removeFilter(index: number): void {
