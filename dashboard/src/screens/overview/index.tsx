@@ -85,7 +85,7 @@ export function OverviewScreen({ site }: { site: string }) {
           {arrivals?.status === "first_day" && <FirstDayPanel arrivals={arrivals} />}
           <section aria-labelledby="overview-live">
             <h2 id="overview-live">Visitors now</h2>
-            <NotFiltered what="Visitors now are" why="the live counter counts every visitor of the last minutes" />
+            <NotFiltered what="The live counter is" why="it counts every visitor of the last minutes" />
             <LiveCounter site={site} />
           </section>
           <section aria-labelledby="overview-comparison">
