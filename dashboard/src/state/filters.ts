@@ -7,7 +7,7 @@
 import { computed, signal } from "@preact/signals";
 import type { paths } from "../api/openapi";
 import { FILTER_LABEL, filterText, flipped, MAX_FILTERS, parseFilter, readFilters, withFilter, type Filter, type FilterDimension } from "./filter-text";
-import { query, setQuery } from "./location";
+import { path, query, setQuery } from "./location";
 
 export { FILTER_LABEL, filterText, MAX_FILTERS, type Filter, type FilterDimension } from "./filter-text";
 
@@ -22,11 +22,15 @@ export function filterQuery(list: readonly Filter[] = filters.value): { filter?:
   return list.length ? { filter: list.map(filterText) } : {};
 }
 
-/** The last change refused (a fourth filter), in a short sentence; null once a change is made. */
-export const filterNotice = signal<string | null>(null);
+/** The last change refused (a fourth filter), and the view it was refused in. */
+const refused = signal<{ text: string; view: string } | null>(null);
+const currentView = () => `${path.value}?${query.value}`;
+
+/** Why the last change was refused, in a short sentence, while the view it was tried in is shown. */
+export const filterNotice = computed(() => (refused.value?.view === currentView() ? refused.value.text : null));
 
 function write(next: readonly Filter[]): void {
-  filterNotice.value = null;
+  refused.value = null;
   // Another filter is another view: a page cursor of the previous one means nothing in it.
   setQuery({ filter: next.map(filterText), cursor: undefined });
 }
@@ -38,7 +42,7 @@ function write(next: readonly Filter[]): void {
 export function addFilter(dimension: FilterDimension, value: string): boolean {
   const next = withFilter(filters.value, dimension, value);
   if (!next) {
-    filterNotice.value = `At most ${MAX_FILTERS} filters: remove one to add ${FILTER_LABEL[dimension].toLowerCase()}.`;
+    refused.value = { text: `At most ${MAX_FILTERS} filters: remove one to add ${FILTER_LABEL[dimension].toLowerCase()}.`, view: currentView() };
     return false;
   }
   write(next);
