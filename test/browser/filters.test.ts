@@ -31,7 +31,8 @@ const HIDDEN = "Hidden: fewer than 5 sessions, or hiding it keeps a small group 
 const DAY_MS = 86_400_000;
 /** A day `back` days before today (UTC, the site's zone), as YYYY-MM-DD. */
 const day = (back: number) => new Date(Date.now() - back * DAY_MS).toISOString().slice(0, 10);
-const at = (date: string, hour: number, minute = 0) => Date.parse(`${date}T${String(hour).padStart(2, "0")}:${String(minute).padStart(2, "0")}:00Z`);
+const at = (date: string, hour: number, minute = 0) =>
+  Date.parse(`${date}T${String(hour).padStart(2, "0")}:${String(minute).padStart(2, "0")}:00Z`);
 
 beforeAll(async () => {
   f = await apiFixture({ WREN_RATE_LIMIT: "100000/60" });
@@ -114,7 +115,12 @@ async function drawnTrend(page: Page) {
   return {
     points: await table
       .locator("tbody tr")
-      .evaluateAll((trs) => trs.map((tr) => [tr.querySelector("time")?.getAttribute("datetime"), ...[...tr.querySelectorAll("td")].map((td) => td.textContent)])),
+      .evaluateAll((trs) =>
+        trs.map((tr) => [
+          tr.querySelector("time")?.getAttribute("datetime"),
+          ...[...tr.querySelectorAll("td")].map((td) => td.textContent),
+        ]),
+      ),
     totals: await table.locator("tfoot td").allTextContents(),
   };
 }
@@ -123,7 +129,11 @@ type PageRow = { path: string | null; other: boolean; visitors: Figure; pageview
 
 async function pagesOf(filters: readonly string[]) {
   const body = await report(`/api/v1/pages?site=${site}&period=7d&sort=visitors&order=desc`, filters);
-  return (body.rows as PageRow[]).map((r) => [r.other ? "Other pages (fewer than 5 each)" : r.path, shown(r.visitors), shown(r.pageviews)]);
+  return (body.rows as PageRow[]).map((r) => [
+    r.other ? "Other pages (fewer than 5 each)" : r.path,
+    shown(r.visitors),
+    shown(r.pageviews),
+  ]);
 }
 
 type BreakdownRow = { value: string | null; other: boolean; visitors: Figure; pageviews: Figure };
@@ -131,9 +141,18 @@ const COUNTRIES: Record<string, string> = { DE: "Germany", FR: "France", US: "Un
 
 /** A breakdown panel's rows as the API answers them, the filtered value marked "✓". */
 async function breakdownOf(dimension: string, filters: readonly string[]) {
-  const body = await report(`/api/v1/breakdown?site=${site}&period=7d&dimension=${dimension}&sort=visitors&order=desc&limit=10`, filters);
+  const body = await report(
+    `/api/v1/breakdown?site=${site}&period=7d&dimension=${dimension}&sort=visitors&order=desc&limit=10`,
+    filters,
+  );
   return (body.rows as BreakdownRow[]).map((r) => {
-    const name = r.other ? "Other values (fewer than 5 each)" : r.value === null ? "(none)" : dimension === "country" ? `${r.value} ${COUNTRIES[r.value]}` : r.value;
+    const name = r.other
+      ? "Other values (fewer than 5 each)"
+      : r.value === null
+        ? "(none)"
+        : dimension === "country"
+          ? `${r.value} ${COUNTRIES[r.value]}`
+          : r.value;
     const marked = r.value !== null && filters.includes(`${dimension}:${r.value}`);
     return [marked ? `✓ ${name}` : name, shown(r.visitors), shown(r.pageviews)];
   });
@@ -160,9 +179,17 @@ async function follows(drawn: () => Promise<unknown>, answered: () => Promise<un
 
 /** The chips above the screen, as read: "Country is Germany". */
 const chips = (page: Page) =>
-  page.locator(".filter-bar .chip").evaluateAll((items) => items.map((chip) => [...chip.children].slice(0, 3).map((c) => c.textContent).join(" ")));
+  page.locator(".filter-bar .chip").evaluateAll((items) =>
+    items.map((chip) =>
+      [...chip.children]
+        .slice(0, 3)
+        .map((c) => c.textContent)
+        .join(" "),
+    ),
+  );
 const urlFilters = (page: Page) => new URL(page.url()).searchParams.getAll("filter");
-const tab = (page: Page, name: string) => page.getByRole("navigation", { name: "Site" }).getByRole("link", { name, exact: true }).click();
+const tab = (page: Page, name: string) =>
+  page.getByRole("navigation", { name: "Site" }).getByRole("link", { name, exact: true }).click();
 
 describe("filters in the dashboard", () => {
   it("follow a country then a source on every screen, survive a reload, flip, go, and refuse a fourth", async () => {
@@ -173,102 +200,169 @@ describe("filters in the dashboard", () => {
 
     // Unfiltered, the Overview's trend is the site's.
     await page.goto(`${f.stack.url}/dashboard/s/${site}/overview?period=7d`);
-    await follows(() => drawnTrend(page), () => trendOf([]));
+    await follows(
+      () => drawnTrend(page),
+      () => trendOf([]),
+    );
     const everyone = await trendOf([]);
     expect(await page.locator(".filter-bar .chip").count()).toBe(0);
 
     // A country's row on the Sources screen adds its filter: a chip, the address, and the panels follow.
     await tab(page, "Sources");
-    await follows(() => rowsOf(page, /^Countries/), () => breakdownOf("country", []));
-    await page.getByRole("table", { name: /^Countries/ }).getByRole("button", { name: "DE Germany" }).click();
+    await follows(
+      () => rowsOf(page, /^Countries/),
+      () => breakdownOf("country", []),
+    );
+    await page
+      .getByRole("table", { name: /^Countries/ })
+      .getByRole("button", { name: "DE Germany" })
+      .click();
     await expect.poll(() => chips(page)).toEqual(["Country is Germany"]);
     expect(urlFilters(page)).toEqual(["country:DE"]);
-    await follows(() => rowsOf(page, /^Countries/), () => breakdownOf("country", ["country:DE"]));
-    await follows(() => rowsOf(page, /^Sources \(referrers\)/), () => breakdownOf("source", ["country:DE"]));
+    await follows(
+      () => rowsOf(page, /^Countries/),
+      () => breakdownOf("country", ["country:DE"]),
+    );
+    await follows(
+      () => rowsOf(page, /^Sources \(referrers\)/),
+      () => breakdownOf("source", ["country:DE"]),
+    );
 
     // The chips are above every report screen, the tabs keep the filter, and each screen follows.
     await tab(page, "Overview");
     await expect.poll(() => chips(page)).toEqual(["Country is Germany"]);
-    await follows(() => drawnTrend(page), () => trendOf(["country:DE"]));
+    await follows(
+      () => drawnTrend(page),
+      () => trendOf(["country:DE"]),
+    );
     const germans = await trendOf(["country:DE"]);
     expect(germans.totals).not.toEqual(everyone.totals);
     // The chart is drawn from the same filtered read.
-    expect(requests.some((url) => url.pathname === "/api/v1/timeseries" && url.searchParams.getAll("filter").join() === "country:DE")).toBe(true);
-    expect(await page.locator("#overview-trend ~ .chart canvas, section[aria-labelledby=overview-trend] canvas").count()).toBeGreaterThan(0);
+    expect(
+      requests.some((url) => url.pathname === "/api/v1/timeseries" && url.searchParams.getAll("filter").join() === "country:DE"),
+    ).toBe(true);
+    expect(
+      await page.locator("#overview-trend ~ .chart canvas, section[aria-labelledby=overview-trend] canvas").count(),
+    ).toBeGreaterThan(0);
     // What filters do not reach says so.
     await page.getByRole("note").filter({ hasText: "The comparison is not filtered" }).waitFor();
     await tab(page, "Pages");
     await expect.poll(() => chips(page)).toEqual(["Country is Germany"]);
-    await follows(() => rowsOf(page, /^Pages by path/), () => pagesOf(["country:DE"]));
+    await follows(
+      () => rowsOf(page, /^Pages by path/),
+      () => pagesOf(["country:DE"]),
+    );
     expect(await pagesOf(["country:DE"])).not.toEqual(await pagesOf([]));
     await tab(page, "Vitals");
     await page.getByRole("note").filter({ hasText: "Vitals are not filtered" }).waitFor();
 
     // A source's row, with the keyboard: Enter on it adds the second filter.
     await tab(page, "Sources");
-    const google = page.getByRole("table", { name: /^Sources \(referrers\)/ }).getByRole("button", { name: "Google", exact: true });
+    const google = page
+      .getByRole("table", { name: /^Sources \(referrers\)/ })
+      .getByRole("button", { name: "Google", exact: true });
     await google.focus();
     await page.keyboard.press("Enter");
     await expect.poll(() => chips(page)).toEqual(["Country is Germany", "Source is Google"]);
     expect(urlFilters(page)).toEqual(["country:DE", "source:Google"]);
     const both = ["country:DE", "source:Google"];
-    await follows(() => rowsOf(page, /^Countries/), () => breakdownOf("country", both));
+    await follows(
+      () => rowsOf(page, /^Countries/),
+      () => breakdownOf("country", both),
+    );
     await tab(page, "Pages");
-    await follows(() => rowsOf(page, /^Pages by path/), () => pagesOf(both));
+    await follows(
+      () => rowsOf(page, /^Pages by path/),
+      () => pagesOf(both),
+    );
     await tab(page, "Overview");
-    await follows(() => drawnTrend(page), () => trendOf(both));
+    await follows(
+      () => drawnTrend(page),
+      () => trendOf(both),
+    );
     const germansFromGoogle = await trendOf(both);
     expect(germansFromGoogle.totals).not.toEqual(germans.totals);
 
     // Four days ago two Germans came from Google: fewer than k, the day reads "< 5" as any hidden figure does, never 0.
-    const fourDaysAgo = (await report(`/api/v1/timeseries?site=${site}&period=7d&interval=day`, both)).points.find((p: Point & { local: string }) =>
-      p.local.startsWith(day(4)),
+    const fourDaysAgo = (await report(`/api/v1/timeseries?site=${site}&period=7d&interval=day`, both)).points.find(
+      (p: Point & { local: string }) => p.local.startsWith(day(4)),
     ) as Point;
     expect(fourDaysAgo.visitors).toEqual({ value: null, qualifier: "suppressed" });
-    const hiddenCell = page.locator("table.overview-points tbody tr", { has: page.locator(`time[datetime="${fourDaysAgo.start}"]`) }).locator("td").first();
+    const hiddenCell = page
+      .locator("table.overview-points tbody tr", { has: page.locator(`time[datetime="${fourDaysAgo.start}"]`) })
+      .locator("td")
+      .first();
     expect(await hiddenCell.textContent()).toBe("< 5");
     expect(await hiddenCell.locator(".figure").getAttribute("title")).toBe(HIDDEN);
 
     // A reload keeps both.
     await page.reload();
     await expect.poll(() => chips(page)).toEqual(["Country is Germany", "Source is Google"]);
-    await follows(() => drawnTrend(page), () => trendOf(both));
+    await follows(
+      () => drawnTrend(page),
+      () => trendOf(both),
+    );
 
     // A chip flips to "is not": the Germans are left out, the figures follow.
     await page.getByRole("button", { name: "Country is Germany: change to is not" }).click();
     await expect.poll(() => chips(page)).toEqual(["Country is not Germany", "Source is Google"]);
     expect(urlFilters(page)).toEqual(["country!:DE", "source:Google"]);
-    await follows(() => drawnTrend(page), () => trendOf(["country!:DE", "source:Google"]));
+    await follows(
+      () => drawnTrend(page),
+      () => trendOf(["country!:DE", "source:Google"]),
+    );
 
     // Its × removes it: the figures return to those of the source alone.
     await page.getByRole("button", { name: "Remove filter Country is not Germany" }).click();
     await expect.poll(() => chips(page)).toEqual(["Source is Google"]);
     expect(urlFilters(page)).toEqual(["source:Google"]);
-    await follows(() => drawnTrend(page), () => trendOf(["source:Google"]));
+    await follows(
+      () => drawnTrend(page),
+      () => trendOf(["source:Google"]),
+    );
     expect((await trendOf(["source:Google"])).totals).not.toEqual(germansFromGoogle.totals);
     // The focus, whose button went, is on the line under the chips.
     expect(await page.evaluate(() => (globalThis as any).document.activeElement.id)).toBe("filters-hint");
     // Back and forward step through the filters as through any view.
     await page.goBack();
     await expect.poll(() => chips(page)).toEqual(["Country is not Germany", "Source is Google"]);
-    await follows(() => drawnTrend(page), () => trendOf(["country!:DE", "source:Google"]));
+    await follows(
+      () => drawnTrend(page),
+      () => trendOf(["country!:DE", "source:Google"]),
+    );
     await page.goForward();
     await expect.poll(() => chips(page)).toEqual(["Source is Google"]);
-    await follows(() => drawnTrend(page), () => trendOf(["source:Google"]));
+    await follows(
+      () => drawnTrend(page),
+      () => trendOf(["source:Google"]),
+    );
 
     // A click anywhere on a row adds its filter; a goal's chip names the goal.
     await tab(page, "Sources");
-    await page.getByRole("table", { name: /^Devices/ }).locator("tbody tr", { hasText: "desktop" }).locator("td").first().click();
+    await page
+      .getByRole("table", { name: /^Devices/ })
+      .locator("tbody tr", { hasText: "desktop" })
+      .locator("td")
+      .first()
+      .click();
     await expect.poll(() => chips(page)).toEqual(["Source is Google", "Device is desktop"]);
     await tab(page, "Goals & funnels");
-    await page.getByRole("table", { name: /^Conversions by goal/ }).getByRole("button", { name: "Checkout" }).click();
+    await page
+      .getByRole("table", { name: /^Conversions by goal/ })
+      .getByRole("button", { name: "Checkout" })
+      .click();
     await expect.poll(() => chips(page)).toEqual(["Source is Google", "Device is desktop", "Goal is Checkout"]);
     expect(urlFilters(page)).toEqual(["source:Google", "device:desktop", `goal:${checkout}`]);
 
     // A fourth is refused, in words; nothing changes.
     await tab(page, "Sources");
-    await page.getByRole("table", { name: /^Systems/ }).getByRole("button", { name: "Windows" }).click();
-    await expect.poll(() => page.locator(".filter-bar [role=status]").textContent()).toBe("At most 3 filters: remove one to add system.");
+    await page
+      .getByRole("table", { name: /^Systems/ })
+      .getByRole("button", { name: "Windows" })
+      .click();
+    await expect
+      .poll(() => page.locator(".filter-bar [role=status]").textContent())
+      .toBe("At most 3 filters: remove one to add system.");
     expect(urlFilters(page)).toEqual(["source:Google", "device:desktop", `goal:${checkout}`]);
 
     // Today takes no filter: the screen says why and offers yesterday, rather than the API's refusal.
@@ -285,14 +379,19 @@ describe("filters in the dashboard", () => {
     await note.getByRole("button", { name: "Show yesterday" }).click();
     await expect.poll(() => new URL(page.url()).searchParams.get("period")).toBe("day");
     // Yesterday had no visitor: the panels say so, and no report fails.
-    await page.locator("section[aria-labelledby=countries-title]").getByText("No visitors in this period", { exact: false }).waitFor();
+    await page
+      .locator("section[aria-labelledby=countries-title]")
+      .getByText("No visitors in this period", { exact: false })
+      .waitFor();
     await expect.poll(() => page.locator(".loading").count()).toBe(0);
     expect(await note.count()).toBe(0);
     expect(await page.locator(".failure").count()).toBe(0);
 
     // Before the per-session rows retention keeps (30 days), two filters cannot be read: said in words, with the ways out.
     expect(errors).toEqual([]);
-    await page.goto(`${f.stack.url}/dashboard/s/${site}/overview?period=custom&from=${day(60)}&to=${day(1)}&filter=country:DE&filter=source:Google`);
+    await page.goto(
+      `${f.stack.url}/dashboard/s/${site}/overview?period=custom&from=${day(60)}&to=${day(1)}&filter=country:DE&filter=source:Google`,
+    );
     const refused = page.getByRole("note").filter({ hasText: "Filters cannot be read over this period" });
     await refused.waitFor();
     expect(await refused.locator("p").first().textContent()).toMatch(
@@ -301,7 +400,10 @@ describe("filters in the dashboard", () => {
     await refused.getByRole("button", { name: "Show 7 days" }).click();
     // The browser logs the refused read itself; the page shows no error.
     expect([...new Set(errors.splice(0))]).toEqual(["Failed to load resource: the server responded with a status of 422 ()"]);
-    await follows(() => drawnTrend(page), () => trendOf(both));
+    await follows(
+      () => drawnTrend(page),
+      () => trendOf(both),
+    );
 
     // "Clear filters" brings back every visitor.
     await page.getByRole("button", { name: "Clear filters" }).click();
@@ -309,7 +411,10 @@ describe("filters in the dashboard", () => {
     expect(urlFilters(page)).toEqual([]);
     await tab(page, "Overview");
     await page.getByRole("group", { name: "Period" }).getByRole("button", { name: "7 days" }).click();
-    await follows(() => drawnTrend(page), () => trendOf([]));
+    await follows(
+      () => drawnTrend(page),
+      () => trendOf([]),
+    );
     expect(errors).toEqual([]);
     await context.close();
   }, 180_000);

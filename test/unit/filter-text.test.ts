@@ -25,7 +25,9 @@ describe("report filters in the URL", () => {
     expect(list.map(filterText)).toEqual(["country:DE", "source!:Google", "utm_campaign:50% off & more: a/b?c=d"]);
     const search = new URLSearchParams();
     for (const text of list.map(filterText)) search.append("filter", text);
-    expect(search.toString()).toBe("filter=country%3ADE&filter=source%21%3AGoogle&filter=utm_campaign%3A50%25+off+%26+more%3A+a%2Fb%3Fc%3Dd");
+    expect(search.toString()).toBe(
+      "filter=country%3ADE&filter=source%21%3AGoogle&filter=utm_campaign%3A50%25+off+%26+more%3A+a%2Fb%3Fc%3Dd",
+    );
     expect(readFilters(new URLSearchParams(`?${search}`).getAll("filter"))).toEqual(list);
     // The server reads each the same way.
     expect(list.map(filterText).map(parseOnServer)).toEqual(list);
@@ -35,7 +37,8 @@ describe("report filters in the URL", () => {
     expect(Object.keys(FILTER_LABEL).sort()).toEqual([...FILTER_DIMENSIONS].sort());
     expect(parseFilter("page:/pricing")).toEqual({ dimension: "page", negated: false, value: "/pricing" });
     expect(parseFilter("goal!:goal_abc")).toEqual({ dimension: "goal", negated: true, value: "goal_abc" });
-    for (const text of ["country", "country:", ":DE", "planet:Mars", "constructor:x", "!:DE"]) expect(parseFilter(text), text).toBeNull();
+    for (const text of ["country", "country:", ":DE", "planet:Mars", "constructor:x", "!:DE"])
+      expect(parseFilter(text), text).toBeNull();
   });
 
   it("keep the first three valid filters, one per dimension, leaving out what is no filter", () => {
@@ -48,7 +51,10 @@ describe("report filters in the URL", () => {
 
   it("add a filter in place of one on the same dimension, and refuse a fourth", () => {
     expect(withFilter([], "country", "DE")).toEqual([de]);
-    expect(withFilter([de, notGoogle], "source", "Newsletter")).toEqual([de, { dimension: "source", negated: false, value: "Newsletter" }]);
+    expect(withFilter([de, notGoogle], "source", "Newsletter")).toEqual([
+      de,
+      { dimension: "source", negated: false, value: "Newsletter" },
+    ]);
     expect(withFilter([de, notGoogle, launch], "country", "FR")).toEqual([{ ...de, value: "FR" }, notGoogle, launch]);
     expect(withFilter([de, notGoogle, launch], "device", "mobile")).toBeNull();
   });

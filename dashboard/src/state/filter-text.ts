@@ -3,10 +3,11 @@
  * (`country:DE`, `source!:Google`), how the URL's parameters are read back into at most three
  * (one per dimension), and what adding one does. state/filters.ts keeps them in the URL.
  */
-import type { Schemas } from "../api/client";
+// The generated types, not api/client.ts: this module is also checked without the DOM (test/unit).
+import type { components } from "../api/openapi";
 
 /** The dimensions a filter can be on: a breakdown's, a page viewed, a goal completed. */
-export type FilterDimension = Schemas["BreakdownReport"]["dimension"] | "page" | "goal";
+export type FilterDimension = components["schemas"]["BreakdownReport"]["dimension"] | "page" | "goal";
 
 /** The API's limit (worker/reports/explore/filters.ts MAX_FILTERS). */
 export const MAX_FILTERS = 3;

@@ -6,7 +6,17 @@
  */
 import { computed, signal } from "@preact/signals";
 import type { paths } from "../api/openapi";
-import { FILTER_LABEL, filterText, flipped, MAX_FILTERS, parseFilter, readFilters, withFilter, type Filter, type FilterDimension } from "./filter-text";
+import {
+  FILTER_LABEL,
+  filterText,
+  flipped,
+  MAX_FILTERS,
+  parseFilter,
+  readFilters,
+  withFilter,
+  type Filter,
+  type FilterDimension,
+} from "./filter-text";
 import { path, query, setQuery } from "./location";
 
 export { FILTER_LABEL, filterText, MAX_FILTERS, type Filter, type FilterDimension } from "./filter-text";
@@ -42,7 +52,10 @@ function write(next: readonly Filter[]): void {
 export function addFilter(dimension: FilterDimension, value: string): boolean {
   const next = withFilter(filters.value, dimension, value);
   if (!next) {
-    refused.value = { text: `At most ${MAX_FILTERS} filters: remove one to add ${FILTER_LABEL[dimension].toLowerCase()}.`, view: currentView() };
+    refused.value = {
+      text: `At most ${MAX_FILTERS} filters: remove one to add ${FILTER_LABEL[dimension].toLowerCase()}.`,
+      view: currentView(),
+    };
     return false;
   }
   write(next);

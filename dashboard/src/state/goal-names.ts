@@ -10,7 +10,8 @@ import { hasScope } from "./session";
 export function useGoalNames(site: string): ReadonlyMap<string, string> {
   const canRead = hasScope("read:sites");
   const load = useLoad(
-    () => (canRead ? unwrap(api.GET("/api/v1/sites/{id}/goals", { params: { path: { id: site } } })) : Promise.resolve({ goals: [] })),
+    () =>
+      canRead ? unwrap(api.GET("/api/v1/sites/{id}/goals", { params: { path: { id: site } } })) : Promise.resolve({ goals: [] }),
     [site, canRead],
   );
   return load.status === "ready" ? new Map(load.data.goals.map((goal) => [goal.id, goal.name])) : new Map();

@@ -72,7 +72,12 @@ export function FilterBar({ site }: { site: string }) {
                   {filter.negated ? "is not" : "is"}
                 </button>
                 <span class="chip-value">{valueName(filter, goalNames)}</span>
-                <button type="button" class="chip-remove" aria-label={`Remove filter ${sentence}`} onClick={removing(() => removeFilter(index))}>
+                <button
+                  type="button"
+                  class="chip-remove"
+                  aria-label={`Remove filter ${sentence}`}
+                  onClick={removing(() => removeFilter(index))}
+                >
                   ×
                 </button>
               </li>
@@ -117,8 +122,8 @@ export function FilteredScreen({ children }: { children: ComponentChildren }) {
   return (
     <div class="report-note filters-days" role="note">
       <p>
-        Filters apply to whole days: {p.name === "today" ? "Today" : "the last 24 hours"} cannot be filtered, since a filtered hour
-        would rest on a handful of visitors.
+        Filters apply to whole days: {p.name === "today" ? "Today" : "the last 24 hours"} cannot be filtered, since a filtered
+        hour would rest on a handful of visitors.
       </p>
       <p>
         <button type="button" class="primary" onClick={() => setQuery({ period: "day", from: undefined, to: undefined })}>

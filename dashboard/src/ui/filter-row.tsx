@@ -8,7 +8,15 @@ import { isFiltered, toggleFilter, type FilterDimension } from "../state/filters
 import { FILTER_HINT_ID } from "./filter-bar";
 
 /** The value's button: pressed while it is the filter. */
-export function FilterButton({ dimension, value, children }: { dimension: FilterDimension; value: string; children: ComponentChildren }) {
+export function FilterButton({
+  dimension,
+  value,
+  children,
+}: {
+  dimension: FilterDimension;
+  value: string;
+  children: ComponentChildren;
+}) {
   const selected = isFiltered(dimension, value);
   return (
     <button

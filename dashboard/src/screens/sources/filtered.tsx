@@ -35,16 +35,13 @@ export function FilteredReports({ site, filters }: { site: string; filters: read
   const label = filters.map((f) => filterSentence(f, goalNames)).join(" and ");
   const inputs = [site, JSON.stringify(days), filter?.join("&")];
   const series = useLoad(async () => {
-    const data = await unwrap(
-      api.GET("/api/v1/timeseries", { params: { query: { site, ...days, interval: "day", filter } } }),
-    );
+    const data = await unwrap(api.GET("/api/v1/timeseries", { params: { query: { site, ...days, interval: "day", filter } } }));
     // The route can also answer CSV; the dashboard always asks for JSON.
     if (typeof data === "string") throw new ApiProblem(0, "The timeseries came back as text, not JSON.");
     return data;
   }, inputs);
   const conversions = useLoad(
-    () =>
-      unwrap(api.GET("/api/v1/conversions", { params: { query: { site, ...days, filter, limit: GOALS_LIMIT } } })),
+    () => unwrap(api.GET("/api/v1/conversions", { params: { query: { site, ...days, filter, limit: GOALS_LIMIT } } })),
     inputs,
   );
   return (

@@ -77,7 +77,16 @@ export function BreakdownPanel({
   const notToday = dimension === "exit_page" && days.period === "today";
   // The view: what the figures are of. Sort and row count only reorder or extend it.
   const view = JSON.stringify([site, days, dimension, goal, filters.map(filterText)]);
-  const params = { site, ...days, ...filterQuery(filters), dimension, goal: goal || undefined, sort: sort.sort, order: sort.order, limit };
+  const params = {
+    site,
+    ...days,
+    ...filterQuery(filters),
+    dimension,
+    goal: goal || undefined,
+    sort: sort.sort,
+    order: sort.order,
+    limit,
+  };
   // Each answer carries the view it was asked for.
   const load = useLoad(
     () =>
@@ -273,7 +282,10 @@ function ValueRow({
   const { value } = row;
   const pickable = !row.other && value !== null;
   return (
-    <tr class={row.other ? OTHER_ROW_CLASS : pickable ? "filter-row" : undefined} onClick={pickable ? rowFilter(dimension, value) : undefined}>
+    <tr
+      class={row.other ? OTHER_ROW_CLASS : pickable ? "filter-row" : undefined}
+      onClick={pickable ? rowFilter(dimension, value) : undefined}
+    >
       <th scope="row" class="sources-value">
         {row.other ? (
           <OtherLabel k={k} today={today} />
