@@ -18,6 +18,7 @@ import { LiveCounter } from "./live";
 import { CompareSince, RecentMarkers } from "./markers";
 import { SmokeList, useGoalNames } from "./smoke";
 import { Trend, useTimeseries } from "./trend";
+import { NotFiltered } from "../../ui/filter-bar";
 import { Freshness } from "../../ui/freshness";
 import { Loaded } from "../../ui/states";
 
@@ -84,10 +85,12 @@ export function OverviewScreen({ site }: { site: string }) {
           {arrivals?.status === "first_day" && <FirstDayPanel arrivals={arrivals} />}
           <section aria-labelledby="overview-live">
             <h2 id="overview-live">Visitors now</h2>
+            <NotFiltered what="The live counter is" why="it counts every visitor of the last minutes" />
             <LiveCounter site={site} />
           </section>
           <section aria-labelledby="overview-comparison">
             <h2 id="overview-comparison">Comparison</h2>
+            <NotFiltered what="The comparison is" why="it reads closed hours, and filters read whole days; the trend below is filtered" />
             <Loaded load={overview} what="the comparison">
               {(data) => <Comparison overview={data} site={site} goalNames={goalNames} hasMarkers={deployments.length > 0} />}
             </Loaded>

@@ -8,6 +8,7 @@
 import { useMemo } from "preact/hooks";
 import { api, ApiProblem, unwrap, type Figure, type Schemas } from "../../api/client";
 import { useLoad } from "../../state/load";
+import { filterQuery } from "../../state/filters";
 import { isHourly, periodParams, type Period } from "../../state/period";
 import { TimeChart, type ChartMarker, type ChartSeries } from "../../ui/chart";
 import { beforeSite, noDataBefore, SiteFigureView } from "../../ui/figure";
@@ -20,13 +21,14 @@ type Deployment = Schemas["Deployment"];
 
 /** Hourly periods are reported per closed hour (the API refuses days there); the others per day. */
 export function useTimeseries(site: string, period: Period) {
+  const filter = filterQuery();
   return useLoad(async () => {
-    const query = { site, ...periodParams(period), interval: isHourly(period) ? ("hour" as const) : ("day" as const) };
+    const query = { site, ...periodParams(period), interval: isHourly(period) ? ("hour" as const) : ("day" as const), ...filter };
     const data = await unwrap(api.GET("/api/v1/timeseries", { params: { query } }));
     // The route can also answer CSV; the dashboard always asks for JSON.
     if (typeof data === "string") throw new ApiProblem(0, "The timeseries came back as text, not JSON.");
     return data;
-  }, [site, period.name, period.from, period.to]);
+  }, [site, period.name, period.from, period.to, filter.filter?.join("&")]);
 }
 
 const value = (figure: Figure): number | null => (figure.qualifier === "suppressed" ? null : figure.value);
