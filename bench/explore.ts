@@ -187,7 +187,11 @@ async function scale(events: number) {
         let cached: number | null = null;
         if (c.path) {
           const call = async () => {
-            const res = await fetch(`${stack.url}${c.path}`, { headers: { authorization: `Bearer ${stack.adminKey}` } });
+            const res = await fetch(`${stack.url}${c.path}`, { headers: { authorization: `Bearer ${stack.adminKey}` } }).catch(
+              (error: unknown) => {
+                throw new Error(`${c.path}: ${String(error)}\n${stack.output().slice(-3000)}`);
+              },
+            );
             if (res.status !== 200) throw new Error(`${c.path}: ${res.status} ${await res.text()}`);
             await res.arrayBuffer();
           };

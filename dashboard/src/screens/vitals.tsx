@@ -1,14 +1,13 @@
 /**
  * Vitals: the 75th percentile of each Web Vital per page (GET /api/v1/vitals), with the share
  * of samples rated good, needs improvement and poor. Metric, path pattern, sort and cursor
- * live in the URL. The report filters apply once the API takes them (FILTERED).
+ * live in the URL. The report filters apply (state/filters.ts).
  */
 import { api, unwrap, type Schemas } from "../api/client";
 import { useLoad } from "../state/load";
 import { query, setQuery } from "../state/location";
-import { filterQuery, type TakesFilter } from "../state/filters";
+import { filterQuery } from "../state/filters";
 import { dayPeriodParams, period } from "../state/period";
-import { NotFiltered } from "../ui/filter-bar";
 import { ESTIMATED_REASON, FigureView } from "../ui/figure";
 import { Freshness } from "../ui/freshness";
 import { CaptionRange } from "../ui/report-range";
@@ -20,8 +19,6 @@ import { Pager, urlCursor, useCursorReset } from "../ui/table-pager";
 import { SortHeader, urlSort, type SortState } from "../ui/table-sort";
 import { OtherLabel, OTHER_ROW_CLASS } from "../ui/other-row";
 
-/** Whether the vitals report takes the report filters: the typecheck fails here once the API does. */
-const FILTERED: TakesFilter<"/api/v1/vitals"> = false;
 
 type Report = Schemas["VitalsReport"];
 type Metric = Report["rows"][number]["metric"];
@@ -45,7 +42,7 @@ export function VitalsScreen({ site }: { site: string }) {
   const pattern = query.value.get("pattern") ?? "";
   const metric = METRICS.find((m) => m.name === query.value.get("metric"))?.name;
   const cursor = urlCursor();
-  const params = { site, ...days, ...(FILTERED ? filterQuery() : {}), page: pattern || undefined, metric, sort: sort.sort, order: sort.order };
+  const params = { site, ...days, ...filterQuery(), page: pattern || undefined, metric, sort: sort.sort, order: sort.order };
   const source = JSON.stringify(params);
   useCursorReset(JSON.stringify(days));
   // The route also answers CSV and NDJSON; without an Accept header it answers JSON.
@@ -56,7 +53,6 @@ export function VitalsScreen({ site }: { site: string }) {
   return (
     <>
       <WholeDayNote what="Vitals" site={site} why={VITALS_BY_DAY} />
-      {!FILTERED && <NotFiltered what="Vitals are" why="the vitals report takes no filter yet, so it counts every visitor" />}
       <div class="report-tools">
         <PatternFilter id="vitals-pattern" value={pattern} problem={patternProblem} onApply={(p) => setQuery({ pattern: p || undefined, cursor: undefined })} />
         <label class="report-select">

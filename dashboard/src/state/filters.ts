@@ -84,13 +84,3 @@ export function removeFilter(index: number): void {
 export function clearFilters(): void {
   write([]);
 }
-
-/** The query parameters a report route takes, from the OpenAPI document's types. */
-type QueryOf<P extends keyof paths> = paths[P] extends { get: { parameters: { query?: infer Q } } } ? NonNullable<Q> : never;
-
-/**
- * Whether a report route takes `filter`. A screen states it as a constant typed with this
- * (`const FILTERED: TakesFilter<"/api/v1/vitals"> = false`): once the API takes the parameter,
- * the typecheck fails there until the screen sends its filters.
- */
-export type TakesFilter<P extends keyof paths> = "filter" extends keyof QueryOf<P> ? true : false;

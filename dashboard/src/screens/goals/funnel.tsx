@@ -7,9 +7,8 @@ import type { Figure, Goal, Schemas } from "../../api/client";
 import { api, unwrap } from "../../api/client";
 import { useLoad } from "../../state/load";
 import { query, setQuery } from "../../state/location";
-import { filterQuery, type TakesFilter } from "../../state/filters";
+import { filterQuery } from "../../state/filters";
 import { dayPeriodParams, period } from "../../state/period";
-import { NotFiltered } from "../../ui/filter-bar";
 import { FigureView, RateView } from "../../ui/figure";
 import { FUNNELS_BY_DAY, WholeDayNote } from "../../ui/report-days";
 import { Freshness } from "../../ui/freshness";
@@ -18,8 +17,6 @@ import { Empty, Loaded } from "../../ui/states";
 
 type Report = Schemas["FunnelReport"];
 
-/** Whether the funnels report takes the report filters: the typecheck fails here once the API does. */
-const FILTERED: TakesFilter<"/api/v1/funnels"> = false;
 
 const MIN_STEPS = 2;
 const MAX_STEPS = 6;
@@ -100,14 +97,13 @@ export function FunnelSection({ site, goals }: { site: string; /** Reportable go
 }
 
 function FunnelReport({ site, steps }: { site: string; steps: string[] }) {
-  const params = { site, ...dayPeriodParams(period.value), ...(FILTERED ? filterQuery() : {}), goals: steps.join(",") };
+  const params = { site, ...dayPeriodParams(period.value), ...filterQuery(), goals: steps.join(",") };
   // The route also answers CSV and NDJSON; without an Accept header it answers JSON.
   const read = () => unwrap(api.GET("/api/v1/funnels", { params: { query: params } }));
   const load = useLoad(read, [JSON.stringify(params)]);
   return (
     <>
       <WholeDayNote what="Funnels" site={site} why={FUNNELS_BY_DAY} />
-      {!FILTERED && <NotFiltered what="The funnel is" why="the funnels report takes no filter yet, so it counts every visitor" />}
       <Loaded load={load} what="the funnel">
         {(report) => (
           <>
