@@ -5,7 +5,6 @@
  * (`filterQuery`), so a bookmark, a reload or the back button shows the same filtered view.
  */
 import { computed, signal } from "@preact/signals";
-import type { paths } from "../api/openapi";
 import {
   FILTER_LABEL,
   filterText,
