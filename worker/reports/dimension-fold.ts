@@ -80,14 +80,20 @@ export function dimensionFoldStatements(withRaw: WithRaw): InStatement[] {
     withRaw(
       `, firsts AS (SELECT ${KEY}, min(id) AS first_id, count(*) AS pageviews, path AS entry_page, ${PAGEVIEW_DIMENSIONS.join(", ")} ` +
         `FROM raw WHERE kind = 'pageview' GROUP BY ${KEY}), ` +
-        `lasts AS (SELECT ${KEY}, max(id) AS last_id, path AS exit_page FROM raw WHERE kind = 'pageview' GROUP BY ${KEY}) ` +
-        `INSERT INTO rollup_session_day (${KEY}, first_pageview_id, last_pageview_id, pageviews, ${columns}) ` +
-        `SELECT f.site_id, f.day, f.unit, f.first_id, l.last_id, f.pageviews, ${DIMENSIONS.map((d) => (d === "exit_page" ? "l.exit_page" : `f.${d}`)).join(", ")} ` +
-        "FROM firsts f JOIN lasts l ON l.site_id = f.site_id AND l.day = f.day AND l.unit = f.unit WHERE true " +
+        `lasts AS (SELECT ${KEY}, max(id) AS last_id, path AS exit_page FROM raw WHERE kind = 'pageview' GROUP BY ${KEY}), ` +
+        // Its own CTE: a second min()/max() beside min(id) would make SQLite pick the bare columns' row arbitrarily.
+        `times AS (SELECT ${KEY}, min(ts) AS first_ts, max(ts) AS last_ts FROM raw WHERE kind = 'pageview' GROUP BY ${KEY}) ` +
+        `INSERT INTO rollup_session_day (${KEY}, first_pageview_id, last_pageview_id, first_ts, last_ts, unit_key, pageviews, ${columns}) ` +
+        `SELECT f.site_id, f.day, f.unit, f.first_id, l.last_id, t.first_ts, t.last_ts, ${unitKeySql("f.unit")}, f.pageviews, ${DIMENSIONS.map((d) => (d === "exit_page" ? "l.exit_page" : `f.${d}`)).join(", ")} ` +
+        "FROM firsts f JOIN lasts l ON l.site_id = f.site_id AND l.day = f.day AND l.unit = f.unit " +
+        "JOIN times t ON t.site_id = f.site_id AND t.day = f.day AND t.unit = f.unit WHERE true " +
         `ON CONFLICT (${KEY}) DO UPDATE SET pageviews = rollup_session_day.pageviews + excluded.pageviews, ` +
         `${ENTRY_DIMENSIONS.map(keep).join(", ")}, ` +
         "first_pageview_id = coalesce(rollup_session_day.first_pageview_id, excluded.first_pageview_id), " +
-        "exit_page = excluded.exit_page, last_pageview_id = excluded.last_pageview_id",
+        "exit_page = excluded.exit_page, last_pageview_id = excluded.last_pageview_id, " +
+        // The visit's span, whatever order its pageviews arrive in (a beacon retried late, an earlier-stamped one folded after).
+        "first_ts = CASE WHEN rollup_session_day.first_ts IS NULL THEN excluded.first_ts ELSE min(rollup_session_day.first_ts, excluded.first_ts) END, " +
+        "last_ts = CASE WHEN rollup_session_day.last_ts IS NULL THEN excluded.last_ts ELSE max(rollup_session_day.last_ts, excluded.last_ts) END",
     ),
     moveVisitors(withRaw, "rollup_session_day", 1),
     moveGoals(withRaw, "rollup_session_day", 1),
