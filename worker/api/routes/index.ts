@@ -1,5 +1,6 @@
 /** Every /api/v1 route (and the signed /hooks ones), in the order they are matched; the router and the OpenAPI document take them from here. */
 import type { Route } from "../registry";
+import { aggregateRoutes } from "./aggregate";
 import { alertRoutes } from "./alerts";
 import { arrivalRoutes } from "./arrivals";
 import { deploymentRoutes } from "./deployments";
@@ -20,6 +21,7 @@ export const apiRoutes: Route[] = [
   ...sessionRoutes,
   ...eventRoutes,
   ...reportRoutes,
+  ...aggregateRoutes,
   ...overviewRoutes,
   ...liveRoutes,
   ...deploymentRoutes,

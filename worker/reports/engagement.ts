@@ -1,0 +1,158 @@
+/**
+ * The engagement figures (docs/reports.md, "Engagement"): visits, bounces, bounce rate, views per
+ * visit and the median visit duration, for any set of session-days — the site's over a period,
+ * or the filter engine's cut of them (reports/explore). A visit is a session-day
+ * (rollup_session_day: a unit's pageviews on one local day); a bounce is a visit of one
+ * pageview; its duration is the time from its first pageview to its last.
+ *
+ * Every figure goes through Rule F (privacy/filtered.ts), the cell key method over the unit set:
+ * visits and bounces are two cells (their units' key sums), pageviews ride on the visits' cell
+ * (every visit has one), and the rate shows its denominator. The median is shown as vitals' p75
+ * is (histogram.ts durationMedian): a range of fixed grid blocks holding k visits' durations,
+ * and a value only when its own bucket does; nothing where the visits are hidden (their hidden
+ * cell must not be confirmed to hold k by a shown range).
+ *
+ * Days past raw retention have no session-days: retention wrote each site-day's figures to
+ * rollup_engagement_day and rollup_duration_histogram first (retention.ts), and a period
+ * reaching back reads those days from there. Sums of per-day cells are the cell of the union
+ * of their session-days (counts and key sums add), so a period reads the same before and after
+ * retention deletes its session-days.
+ */
+import type { InValue } from "@libsql/client/web";
+import type { ReadOnlyDatabase } from "../lib/read-only";
+import { estimated, ratio, round, SUPPRESSED, type Figure } from "./figures";
+import { durationBucketSql, durationMedian } from "./histogram";
+import type { NoiseKey } from "./noise-position";
+import { filteredRule, type FilteredRule } from "./privacy/filtered";
+
+/** Session-days as an SQL subquery selecting at least day, unit, pageviews, first_ts, last_ts, unit_key. */
+export interface SessionDays {
+  sql: string;
+  args: InValue[];
+}
+
+export interface EngagementFigures {
+  visits: Figure;
+  bounces: Figure;
+  /** bounces / visits, with both beside it (as the Overview shows its rates). */
+  bounce_rate: Figure;
+  views_per_visit: Figure;
+  /** Median seconds from a visit's first pageview to its last. */
+  visit_duration: Figure;
+  visit_duration_low: Figure;
+  visit_duration_high: Figure;
+}
+
+/** A period's archived site-days (retention.ts): read from the aggregates, not from session-days. */
+export interface Archived {
+  siteId: string;
+  from: string;
+  to: string;
+}
+
+export interface EngagementOptions {
+  k: number;
+  noiseKey: NoiseKey;
+  /** The site's archived days of the period, when the session-days are the site's own. */
+  archived?: Archived;
+  /** Rule F as served; the property test takes it out (exactFiltered). */
+  rule?: FilteredRule;
+}
+
+/** The site's session-days over local days from..to (inclusive). */
+export function siteSessionDays(siteId: string, from: string, to: string): SessionDays {
+  return {
+    sql: "SELECT day, unit, pageviews, first_ts, last_ts, unit_key FROM rollup_session_day WHERE site_id = ? AND day >= ? AND day <= ?",
+    args: [siteId, from, to],
+  };
+}
+
+/** The days of an archived period, as an SQL list (args: site, from, to). */
+const ARCHIVED_DAYS = "SELECT day FROM rollup_engagement_day WHERE site_id = ? AND day >= ? AND day <= ?";
+
+export async function engagementFigures(db: ReadOnlyDatabase, days: SessionDays, options: EngagementOptions): Promise<EngagementFigures> {
+  const { archived } = options;
+  // An archived day is read from its aggregate alone, even while retention deletes its rows in batches.
+  const live = archived
+    ? { sql: `SELECT * FROM (${days.sql}) WHERE day NOT IN (${ARCHIVED_DAYS})`, args: [...days.args, archived.siteId, archived.from, archived.to] }
+    : days;
+  const seconds = "((last_ts - first_ts) / 1000.0)";
+  const statements = [
+    {
+      sql:
+        "SELECT count(*) AS visits, coalesce(sum(unit_key), 0) AS visits_key_sum, coalesce(sum(pageviews), 0) AS pageviews, " +
+        "coalesce(sum(pageviews = 1), 0) AS bounces, coalesce(sum(CASE WHEN pageviews = 1 THEN unit_key ELSE 0 END), 0) AS bounce_key_sum " +
+        `FROM (${live.sql})`,
+      args: live.args,
+    },
+    {
+      sql: `SELECT ${durationBucketSql(seconds)} AS bucket, count(*) AS units FROM (${live.sql}) WHERE first_ts IS NOT NULL GROUP BY bucket`,
+      args: live.args,
+    },
+  ];
+  if (archived) {
+    const args = [archived.siteId, archived.from, archived.to];
+    statements.push(
+      {
+        sql:
+          "SELECT coalesce(sum(visits), 0) AS visits, coalesce(sum(visits_key_sum), 0) AS visits_key_sum, coalesce(sum(pageviews), 0) AS pageviews, " +
+          "coalesce(sum(bounces), 0) AS bounces, coalesce(sum(bounce_key_sum), 0) AS bounce_key_sum FROM rollup_engagement_day WHERE site_id = ? AND day >= ? AND day <= ?",
+        args,
+      },
+      {
+        sql: "SELECT bucket, sum(units) AS units FROM rollup_duration_histogram WHERE site_id = ? AND day >= ? AND day <= ? GROUP BY bucket",
+        args,
+      },
+    );
+  }
+  const results = await db.queryAll(statements);
+  const totals = { visits: 0, visitsKeySum: 0, pageviews: 0, bounces: 0, bounceKeySum: 0 };
+  const histogram = new Map<number, number>();
+  for (let i = 0; i < results.length; i += 2) {
+    const row = results[i]!.rows[0]!;
+    totals.visits += Number(row.visits);
+    totals.visitsKeySum += Number(row.visits_key_sum);
+    totals.pageviews += Number(row.pageviews);
+    totals.bounces += Number(row.bounces);
+    totals.bounceKeySum += Number(row.bounce_key_sum);
+    for (const r of results[i + 1]!.rows) histogram.set(Number(r.bucket), (histogram.get(Number(r.bucket)) ?? 0) + Number(r.units));
+  }
+  return engagementOf(totals, histogram, options);
+}
+
+/** The figures from the cells' true counts, key sums and the duration histogram. */
+export function engagementOf(
+  totals: { visits: number; visitsKeySum: number; pageviews: number; bounces: number; bounceKeySum: number },
+  histogram: Map<number, number>,
+  { k, noiseKey, rule = filteredRule }: EngagementOptions,
+): EngagementFigures {
+  const none: EngagementFigures = {
+    visits: SUPPRESSED,
+    bounces: SUPPRESSED,
+    bounce_rate: SUPPRESSED,
+    views_per_visit: SUPPRESSED,
+    visit_duration: SUPPRESSED,
+    visit_duration_low: SUPPRESSED,
+    visit_duration_high: SUPPRESSED,
+  };
+  const zero: Figure = { value: 0, qualifier: "exact" };
+  // No visit at all: exact zeros, as every report reads a cell without data.
+  if (totals.visits === 0) return { ...none, visits: zero, bounces: zero, bounce_rate: zero };
+  const figure = (value: number): Figure => (rule.perturbs ? estimated(value) : { value, qualifier: "exact" });
+  const visitsCell = rule.shown({ units: totals.visits, events: totals.pageviews, keySum: totals.visitsKeySum }, noiseKey, k, true);
+  if (!visitsCell) return none;
+  const visits = figure(visitsCell.units);
+  // No bounce is the empty cell, an exact 0 (hides nothing: the bounces' units are a subset of the shown visits).
+  const bouncesCell = totals.bounces === 0 ? { units: 0 } : rule.shown({ units: totals.bounces, events: 0, keySum: totals.bounceKeySum }, noiseKey, k, false);
+  const bounces = bouncesCell === null ? SUPPRESSED : totals.bounces === 0 ? zero : figure(bouncesCell.units);
+  const duration = durationMedian(histogram, k);
+  return {
+    visits,
+    bounces,
+    bounce_rate: ratio(bounces, visits),
+    views_per_visit: { value: round(visitsCell.events / visitsCell.units, 2), qualifier: "estimated" },
+    visit_duration: duration.value,
+    visit_duration_low: duration.low,
+    visit_duration_high: duration.high,
+  };
+}
