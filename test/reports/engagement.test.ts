@@ -1,0 +1,175 @@
+/**
+ * The engagement figures (reports/engagement.ts) on a real libSQL database: the fold keeps each
+ * session-day's span (first_ts, last_ts, whatever order its pageviews arrive in), its unit key
+ * and each unit's pageviews of a page; the figures read exact values through the exact rule and
+ * the cell-key-perturbed values through Rule F; retention archives a day's figures before it
+ * deletes its session-days, and a period reads exactly the same before and after.
+ */
+import type { Client } from "@libsql/client";
+import { describe, expect, it } from "vitest";
+import { engagementFigures, siteSessionDays, type EngagementOptions } from "../../worker/reports/engagement";
+import { DURATION_EDGES } from "../../worker/reports/histogram";
+import { shownCounts, unitKey } from "../../worker/reports/noise";
+import { exactFiltered } from "../../worker/reports/privacy/filtered";
+import { applyRetention } from "../../worker/reports/retention";
+import { catchUp } from "../../worker/reports/rollup";
+import { addDays } from "../../worker/reports/timezone";
+import { addEvents, at, freshSiteDbs, noiseKey, sessions, type RawEvent } from "./helpers";
+
+const SITE = "site_engage";
+const fresh = freshSiteDbs(SITE);
+const DAY = "2026-11-02";
+
+const pv = (session: string | null, path: string, minute: number, second = 0, day = DAY): RawEvent => ({
+  site: SITE,
+  session,
+  path,
+  ts: at(day, 10, minute) + second * 1000,
+});
+
+/**
+ * One day: "a" views /, then (arriving later, stamped earlier) /pricing, and / again: 3
+ * pageviews over 10:01–10:09 (480 s); b0–b3 and a pageview without a session bounce (0 s);
+ * c0–c2 view two pages 60 s apart. 9 visits, 5 bounces, 14 pageviews.
+ */
+async function seedDay(client: Client, day = DAY): Promise<void> {
+  await addEvents(client, [pv("a", "/", 5, 0, day)]);
+  await catchUp(client as never);
+  await addEvents(client, [
+    pv("a", "/pricing", 1, 0, day),
+    pv("a", "/", 9, 0, day),
+    ...sessions("b", 4).map((s) => pv(s, "/", 20, 0, day)),
+    pv(null, "/", 21, 0, day),
+    ...sessions("c", 3).flatMap((s) => [pv(s, "/", 30, 0, day), pv(s, "/docs", 31, 0, day)]),
+  ]);
+  await catchUp(client as never);
+}
+
+async function secretOf(client: Client): Promise<number> {
+  return Number((await client.execute("SELECT secret FROM rollup_cell_key")).rows[0]!.secret);
+}
+
+const VISITS = ["a", ...sessions("b", 4), ...sessions("c", 3)];
+const BOUNCES = sessions("b", 4);
+
+describe("the fold", () => {
+  it("keeps a session-day's earliest and latest pageview instants, its unit key and each page's pageviews, in any arrival order", async () => {
+    const { client } = await fresh();
+    await seedDay(client);
+    const secret = await secretOf(client);
+    const rs = await client.execute({
+      sql: "SELECT unit, first_ts, last_ts, unit_key, pageviews FROM rollup_session_day WHERE site_id = ? AND unit IN ('a', 'b0', 'c0') ORDER BY unit",
+      args: [SITE],
+    });
+    expect(rs.rows.map((r) => ({ ...r }))).toEqual([
+      { unit: "a", first_ts: at(DAY, 10, 1), last_ts: at(DAY, 10, 9), unit_key: unitKey("a", secret), pageviews: 3 },
+      { unit: "b0", first_ts: at(DAY, 10, 20), last_ts: at(DAY, 10, 20), unit_key: unitKey("b0", secret), pageviews: 1 },
+      { unit: "c0", first_ts: at(DAY, 10, 30), last_ts: at(DAY, 10, 31), unit_key: unitKey("c0", secret), pageviews: 2 },
+    ]);
+    const pages = await client.execute({
+      sql: "SELECT path, pageviews FROM rollup_page_day_units WHERE site_id = ? AND unit = 'a' ORDER BY path",
+      args: [SITE],
+    });
+    expect(pages.rows.map((r) => ({ ...r }))).toEqual([
+      { path: "/", pageviews: 2 },
+      { path: "/pricing", pageviews: 1 },
+    ]);
+  });
+});
+
+describe("the figures", () => {
+  const options = async (client: Client, k: number, exact = true): Promise<EngagementOptions> => ({
+    k,
+    noiseKey: await noiseKey(client),
+    ...(exact ? { rule: exactFiltered } : {}),
+  });
+
+  it("read visits, bounces, their rate, views per visit and the median duration exactly without noise", async () => {
+    const db = await fresh();
+    await seedDay(db.client);
+    const figures = await engagementFigures(db.reader, siteSessionDays(SITE, DAY, DAY), await options(db.client, 3));
+    const x = (value: number) => ({ value, qualifier: "exact" });
+    expect(figures).toEqual({
+      visits: x(9),
+      bounces: x(5),
+      bounce_rate: { value: 0.5556, qualifier: "estimated" },
+      views_per_visit: { value: 1.56, qualifier: "estimated" },
+      // 5 of 9 visits last 0 s: the median's bucket (0 s) alone holds k = 3 visits.
+      visit_duration: { value: 0, qualifier: "estimated" },
+      visit_duration_low: { value: 0, qualifier: "estimated" },
+      visit_duration_high: { value: 0, qualifier: "estimated" },
+    });
+  });
+
+  it("show the median as the smallest fixed block of k visits, and nothing when visits are hidden", async () => {
+    const db = await fresh();
+    await seedDay(db.client);
+    // k = 6: the 0 s bucket holds 5; blocks of 2…32 buckets add none; 64 buckets (0 s … the 63rd edge) hold all 9.
+    const six = await engagementFigures(db.reader, siteSessionDays(SITE, DAY, DAY), await options(db.client, 6));
+    expect([six.visit_duration, six.visit_duration_low, six.visit_duration_high]).toEqual([
+      { value: null, qualifier: "suppressed" },
+      { value: 0, qualifier: "estimated" },
+      { value: DURATION_EDGES[63], qualifier: "estimated" },
+    ]);
+    expect(six.bounces).toEqual({ value: null, qualifier: "suppressed" });
+    expect(six.bounce_rate).toEqual({ value: null, qualifier: "suppressed" });
+    // k = 10: 9 visits are hidden, and so is everything drawn from them.
+    const ten = await engagementFigures(db.reader, siteSessionDays(SITE, DAY, DAY), await options(db.client, 10));
+    expect(Object.values(ten).every((f) => f.value === null && f.qualifier === "suppressed")).toBe(true);
+  });
+
+  it("perturb visits and bounces by their units' key sums (Rule F), the pageviews with the visits", async () => {
+    const db = await fresh();
+    await seedDay(db.client);
+    const secret = await secretOf(db.client);
+    const key = await noiseKey(db.client);
+    const e = (await db.client.execute({ sql: "SELECT id FROM events WHERE session_id IS NULL", args: [] })).rows[0]!.id;
+    const keys = (units: string[]) => units.reduce((sum, u) => sum + unitKey(u, secret), 0);
+    const visits = shownCounts({ units: 9, events: 14, keySum: keys([...VISITS, `e:${String(e)}`]) }, key, 3, true);
+    const bounces = shownCounts({ units: 5, events: 0, keySum: keys([...BOUNCES, `e:${String(e)}`]) }, key, 3, false);
+    const figures = await engagementFigures(db.reader, siteSessionDays(SITE, DAY, DAY), await options(db.client, 3, false));
+    expect(figures.visits).toEqual({ value: visits.units, qualifier: "estimated" });
+    expect(figures.bounces).toEqual({ value: bounces.units, qualifier: "estimated" });
+    expect(figures.views_per_visit).toEqual({ value: Math.round((visits.events / visits.units) * 100) / 100, qualifier: "estimated" });
+    expect(figures.bounce_rate.value).toBe(Math.round(Math.min(1, bounces.units / visits.units) * 10_000) / 10_000);
+  });
+});
+
+describe("retention", () => {
+  it("archives each day's figures before deleting its session-days: a period reads exactly the same after", async () => {
+    const db = await fresh();
+    const recent = "2026-12-20";
+    await seedDay(db.client);
+    await seedDay(db.client, recent);
+    const period = siteSessionDays(SITE, DAY, recent);
+    const archived = { siteId: SITE, from: DAY, to: recent };
+    const read = async (k: number, exact: boolean) =>
+      engagementFigures(db.reader, period, { k, noiseKey: await noiseKey(db.client), archived, ...(exact ? { rule: exactFiltered } : {}) });
+    const before = [await read(3, false), await read(3, true), await read(12, true)];
+    const now = Date.parse(`${addDays(recent, 2)}T00:00:00Z`);
+    await applyRetention(db.client as never, { now, days: 30 });
+    const left = await db.client.execute({ sql: "SELECT day, count(*) AS n FROM rollup_session_day GROUP BY day", args: [] });
+    expect(left.rows.map((r) => ({ ...r }))).toEqual([{ day: recent, n: 9 }]);
+    const secret = await secretOf(db.client);
+    const row = await db.client.execute("SELECT * FROM rollup_engagement_day");
+    // The key sums: the bounces' (b0–b3 and the e: unit of its row id) and the rest's (a, c0–c2).
+    expect(row.rows.map((r) => ({ ...r, bounce_key_sum: null, visits_key_sum: null }))).toEqual([
+      { site_id: SITE, day: DAY, visits: 9, visits_key_sum: null, pageviews: 14, bounces: 5, bounce_key_sum: null },
+    ]);
+    expect(Number(row.rows[0]!.visits_key_sum) - Number(row.rows[0]!.bounce_key_sum)).toBe(
+      ["a", ...sessions("c", 3)].reduce((sum, u) => sum + unitKey(u, secret), 0),
+    );
+    const histogram = await db.client.execute("SELECT bucket, units FROM rollup_duration_histogram ORDER BY bucket");
+    const bucketOf = (s: number) => DURATION_EDGES.findIndex((edge) => s <= edge);
+    expect(histogram.rows.map((r) => [Number(r.bucket), Number(r.units)])).toEqual([
+      [0, 5],
+      [bucketOf(60), 3],
+      [bucketOf(480), 1],
+    ]);
+    expect([await read(3, false), await read(3, true), await read(12, true)]).toEqual(before);
+    // Again: nothing more to archive or delete, and the same figures.
+    await applyRetention(db.client as never, { now, days: 30 });
+    expect((await db.client.execute("SELECT count(*) AS n FROM rollup_engagement_day")).rows[0]!.n).toBe(1);
+    expect([await read(3, false), await read(3, true), await read(12, true)]).toEqual(before);
+  });
+});
