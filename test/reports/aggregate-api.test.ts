@@ -22,7 +22,8 @@ let site: string;
 let other: string;
 let reader: Awaited<ReturnType<ApiFixture["makeKey"]>>;
 const Y = lastCompleteDay("UTC", Date.now());
-const atY = (hour: number, minute = 0) => Date.parse(`${Y}T${String(hour).padStart(2, "0")}:${String(minute).padStart(2, "0")}:00Z`);
+const atY = (hour: number, minute = 0) =>
+  Date.parse(`${Y}T${String(hour).padStart(2, "0")}:${String(minute).padStart(2, "0")}:00Z`);
 /** b0–b5 bounce; l0–l3 view two pages 5 minutes apart. */
 const BOUNCERS = sessions("b", 6);
 const STAYERS = sessions("l", 4);
@@ -97,7 +98,17 @@ describe("GET /api/v1/aggregate", () => {
     expect(week.body.results).toEqual(day);
     const csv = await get(`/api/v1/aggregate?site=${site}&period=day`, { accept: "text/csv" });
     expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8; header=present");
-    const names = ["visitors", "pageviews", "visits", "bounces", "bounce_rate", "views_per_visit", "visit_duration", "visit_duration_low", "visit_duration_high"];
+    const names = [
+      "visitors",
+      "pageviews",
+      "visits",
+      "bounces",
+      "bounce_rate",
+      "views_per_visit",
+      "visit_duration",
+      "visit_duration_low",
+      "visit_duration_high",
+    ];
     expect(csv.text).toBe(
       [
         ["site", "from", "to", "timezone", ...names.flatMap((n) => [n, `${n}_qualifier`])].join(","),
@@ -106,7 +117,12 @@ describe("GET /api/v1/aggregate", () => {
       ].join("\r\n"),
     );
     const nd = await get(`/api/v1/aggregate?site=${site}&period=day`, { accept: "application/x-ndjson" });
-    expect(nd.text.trimEnd().split("\n").map((l) => JSON.parse(l))).toEqual([{ site, from: Y, to: Y, timezone: "UTC", ...day }]);
+    expect(
+      nd.text
+        .trimEnd()
+        .split("\n")
+        .map((l) => JSON.parse(l)),
+    ).toEqual([{ site, from: Y, to: Y, timezone: "UTC", ...day }]);
   });
 });
 

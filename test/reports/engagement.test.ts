@@ -130,7 +130,10 @@ describe("the figures", () => {
     const figures = await engagementFigures(db.reader, siteSessionDays(SITE, DAY, DAY), await options(db.client, 3, false));
     expect(figures.visits).toEqual({ value: visits.units, qualifier: "estimated" });
     expect(figures.bounces).toEqual({ value: bounces.units, qualifier: "estimated" });
-    expect(figures.views_per_visit).toEqual({ value: Math.round((visits.events / visits.units) * 100) / 100, qualifier: "estimated" });
+    expect(figures.views_per_visit).toEqual({
+      value: Math.round((visits.events / visits.units) * 100) / 100,
+      qualifier: "estimated",
+    });
     expect(figures.bounce_rate.value).toBe(Math.round(Math.min(1, bounces.units / visits.units) * 10_000) / 10_000);
   });
 });
@@ -144,7 +147,12 @@ describe("retention", () => {
     const period = siteSessionDays(SITE, DAY, recent);
     const archived = { siteId: SITE, from: DAY, to: recent };
     const read = async (k: number, exact: boolean) =>
-      engagementFigures(db.reader, period, { k, noiseKey: await noiseKey(db.client), archived, ...(exact ? { rule: exactFiltered } : {}) });
+      engagementFigures(db.reader, period, {
+        k,
+        noiseKey: await noiseKey(db.client),
+        archived,
+        ...(exact ? { rule: exactFiltered } : {}),
+      });
     const before = [await read(3, false), await read(3, true), await read(12, true)];
     const now = Date.parse(`${addDays(recent, 2)}T00:00:00Z`);
     await applyRetention(db.client as never, { now, days: 30 });

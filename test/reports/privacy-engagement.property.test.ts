@@ -50,7 +50,11 @@ const trial: fc.Arbitrary<Trial> = fc.record({
   victimsBounce: fc.boolean(),
   victimSeconds: fc.constantFrom(...DURATIONS.slice(1)),
   sybils: fc.array(
-    fc.record({ bounce: fc.integer({ min: 0, max: K + 3 }), stay: fc.integer({ min: 0, max: K + 3 }), seconds: fc.constantFrom(...DURATIONS) }),
+    fc.record({
+      bounce: fc.integer({ min: 0, max: K + 3 }),
+      stay: fc.integer({ min: 0, max: K + 3 }),
+      seconds: fc.constantFrom(...DURATIONS),
+    }),
     { minLength: 2, maxLength: 2 },
   ),
 });
@@ -75,7 +79,8 @@ function visitsOf(t: Trial): Visit[] {
     for (const unit of sessions(`sb${day}-`, s.bounce)) out.push({ unit, day, bounce: true, seconds: 0 });
     for (const unit of sessions(`ss${day}-`, s.stay)) out.push({ unit, day, bounce: false, seconds: s.seconds });
   });
-  for (const unit of sessions("victim", t.victims)) out.push({ unit, day: 0, bounce: t.victimsBounce, seconds: t.victimsBounce ? 0 : t.victimSeconds });
+  for (const unit of sessions("victim", t.victims))
+    out.push({ unit, day: 0, bounce: t.victimsBounce, seconds: t.victimsBounce ? 0 : t.victimSeconds });
   return out;
 }
 
@@ -101,7 +106,11 @@ async function attack(t: Trial, rule: FilteredRule): Promise<{ candidates: numbe
   let extremeDraw = false;
   const exactCounts: number[] = [];
   for (const [p, [from, to]] of PERIODS.entries()) {
-    const figures = await engagementFigures(db.reader, siteSessionDays(SITE, DAYS[from]!, DAYS[to]!), { k: K, noiseKey: key, rule });
+    const figures = await engagementFigures(db.reader, siteSessionDays(SITE, DAYS[from]!, DAYS[to]!), {
+      k: K,
+      noiseKey: key,
+      rule,
+    });
     const inPeriod = visits.filter((v) => v.day >= from && v.day <= to);
     const own = inPeriod.filter((v) => !v.unit.startsWith("victim"));
     const read = (shown: number | null, cell: number, offset: number, units: Visit[]) => {
@@ -112,7 +121,11 @@ async function attack(t: Trial, rule: FilteredRule): Promise<{ candidates: numbe
       if (Math.abs(perturbationAt(noisePosition(keySum, units.length, key))) === 5) extremeDraw = true;
     };
     // Each figure is its cell through the rule: the cell's units and their key sum, counted from the raw rows.
-    const cell = (units: Visit[], events: number) => ({ units: units.length, events, keySum: units.reduce((sum, v) => sum + unitKey(v.unit, secret), 0) });
+    const cell = (units: Visit[], events: number) => ({
+      units: units.length,
+      events,
+      keySum: units.reduce((sum, v) => sum + unitKey(v.unit, secret), 0),
+    });
     const pageviews = inPeriod.reduce((sum, v) => sum + (v.bounce ? 1 : 2), 0);
     const shownVisits = inPeriod.length === 0 ? { units: 0 } : rule.shown(cell(inPeriod, pageviews), key, K, true);
     expect(figures.visits.value).toBe(shownVisits?.units ?? null);
@@ -122,7 +135,13 @@ async function attack(t: Trial, rule: FilteredRule): Promise<{ candidates: numbe
     // Only the readings whose unit sets hold the victims say anything about them.
     if (from === 0) {
       read(figures.visits.value, p, own.length, inPeriod);
-      if (t.victimsBounce) read(figures.bounces.value, 10 + p, own.filter((v) => v.bounce).length, inPeriod.filter((v) => v.bounce));
+      if (t.victimsBounce)
+        read(
+          figures.bounces.value,
+          10 + p,
+          own.filter((v) => v.bounce).length,
+          inPeriod.filter((v) => v.bounce),
+        );
     }
     // The median's range and value: samples of k session-days, counted from the raw rows.
     if (figures.visit_duration_low.value !== null) {
@@ -132,7 +151,9 @@ async function attack(t: Trial, rule: FilteredRule): Promise<{ candidates: numbe
       const first = figures.visit_duration.value !== null ? last : low === 0 ? 0 : bucketOf(low) + 1;
       const size = last - first + 1;
       expect(Number.isInteger(Math.log2(size)) && first % size === 0).toBe(true);
-      expect(inPeriod.filter((v) => bucketOf(v.seconds) >= first && bucketOf(v.seconds) <= last).length).toBeGreaterThanOrEqual(K);
+      expect(inPeriod.filter((v) => bucketOf(v.seconds) >= first && bucketOf(v.seconds) <= last).length).toBeGreaterThanOrEqual(
+        K,
+      );
     } else expect(figures.visit_duration.value).toBeNull();
   }
   if (!rule.perturbs) {

@@ -17,7 +17,11 @@ export interface AggregateResults extends Omit<EngagementFigures, "bounce_rate">
 }
 
 /** The period's figures; `timeseries` is the daily timeseries of the same scope (its totals are reused). */
-export async function aggregateReport(db: ReadOnlyDatabase, scope: ReportScope, timeseries: TimeseriesReport): Promise<AggregateResults> {
+export async function aggregateReport(
+  db: ReadOnlyDatabase,
+  scope: ReportScope,
+  timeseries: TimeseriesReport,
+): Promise<AggregateResults> {
   if (!scope.noiseKey) throw new Error("the aggregate needs scope.noiseKey");
   const engagement = await engagementFigures(db, siteSessionDays(scope.siteId, scope.from, scope.to), {
     k: scope.k,

@@ -70,23 +70,27 @@ export function siteSessionDays(siteId: string, from: string, to: string): Sessi
 /** The days of an archived period, as an SQL list (args: site, from, to). */
 const ARCHIVED_DAYS = "SELECT day FROM rollup_engagement_day WHERE site_id = ? AND day >= ? AND day <= ?";
 
-export async function engagementFigures(db: ReadOnlyDatabase, days: SessionDays, options: EngagementOptions): Promise<EngagementFigures> {
+export async function engagementFigures(
+  db: ReadOnlyDatabase,
+  days: SessionDays,
+  options: EngagementOptions,
+): Promise<EngagementFigures> {
   const { archived } = options;
   // An archived day is read from its aggregate alone, even while retention deletes its rows in batches.
   const live = archived
-    ? { sql: `SELECT * FROM (${days.sql}) WHERE day NOT IN (${ARCHIVED_DAYS})`, args: [...days.args, archived.siteId, archived.from, archived.to] }
+    ? {
+        sql: `SELECT * FROM (${days.sql}) WHERE day NOT IN (${ARCHIVED_DAYS})`,
+        args: [...days.args, archived.siteId, archived.from, archived.to],
+      }
     : days;
   const seconds = "((last_ts - first_ts) / 1000.0)";
+  // One scan: the sums per duration bucket (-1: no known span), added up below.
   const statements = [
     {
       sql:
-        "SELECT count(*) AS visits, coalesce(sum(unit_key), 0) AS visits_key_sum, coalesce(sum(pageviews), 0) AS pageviews, " +
-        "coalesce(sum(pageviews = 1), 0) AS bounces, coalesce(sum(CASE WHEN pageviews = 1 THEN unit_key ELSE 0 END), 0) AS bounce_key_sum " +
-        `FROM (${live.sql})`,
-      args: live.args,
-    },
-    {
-      sql: `SELECT ${durationBucketSql(seconds)} AS bucket, count(*) AS units FROM (${live.sql}) WHERE first_ts IS NOT NULL GROUP BY bucket`,
+        "SELECT bucket, count(*) AS visits, sum(unit_key) AS visits_key_sum, sum(pageviews) AS pageviews, " +
+        "sum(pageviews = 1) AS bounces, sum(CASE WHEN pageviews = 1 THEN unit_key ELSE 0 END) AS bounce_key_sum " +
+        `FROM (SELECT unit_key, pageviews, CASE WHEN first_ts IS NULL THEN -1 ELSE ${durationBucketSql(seconds)} END AS bucket FROM (${live.sql})) GROUP BY bucket`,
       args: live.args,
     },
   ];
@@ -95,8 +99,9 @@ export async function engagementFigures(db: ReadOnlyDatabase, days: SessionDays,
     statements.push(
       {
         sql:
-          "SELECT coalesce(sum(visits), 0) AS visits, coalesce(sum(visits_key_sum), 0) AS visits_key_sum, coalesce(sum(pageviews), 0) AS pageviews, " +
-          "coalesce(sum(bounces), 0) AS bounces, coalesce(sum(bounce_key_sum), 0) AS bounce_key_sum FROM rollup_engagement_day WHERE site_id = ? AND day >= ? AND day <= ?",
+          // The archived days' sums (in no bucket: their durations are the histogram's, next).
+          "SELECT -1 AS bucket, sum(visits) AS visits, sum(visits_key_sum) AS visits_key_sum, sum(pageviews) AS pageviews, sum(bounces) AS bounces, sum(bounce_key_sum) AS bounce_key_sum " +
+          "FROM rollup_engagement_day WHERE site_id = ? AND day >= ? AND day <= ?",
         args,
       },
       {
@@ -108,14 +113,18 @@ export async function engagementFigures(db: ReadOnlyDatabase, days: SessionDays,
   const results = await db.queryAll(statements);
   const totals = { visits: 0, visitsKeySum: 0, pageviews: 0, bounces: 0, bounceKeySum: 0 };
   const histogram = new Map<number, number>();
-  for (let i = 0; i < results.length; i += 2) {
-    const row = results[i]!.rows[0]!;
-    totals.visits += Number(row.visits);
-    totals.visitsKeySum += Number(row.visits_key_sum);
-    totals.pageviews += Number(row.pageviews);
-    totals.bounces += Number(row.bounces);
-    totals.bounceKeySum += Number(row.bounce_key_sum);
-    for (const r of results[i + 1]!.rows) histogram.set(Number(r.bucket), (histogram.get(Number(r.bucket)) ?? 0) + Number(r.units));
+  for (const [i, rs] of results.entries()) {
+    for (const r of rs.rows) {
+      const bucket = Number(r.bucket);
+      totals.visits += Number(r.visits ?? 0);
+      totals.visitsKeySum += Number(r.visits_key_sum ?? 0);
+      totals.pageviews += Number(r.pageviews ?? 0);
+      totals.bounces += Number(r.bounces ?? 0);
+      totals.bounceKeySum += Number(r.bounce_key_sum ?? 0);
+      // The session-days' buckets count their visits; the archive's histogram its `units`.
+      const units = i === 0 ? Number(r.visits) : i === 2 ? Number(r.units) : 0;
+      if (bucket >= 0 && units > 0) histogram.set(bucket, (histogram.get(bucket) ?? 0) + units);
+    }
   }
   return engagementOf(totals, histogram, options);
 }
@@ -139,11 +148,19 @@ export function engagementOf(
   // No visit at all: exact zeros, as every report reads a cell without data.
   if (totals.visits === 0) return { ...none, visits: zero, bounces: zero, bounce_rate: zero };
   const figure = (value: number): Figure => (rule.perturbs ? estimated(value) : { value, qualifier: "exact" });
-  const visitsCell = rule.shown({ units: totals.visits, events: totals.pageviews, keySum: totals.visitsKeySum }, noiseKey, k, true);
+  const visitsCell = rule.shown(
+    { units: totals.visits, events: totals.pageviews, keySum: totals.visitsKeySum },
+    noiseKey,
+    k,
+    true,
+  );
   if (!visitsCell) return none;
   const visits = figure(visitsCell.units);
   // No bounce is the empty cell, an exact 0 (hides nothing: the bounces' units are a subset of the shown visits).
-  const bouncesCell = totals.bounces === 0 ? { units: 0 } : rule.shown({ units: totals.bounces, events: 0, keySum: totals.bounceKeySum }, noiseKey, k, false);
+  const bouncesCell =
+    totals.bounces === 0
+      ? { units: 0 }
+      : rule.shown({ units: totals.bounces, events: 0, keySum: totals.bounceKeySum }, noiseKey, k, false);
   const bounces = bouncesCell === null ? SUPPRESSED : totals.bounces === 0 ? zero : figure(bouncesCell.units);
   const duration = durationMedian(histogram, k);
   return {

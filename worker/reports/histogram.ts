@@ -139,9 +139,19 @@ function rounded(metric: VitalMetric, value: number): number {
  */
 export const DURATION_EDGES: number[] = [0, ...edgesFrom(1, 86_400)];
 
-/** SQL: the duration bucket of `seconds` (literal numbers of our own, no parameters). */
+/**
+ * SQL: the duration bucket of `seconds` (literal numbers of our own, no parameters): a binary
+ * search of nested CASEs, 7 comparisons a row rather than a scan of the 100 edges (the aggregate
+ * reads every session-day of a month).
+ */
 export function durationBucketSql(seconds: string): string {
-  return `(CASE ${DURATION_EDGES.map((e, i) => `WHEN ${seconds} <= ${e} THEN ${i}`).join(" ")} ELSE ${DURATION_EDGES.length} END)`;
+  const search = (lo: number, hi: number): string => {
+    // Buckets lo…hi: bucket i holds values ≤ DURATION_EDGES[i] (and above the previous edge); hi = edges.length is above all.
+    if (lo === hi) return String(lo);
+    const mid = (lo + hi) >> 1;
+    return `(CASE WHEN ${seconds} <= ${DURATION_EDGES[mid]} THEN ${search(lo, mid)} ELSE ${search(mid + 1, hi)} END)`;
+  };
+  return search(0, DURATION_EDGES.length);
 }
 
 /**
@@ -169,7 +179,10 @@ export function durationMedian(histogram: Map<number, number>, k: number): { val
   const first = (bucket >> level) << level;
   const last = first + (1 << level) - 1;
   // Whole seconds for the estimate; the range's ends are the grid's own points.
-  const shown = (value: number, exactly = false): Figure => ({ value: exactly ? value : Math.round(value), qualifier: "estimated" });
+  const shown = (value: number, exactly = false): Figure => ({
+    value: exactly ? value : Math.round(value),
+    qualifier: "estimated",
+  });
   const { lower, upper } = durationBounds(bucket);
   const fraction = Math.min(1, Math.max(0, (0.5 * total - below) / n));
   // Inside a bucket: geometric like the vitals, linear in the first (0 … 1 s); 0 s is 0.

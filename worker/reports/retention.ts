@@ -271,7 +271,13 @@ function tasks(horizon: RetentionHorizon, limit: number, k: number): Task[] {
   const perSessionDay = ["rollup_site_day_units", "rollup_page_day_units", "rollup_goal_day_units", "rollup_vital_day_units", "rollup_session_day", "rollup_dimension_scratch"];
   // Only session-days whose day's engagement figures are written (archiveEngagement) go.
   for (const table of perSessionDay) {
-    remove(table, table === "rollup_session_day" ? `day < ? AND (site_id, day) IN (SELECT site_id, day FROM rollup_engagement_day)` : "day < ?", horizon.daysBefore);
+    remove(
+      table,
+      table === "rollup_session_day"
+        ? `day < ? AND (site_id, day) IN (SELECT site_id, day FROM rollup_engagement_day)`
+        : "day < ?",
+      horizon.daysBefore,
+    );
   }
   // Before any hour units of a day go, the day's remainder is settled from them.
   list.push(settleRemainder("rollup_site_day", SITE_HOURS_SQL, horizon.hoursBefore, k));

@@ -10,7 +10,17 @@ import { aggregateQuery, aggregateResponse } from "../../reports/schemas";
 import { timeseriesReport } from "../../reports/timeseries";
 import { route } from "../registry";
 
-const FIGURES = ["visitors", "pageviews", "visits", "bounces", "bounce_rate", "views_per_visit", "visit_duration", "visit_duration_low", "visit_duration_high"] as const;
+const FIGURES = [
+  "visitors",
+  "pageviews",
+  "visits",
+  "bounces",
+  "bounce_rate",
+  "views_per_visit",
+  "visit_duration",
+  "visit_duration_low",
+  "visit_duration_high",
+] as const;
 
 export const aggregateRoutes = [
   route({
@@ -31,7 +41,11 @@ export const aggregateRoutes = [
         schema: aggregateResponse,
         alsoAs: REPORT_FORMATS,
         headers: {
-          Vary: { description: "The body depends on `Accept` (JSON, CSV or NDJSON).", required: true, schema: { type: "string", const: "Accept" } },
+          Vary: {
+            description: "The body depends on `Accept` (JSON, CSV or NDJSON).",
+            required: true,
+            schema: { type: "string", const: "Accept" },
+          },
           "Wren-Published-Through": {
             description: "The site's last published local day: the freshest the report can be.",
             required: true,
@@ -44,7 +58,9 @@ export const aggregateRoutes = [
       const { query } = context;
       const p = await prepareReport(context, query.site, query);
       // The timeseries route's own cache entry (same name and parameters): one computation of the totals.
-      const timeseries = await p.cached("timeseries", ["day", undefined, undefined], () => timeseriesReport(p.db, p.scope, "day"));
+      const timeseries = await p.cached("timeseries", ["day", undefined, undefined], () =>
+        timeseriesReport(p.db, p.scope, "day"),
+      );
       const results = await p.cached("aggregate", [], () => aggregateReport(p.db, p.scope, timeseries));
       // One line: each figure as `name` and `name_qualifier` (the rate's sides are the visits and bounces columns).
       return context.reply(200, { ...p.head, results }, inFormat(context.request, p, [results], figureColumns(...FIGURES)));
