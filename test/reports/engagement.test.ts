@@ -8,7 +8,7 @@
 import type { Client } from "@libsql/client";
 import { describe, expect, it } from "vitest";
 import { engagementFigures, siteSessionDays, type EngagementOptions } from "../../worker/reports/engagement";
-import { DURATION_EDGES } from "../../worker/reports/histogram";
+import { DURATION_EDGES, durationBucketSql } from "../../worker/reports/histogram";
 import { shownCounts, unitKey } from "../../worker/reports/noise";
 import { exactFiltered } from "../../worker/reports/privacy/filtered";
 import { applyRetention } from "../../worker/reports/retention";
@@ -135,6 +135,20 @@ describe("the figures", () => {
       qualifier: "estimated",
     });
     expect(figures.bounce_rate.value).toBe(Math.round(Math.min(1, bounces.units / visits.units) * 10_000) / 10_000);
+  });
+});
+
+describe("the duration grid", () => {
+  it("puts a duration in SQL in the bucket of its edges: 0 s alone, then (edge before, edge], above the last one bucket", async () => {
+    const { client } = await fresh();
+    const values = [0, 0.001, 0.5, 1, 1.0001, 1.12, 1.121, 59.99, 60, 3600, 86_399.9, 93_540, 93_541, 200_000];
+    const rs = await client.execute(`SELECT ${values.map((v, i) => `${durationBucketSql(String(v))} AS b${i}`).join(", ")}`);
+    const expected = values.map((v) => {
+      const i = DURATION_EDGES.findIndex((edge) => v <= edge);
+      return i < 0 ? DURATION_EDGES.length : i;
+    });
+    expect(values.map((_, i) => Number(rs.rows[0]![`b${i}`]))).toEqual(expected);
+    expect(expected.slice(0, 6)).toEqual([0, 1, 1, 1, 2, 2]);
   });
 });
 
