@@ -7,7 +7,12 @@
  */
 import type { Client } from "@libsql/client";
 import { describe, expect, it } from "vitest";
-import { engagementFigures, siteSessionDays, type EngagementOptions } from "../../worker/reports/engagement";
+import {
+  engagementFigures,
+  siteSessionDays,
+  type EngagementOptions,
+  type EngagementSource,
+} from "../../worker/reports/engagement";
 import { DURATION_EDGES, durationBucketSql } from "../../worker/reports/histogram";
 import { shownCounts, unitKey } from "../../worker/reports/noise";
 import { exactFiltered } from "../../worker/reports/privacy/filtered";
@@ -49,6 +54,7 @@ async function secretOf(client: Client): Promise<number> {
   return Number((await client.execute("SELECT secret FROM rollup_cell_key")).rows[0]!.secret);
 }
 
+const bucketOf = (seconds: number) => DURATION_EDGES.findIndex((edge) => seconds <= edge);
 const VISITS = ["a", ...sessions("b", 4), ...sessions("c", 3)];
 const BOUNCES = sessions("b", 4);
 
@@ -74,6 +80,30 @@ describe("the fold", () => {
       { path: "/", pageviews: 2 },
       { path: "/pricing", pageviews: 1 },
     ]);
+    // The site-day's engagement moved with "a" (a bounce after the first fold, 3 pageviews over 480 s after the second).
+    const e = await client.execute({ sql: "SELECT rowid AS r, * FROM rollup_session_day WHERE unit LIKE 'e:%'", args: [] });
+    const keys = (units: string[]) => units.reduce((sum, u) => sum + unitKey(u, secret), 0);
+    const bounceKeys = keys([...BOUNCES, String(e.rows[0]!.unit)]);
+    const row = await client.execute(
+      "SELECT site_id, day, visits, visits_key_sum, pageviews, bounces, bounce_key_sum FROM rollup_engagement_day",
+    );
+    expect(row.rows.map((r) => ({ ...r }))).toEqual([
+      {
+        site_id: SITE,
+        day: DAY,
+        visits: 9,
+        visits_key_sum: bounceKeys + keys(["a", ...sessions("c", 3)]),
+        pageviews: 14,
+        bounces: 5,
+        bounce_key_sum: bounceKeys,
+      },
+    ]);
+    const histogram = await client.execute("SELECT bucket, units FROM rollup_duration_histogram ORDER BY bucket");
+    expect(histogram.rows.map((r) => [Number(r.bucket), Number(r.units)])).toEqual([
+      [0, 5],
+      [bucketOf(60), 3],
+      [bucketOf(480), 1],
+    ]);
   });
 });
 
@@ -87,7 +117,11 @@ describe("the figures", () => {
   it("read visits, bounces, their rate, views per visit and the median duration exactly without noise", async () => {
     const db = await fresh();
     await seedDay(db.client);
-    const figures = await engagementFigures(db.reader, siteSessionDays(SITE, DAY, DAY), await options(db.client, 3));
+    const figures = await engagementFigures(
+      db.reader,
+      { sessionDays: siteSessionDays(SITE, DAY, DAY) },
+      await options(db.client, 3),
+    );
     const x = (value: number) => ({ value, qualifier: "exact" });
     expect(figures).toEqual({
       visits: x(9),
@@ -105,7 +139,7 @@ describe("the figures", () => {
     const db = await fresh();
     await seedDay(db.client);
     // k = 6: the 0 s bucket holds 5; blocks of 2…32 buckets add none; 64 buckets (0 s … the 63rd edge) hold all 9.
-    const six = await engagementFigures(db.reader, siteSessionDays(SITE, DAY, DAY), await options(db.client, 6));
+    const six = await engagementFigures(db.reader, { sessionDays: siteSessionDays(SITE, DAY, DAY) }, await options(db.client, 6));
     expect([six.visit_duration, six.visit_duration_low, six.visit_duration_high]).toEqual([
       { value: null, qualifier: "suppressed" },
       { value: 0, qualifier: "estimated" },
@@ -114,7 +148,11 @@ describe("the figures", () => {
     expect(six.bounces).toEqual({ value: null, qualifier: "suppressed" });
     expect(six.bounce_rate).toEqual({ value: null, qualifier: "suppressed" });
     // k = 10: 9 visits are hidden, and so is everything drawn from them.
-    const ten = await engagementFigures(db.reader, siteSessionDays(SITE, DAY, DAY), await options(db.client, 10));
+    const ten = await engagementFigures(
+      db.reader,
+      { sessionDays: siteSessionDays(SITE, DAY, DAY) },
+      await options(db.client, 10),
+    );
     expect(Object.values(ten).every((f) => f.value === null && f.qualifier === "suppressed")).toBe(true);
   });
 
@@ -127,7 +165,11 @@ describe("the figures", () => {
     const keys = (units: string[]) => units.reduce((sum, u) => sum + unitKey(u, secret), 0);
     const visits = shownCounts({ units: 9, events: 14, keySum: keys([...VISITS, `e:${String(e)}`]) }, key, 3, true);
     const bounces = shownCounts({ units: 5, events: 0, keySum: keys([...BOUNCES, `e:${String(e)}`]) }, key, 3, false);
-    const figures = await engagementFigures(db.reader, siteSessionDays(SITE, DAY, DAY), await options(db.client, 3, false));
+    const figures = await engagementFigures(
+      db.reader,
+      { sessionDays: siteSessionDays(SITE, DAY, DAY) },
+      await options(db.client, 3, false),
+    );
     expect(figures.visits).toEqual({ value: visits.units, qualifier: "estimated" });
     expect(figures.bounces).toEqual({ value: bounces.units, qualifier: "estimated" });
     expect(figures.views_per_visit).toEqual({
@@ -153,45 +195,50 @@ describe("the duration grid", () => {
 });
 
 describe("retention", () => {
-  it("archives each day's figures before deleting its session-days: a period reads exactly the same after", async () => {
+  it("keeps each day's figures when it deletes its session-days: a period reads exactly the same after, and as its session-days read", async () => {
     const db = await fresh();
     const recent = "2026-12-20";
     await seedDay(db.client);
     await seedDay(db.client, recent);
-    const period = siteSessionDays(SITE, DAY, recent);
-    const archived = { siteId: SITE, from: DAY, to: recent };
-    const read = async (k: number, exact: boolean) =>
-      engagementFigures(db.reader, period, {
-        k,
-        noiseKey: await noiseKey(db.client),
-        archived,
-        ...(exact ? { rule: exactFiltered } : {}),
-      });
-    const before = [await read(3, false), await read(3, true), await read(12, true)];
+    const key = await noiseKey(db.client);
+    const read = (source: EngagementSource, k: number, exact: boolean) =>
+      engagementFigures(db.reader, source, { k, noiseKey: key, ...(exact ? { rule: exactFiltered } : {}) });
+    const site: EngagementSource = { site: { siteId: SITE, from: DAY, to: recent } };
+    const reads = async (source: EngagementSource) => [
+      await read(source, 3, false),
+      await read(source, 3, true),
+      await read(source, 12, true),
+    ];
+    const before = await reads(site);
+    // The site-days' rows read as their session-days do.
+    expect(await reads({ sessionDays: siteSessionDays(SITE, DAY, recent) })).toEqual(before);
+    const rows = async () => [
+      (await db.client.execute("SELECT * FROM rollup_engagement_day ORDER BY day")).rows.map((r) => ({ ...r })),
+      (await db.client.execute("SELECT * FROM rollup_duration_histogram ORDER BY day, bucket")).rows.map((r) => ({ ...r })),
+    ];
+    const kept = await rows();
     const now = Date.parse(`${addDays(recent, 2)}T00:00:00Z`);
     await applyRetention(db.client as never, { now, days: 30 });
     const left = await db.client.execute({ sql: "SELECT day, count(*) AS n FROM rollup_session_day GROUP BY day", args: [] });
     expect(left.rows.map((r) => ({ ...r }))).toEqual([{ day: recent, n: 9 }]);
-    const secret = await secretOf(db.client);
-    const row = await db.client.execute("SELECT * FROM rollup_engagement_day");
-    // The key sums: the bounces' (b0–b3 and the e: unit of its row id) and the rest's (a, c0–c2).
-    expect(row.rows.map((r) => ({ ...r, bounce_key_sum: null, visits_key_sum: null }))).toEqual([
-      { site_id: SITE, day: DAY, visits: 9, visits_key_sum: null, pageviews: 14, bounces: 5, bounce_key_sum: null },
-    ]);
-    expect(Number(row.rows[0]!.visits_key_sum) - Number(row.rows[0]!.bounce_key_sum)).toBe(
-      ["a", ...sessions("c", 3)].reduce((sum, u) => sum + unitKey(u, secret), 0),
-    );
-    const histogram = await db.client.execute("SELECT bucket, units FROM rollup_duration_histogram ORDER BY bucket");
-    const bucketOf = (s: number) => DURATION_EDGES.findIndex((edge) => s <= edge);
-    expect(histogram.rows.map((r) => [Number(r.bucket), Number(r.units)])).toEqual([
-      [0, 5],
-      [bucketOf(60), 3],
-      [bucketOf(480), 1],
-    ]);
-    expect([await read(3, false), await read(3, true), await read(12, true)]).toEqual(before);
-    // Again: nothing more to archive or delete, and the same figures.
-    await applyRetention(db.client as never, { now, days: 30 });
-    expect((await db.client.execute("SELECT count(*) AS n FROM rollup_engagement_day")).rows[0]!.n).toBe(1);
-    expect([await read(3, false), await read(3, true), await read(12, true)]).toEqual(before);
+    expect(await rows()).toEqual(kept);
+    expect(await reads(site)).toEqual(before);
+  });
+
+  it("writes a day's figures that are missing before it deletes its session-days, and deletes only days so kept", async () => {
+    const db = await fresh();
+    await seedDay(db.client);
+    const site: EngagementSource = { site: { siteId: SITE, from: DAY, to: DAY } };
+    const options = { k: 3, noiseKey: await noiseKey(db.client) };
+    const before = await engagementFigures(db.reader, site, options);
+    const kept = (await db.client.execute("SELECT * FROM rollup_duration_histogram ORDER BY bucket")).rows.map((r) => ({ ...r }));
+    // As a database migrated before the fold kept them might lack them.
+    await db.client.batch(["DELETE FROM rollup_engagement_day", "DELETE FROM rollup_duration_histogram"], "write");
+    await applyRetention(db.client as never, { now: Date.parse("2026-12-20T00:00:00Z"), days: 30 });
+    expect((await db.client.execute("SELECT count(*) AS n FROM rollup_session_day")).rows[0]!.n).toBe(0);
+    expect(
+      (await db.client.execute("SELECT * FROM rollup_duration_histogram ORDER BY bucket")).rows.map((r) => ({ ...r })),
+    ).toEqual(kept);
+    expect(await engagementFigures(db.reader, site, options)).toEqual(before);
   });
 });

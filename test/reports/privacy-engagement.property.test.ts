@@ -106,11 +106,11 @@ async function attack(t: Trial, rule: FilteredRule): Promise<{ candidates: numbe
   let extremeDraw = false;
   const exactCounts: number[] = [];
   for (const [p, [from, to]] of PERIODS.entries()) {
-    const figures = await engagementFigures(db.reader, siteSessionDays(SITE, DAYS[from]!, DAYS[to]!), {
-      k: K,
-      noiseKey: key,
-      rule,
-    });
+    const options = { k: K, noiseKey: key, rule };
+    const figures = await engagementFigures(db.reader, { site: { siteId: SITE, from: DAYS[from]!, to: DAYS[to]! } }, options);
+    // The site-days' rows (what the aggregate reads) read as the session-days themselves (what a filter cuts).
+    const cut = { sessionDays: siteSessionDays(SITE, DAYS[from]!, DAYS[to]!) };
+    expect(await engagementFigures(db.reader, cut, options)).toEqual(figures);
     const inPeriod = visits.filter((v) => v.day >= from && v.day <= to);
     const own = inPeriod.filter((v) => !v.unit.startsWith("victim"));
     const read = (shown: number | null, cell: number, offset: number, units: Visit[]) => {

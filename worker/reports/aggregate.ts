@@ -2,11 +2,11 @@
  * The aggregate report (GET /api/v1/aggregate, like Plausible's /api/v1/stats/aggregate): a
  * period's headline figures in one answer. Visitors and pageviews are the daily timeseries'
  * totals, read by the same code (never a second way to count them); the engagement figures
- * come from the site's session-days (engagement.ts).
+ * come from the site-days' engagement rows (engagement.ts).
  */
 import type { ReadOnlyDatabase } from "../lib/read-only";
 import type { Figure } from "./figures";
-import { engagementFigures, siteSessionDays, type EngagementFigures } from "./engagement";
+import { engagementFigures, type EngagementFigures } from "./engagement";
 import type { ReportScope } from "./scope";
 import type { TimeseriesReport } from "./timeseries";
 
@@ -23,11 +23,11 @@ export async function aggregateReport(
   timeseries: TimeseriesReport,
 ): Promise<AggregateResults> {
   if (!scope.noiseKey) throw new Error("the aggregate needs scope.noiseKey");
-  const engagement = await engagementFigures(db, siteSessionDays(scope.siteId, scope.from, scope.to), {
-    k: scope.k,
-    noiseKey: scope.noiseKey,
-    archived: { siteId: scope.siteId, from: scope.from, to: scope.to },
-  });
+  const engagement = await engagementFigures(
+    db,
+    { site: { siteId: scope.siteId, from: scope.from, to: scope.to } },
+    { k: scope.k, noiseKey: scope.noiseKey },
+  );
   return {
     visitors: timeseries.totals.visitors,
     pageviews: timeseries.totals.pageviews,

@@ -11,11 +11,13 @@
  * no value (no UTM, an unknown country, rows from before dimensions), are in no cell: reports
  * read them as the day's total minus its cells. The pair cells of nesting dimensions
  * (dimension-pairs.ts) take each new session-day in the same statements (their values are
- * entry dimensions, which a later pageview does not move).
+ * entry dimensions, which a later pageview does not move). The site-days' engagement rows move
+ * with them too (engagement-fold.ts).
  */
 import type { InStatement } from "@libsql/client/web";
 import { DIMENSIONS, ENTRY_DIMENSIONS, PAGEVIEW_DIMENSIONS } from "./dimensions";
 import { addPairs } from "./dimension-pairs";
+import { emptiedBuckets, moveEngagement } from "./engagement-fold";
 import { unitKeySql } from "./noise";
 
 /** A statement over the fold's raw rows (rollup/raw-rows.ts rawRows): `WITH raw AS (…)` is prefixed. */
@@ -71,10 +73,11 @@ export function dimensionFoldStatements(withRaw: WithRaw): InStatement[] {
   return [
     "DELETE FROM rollup_dimension_scratch",
     withRaw(
-      `INSERT INTO rollup_dimension_scratch (${KEY}, first_pageview_id, pageviews, ${columns}) ` +
-        `SELECT ${KEY}, first_pageview_id, pageviews, ${columns} FROM rollup_session_day s WHERE ${TOUCHED}`,
+      `INSERT INTO rollup_dimension_scratch (${KEY}, first_pageview_id, first_ts, last_ts, pageviews, ${columns}) ` +
+        `SELECT ${KEY}, first_pageview_id, first_ts, last_ts, pageviews, ${columns} FROM rollup_session_day s WHERE ${TOUCHED}`,
     ),
     moveVisitors(withRaw, "rollup_dimension_scratch", -1),
+    ...moveEngagement(withRaw, "rollup_dimension_scratch", TOUCHED, -1),
     moveGoals(withRaw, "rollup_dimension_scratch", -1),
     // SQLite's min()/max() aggregates take the other (bare) columns from the row they pick.
     withRaw(
@@ -97,6 +100,8 @@ export function dimensionFoldStatements(withRaw: WithRaw): InStatement[] {
     ),
     moveVisitors(withRaw, "rollup_session_day", 1),
     moveGoals(withRaw, "rollup_session_day", 1),
+    ...moveEngagement(withRaw, "rollup_session_day", TOUCHED, 1),
+    emptiedBuckets(withRaw),
     ...addPairs(withRaw, TOUCHED, "rollup_dimension_scratch"),
     // Cells every session-day has left (an exit page moved on) go, so a fold split anywhere leaves the same cells.
     emptiedCells(withRaw, "rollup_dimension_day", "visitors = 0"),

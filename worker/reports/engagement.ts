@@ -12,15 +12,16 @@
  * and a value only when its own bucket does; nothing where the visits are hidden (their hidden
  * cell must not be confirmed to hold k by a shown range).
  *
- * Days past raw retention have no session-days: retention wrote each site-day's figures to
- * rollup_engagement_day and rollup_duration_histogram first (retention.ts), and a period
- * reaching back reads those days from there. Sums of per-day cells are the cell of the union
- * of their session-days (counts and key sums add), so a period reads the same before and after
- * retention deletes its session-days.
+ * The site's own figures are read from its site-days' engagement rows and duration histograms
+ * (rollup_engagement_day, rollup_duration_histogram), which the fold keeps in step with the
+ * session-days (engagement-fold.ts) and retention keeps when it deletes them (retention.ts).
+ * Sums of per-day cells are the cell of the union of their session-days (counts and key sums
+ * add), so they read exactly as the session-days would, before and after retention.
  */
-import type { InValue } from "@libsql/client/web";
+import type { InStatement, InValue } from "@libsql/client/web";
 import type { ReadOnlyDatabase } from "../lib/read-only";
 import { estimated, ratio, round, SUPPRESSED, type Figure } from "./figures";
+import { DURATION_SECONDS } from "./engagement-fold";
 import { durationBucketSql, durationMedian } from "./histogram";
 import type { NoiseKey } from "./noise-position";
 import { filteredRule, type FilteredRule } from "./privacy/filtered";
@@ -43,8 +44,8 @@ export interface EngagementFigures {
   visit_duration_high: Figure;
 }
 
-/** A period's archived site-days (retention.ts): read from the aggregates, not from session-days. */
-export interface Archived {
+/** A site's local days from..to (inclusive). */
+export interface SiteDays {
   siteId: string;
   from: string;
   to: string;
@@ -53,8 +54,6 @@ export interface Archived {
 export interface EngagementOptions {
   k: number;
   noiseKey: NoiseKey;
-  /** The site's archived days of the period, when the session-days are the site's own. */
-  archived?: Archived;
   /** Rule F as served; the property test takes it out (exactFiltered). */
   rule?: FilteredRule;
 }
@@ -67,62 +66,58 @@ export function siteSessionDays(siteId: string, from: string, to: string): Sessi
   };
 }
 
-/** The days of an archived period, as an SQL list (args: site, from, to). */
-const ARCHIVED_DAYS = "SELECT day FROM rollup_engagement_day WHERE site_id = ? AND day >= ? AND day <= ?";
+/**
+ * What the figures are computed over: a set of session-days (the filter engine's cut; read row by
+ * row), or the site's own days (read from the site-days' engagement rows and histograms, which
+ * the fold keeps and retention keeps: one row and a few dozen buckets a day).
+ */
+export type EngagementSource = { sessionDays: SessionDays } | { site: SiteDays };
 
 export async function engagementFigures(
   db: ReadOnlyDatabase,
-  days: SessionDays,
+  source: EngagementSource,
   options: EngagementOptions,
 ): Promise<EngagementFigures> {
-  const { archived } = options;
-  // An archived day is read from its aggregate alone, even while retention deletes its rows in batches.
-  const live = archived
-    ? {
-        sql: `SELECT * FROM (${days.sql}) WHERE day NOT IN (${ARCHIVED_DAYS})`,
-        args: [...days.args, archived.siteId, archived.from, archived.to],
-      }
-    : days;
-  const seconds = "((last_ts - first_ts) / 1000.0)";
-  // One scan: the sums per duration bucket (-1: no known span), added up below.
-  const statements = [
-    {
-      sql:
-        "SELECT bucket, count(*) AS visits, sum(unit_key) AS visits_key_sum, sum(pageviews) AS pageviews, " +
-        "sum(pageviews = 1) AS bounces, sum(CASE WHEN pageviews = 1 THEN unit_key ELSE 0 END) AS bounce_key_sum " +
-        `FROM (SELECT unit_key, pageviews, CASE WHEN first_ts IS NULL THEN -1 ELSE ${durationBucketSql(seconds)} END AS bucket FROM (${live.sql})) GROUP BY bucket`,
-      args: live.args,
-    },
-  ];
-  if (archived) {
-    const args = [archived.siteId, archived.from, archived.to];
-    statements.push(
+  let statements: InStatement[];
+  if ("site" in source) {
+    const args = [source.site.siteId, source.site.from, source.site.to];
+    statements = [
       {
         sql:
-          // The archived days' sums (in no bucket: their durations are the histogram's, next).
-          "SELECT -1 AS bucket, sum(visits) AS visits, sum(visits_key_sum) AS visits_key_sum, sum(pageviews) AS pageviews, sum(bounces) AS bounces, sum(bounce_key_sum) AS bounce_key_sum " +
-          "FROM rollup_engagement_day WHERE site_id = ? AND day >= ? AND day <= ?",
+          "SELECT -1 AS bucket, sum(visits) AS visits, sum(visits_key_sum) AS visits_key_sum, sum(pageviews) AS pageviews, " +
+          "sum(bounces) AS bounces, sum(bounce_key_sum) AS bounce_key_sum FROM rollup_engagement_day WHERE site_id = ? AND day >= ? AND day <= ?",
         args,
       },
       {
         sql: "SELECT bucket, sum(units) AS units FROM rollup_duration_histogram WHERE site_id = ? AND day >= ? AND day <= ? GROUP BY bucket",
         args,
       },
-    );
+    ];
+  } else {
+    const days = source.sessionDays;
+    // One scan: the sums per duration bucket (-1: no known span), added up below.
+    statements = [
+      {
+        sql:
+          "SELECT bucket, count(*) AS visits, sum(unit_key) AS visits_key_sum, sum(pageviews) AS pageviews, " +
+          "sum(pageviews = 1) AS bounces, sum(CASE WHEN pageviews = 1 THEN unit_key ELSE 0 END) AS bounce_key_sum, count(*) AS units " +
+          `FROM (SELECT unit_key, pageviews, CASE WHEN first_ts IS NULL THEN -1 ELSE ${durationBucketSql(DURATION_SECONDS)} END AS bucket FROM (${days.sql})) GROUP BY bucket`,
+        args: days.args,
+      },
+    ];
   }
   const results = await db.queryAll(statements);
   const totals = { visits: 0, visitsKeySum: 0, pageviews: 0, bounces: 0, bounceKeySum: 0 };
   const histogram = new Map<number, number>();
-  for (const [i, rs] of results.entries()) {
+  for (const rs of results) {
     for (const r of rs.rows) {
-      const bucket = Number(r.bucket);
       totals.visits += Number(r.visits ?? 0);
       totals.visitsKeySum += Number(r.visits_key_sum ?? 0);
       totals.pageviews += Number(r.pageviews ?? 0);
       totals.bounces += Number(r.bounces ?? 0);
       totals.bounceKeySum += Number(r.bounce_key_sum ?? 0);
-      // The session-days' buckets count their visits; the archive's histogram its `units`.
-      const units = i === 0 ? Number(r.visits) : i === 2 ? Number(r.units) : 0;
+      const bucket = Number(r.bucket);
+      const units = Number(r.units ?? 0);
       if (bucket >= 0 && units > 0) histogram.set(bucket, (histogram.get(bucket) ?? 0) + units);
     }
   }

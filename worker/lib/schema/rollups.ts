@@ -309,10 +309,11 @@ export const rollupSessionDay = sqliteTable(
 );
 
 /**
- * A site-day's engagement once its session-days are gone (retention writes it just before it
- * deletes them, reports/retention.ts): its bounces (session-days of one pageview) and their key
- * sum, so the figures of old periods read as they did (reports/engagement.ts). Its visits are
- * the session-days counted by the duration histogram below.
+ * A site-day's engagement (reports/engagement.ts): its visits (session-days), their pageviews,
+ * its bounces (session-days of one pageview), and the key sums of both. Kept in step by the fold
+ * as its session-days change (reports/engagement-fold.ts), so the site's figures are read from
+ * these rows alone, and kept when retention deletes the session-days (reports/retention.ts
+ * writes any day missing first), so old periods read as they did.
  */
 export const rollupEngagementDay = sqliteTable(
   "rollup_engagement_day",
@@ -328,7 +329,7 @@ export const rollupEngagementDay = sqliteTable(
   (t) => [primaryKey({ columns: [t.siteId, t.day] })],
 );
 
-/** The same days' visit durations: session-days per fixed log-spaced bucket (reports/histogram.ts DURATION_EDGES). */
+/** The same days' visit durations: session-days per fixed log-spaced bucket (reports/histogram.ts DURATION_EDGES), kept alike. */
 export const rollupDurationHistogram = sqliteTable(
   "rollup_duration_histogram",
   {
@@ -351,6 +352,9 @@ export const rollupDimensionScratch = sqliteTable(
     day: text("day").notNull(),
     unit: text("unit").notNull(),
     firstPageviewId: integer("first_pageview_id"),
+    /** Its span as it was: its old duration bucket leaves the site-day's histogram (reports/engagement-fold.ts). */
+    firstTs: integer("first_ts"),
+    lastTs: integer("last_ts"),
     pageviews: integer("pageviews").notNull().default(0),
     ...dimensionColumns(),
   },
