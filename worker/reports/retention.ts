@@ -32,8 +32,9 @@
  * - Labels of rollup cells never shown (label-scrub.ts), for local days before `daysBefore`:
  *   replaced by opaque tokens that keep every decision of the day as it was.
  *
- * - Session-days (rollup_session_day) only once their site-day's engagement figures are written
- *   (rollup_engagement_day, rollup_duration_histogram), so those figures outlive them.
+ * - Session-days (rollup_session_day) only once their site-day's engagement row and histogram
+ *   exist (rollup_engagement_day, rollup_duration_histogram; written here if missing), so the
+ *   site's engagement figures outlive them.
  *
  * Kept: every rollup cell (counts, key sums, vitals histograms), for as long as the site exists.
  *
@@ -188,11 +189,12 @@ function settleRemainder(table: "rollup_site_day" | "rollup_goal_day", cells: Ho
 }
 
 /**
- * Writes the engagement figures (reports/engagement.ts) of the site-days before `daysBefore`
- * among the oldest `limit` session-days (by rowid, as `oldest` reads them) that have no archive
- * yet: each day's duration histogram and its row, from all its session-days, in one transaction.
- * Run before the deletions' probe, so that the same run deletes what it archived; only archived
- * days' session-days are deleted, and the figures of any period read the same before and after.
+ * Makes sure every site-day whose session-days are about to go has its engagement row and
+ * duration histogram (reports/engagement.ts), which the fold keeps in step
+ * (engagement-fold.ts): for the days before `daysBefore` among the oldest `limit` session-days
+ * (by rowid, as `oldest` reads them) that have no row, it writes both from all their
+ * session-days, in one transaction. Run before the deletions' probe, so that the same run
+ * deletes them; only session-days of days with a row are deleted, so no day's figures are lost.
  */
 async function archiveEngagement(client: Client, daysBefore: string, limit: number): Promise<void> {
   const pending =
@@ -269,7 +271,7 @@ function tasks(horizon: RetentionHorizon, limit: number, k: number): Task[] {
   // rollup_dimension_scratch: a fold's copy of the session-days it touched (their labels), read
   // only inside that fold; what the last fold left stays until the next one empties it.
   const perSessionDay = ["rollup_site_day_units", "rollup_page_day_units", "rollup_goal_day_units", "rollup_vital_day_units", "rollup_session_day", "rollup_dimension_scratch"];
-  // Only session-days whose day's engagement figures are written (archiveEngagement) go.
+  // Only session-days whose day has its engagement row (archiveEngagement) go.
   for (const table of perSessionDay) {
     remove(
       table,
