@@ -107,6 +107,8 @@ describe("the fold", () => {
   });
 });
 
+const options_ = async (client: Client): Promise<EngagementOptions> => ({ k: 3, noiseKey: await noiseKey(client) });
+
 describe("the figures", () => {
   const options = async (client: Client, k: number, exact = true): Promise<EngagementOptions> => ({
     k,
@@ -154,6 +156,25 @@ describe("the figures", () => {
       await options(db.client, 10),
     );
     expect(Object.values(ten).every((f) => f.value === null && f.qualifier === "suppressed")).toBe(true);
+  });
+
+  it("read exact zeros for a period without a visit, from the session-days and from the site-days alike", async () => {
+    const db = await fresh();
+    await seedDay(db.client);
+    const empty = "2026-11-05";
+    const zero = { value: 0, qualifier: "exact" };
+    const all = {
+      visits: zero,
+      bounces: zero,
+      bounce_rate: zero,
+      views_per_visit: zero,
+      visit_duration: zero,
+      visit_duration_low: zero,
+      visit_duration_high: zero,
+    };
+    const options = await options_(db.client);
+    expect(await engagementFigures(db.reader, { sessionDays: siteSessionDays(SITE, empty, empty) }, options)).toEqual(all);
+    expect(await engagementFigures(db.reader, { site: { siteId: SITE, from: empty, to: empty } }, options)).toEqual(all);
   });
 
   it("perturb visits and bounces by their units' key sums (Rule F), the pageviews with the visits", async () => {

@@ -140,8 +140,18 @@ export function engagementOf(
     visit_duration_high: SUPPRESSED,
   };
   const zero: Figure = { value: 0, qualifier: "exact" };
-  // No visit at all: exact zeros, as every report reads a cell without data.
-  if (totals.visits === 0) return { ...none, visits: zero, bounces: zero, bounce_rate: zero };
+  // No visit at all: exact zeros, as every report reads a cell without data (hides nothing: there is no one).
+  if (totals.visits === 0) {
+    return {
+      visits: zero,
+      bounces: zero,
+      bounce_rate: zero,
+      views_per_visit: zero,
+      visit_duration: zero,
+      visit_duration_low: zero,
+      visit_duration_high: zero,
+    };
+  }
   const figure = (value: number): Figure => (rule.perturbs ? estimated(value) : { value, qualifier: "exact" });
   const visitsCell = rule.shown(
     { units: totals.visits, events: totals.pageviews, keySum: totals.visitsKeySum },
