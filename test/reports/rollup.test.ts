@@ -89,7 +89,8 @@ async function keySumMismatches(client: Client): Promise<string[]> {
   }
   for (const r of (await client.execute("SELECT site_id, day, visits_key_sum, bounce_key_sum FROM rollup_engagement_day")).rows) {
     const sums = days.get(`${String(r.site_id)}|${String(r.day)}`);
-    if (Number(r.visits_key_sum) !== sums?.visits || Number(r.bounce_key_sum) !== sums.bounces) wrong.push(`rollup_engagement_day ${String(r.day)}`);
+    if (Number(r.visits_key_sum) !== sums?.visits || Number(r.bounce_key_sum) !== sums.bounces)
+      wrong.push(`rollup_engagement_day ${String(r.day)}`);
   }
   return wrong;
 }
