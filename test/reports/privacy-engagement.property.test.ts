@@ -144,7 +144,10 @@ async function attack(t: Trial, rule: FilteredRule): Promise<{ candidates: numbe
         );
     }
     // The median's range and value: samples of k session-days, counted from the raw rows.
-    if (figures.visit_duration_low.value !== null) {
+    if (inPeriod.length === 0) {
+      // No visit: exact zeros, nothing to hide.
+      expect(Object.values(figures).every((f) => f.value === 0 && f.qualifier === "exact")).toBe(true);
+    } else if (figures.visit_duration_low.value !== null) {
       // The block's buckets: the value's own (level 0), else an aligned block of 2^j ≥ 2 (so from 0 where it reads from 0 s).
       const last = bucketOf(figures.visit_duration_high.value!);
       const low = figures.visit_duration_low.value;
