@@ -177,6 +177,7 @@ function keyRouteCalls(): Record<string, [string, unknown?]> {
     "GET /api/v1/timeseries": [`/api/v1/timeseries?site=${ids.site}&period=24h`],
     "GET /api/v1/breakdown": [`/api/v1/breakdown?site=${ids.site}&period=7d&dimension=source`],
     "POST /api/v1/query": ["/api/v1/query", { site_id: ids.site, metrics: ["visitors"], date_range: "7d" }],
+    "GET /api/v1/aggregate": [`/api/v1/aggregate?site=${ids.site}&period=7d`],
     "GET /api/v1/overview": [`/api/v1/overview?site=${ids.site}`],
     "GET /api/v1/live": [`/api/v1/live?site=${ids.site}`],
     "POST /api/v1/deployments": ["/api/v1/deployments", { site: ids.site, version: "v3", external_id: "release-3" }],
@@ -230,7 +231,7 @@ describe("the key routes", () => {
       201,
       admin("POST", "/api/v1/sites", { name: "New", domain: "new.contract.example" }),
     );
-    for (const report of ["pages", "vitals", "conversions", "funnels", "timeseries", "breakdown"]) {
+    for (const report of ["pages", "vitals", "conversions", "funnels", "timeseries", "breakdown", "aggregate"]) {
       const [path] = calls[`GET /api/v1/${report}`]!;
       for (const accept of ["text/csv", "application/x-ndjson"]) {
         const answer = await expectAnswer(`GET /api/v1/${report}`, 200, admin("GET", path, undefined, { accept }));
@@ -267,7 +268,7 @@ describe("the key routes", () => {
       ["DELETE /api/v1/sites/{id}/goals/{goal}", `/api/v1/sites/${ids.site}/goals/${UNKNOWN.goal}`],
       ["GET /api/v1/sessions", `/api/v1/sessions?site=${UNKNOWN.site}`],
       ["POST /api/v1/events", "/api/v1/events", { site: UNKNOWN.site, goal_id: ids.goal }],
-      ...["pages", "vitals", "conversions", "timeseries", "overview"].map((r): [string, string] => [
+      ...["pages", "vitals", "conversions", "timeseries", "overview", "aggregate"].map((r): [string, string] => [
         `GET /api/v1/${r}`,
         `/api/v1/${r}?site=${UNKNOWN.site}`,
       ]),
@@ -299,6 +300,7 @@ describe("the key routes", () => {
       ["GET /api/v1/sites/{id}/arrivals", "/api/v1/sites/nope/arrivals"],
       ["GET /api/v1/sessions", `/api/v1/sessions?site=${ids.site}&cursor=nope`],
       ["GET /api/v1/pages", `/api/v1/pages?site=${ids.site}&limit=0`],
+      ["GET /api/v1/aggregate", `/api/v1/aggregate?site=${ids.site}&period=24h`],
       ["GET /api/v1/funnels", `/api/v1/funnels?site=${ids.site}&goals=${ids.goal}`],
       ["GET /api/v1/overview", `/api/v1/overview?site=${ids.site}&deployment=nope`],
       ["GET /api/v1/live", "/api/v1/live?site=nope"],
@@ -329,7 +331,7 @@ describe("the key routes", () => {
       await expectAnswer(op, 413, admin(method, path, big(op === "POST /api/v1/events" ? 300_000 : 70_000)));
     }
     // Reports refuse a time zone other than the site's with a 422 naming `tz`.
-    for (const report of ["pages", "vitals", "conversions", "funnels", "timeseries", "breakdown"]) {
+    for (const report of ["pages", "vitals", "conversions", "funnels", "timeseries", "breakdown", "aggregate"]) {
       const path = keyRouteCalls()[`GET /api/v1/${report}`]![0];
       await expectAnswer(`GET /api/v1/${report}`, 422, admin("GET", `${path}&tz=Asia/Tokyo`));
     }

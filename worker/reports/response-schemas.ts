@@ -276,3 +276,36 @@ export const liveResponse = z
       .strict(),
   })
   .meta({ id: "Live" });
+
+/** One side of a rate (reports/engagement.ts), named, so a screen can write "41 of 97 visits". */
+const rateSide = (name: string) =>
+  figureSchema
+    .extend({ name: z.literal(name) })
+    .meta({ description: `The rate's ${name === "visits" ? "denominator" : "numerator"}: ${name}.` });
+
+export const aggregateResponse = z
+  .object({
+    ...meta,
+    results: z.object({
+      visitors: figureSchema.meta({ description: "Distinct sessions per day, summed over the period: the timeseries' total." }),
+      pageviews: figureSchema.meta({ description: "Pageviews: the timeseries' total." }),
+      visits: figureSchema.meta({
+        description: "Visits: session-days with a pageview (a session's pageviews on one local day).",
+      }),
+      bounces: figureSchema.meta({ description: "Visits of a single pageview." }),
+      bounce_rate: figureSchema
+        .extend({ numerator: rateSide("bounces"), denominator: rateSide("visits") })
+        .meta({ description: "bounces / visits (0–1, 4 decimals), with the figures it divides." }),
+      views_per_visit: figureSchema.meta({ description: "Pageviews of the visits / visits, 2 decimals." }),
+      visit_duration: figureSchema.meta({
+        description:
+          "Median seconds from a visit's first pageview to its last (0 for a single pageview); shown only when its histogram bucket alone holds k visits.",
+      }),
+      visit_duration_low: figureSchema.meta({
+        description:
+          "The median lies in visit_duration_low – visit_duration_high (s): the smallest fixed block of buckets around it holding k visits.",
+      }),
+      visit_duration_high: figureSchema,
+    }),
+  })
+  .meta({ id: "AggregateReport" });

@@ -289,4 +289,12 @@ export const breakdownQuery = z.strictObject({
   cursor,
 });
 
+/** Why the engagement figures are not read by the hour. */
+export const ENGAGEMENT_NOT_HOURLY =
+  "visits are session-days, whose pageviews and duration go on after an hour closes; read by the hour, two readings would show one visit growing.";
+
+export const aggregateQuery = z.strictObject({
+  ...wholeDayParams(ENGAGEMENT_NOT_HOURLY),
+});
+
 export * from "./response-schemas";

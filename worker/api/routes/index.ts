@@ -1,5 +1,6 @@
 /** Every /api/v1 route (and the signed /hooks ones), in the order they are matched; the router and the OpenAPI document take them from here. */
 import type { Route } from "../registry";
+import { aggregateRoutes } from "./aggregate";
 import { alertRoutes } from "./alerts";
 import { arrivalRoutes } from "./arrivals";
 import { deploymentRoutes } from "./deployments";
@@ -22,6 +23,7 @@ export const apiRoutes: Route[] = [
   ...eventRoutes,
   ...reportRoutes,
   ...queryRoutes,
+  ...aggregateRoutes,
   ...overviewRoutes,
   ...liveRoutes,
   ...deploymentRoutes,

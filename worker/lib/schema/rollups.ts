@@ -144,6 +144,8 @@ export const rollupPageDayUnits = sqliteTable(
     day: text("day").notNull(),
     path: text("path").notNull(),
     unit: text("unit").notNull(),
+    /** The unit's pageviews of the path that day (≥ 1): a filtered report's pageviews (reports/explore). */
+    pageviews: integer("pageviews").notNull().default(1),
   },
   (t) => [uniqueIndex("rollup_page_day_units_key").on(t.siteId, t.day, t.path, t.unit)],
 );
@@ -292,10 +294,51 @@ export const rollupSessionDay = sqliteTable(
     /** The raw ids of its first and last pageview that day; null until it has one. */
     firstPageviewId: integer("first_pageview_id"),
     lastPageviewId: integer("last_pageview_id"),
+    /**
+     * The fold instants (ms) of its earliest and latest pageview that day, whatever order they
+     * arrived in: the visit's duration is their difference (reports/engagement.ts). Null until it has one.
+     */
+    firstTs: integer("first_ts"),
+    lastTs: integer("last_ts"),
+    /** The unit's cell key (noise.ts unitKeySql), stored so a filtered cell's key sum is a sum of a column. */
+    unitKey: integer("unit_key").notNull().default(0),
     pageviews: integer("pageviews").notNull().default(0),
     ...dimensionColumns(),
   },
   (t) => [primaryKey({ columns: [t.siteId, t.day, t.unit] })],
+);
+
+/**
+ * A site-day's engagement (reports/engagement.ts): its visits (session-days), their pageviews,
+ * its bounces (session-days of one pageview), and the key sums of both. Kept in step by the fold
+ * as its session-days change (reports/engagement-fold.ts), so the site's figures are read from
+ * these rows alone, and kept when retention deletes the session-days (reports/retention.ts
+ * writes any day missing first), so old periods read as they did.
+ */
+export const rollupEngagementDay = sqliteTable(
+  "rollup_engagement_day",
+  {
+    siteId: text("site_id").notNull(),
+    day: text("day").notNull(),
+    visits: integer("visits").notNull().default(0),
+    visitsKeySum: integer("visits_key_sum").notNull().default(0),
+    pageviews: integer("pageviews").notNull().default(0),
+    bounces: integer("bounces").notNull().default(0),
+    bounceKeySum: integer("bounce_key_sum").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.siteId, t.day] })],
+);
+
+/** The same days' visit durations: session-days per fixed log-spaced bucket (reports/histogram.ts DURATION_EDGES), kept alike. */
+export const rollupDurationHistogram = sqliteTable(
+  "rollup_duration_histogram",
+  {
+    siteId: text("site_id").notNull(),
+    day: text("day").notNull(),
+    bucket: integer("bucket").notNull(),
+    units: integer("units").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.siteId, t.day, t.bucket] })],
 );
 
 /**
@@ -309,6 +352,9 @@ export const rollupDimensionScratch = sqliteTable(
     day: text("day").notNull(),
     unit: text("unit").notNull(),
     firstPageviewId: integer("first_pageview_id"),
+    /** Its span as it was: its old duration bucket leaves the site-day's histogram (reports/engagement-fold.ts). */
+    firstTs: integer("first_ts"),
+    lastTs: integer("last_ts"),
     pageviews: integer("pageviews").notNull().default(0),
     ...dimensionColumns(),
   },

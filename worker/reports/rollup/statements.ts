@@ -74,7 +74,12 @@ export function foldStatements(source: Source, zone: ZoneGroup, range: Range): I
           "INSERT INTO rollup_page_day (site_id, day, path, visitors, pageviews) SELECT site_id, day, path, 0, count(*) FROM raw WHERE kind = 'pageview' GROUP BY site_id, day, path " +
             `ON CONFLICT (${PAGE_DAY}) DO UPDATE SET pageviews = rollup_page_day.pageviews + excluded.pageviews`,
         ),
-        ...units("page_day", "rollup_page_day_units", "site_id, day, path", "WHERE kind = 'pageview'"),
+        // Each unit with its pageviews of the path: a filtered report's pageviews (reports/explore).
+        setMark("page_day", "rollup_page_day_units"),
+        withRaw(
+          "INSERT INTO rollup_page_day_units (site_id, day, path, unit, pageviews) SELECT site_id, day, path, unit, count(*) FROM raw WHERE kind = 'pageview' " +
+            "GROUP BY site_id, day, path, unit ON CONFLICT (site_id, day, path, unit) DO UPDATE SET pageviews = rollup_page_day_units.pageviews + excluded.pageviews",
+        ),
         countNew("page_day", "rollup_page_day_units", "rollup_page_day", "site_id, day, path", "visitors", PAGE_DAY),
         ...dimensionFoldStatements(withRaw),
       ];
