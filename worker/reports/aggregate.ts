@@ -7,6 +7,8 @@
 import type { ReadOnlyDatabase } from "../lib/read-only";
 import type { Figure } from "./figures";
 import { engagementFigures, type EngagementFigures } from "./engagement";
+import type { Filter } from "./explore/filters";
+import { filteredUnits } from "./explore/units";
 import type { ReportScope } from "./scope";
 import type { TimeseriesReport } from "./timeseries";
 
@@ -16,16 +18,22 @@ export interface AggregateResults extends Omit<EngagementFigures, "bounce_rate">
   bounce_rate: Figure & { numerator: Figure & { name: "bounces" }; denominator: Figure & { name: "visits" } };
 }
 
-/** The period's figures; `timeseries` is the daily timeseries of the same scope (its totals are reused). */
+/**
+ * The period's figures; `timeseries` is the daily timeseries of the same scope and filters (its
+ * totals are reused). With filters, the engagement figures are those of the filtered session-days.
+ */
 export async function aggregateReport(
   db: ReadOnlyDatabase,
   scope: ReportScope,
   timeseries: TimeseriesReport,
+  filters: readonly Filter[] = [],
 ): Promise<AggregateResults> {
   if (!scope.noiseKey) throw new Error("the aggregate needs scope.noiseKey");
   const engagement = await engagementFigures(
     db,
-    { site: { siteId: scope.siteId, from: scope.from, to: scope.to } },
+    filters.length > 0
+      ? { sessionDays: filteredUnits(scope, filters) }
+      : { site: { siteId: scope.siteId, from: scope.from, to: scope.to } },
     { k: scope.k, noiseKey: scope.noiseKey },
   );
   return {

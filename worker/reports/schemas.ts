@@ -295,6 +295,7 @@ export const ENGAGEMENT_NOT_HOURLY =
 
 export const aggregateQuery = z.strictObject({
   ...wholeDayParams(ENGAGEMENT_NOT_HOURLY),
+  filter,
 });
 
 export * from "./response-schemas";

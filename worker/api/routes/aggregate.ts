@@ -8,6 +8,7 @@ import { figureColumns, FORMATS_NOTE, inFormat, REPORT_FORMATS } from "../../rep
 import { prepareReport } from "../../reports/request";
 import { aggregateQuery, aggregateResponse } from "../../reports/schemas";
 import { timeseriesReport } from "../../reports/timeseries";
+import { filteredTimeseriesReport, filterPlanner } from "../../reports/explore";
 import { route } from "../registry";
 
 const FIGURES = [
@@ -35,7 +36,10 @@ export const aggregateRoutes = [
     site: { from: "query", name: "site" },
     responses: {
       404: { description: "No such site (`field`: `site`)." },
-      422: { description: "Refused for this site: `tz` other than its zone; `to` or `date` after the last published day." },
+      422: {
+        description:
+          "Refused for this site: `tz` other than its zone; `to` or `date` after the last published day; with filters, a period starting before the days WREN_RAW_RETENTION_DAYS keeps.",
+      },
       200: {
         description: `The period's figures, each through the k-filter.${FORMATS_NOTE}`,
         schema: aggregateResponse,
@@ -56,12 +60,15 @@ export const aggregateRoutes = [
     },
     async handle(context) {
       const { query } = context;
-      const p = await prepareReport(context, query.site, query);
+      const filters = filterPlanner(context.env, query.filter);
+      const p = await prepareReport(context, query.site, query, (period) => filters.check(period));
+      const plan = filters.plan;
+      const units = plan.by === "units" ? plan.filters : [];
       // The timeseries route's own cache entry (same name and parameters): one computation of the totals.
-      const timeseries = await p.cached("timeseries", ["day", undefined, undefined], () =>
-        timeseriesReport(p.db, p.scope, "day"),
+      const timeseries = await p.cached("timeseries", ["day", undefined, plan], () =>
+        units.length > 0 ? filteredTimeseriesReport(p.db, p.scope, units, "day") : timeseriesReport(p.db, p.scope, "day"),
       );
-      const results = await p.cached("aggregate", [], () => aggregateReport(p.db, p.scope, timeseries));
+      const results = await p.cached("aggregate", [plan], () => aggregateReport(p.db, p.scope, timeseries, units));
       // One line: each figure as `name` and `name_qualifier` (the rate's sides are the visits and bounces columns).
       return context.reply(200, { ...p.head, results }, inFormat(context.request, p, [results], figureColumns(...FIGURES)));
     },

@@ -10,10 +10,12 @@
  */
 import type { ReadOnlyDatabase } from "../../lib/read-only";
 import { isDimension, type Dimension } from "../dimensions";
+import { durationBucketSql } from "../histogram";
 import type { ReportScope } from "../scope";
 import type { Statement } from "./units";
 
-export type CellKey = Dimension | "page" | "goal" | "day" | "hour";
+/** What cells are grouped by; `duration`: the visit duration's bucket (histogram.ts; −1 without a span), for medians. */
+export type CellKey = Dimension | "page" | "goal" | "day" | "hour" | "duration";
 
 export interface Cell {
   /** The keys' values, in the order asked; null where a unit has no value of a dimension. */
@@ -36,13 +38,16 @@ function keyPart(key: CellKey, scope: ReportScope): KeyPart {
   switch (key) {
     case "day":
       return { select: "u.day" };
+    case "duration":
+      return {
+        select: `CASE WHEN u.first_ts IS NULL THEN -1 ELSE ${durationBucketSql("((u.last_ts - u.first_ts) / 1000.0)")} END`,
+      };
     case "page":
       return {
         join: "JOIN rollup_page_day_units p ON p.site_id = ? AND p.day = u.day AND p.unit = u.unit",
         joinArgs: [scope.siteId],
         select: "p.path",
-        // One pageview per unit and path at least; per-unit counts come with the page units' pageviews.
-        events: "1",
+        events: "p.pageviews",
       };
     case "goal":
       return {

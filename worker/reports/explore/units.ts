@@ -11,7 +11,6 @@
  */
 import type { InValue } from "@libsql/client/web";
 import { DIMENSIONS } from "../dimensions";
-import { unitKeySql } from "../noise";
 import type { ReportScope } from "../scope";
 import { onSessionDimension, type Filter } from "./filters";
 
@@ -21,15 +20,18 @@ export interface Statement {
   args: InValue[];
 }
 
-/** Each unit's cell key (noise.ts): the same in every cell it is in. */
-const UNIT_KEY = unitKeySql("s.unit");
-
-/** The columns every unit row carries: what the cells group and sum by. */
+/**
+ * The columns every unit row carries: what the cells group and sum by, and what the engagement
+ * figures read (engagement.ts: the first and last pageview's instants). The unit's cell key
+ * (noise.ts) is stored with it by the fold: the same in every cell it is in.
+ */
 const COLUMNS = [
   "s.day AS day",
   "s.unit AS unit",
   "s.pageviews AS pageviews",
-  `${UNIT_KEY} AS unit_key`,
+  "s.unit_key AS unit_key",
+  "s.first_ts AS first_ts",
+  "s.last_ts AS last_ts",
   ...DIMENSIONS.map((d) => `s.${d} AS ${d}`),
 ];
 

@@ -10,6 +10,7 @@ import { readCells, type Cell, type CellKey } from "../explore/cells";
 import { cellFigures, daysWithData, type CellFigures, type ExploreOptions } from "../explore/shown";
 import { filteredUnits } from "../explore/units";
 import type { ReportScope } from "../scope";
+import { durationMedian } from "../histogram";
 import { localMinuteLabel } from "../timezone";
 import { cellKeyOf, type QueryBody, type QueryMetric } from "./schema";
 
@@ -32,6 +33,7 @@ function refuse(metrics: readonly QueryMetric[], keys: readonly CellKey[]): void
   need("pageviews", !byGoal, "is not counted per goal (group by event:page instead).");
   need("views_per_visit", !byGoal && !byPage, "is per visit, not per page or goal.");
   need("bounce_rate", !byGoal, "is per visit, not per goal.");
+  need("visit_duration", !byGoal, "is per visit, not per goal.");
 }
 
 const key = (cell: Cell, drop = -1) => JSON.stringify(cell.keys.filter((_, i) => i !== drop));
@@ -63,9 +65,10 @@ export async function runQuery(
   const units = filteredUnits(scope, body.filters);
   const goalAt = keys.indexOf("goal");
   const bounced = { sql: `${units.sql} AND s.pageviews = 1`, args: units.args };
-  const [cells, bounces, denominators, days] = await Promise.all([
+  const [cells, bounces, durations, denominators, days] = await Promise.all([
     readCells(db, scope, units, keys),
     body.metrics.includes("bounce_rate") ? readCells(db, scope, bounced, keys) : Promise.resolve([]),
+    body.metrics.includes("visit_duration") ? readCells(db, scope, units, [...keys, "duration"]) : Promise.resolve([]),
     goalAt >= 0
       ? readCells(
           db,
@@ -78,6 +81,15 @@ export async function runQuery(
   ]);
   const bounceOf = new Map(bounces.map((c) => [key(c), c]));
   const denominatorOf = new Map(denominators.map((c) => [key(c), c]));
+  // Per group, its visits per duration bucket: the median is shown as the aggregate's (histogram.ts durationMedian).
+  const histograms = new Map<string, Map<number, number>>();
+  for (const c of durations) {
+    const bucket = Number(c.keys[keys.length]);
+    if (bucket < 0) continue;
+    const group = key(c, keys.length);
+    const histogram = histograms.get(group) ?? new Map<number, number>();
+    histograms.set(group, histogram.set(bucket, c.units));
+  }
   const shown = (cell: Cell | undefined): CellFigures => cellFigures(cell, scope, true, days.size > 0, options);
   const rows: QueryRow[] = [];
   let hidden = false;
@@ -101,6 +113,8 @@ export async function runQuery(
             : { value: round(main.events.value / main.units.value, 2), qualifier: "estimated" };
         case "bounce_rate":
           return percent(shown(bounceOf.get(key(cell))).units, main.units, 0);
+        case "visit_duration":
+          return durationMedian(histograms.get(key(cell)) ?? new Map(), scope.k).value;
         case "conversion_rate":
           return percent(main.units, shown(denominatorOf.get(key(cell, goalAt))).units, 2);
       }

@@ -21,6 +21,7 @@ export const QUERY_METRICS = [
   "pageviews",
   "views_per_visit",
   "bounce_rate",
+  "visit_duration",
   "events",
   "conversion_rate",
 ] as const;
