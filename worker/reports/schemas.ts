@@ -10,6 +10,7 @@ import { VITAL_METRICS } from "../lib/schema";
 import { MAX_FUNNEL_STEPS } from "./funnels";
 import { decodeCursor } from "./list";
 import { HOUR_PERIODS, PERIODS } from "./period";
+import { COMPARE_MODES } from "./compare";
 import { DIMENSIONS, filterValue, isDimension } from "./dimensions";
 import { INTERVALS } from "./timeseries";
 import { canonicalTimeZone } from "./timezone";
@@ -182,6 +183,17 @@ const filter = z
     },
   });
 
+/** `compare=previous|year`: each figure beside the same report's of an earlier period (reports/compare.ts). */
+const compare = z
+  .enum(COMPARE_MODES)
+  .optional()
+  .meta({
+    param: {
+      description:
+        "Compare with an earlier period: `previous` (as many days before, moved back to whole weeks so that weekdays match: `7d` the 7 days before, `day` the same weekday a week earlier, `30d` 35 days earlier) or `year` (the same dates a year earlier; 29 Feb → 28 Feb). Each figure then carries `previous` (that period's own report's figure) and `delta`; the body names the period in `comparison`. Whole days only: not with `today` or `24h` (docs/reports.md, Comparisons).",
+    },
+  });
+
 export const pagesQuery = z.strictObject({
   ...todayPeriodParams,
   page: pagePattern.optional().meta({ param: { description: "Only this path, or paths matching a pattern (`/blog/*`)." } }),
@@ -192,6 +204,7 @@ export const pagesQuery = z.strictObject({
   order,
   limit,
   cursor,
+  compare,
 });
 
 export const vitalsQuery = z.strictObject({
@@ -208,6 +221,7 @@ export const vitalsQuery = z.strictObject({
   order,
   limit,
   cursor,
+  compare,
 });
 
 export const conversionsQuery = z.strictObject({
@@ -222,6 +236,7 @@ export const conversionsQuery = z.strictObject({
   order,
   limit,
   cursor,
+  compare,
 });
 
 export const funnelsQuery = z.strictObject({
@@ -246,6 +261,7 @@ export const funnelsQuery = z.strictObject({
       return ids;
     })
     .meta({ param: { description: `The funnel's goals in order, comma-separated (2–${MAX_FUNNEL_STEPS}).` } }),
+  compare,
 });
 
 export const timeseriesQuery = z.strictObject({
@@ -260,6 +276,7 @@ export const timeseriesQuery = z.strictObject({
     }),
   goal: goalId.optional().meta({ param: { description: "Count conversions of this goal only (default: all goals)." } }),
   filter,
+  compare,
 });
 
 export const breakdownQuery = z.strictObject({
@@ -285,6 +302,7 @@ export const breakdownQuery = z.strictObject({
   order,
   limit,
   cursor,
+  compare,
 });
 
 export * from "./response-schemas";

@@ -10,6 +10,7 @@ import { liveRoutes } from "./live";
 import { overviewRoutes } from "./overview";
 import { reportRoutes } from "./reports";
 import { sessionRoutes } from "./sessions";
+import { vitalsRoutes } from "./vitals";
 import { siteRoutes } from "./sites";
 
 export const apiRoutes: Route[] = [
@@ -20,6 +21,7 @@ export const apiRoutes: Route[] = [
   ...sessionRoutes,
   ...eventRoutes,
   ...reportRoutes,
+  ...vitalsRoutes,
   ...overviewRoutes,
   ...liveRoutes,
   ...deploymentRoutes,
