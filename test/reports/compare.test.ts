@@ -45,7 +45,8 @@ beforeAll(async () => {
   await f.seedHistory(async (db) => {
     const c = sessions("c", 20);
     const p = sessions("p", 14);
-    const views = (ids: string[], path: string, day: string, hour = 12): RawEvent[] => ids.map((session) => ({ site, session, path, ts: at(day, hour) }));
+    const views = (ids: string[], path: string, day: string, hour = 12): RawEvent[] =>
+      ids.map((session) => ({ site, session, path, ts: at(day, hour) }));
     await addEvents(db, [
       // This week (Y): 20 on "/", half DE and half FR; 8 of them on /pricing; 6 others on /new.
       ...c.map((session, i): RawEvent => ({ site, session, path: "/", ts: at(Y, 12), dims: { country: i < 10 ? "DE" : "FR" } })),
@@ -103,7 +104,9 @@ function expectSides(rows: Row[], current: Row[], previous: Row[], key: (r: Row)
       if (row[name] === undefined) continue;
       const split = sides(row[name] as Figure);
       expect(split.current, `${key(row)} ${name}`).toEqual(current[i]![name]);
-      expect(split.previous, `${key(row)} ${name} earlier`).toEqual((before.get(key(row))?.[name] as Figure | undefined) ?? absent);
+      expect(split.previous, `${key(row)} ${name} earlier`).toEqual(
+        (before.get(key(row))?.[name] as Figure | undefined) ?? absent,
+      );
     }
   });
 }
@@ -140,7 +143,9 @@ describe("compare=previous: each side is its period's own report", () => {
     expectSides(res.body.rows, cur.body.rows, prev.body.rows, key, figures, hidden);
     expectSides([res.body.totals], [cur.body.totals], [prev.body.totals], () => "totals", figures, hidden);
     expect(res.body.rows.find((r: Row) => r.value === "FR").visitors.previous).toEqual(hidden);
-    expect(res.body.rows.find((r: Row) => r.value === "DE").visitors.previous).toEqual(prev.body.rows.find((r: Row) => r.value === "DE").visitors);
+    expect(res.body.rows.find((r: Row) => r.value === "DE").visitors.previous).toEqual(
+      prev.body.rows.find((r: Row) => r.value === "DE").visitors,
+    );
   });
 
   it("conversions: rows by goal, totals too", async () => {
@@ -180,7 +185,14 @@ describe("compare=previous: each side is its period's own report", () => {
     expect(timeseriesResponse.parse(res.body)).toEqual(res.body);
     expect(res.body.points.map((p: Row) => p.previous_date)).toEqual(prev.body.points.map((p: Row) => p.local));
     const strip = (p: Row) => ({ ...p, previous_date: undefined });
-    expectSides(res.body.points.map(strip), cur.body.points.map(strip), prev.body.points, (p) => String(p.local).slice(5), [], hidden);
+    expectSides(
+      res.body.points.map(strip),
+      cur.body.points.map(strip),
+      prev.body.points,
+      (p) => String(p.local).slice(5),
+      [],
+      hidden,
+    );
     res.body.points.forEach((point: Row, i: number) => {
       for (const name of ["visitors", "pageviews", "conversions"]) {
         const split = sides(point[name] as Figure);
@@ -188,7 +200,14 @@ describe("compare=previous: each side is its period's own report", () => {
         expect(split.previous).toEqual(prev.body.points[i][name]);
       }
     });
-    expectSides([res.body.totals], [cur.body.totals], [prev.body.totals], () => "totals", ["visitors", "pageviews", "conversions"], hidden);
+    expectSides(
+      [res.body.totals],
+      [cur.body.totals],
+      [prev.body.totals],
+      () => "totals",
+      ["visitors", "pageviews", "conversions"],
+      hidden,
+    );
     const last = res.body.points.at(-1);
     expect([last.local, last.previous_date]).toEqual([Y, P]);
     expect(last.visitors.previous.value).not.toBeNull();
@@ -204,16 +223,27 @@ describe("compare=previous: each side is its period's own report", () => {
     expect(res.body.points).toHaveLength(24);
     res.body.points.forEach((point: Row, i: number) => {
       expect(point.previous_date).toBe(prev.body.points[i].local);
-      expect(sides(point.visitors as Figure)).toEqual({ current: cur.body.points[i].visitors, previous: prev.body.points[i].visitors });
+      expect(sides(point.visitors as Figure)).toEqual({
+        current: cur.body.points[i].visitors,
+        previous: prev.body.points[i].visitors,
+      });
     });
   });
 
   it("compare=year: a year earlier had no visitors at all, so every earlier figure is an exact 0 and relative changes null", async () => {
     const res = await get(`/api/v1/pages?site=${site}&period=7d&compare=year`);
-    expect(res.body.comparison).toEqual({ mode: "year", from: addDays(Y, -6).replace(/^\d{4}/, (y) => String(Number(y) - 1)), to: Y.replace(/^\d{4}/, (y) => String(Number(y) - 1)), days: 7 });
+    expect(res.body.comparison).toEqual({
+      mode: "year",
+      from: addDays(Y, -6).replace(/^\d{4}/, (y) => String(Number(y) - 1)),
+      to: Y.replace(/^\d{4}/, (y) => String(Number(y) - 1)),
+      days: 7,
+    });
     const home = res.body.rows.find((r: Row) => r.path === "/");
     expect(home.visitors.previous).toEqual(x(0));
-    expect(home.visitors.delta).toEqual({ absolute: { value: home.visitors.value, qualifier: home.visitors.qualifier }, relative: null });
+    expect(home.visitors.delta).toEqual({
+      absolute: { value: home.visitors.value, qualifier: home.visitors.qualifier },
+      relative: null,
+    });
     const series = await get(`/api/v1/timeseries?site=${site}&period=7d&compare=year`);
     for (const point of series.body.points) expect([point.visitors.previous, point.conversions.previous]).toEqual([x(0), x(0)]);
     expect(series.body.totals.visitors.delta.relative).toBeNull();
@@ -227,7 +257,9 @@ describe("compare=previous: each side is its period's own report", () => {
     expect(columns).toContain("pageviews_delta_relative_qualifier");
     const json = await get(`/api/v1/pages?site=${site}&period=7d&compare=previous&sort=path`);
     const fresh = json.body.rows.find((r: Row) => r.path === "/new");
-    const line = lines.map((l) => Object.fromEntries(l.split(",").map((v, i) => [columns[i], v]))).find((l) => l.path === "/new")!;
+    const line = lines
+      .map((l) => Object.fromEntries(l.split(",").map((v, i) => [columns[i], v])))
+      .find((l) => l.path === "/new")!;
     expect(line).toMatchObject({
       visitors: String(fresh.visitors.value),
       visitors_previous: "",
@@ -268,14 +300,26 @@ describe("compare refused", () => {
   });
 
   it("a funnel whose earlier period starts before the raw rows kept: 422 naming compare", async () => {
-    expect(await problem(reader.call, `/api/v1/funnels?site=${site}&goals=${goal},${goal2}&period=30d&compare=previous`)).toEqual([422, "compare"]);
-    expect(await problem(reader.call, `/api/v1/funnels?site=${site}&goals=${goal},${goal2}&period=7d&compare=year`)).toEqual([422, "compare"]);
+    expect(await problem(reader.call, `/api/v1/funnels?site=${site}&goals=${goal},${goal2}&period=30d&compare=previous`)).toEqual(
+      [422, "compare"],
+    );
+    expect(await problem(reader.call, `/api/v1/funnels?site=${site}&goals=${goal},${goal2}&period=7d&compare=year`)).toEqual([
+      422,
+      "compare",
+    ]);
   });
 
   it("no key, a key without read:reports, a site off the key's allowlist: refused, compare or not", async () => {
     const writer = await f.makeKey(["write:sites", "write:events"]);
     const anonymous = async (path: string) => (await fetch(`${f.stack.url}${path}`)).status;
-    for (const report of ["pages?", "timeseries?", "conversions?", "vitals?", "breakdown?dimension=country&", `funnels?goals=${goal},${goal2}&`]) {
+    for (const report of [
+      "pages?",
+      "timeseries?",
+      "conversions?",
+      "vitals?",
+      "breakdown?dimension=country&",
+      `funnels?goals=${goal},${goal2}&`,
+    ]) {
       const path = `/api/v1/${report}site=${site}&period=7d&compare=previous`;
       expect(await anonymous(path), path).toBe(401);
       expect((await writer.call("GET", path)).status, path).toBe(403);

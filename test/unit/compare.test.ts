@@ -4,7 +4,15 @@
  * and its qualifiers, and how table rows and timeseries points are matched.
  */
 import { describe, expect, it } from "vitest";
-import { compared, compareFigures, comparePoints, compareRows, comparisonPeriod, delta, yearEarlier } from "../../worker/reports/compare";
+import {
+  compared,
+  compareFigures,
+  comparePoints,
+  compareRows,
+  comparisonPeriod,
+  delta,
+  yearEarlier,
+} from "../../worker/reports/compare";
 import { SUPPRESSED, type Figure } from "../../worker/reports/figures";
 
 const x = (value: number): Figure => ({ value, qualifier: "exact" });
@@ -13,11 +21,19 @@ const weekday = (date: string) => new Date(`${date}T00:00:00Z`).getUTCDay();
 
 describe("comparisonPeriod", () => {
   it("previous, 7d: the 7 days before, same weekdays", () => {
-    expect(comparisonPeriod({ from: "2026-11-14", to: "2026-11-20" }, "previous")).toEqual({ from: "2026-11-07", to: "2026-11-13", days: 7 });
+    expect(comparisonPeriod({ from: "2026-11-14", to: "2026-11-20" }, "previous")).toEqual({
+      from: "2026-11-07",
+      to: "2026-11-13",
+      days: 7,
+    });
   });
 
   it("previous, day: the same weekday a week earlier (as Plausible's match_day_of_week), not the day before", () => {
-    expect(comparisonPeriod({ from: "2026-11-20", to: "2026-11-20" }, "previous")).toEqual({ from: "2026-11-13", to: "2026-11-13", days: 1 });
+    expect(comparisonPeriod({ from: "2026-11-20", to: "2026-11-20" }, "previous")).toEqual({
+      from: "2026-11-13",
+      to: "2026-11-13",
+      days: 1,
+    });
   });
 
   it("previous, 30d: 30 days starting 35 days earlier (whole weeks), never overlapping the period", () => {
@@ -36,8 +52,16 @@ describe("comparisonPeriod", () => {
   it("year: the same dates a year earlier, 29 February becoming 28 February", () => {
     expect(yearEarlier("2024-02-29")).toBe("2023-02-28");
     expect(yearEarlier("2026-11-20")).toBe("2025-11-20");
-    expect(comparisonPeriod({ from: "2024-02-29", to: "2024-03-01" }, "year")).toEqual({ from: "2023-02-28", to: "2023-03-01", days: 2 });
-    expect(comparisonPeriod({ from: "2024-02-26", to: "2024-03-03" }, "year")).toEqual({ from: "2023-02-26", to: "2023-03-03", days: 6 });
+    expect(comparisonPeriod({ from: "2024-02-29", to: "2024-03-01" }, "year")).toEqual({
+      from: "2023-02-28",
+      to: "2023-03-01",
+      days: 2,
+    });
+    expect(comparisonPeriod({ from: "2024-02-26", to: "2024-03-03" }, "year")).toEqual({
+      from: "2023-02-26",
+      to: "2023-03-03",
+      days: 6,
+    });
   });
 });
 
@@ -104,15 +128,27 @@ describe("matching", () => {
 
   it("timeseries points by counterpart date, hours by the same local hour", () => {
     const pt = (local: string, v: number) => ({ local, visitors: x(v) });
-    const days = comparePoints([pt("2026-11-19", 3), pt("2026-11-20", 4)], [pt("2026-11-12", 1), pt("2026-11-13", 2)], "previous", 2, ["visitors"]);
+    const days = comparePoints(
+      [pt("2026-11-19", 3), pt("2026-11-20", 4)],
+      [pt("2026-11-12", 1), pt("2026-11-13", 2)],
+      "previous",
+      2,
+      ["visitors"],
+    );
     expect(days.map((p) => [p.previous_date, p.visitors.previous])).toEqual([
       ["2026-11-12", x(1)],
       ["2026-11-13", x(2)],
     ]);
-    const hours = comparePoints([pt("2024-02-29T10:00", 5)], [pt("2023-02-28T09:00", 1), pt("2023-02-28T10:00", 2)], "year", 1, ["visitors"]);
+    const hours = comparePoints([pt("2024-02-29T10:00", 5)], [pt("2023-02-28T09:00", 1), pt("2023-02-28T10:00", 2)], "year", 1, [
+      "visitors",
+    ]);
     expect(hours[0]!.previous_date).toBe("2023-02-28T10:00");
     expect(hours[0]!.visitors.previous).toEqual(x(2));
     const skipped = comparePoints([pt("2026-03-29T02:00", 5)], [], "previous", 1, ["visitors"]);
-    expect(skipped[0]).toEqual({ local: "2026-03-29T02:00", visitors: { ...x(5), previous: x(0), delta: { absolute: x(5), relative: null } }, previous_date: null });
+    expect(skipped[0]).toEqual({
+      local: "2026-03-29T02:00",
+      visitors: { ...x(5), previous: x(0), delta: { absolute: x(5), relative: null } },
+      previous_date: null,
+    });
   });
 });

@@ -35,8 +35,8 @@ export function setQuery(changes: Record<string, string | undefined>, replace = 
   navigate(path.value, { ...params, ...changes }, replace);
 }
 
-/** The href of a dashboard path keeping the report options (period, from, to) of this view. */
-export function linkTo(to: string, keep: readonly string[] = ["period", "from", "to"]): string {
+/** The href of a dashboard path keeping the report options (period, from, to, compare) of this view. */
+export function linkTo(to: string, keep: readonly string[] = ["period", "from", "to", "compare"]): string {
   const search = new URLSearchParams();
   for (const name of keep) {
     const value = query.value.get(name);
