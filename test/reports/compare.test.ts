@@ -21,8 +21,8 @@ import { addDays } from "../../worker/reports/timezone";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
 import { addConversions, addEvents, addVitals, at, sessions, type RawEvent } from "./helpers";
 
-const x = (value: number) => ({ value, qualifier: "exact" });
-const hidden = { value: null, qualifier: "suppressed" };
+const x = (value: number): Figure => ({ value, qualifier: "exact" });
+const hidden: Figure = { value: null, qualifier: "suppressed" };
 
 let f: ApiFixture;
 let site: string;
