@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import {
   compared,
+  type Compared,
   compareFigures,
   comparePoints,
   compareRows,
@@ -135,7 +136,7 @@ describe("matching", () => {
       2,
       ["visitors"],
     );
-    expect(days.map((p) => [p.previous_date, p.visitors.previous])).toEqual([
+    expect(days.map((p) => [p.previous_date, (p.visitors as Compared).previous])).toEqual([
       ["2026-11-12", x(1)],
       ["2026-11-13", x(2)],
     ]);
@@ -143,7 +144,7 @@ describe("matching", () => {
       "visitors",
     ]);
     expect(hours[0]!.previous_date).toBe("2023-02-28T10:00");
-    expect(hours[0]!.visitors.previous).toEqual(x(2));
+    expect((hours[0]!.visitors as Compared).previous).toEqual(x(2));
     const skipped = comparePoints([pt("2026-03-29T02:00", 5)], [], "previous", 1, ["visitors"]);
     expect(skipped[0]).toEqual({
       local: "2026-03-29T02:00",
