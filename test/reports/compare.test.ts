@@ -52,8 +52,9 @@ beforeAll(async () => {
       ...c.map((session, i): RawEvent => ({ site, session, path: "/", ts: at(Y, 12), dims: { country: i < 10 ? "DE" : "FR" } })),
       ...views(c.slice(0, 8), "/pricing", Y, 13),
       ...views(sessions("n", 6), "/new", Y, 14),
+      ...views(sessions("n", 6), "/fresh", Y, 15),
       // The week before (P, the same weekday): 14 on "/", 7 DE and 7 US (no FR); 6 on /pricing;
-      // only 2 on /new and 3 on /docs (hidden there).
+      // only 2 on /new and 3 on /docs (hidden there); nobody on /fresh.
       ...p.map((session, i): RawEvent => ({ site, session, path: "/", ts: at(P, 12), dims: { country: i < 7 ? "DE" : "US" } })),
       ...views(p.slice(0, 6), "/pricing", P, 13),
       ...views(p.slice(8, 10), "/new", P, 14),
@@ -117,7 +118,7 @@ const plain = (q: string) => `${q}&period=7d`;
 const earlier = (q: string) => `${q}&from=${PREVIOUS.from}&to=${PREVIOUS.to}`;
 
 describe("compare=previous: each side is its period's own report", () => {
-  it("pages: rows by path; /new (2 visitors the week before, hidden) reads suppressed there, never 0", async () => {
+  it("pages: rows by path; /new (2 visitors the week before, hidden) reads suppressed there, never 0, as /fresh (nobody then) does", async () => {
     const q = `/api/v1/pages?site=${site}`;
     const [res, cur, prev] = await Promise.all([get(compared(q)), get(plain(q)), get(earlier(q))]);
     expect(pagesResponse.parse(res.body)).toEqual(res.body);
@@ -130,6 +131,17 @@ describe("compare=previous: each side is its period's own report", () => {
     expect(row("/new").visitors.qualifier).not.toBe("suppressed");
     expect(row("/new").visitors.previous).toEqual(hidden);
     expect(row("/new").visitors.delta).toEqual({ absolute: hidden, relative: hidden });
+    // The attack: is /new's small group of last week there (1–4 sessions) or not? /fresh had nobody
+    // then; both read alike, so the comparison says no more than last week's own report ("other").
+    expect(row("/fresh").visitors.qualifier).not.toBe("suppressed");
+    expect([row("/fresh").visitors.previous, row("/fresh").visitors.delta]).toEqual([
+      row("/new").visitors.previous,
+      row("/new").visitors.delta,
+    ]);
+    expect([row("/fresh").pageviews.previous, row("/fresh").pageviews.delta]).toEqual([
+      row("/new").pageviews.previous,
+      row("/new").pageviews.delta,
+    ]);
     expect(row("/pricing").visitors.previous.value).not.toBeNull();
     expect(row("/").visitors.previous.value).not.toBeNull();
   });
