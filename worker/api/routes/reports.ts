@@ -198,7 +198,7 @@ export const reportRoutes = [
     responses: {
       // The goals are checked first: an unknown site has none of them, a 422 on `goals`, never a 404.
       422: {
-        description: `${REPORT_REFUSALS[422].description} An unknown site too: none of the goals is its (\`field\`: \`goals\`).`,
+        description: `${REPORT_REFUSALS[422].description} An unknown site too: none of the goals is its (\`field\`: \`goals\`). With \`compare\`, an earlier period starting before those days (\`field\`: \`compare\`).`,
       },
       200: {
         description: `One entry per step, in order.${FORMATS_NOTE}`,
