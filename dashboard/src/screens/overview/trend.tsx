@@ -189,7 +189,7 @@ function PointsTable({ series, createdAt }: { series: Timeseries; createdAt: num
   );
 }
 
-/** The period's top figures, each with its change when compared ("↑ 12 %") and the earlier figure. */
+/** With a comparison: the period's top figures, each with its change ("↑ 12 %") and the earlier figure. */
 function TrendTotals({ series }: { series: Timeseries }) {
   const { k, totals, comparison } = series;
   const figures = [
@@ -226,7 +226,7 @@ export function Trend({ series, deployments, createdAt }: { series: Timeseries; 
   }
   return (
     <>
-      <TrendTotals series={series} />
+      {series.comparison && <TrendTotals series={series} />}
       <TrendChart series={series} deployments={deployments} createdAt={createdAt} />
       <PointsTable series={series} createdAt={createdAt} />
     </>
