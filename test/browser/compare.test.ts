@@ -3,8 +3,9 @@
  * the compare toggle (off / previous period / a year earlier) sets ?compare= and the reads, the
  * chart gains a second, lighter line of the earlier period's visitors, the table lists those
  * figures with their dates, and the visitors' total shows its change ("↑ 43 %") — each as the
- * API answers it; turning it off takes them away.
+ * API answers it, with no serious axe-core violation; turning it off takes them away.
  */
+import AxeBuilder from "@axe-core/playwright";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
@@ -101,10 +102,18 @@ describe("compare on the Overview's trend", () => {
     const card = page.getByRole("region", { name: "Visitors in the period" });
     const percent = `${Math.round(total.delta.relative.value * 1000) / 10} %`;
     await expect.poll(() => card.locator(".delta-change").getAttribute("data-delta")).toBe(String(total.delta.relative.value));
-    expect(await card.locator(".delta-change").textContent()).toBe(
-      `↑ ${total.delta.relative.qualifier === "estimated" ? "≈ " : ""}${percent}`,
-    );
+    const approx = total.delta.relative.qualifier === "estimated" ? "≈ " : "";
+    expect(await card.locator('.delta-change [aria-hidden="true"]').textContent()).toBe(`↑ ${approx}${percent}`);
+    // Read out as words, not as an arrow.
+    expect(await card.locator(".delta-change .sr-only").textContent()).toBe(`up ${approx}${percent}`);
     expect(await card.locator(".value").textContent()).toBe(shown(total));
+    // The compared view passes axe-core as every screen does (no serious or critical violation).
+    const { violations } = await new AxeBuilder({ page }).analyze();
+    expect(
+      violations
+        .filter((v) => v.impact === "serious" || v.impact === "critical")
+        .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
+    ).toEqual([]);
 
     // Off again: the second line and the earlier figures go, and so does the parameter.
     await toggle.getByRole("button", { name: "Off" }).click();

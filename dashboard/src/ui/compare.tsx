@@ -60,14 +60,16 @@ export function DeltaView({ delta, k }: { delta: Delta; k: number }) {
     );
   }
   const percent = formatValue(Math.abs(relative.value), "percent");
+  const approx = relative.qualifier === "estimated" ? "≈ " : "";
+  // The arrow is drawn, the direction read out: the same words either way.
   return (
-    <span
-      class={`delta-change trend ${direction}`}
-      data-delta={String(relative.value)}
-      aria-label={`${direction === "none" ? "no change" : direction} ${percent}`}
-    >
+    <span class={`delta-change trend ${direction}`} data-delta={String(relative.value)}>
       <span aria-hidden="true">
-        {arrow} {relative.qualifier === "estimated" ? "≈ " : ""}
+        {arrow} {approx}
+        {percent}
+      </span>
+      <span class="sr-only">
+        {direction === "none" ? "no change" : direction} {approx}
         {percent}
       </span>
     </span>
