@@ -242,6 +242,19 @@ describe("compare=previous: each side is its period's own report", () => {
     });
   });
 
+  it("the earlier period of 30d and of a custom from/to starts whole weeks earlier, the same weekday", async () => {
+    const month = await get(`/api/v1/timeseries?site=${site}&period=30d&compare=previous`);
+    expect(month.body.comparison).toEqual({ mode: "previous", from: addDays(Y, -29 - 35), to: addDays(Y, -35), days: 30 });
+    const from = addDays(Y, -9);
+    const custom = await get(`/api/v1/timeseries?site=${site}&from=${from}&to=${Y}&compare=previous`);
+    expect(custom.body.comparison).toEqual({ mode: "previous", from: addDays(from, -14), to: addDays(Y, -14), days: 10 });
+    const weekday = (d: string) => new Date(`${d}T00:00:00Z`).getUTCDay();
+    expect(weekday(custom.body.comparison.from)).toBe(weekday(from));
+    expect(custom.body.points.map((p: Row) => p.previous_date)).toEqual(
+      custom.body.points.map((p: Row) => addDays(String(p.local), -14)),
+    );
+  });
+
   it("compare=year: a year earlier had no visitors at all, so every earlier figure is an exact 0 and relative changes null", async () => {
     const res = await get(`/api/v1/pages?site=${site}&period=7d&compare=year`);
     expect(res.body.comparison).toEqual({
