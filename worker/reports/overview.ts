@@ -4,11 +4,13 @@
  * 24 closed hours against the 24 before. Hours are the cells (hour-cells.ts): the marker's own
  * hour is in neither window, since it holds traffic from before and after the release. Every
  * figure is a sum of decided hour cells, the same the timeseries and conversions report show,
- * so the Overview adds no figure an attacker could difference: it is a window of them.
+ * so the Overview adds no figure an attacker could difference: it is a window of them. A
+ * figure against its previous one is compare.ts's `compare`, the one definition of a delta.
  */
 import type { ReadOnlyDatabase } from "../lib/read-only";
 import { windowConversions } from "./conversions";
-import { round, SUPPRESSED, weakest, type Figure } from "./figures";
+import { compare, type Comparison } from "./compare";
+import type { Figure } from "./figures";
 import { cellsWithin, tallyHour, windowCells, type WindowCells } from "./hour-cells";
 import { additiveFigure, distinctFigure, EMPTY_TALLY, type AtomTally } from "./privacy";
 import { perturbedFigure } from "./figures";
@@ -17,19 +19,6 @@ import { HOUR_MS, localHourStart } from "./timezone";
 
 /** Windows compared without a marker: the last day of closed hours against the one before. */
 export const DEFAULT_WINDOW_HOURS = 24;
-
-export interface Delta {
-  /** current − previous. */
-  absolute: Figure;
-  /** (current − previous) / previous, rounded to 4 decimals; null when previous is 0. */
-  relative: Figure | null;
-}
-
-export interface Comparison {
-  current: Figure;
-  previous: Figure;
-  delta: Delta;
-}
 
 export interface RateComparison extends Comparison {
   /** The figures the rate divides, so a screen can write "6 of 8 sessions". */
@@ -119,22 +108,4 @@ export function windowFigures(scope: ReportScope, cells: WindowCells) {
     pageviews: perturbedFigure(additiveFigure(pageviews), scope.noise),
     conversions: windowConversions(scope, cells),
   };
-}
-
-/**
- * A figure against its previous value. A delta involving a suppressed side is suppressed, one
- * involving an estimated side estimated; a relative change that rounding changed is estimated.
- */
-export function compare(current: Figure, previous: Figure): Comparison {
-  return { current, previous, delta: delta(current, previous) };
-}
-
-function delta(current: Figure, previous: Figure): Delta {
-  if (current.value === null || previous.value === null) return { absolute: SUPPRESSED, relative: previous.value === 0 ? null : SUPPRESSED };
-  const qualifier = weakest(current.qualifier, previous.qualifier);
-  const absolute: Figure = { value: round(current.value - previous.value, 4), qualifier };
-  if (previous.value === 0) return { absolute, relative: null };
-  const exact = (current.value - previous.value) / previous.value;
-  const relative = round(exact, 4);
-  return { absolute, relative: { value: relative, qualifier: relative === exact ? qualifier : "estimated" } };
 }

@@ -10,6 +10,7 @@ import { VITAL_METRICS } from "../lib/schema";
 import { MAX_FUNNEL_STEPS } from "./funnels";
 import { decodeCursor } from "./list";
 import { HOUR_PERIODS, PERIODS } from "./period";
+import { COMPARE_MODES } from "./compare";
 import { DIMENSIONS } from "./dimensions";
 import { FILTER_DIMENSIONS, filterText, MAX_FILTERS, parseFilter, type Filter } from "./explore/filters";
 import { INTERVALS } from "./timeseries";
@@ -180,6 +181,17 @@ const filter = z
     },
   });
 
+/** `compare=previous|year`: each figure beside the same report's of an earlier period (reports/compare.ts). */
+const compare = z
+  .enum(COMPARE_MODES)
+  .optional()
+  .meta({
+    param: {
+      description:
+        "Compare with an earlier period: `previous` (as many days before, moved back to whole weeks so that weekdays match: `7d` the 7 days before, `day` the same weekday a week earlier, `30d` 35 days earlier) or `year` (the same dates a year earlier; 29 Feb → 28 Feb). Each figure then carries `previous` (that period's own report's figure) and `delta`; the body names the period in `comparison`. Whole days only: not with `today` or `24h` (docs/reports.md, Comparisons).",
+    },
+  });
+
 export const pagesQuery = z.strictObject({
   ...todayPeriodParams,
   filter,
@@ -191,6 +203,7 @@ export const pagesQuery = z.strictObject({
   order,
   limit,
   cursor,
+  compare,
 });
 
 export const vitalsQuery = z.strictObject({
@@ -208,6 +221,7 @@ export const vitalsQuery = z.strictObject({
   order,
   limit,
   cursor,
+  compare,
 });
 
 export const conversionsQuery = z.strictObject({
@@ -222,6 +236,7 @@ export const conversionsQuery = z.strictObject({
   order,
   limit,
   cursor,
+  compare,
 });
 
 export const funnelsQuery = z.strictObject({
@@ -247,6 +262,7 @@ export const funnelsQuery = z.strictObject({
       return ids;
     })
     .meta({ param: { description: `The funnel's goals in order, comma-separated (2–${MAX_FUNNEL_STEPS}).` } }),
+  compare,
 });
 
 export const timeseriesQuery = z.strictObject({
@@ -261,6 +277,7 @@ export const timeseriesQuery = z.strictObject({
     }),
   goal: goalId.optional().meta({ param: { description: "Count conversions of this goal only (default: all goals)." } }),
   filter,
+  compare,
 });
 
 export const breakdownQuery = z.strictObject({
@@ -287,6 +304,7 @@ export const breakdownQuery = z.strictObject({
   order,
   limit,
   cursor,
+  compare,
 });
 
 /** Why the engagement figures are not read by the hour. */

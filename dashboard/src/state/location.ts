@@ -41,8 +41,8 @@ export function setQuery(changes: Record<string, QueryValue>, replace = false): 
   navigate(path.value, { ...params, ...changes }, replace);
 }
 
-/** The href of a dashboard path keeping the report options (period, from, to, filters) of this view. */
-export function linkTo(to: string, keep: readonly string[] = ["period", "from", "to", "filter"]): string {
+/** The href of a dashboard path keeping the report options (period, from, to, filters, compare) of this view. */
+export function linkTo(to: string, keep: readonly string[] = ["period", "from", "to", "filter", "compare"]): string {
   const search = new URLSearchParams();
   for (const name of keep) for (const value of query.value.getAll(name)) if (value) search.append(name, value);
   return BASE + to + (search.size ? `?${search}` : "");

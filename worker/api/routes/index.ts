@@ -12,6 +12,7 @@ import { overviewRoutes } from "./overview";
 import { queryRoutes } from "./query";
 import { reportRoutes } from "./reports";
 import { sessionRoutes } from "./sessions";
+import { vitalsRoutes } from "./vitals";
 import { siteRoutes } from "./sites";
 
 export const apiRoutes: Route[] = [
@@ -24,6 +25,7 @@ export const apiRoutes: Route[] = [
   ...reportRoutes,
   ...queryRoutes,
   ...aggregateRoutes,
+  ...vitalsRoutes,
   ...overviewRoutes,
   ...liveRoutes,
   ...deploymentRoutes,

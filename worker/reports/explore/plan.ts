@@ -59,7 +59,7 @@ function earliestPerSessionDay(context: PlanContext): string {
 }
 
 /** Refuses (422 naming `field`) a period that starts before the days whose per-session rows are kept. */
-export function requirePerSessionDays(period: Period, context: PlanContext, field: string): void {
+export function requirePerSessionDays(period: { from: string }, context: PlanContext, field: string): void {
   const earliest = earliestPerSessionDay(context);
   if (period.from >= earliest) return;
   throw new HttpProblem(
@@ -80,6 +80,10 @@ export function filterPlanner(env: { WREN_RAW_RETENTION_DAYS?: string | null }, 
     plan: { by: "none" } as FilterPlan,
     check(period: Period, dayCells = false): void {
       planner.plan = planFilters(filters, period, filterContext(env, dayCells));
+    },
+    /** A comparison's earlier period (compare.ts): filtered per session, it must start within retention too (a 422 naming `compare`). */
+    checkEarlier(earlier: { from: string }): void {
+      if (planner.plan.by === "units") requirePerSessionDays(earlier, filterContext(env), "compare");
     },
   };
   return planner;

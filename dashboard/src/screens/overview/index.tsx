@@ -8,7 +8,8 @@
 import { api, unwrap, type Schemas } from "../../api/client";
 import { useLoad } from "../../state/load";
 import { query } from "../../state/location";
-import { period, PERIODS } from "../../state/period";
+import { compareMode } from "../../state/compare";
+import { isHourly, period, PERIODS } from "../../state/period";
 import { siteCreatedAt } from "../../state/sites";
 import { MetricCards, Windows, windowsBeforeSite, type Overview } from "./cards";
 import { NoDataYet, useVerified } from "./empty";
@@ -21,6 +22,7 @@ import { Trend, useTimeseries } from "./trend";
 import { NotFiltered } from "../../ui/filter-bar";
 import { Freshness } from "../../ui/freshness";
 import { Loaded } from "../../ui/states";
+import { CompareToggle } from "../../ui/compare";
 
 type Deployment = Schemas["Deployment"];
 
@@ -62,7 +64,7 @@ export function OverviewScreen({ site }: { site: string }) {
     () => unwrap(api.GET("/api/v1/overview", { params: { query: { site, ...(chosen ? { deployment: chosen } : {}) } } })),
     [site, chosen],
   );
-  const series = useTimeseries(site, current);
+  const series = useTimeseries(site, current, compareMode.value);
   const markers = useLoad(() => unwrap(api.GET("/api/v1/deployments", { params: { query: { site, limit: 100 } } })), [site]);
   const goalNames = useGoalNames(site);
   const verified = useVerified(site);
@@ -98,6 +100,7 @@ export function OverviewScreen({ site }: { site: string }) {
           <section aria-labelledby="overview-trend">
             <h2 id="overview-trend">Trend: {periodLabel}</h2>
             <p class="hint">The period above sets the chart and its table; the comparison uses the deployment's own hours.</p>
+            <CompareToggle hourly={isHourly(current)} />
             <Loaded load={series} what="the trend">
               {(data) => (
                 <>
