@@ -401,7 +401,7 @@ describe("filters in the dashboard", () => {
     const refused = page.getByRole("note").filter({ hasText: "Filters cannot be read over this period" });
     await refused.waitFor();
     expect(await refused.locator("p").first().textContent()).toMatch(
-      /^Filters cannot be read over this period\. Filters are read from per-session rows, which are kept for WREN_RAW_RETENTION_DAYS \(30 days\); the earliest day a filtered period can start is \d{4}-\d{2}-\d{2}\.$/,
+      /^Filters cannot be read over this period\. Filtered figures are read from per-session rows, which are kept for WREN_RAW_RETENTION_DAYS \(30 days\); the earliest day such a period can start is \d{4}-\d{2}-\d{2}\.$/,
     );
     await refused.getByRole("button", { name: "Show 7 days" }).click();
     // The browser logs the refused read itself; the page shows no error.
