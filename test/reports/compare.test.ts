@@ -10,6 +10,7 @@ import { delta } from "../../worker/reports/compare";
 import type { Figure } from "../../worker/reports/figures";
 import { lastCompleteDay } from "../../worker/reports/period";
 import {
+  aggregateResponse,
   breakdownResponse,
   conversionsResponse,
   funnelsResponse,
@@ -189,6 +190,50 @@ describe("compare=previous: each side is its period's own report", () => {
     const figures = ["p75", "p75_low", "p75_high", "good", "needs_improvement", "poor", "samples"];
     expectSides(res.body.rows, cur.body.rows, prev.body.rows, (r) => `${pathKey(r)} ${String(r.metric)}`, figures, hidden);
     expect(res.body.rows[0].samples.previous.value).not.toBeNull();
+  });
+
+  it("filtered reports compare too: each side is its period's own filtered report", async () => {
+    // The pages of the visitors from Germany: 10 this week, 7 the week before.
+    const q = `/api/v1/pages?site=${site}&filter=country:DE`;
+    const [res, cur, prev] = await Promise.all([get(compared(q)), get(plain(q)), get(earlier(q))]);
+    expect(pagesResponse.parse(res.body)).toEqual(res.body);
+    expectSides(res.body.rows, cur.body.rows, prev.body.rows, pathKey, ["visitors", "pageviews"], hidden);
+    expectSides([res.body.totals], [cur.body.totals], [prev.body.totals], () => "totals", ["pageviews"], hidden);
+    // The earlier side is the filtered report's, not the site's (14 visitors on "/" that week, 7 from DE).
+    const unfiltered = await get(earlier(`/api/v1/pages?site=${site}`));
+    const home = (body: { rows: Row[] }) => body.rows.find((r) => r.path === "/")?.visitors;
+    expect(res.body.rows.find((r: Row) => r.path === "/").visitors.previous).toEqual(home(prev.body));
+    expect(home(prev.body)).not.toEqual(home(unfiltered.body));
+  });
+
+  it("the aggregate: every figure beside the earlier period's own aggregate", async () => {
+    const q = `/api/v1/aggregate?site=${site}`;
+    const [res, cur, prev] = await Promise.all([get(compared(q)), get(plain(q)), get(earlier(q))]);
+    expect(aggregateResponse.parse(res.body)).toEqual(res.body);
+    const figures = [
+      "visitors",
+      "pageviews",
+      "visits",
+      "bounces",
+      "bounce_rate",
+      "views_per_visit",
+      "visit_duration",
+      "visit_duration_low",
+      "visit_duration_high",
+    ];
+    const strip = (r: Row) => {
+      const { numerator: _n, denominator: _d, ...rest } = r.bounce_rate as Row;
+      return { ...r, bounce_rate: rest };
+    };
+    expectSides(
+      [strip(res.body.results)],
+      [strip(cur.body.results)],
+      [strip(prev.body.results)],
+      () => "results",
+      figures,
+      hidden,
+    );
+    expect(res.body.comparison).toEqual({ mode: "previous", from: PREVIOUS.from, to: PREVIOUS.to, days: 7 });
   });
 
   it("timeseries, daily: point i against the same weekday a week earlier, with its date", async () => {

@@ -330,25 +330,25 @@ export const aggregateResponse = z
   .object({
     ...meta,
     results: z.object({
-      visitors: figureSchema.meta({ description: "Distinct sessions per day, summed over the period: the timeseries' total." }),
-      pageviews: figureSchema.meta({ description: "Pageviews: the timeseries' total." }),
-      visits: figureSchema.meta({
+      visitors: reportFigureSchema.meta({ description: "Distinct sessions per day, summed over the period: the timeseries' total." }),
+      pageviews: reportFigureSchema.meta({ description: "Pageviews: the timeseries' total." }),
+      visits: reportFigureSchema.meta({
         description: "Visits: session-days with a pageview (a session's pageviews on one local day).",
       }),
-      bounces: figureSchema.meta({ description: "Visits of a single pageview." }),
-      bounce_rate: figureSchema
+      bounces: reportFigureSchema.meta({ description: "Visits of a single pageview." }),
+      bounce_rate: reportFigureSchema
         .extend({ numerator: rateSide("bounces"), denominator: rateSide("visits") })
         .meta({ description: "bounces / visits (0–1, 4 decimals), with the figures it divides." }),
-      views_per_visit: figureSchema.meta({ description: "Pageviews of the visits / visits, 2 decimals." }),
-      visit_duration: figureSchema.meta({
+      views_per_visit: reportFigureSchema.meta({ description: "Pageviews of the visits / visits, 2 decimals." }),
+      visit_duration: reportFigureSchema.meta({
         description:
           "Median seconds from a visit's first pageview to its last (0 for a single pageview); shown only when its histogram bucket alone holds k visits.",
       }),
-      visit_duration_low: figureSchema.meta({
+      visit_duration_low: reportFigureSchema.meta({
         description:
           "The median lies in visit_duration_low – visit_duration_high (s): the smallest fixed block of buckets around it holding k visits.",
       }),
-      visit_duration_high: figureSchema,
+      visit_duration_high: reportFigureSchema,
     }),
   })
   .meta({ id: "AggregateReport" });

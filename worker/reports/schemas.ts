@@ -314,6 +314,7 @@ export const ENGAGEMENT_NOT_HOURLY =
 export const aggregateQuery = z.strictObject({
   ...wholeDayParams(ENGAGEMENT_NOT_HOURLY),
   filter,
+  compare,
 });
 
 export * from "./response-schemas";

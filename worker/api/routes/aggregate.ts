@@ -4,8 +4,9 @@
  * here; computed in worker/reports, answered in the negotiated format like every report.
  */
 import { aggregateReport } from "../../reports/aggregate";
-import { figureColumns, FORMATS_NOTE, inFormat, REPORT_FORMATS } from "../../reports/reply";
-import { prepareReport } from "../../reports/request";
+import { compareFigures, comparedHead, comparedReport } from "../../reports/compare";
+import { FORMATS_NOTE, inFormat, REPORT_FORMATS, reportColumns } from "../../reports/reply";
+import { prepareReport, type PreparedReport } from "../../reports/request";
 import { aggregateQuery, aggregateResponse } from "../../reports/schemas";
 import { timeseriesReport } from "../../reports/timeseries";
 import { filteredTimeseriesReport, filterPlanner } from "../../reports/explore";
@@ -64,13 +65,27 @@ export const aggregateRoutes = [
       const p = await prepareReport(context, query.site, query, (period) => filters.check(period));
       const plan = filters.plan;
       const units = plan.by === "units" ? plan.filters : [];
-      // The timeseries route's own cache entry (same name and parameters): one computation of the totals.
-      const timeseries = await p.cached("timeseries", ["day", undefined, plan], () =>
-        units.length > 0 ? filteredTimeseriesReport(p.db, p.scope, units, "day") : timeseriesReport(p.db, p.scope, "day"),
+      const compute = async (q: PreparedReport) => {
+        // The timeseries route's own cache entry (same name and parameters): one computation of the totals.
+        const timeseries = await q.cached("timeseries", ["day", undefined, plan], () =>
+          units.length > 0 ? filteredTimeseriesReport(q.db, q.scope, units, "day") : timeseriesReport(q.db, q.scope, "day"),
+        );
+        return q.cached("aggregate", [plan], () => aggregateReport(q.db, q.scope, timeseries, units));
+      };
+      const { report: results, comparison } = await comparedReport(
+        p,
+        query.compare,
+        query.period,
+        compute,
+        (current, previous, absent) => compareFigures(current, previous, FIGURES, absent),
+        filters.checkEarlier,
       );
-      const results = await p.cached("aggregate", [plan], () => aggregateReport(p.db, p.scope, timeseries, units));
       // One line: each figure as `name` and `name_qualifier` (the rate's sides are the visits and bounces columns).
-      return context.reply(200, { ...p.head, results }, inFormat(context.request, p, [results], figureColumns(...FIGURES)));
+      return context.reply(
+        200,
+        { ...comparedHead(p.head, comparison), results },
+        inFormat(context.request, p, [results], reportColumns(!!comparison, ...FIGURES)),
+      );
     },
   }),
 ];
