@@ -7,6 +7,7 @@ import { type Client } from "@libsql/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { perturb, shownCounts, unitKey } from "../../worker/reports/noise";
 import { lastCompleteDay } from "../../worker/reports/period";
+import { addDays } from "../../worker/reports/timezone";
 import { addConversions, addEvents, noiseKey, sessions, type RawEvent } from "../reports/helpers";
 import { apiFixture, type ApiFixture } from "./fixtures";
 
@@ -164,6 +165,26 @@ describe("POST /api/v1/query", () => {
     expect(first.body.results).toEqual(rows.length > 1 ? rows.slice(0, 1) : [...rows, otherRow]);
     expect(first.body.meta.total_rows).toBe(rows.length + 1);
     expect((await query(1, 5)).body.results).toEqual([...rows.slice(1), otherRow]);
+  });
+
+  it("compares with the previous period (include.comparisons): each group beside the earlier period's own result", async () => {
+    const body = { site_id: site, metrics: ["visitors", "bounce_rate"], date_range: "day", dimensions: ["visit:country"] };
+    const res = await post({ ...body, include: { comparisons: { mode: "previous_period" } } });
+    expect(res.status, res.text).toBe(200);
+    const plainRes = await post(body);
+    const week = addDays(Y, -7);
+    expect(res.body.meta.comparison).toEqual({ from: week, to: week });
+    // The same weekday a week earlier had no visitors at all: every earlier figure is an exact 0,
+    // a count's change is null (no relative change from 0), a rate's is its difference from 0.
+    expect(res.body.results).toEqual(
+      plainRes.body.results.map((row: { other: boolean; metrics: (number | null)[] }) =>
+        row.other
+          ? row
+          : { ...row, comparison: { metrics: [0, 0], qualifiers: ["exact", "exact"], change: [null, row.metrics[1]] } },
+      ),
+    );
+    const earlier = await post({ ...body, date_range: [week, week] });
+    expect(earlier.body.results).toEqual([]);
   });
 
   it.each([

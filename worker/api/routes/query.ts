@@ -4,7 +4,8 @@
  */
 import { filterContext, requirePerSessionDays } from "../../reports/explore/plan";
 import { queryBody, queryResponse } from "../../reports/query/schema";
-import { runQuery } from "../../reports/query/run";
+import { comparedReport } from "../../reports/compare";
+import { compareQuery, pageOf, runQuery } from "../../reports/query/run";
 import { prepareReport } from "../../reports/request";
 import { route } from "../registry";
 import { REPORT_REFUSALS } from "./report-responses";
@@ -36,10 +37,27 @@ export const queryRoutes = [
       const p = await prepareReport(context, body.site_id, period, (resolved) =>
         requirePerSessionDays(resolved, filterContext(context.env), "date_range"),
       );
-      const { rows, total } = await p.cached("query", [body], () => runQuery(p.db, p.scope, body));
+      // The whole result of each period is cached (a page of it is cut after), whatever page is asked for.
+      const question = { ...body, pagination: undefined };
+      const mode = body.include?.comparisons?.mode;
+      const { report, comparison } = await comparedReport(
+        p,
+        mode === undefined ? undefined : mode === "previous_period" ? "previous" : "year",
+        typeof body.date_range === "string" ? body.date_range : undefined,
+        (q) => q.cached("query", [question], () => runQuery(q.db, q.scope, body)),
+        (current, previous, absent) => compareQuery(current, previous, absent, body),
+        // The earlier period is cut from per-session rows too.
+        (earlier) => requirePerSessionDays(earlier, filterContext(context.env), "include"),
+      );
+      const { rows, total } = pageOf(report, body);
       return context.reply(200, {
         results: rows,
-        meta: { k: p.scope.k, total_rows: total, period: { from: p.period.from, to: p.period.to, timezone: p.period.timeZone } },
+        meta: {
+          k: p.scope.k,
+          total_rows: total,
+          period: { from: p.period.from, to: p.period.to, timezone: p.period.timeZone },
+          ...(comparison ? { comparison: { from: comparison.from, to: comparison.to } } : {}),
+        },
         query: {
           site_id: body.site_id,
           metrics: body.metrics,

@@ -5,6 +5,7 @@
  */
 import { HttpProblem } from "../../lib/problem";
 import type { ReadOnlyDatabase } from "../../lib/read-only";
+import { delta } from "../compare";
 import { round, SUPPRESSED, weakest, type Figure } from "../figures";
 import { readCells, type Cell, type CellKey } from "../explore/cells";
 import { cellFigures, daysWithData, type CellFigures, type ExploreOptions } from "../explore/shown";
@@ -19,6 +20,14 @@ export interface QueryRow {
   metrics: (number | null)[];
   qualifiers: Figure["qualifier"][];
   other: boolean;
+  /** With `include.comparisons`: the same group's figures in the earlier period, and the change. */
+  comparison?: { metrics: (number | null)[]; qualifiers: Figure["qualifier"][]; change: (number | null)[] };
+}
+
+/** A query's groups, sorted, and whether some were hidden (the `other` row). */
+export interface QueryResult {
+  rows: QueryRow[];
+  hidden: boolean;
 }
 
 /** The metrics a grouping cannot give, and why (a 422 naming `metrics`). */
@@ -59,7 +68,7 @@ export async function runQuery(
   scope: ReportScope,
   body: QueryBody,
   options: ExploreOptions = {},
-): Promise<{ rows: QueryRow[]; total: number }> {
+): Promise<QueryResult> {
   const keys = body.dimensions.map(cellKeyOf);
   refuse(body.metrics, keys);
   const units = filteredUnits(scope, body.filters);
@@ -128,16 +137,46 @@ export async function runQuery(
     });
   }
   sortRows(rows, body);
-  const page = rows.slice(body.pagination.offset, body.pagination.offset + body.pagination.limit);
-  // The `other` row closes the last page, as in the reports.
-  if (hidden && body.pagination.offset + body.pagination.limit >= rows.length)
+  return { rows, hidden };
+}
+
+/** A page of the result; the `other` row closes the last page, as in the reports. */
+export function pageOf(result: QueryResult, body: QueryBody): { rows: QueryRow[]; total: number } {
+  const { offset, limit } = body.pagination;
+  const page = result.rows.slice(offset, offset + limit);
+  if (result.hidden && offset + limit >= result.rows.length) {
     page.push({
-      dimensions: keys.map(() => null),
+      dimensions: body.dimensions.map(() => null),
       metrics: body.metrics.map(() => null),
       qualifiers: body.metrics.map(() => "suppressed"),
       other: true,
     });
-  return { rows: page, total: rows.length + (hidden ? 1 : 0) };
+  }
+  return { rows: page, total: result.rows.length + (result.hidden ? 1 : 0) };
+}
+
+/** Rates change by their difference, counts by their relative change in percent, as Plausible gives `change`. */
+const RATES: readonly QueryMetric[] = ["bounce_rate", "conversion_rate", "views_per_visit", "visit_duration"];
+
+/**
+ * Each current group beside the same group of the earlier period's own result (compare.ts: a
+ * group that result does not list reads `absent`: hidden there, or 0 when it had no visitors).
+ */
+export function compareQuery(current: QueryResult, previous: QueryResult, absent: Figure, body: QueryBody): QueryResult {
+  const before = new Map(previous.rows.map((r) => [JSON.stringify(r.dimensions), r]));
+  const rows = current.rows.map((row): QueryRow => {
+    const earlier = before.get(JSON.stringify(row.dimensions));
+    const figures = body.metrics.map((_, i): Figure =>
+      earlier ? { value: earlier.metrics[i]!, qualifier: earlier.qualifiers[i]! } : absent,
+    );
+    const change = body.metrics.map((metric, i) => {
+      const d = delta({ value: row.metrics[i]!, qualifier: row.qualifiers[i]! }, figures[i]!);
+      if (RATES.includes(metric)) return d.absolute.value;
+      return d.relative === null || d.relative.value === null ? null : round(d.relative.value * 100, 1);
+    });
+    return { ...row, comparison: { metrics: figures.map((f) => f.value), qualifiers: figures.map((f) => f.qualifier), change } };
+  });
+  return { rows, hidden: current.hidden };
 }
 
 /** A group's value as the query names it: an hour as Plausible writes it ("2026-11-20 10:00:00", local). */

@@ -101,6 +101,14 @@ export const queryBody = z.strictObject({
     .max(3)
     .optional()
     .meta({ description: '`[[metric or dimension, "asc" | "desc"]]`; default: the first metric, descending.' }),
+  include: z
+    .strictObject({
+      comparisons: z
+        .strictObject({ mode: z.enum(["previous_period", "year_over_year"]) })
+        .optional()
+        .meta({ description: "Each row beside the same group of the previous period (weekdays aligned) or a year earlier." }),
+    })
+    .optional(),
   pagination: z
     .strictObject({
       limit: z.number().int().min(1).max(10_000).default(10_000),
@@ -127,12 +135,29 @@ export const queryResponse = z.object({
       metrics: z.array(figureValue).meta({ description: "The values, in the order of `metrics`; null where suppressed." }),
       qualifiers: z.array(z.enum(["exact", "estimated", "suppressed"])).meta({ description: "Each value's qualifier." }),
       other: z.boolean().meta({ description: "The one row standing for every group hidden below k: no label, no figures." }),
+      comparison: z
+        .object({
+          metrics: z.array(figureValue),
+          qualifiers: z.array(z.enum(["exact", "estimated", "suppressed"])),
+          change: z.array(z.number().nullable()).meta({
+            description:
+              "Per metric: the relative change in percent (counts), or the difference (rates, views per visit, duration); null where either side is suppressed or the earlier count is 0.",
+          }),
+        })
+        .optional()
+        .meta({
+          description: "Only with `include.comparisons`: the group in the earlier period, as that period's own query reads it.",
+        }),
     }),
   ),
   meta: z.object({
     k: z.number().int(),
     total_rows: z.number().int(),
     period: z.object({ from: z.string(), to: z.string(), timezone: z.string() }),
+    comparison: z
+      .object({ from: z.string(), to: z.string() })
+      .optional()
+      .meta({ description: "Only with `include.comparisons`: the earlier period." }),
   }),
   query: z.object({
     site_id: z.string(),
