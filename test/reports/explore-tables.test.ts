@@ -8,6 +8,8 @@ import { filteredBreakdownReport, filteredPagesReport } from "../../worker/repor
 import { filteredConversionsReport, filteredTimeseriesReport } from "../../worker/reports/explore/series";
 import { filteredFunnelReport } from "../../worker/reports/explore/funnels";
 import { filteredVitalsReport } from "../../worker/reports/explore/vitals";
+import { filteredOverviewFigures, refuseMovingFilters } from "../../worker/reports/explore/overview";
+import { overviewWindows } from "../../worker/reports/overview";
 import type { Filter } from "../../worker/reports/explore/filters";
 import { parseFilter } from "../../worker/reports/explore/filters";
 import { perturb, shownCounts, unitKey } from "../../worker/reports/noise";
@@ -267,6 +269,42 @@ describe("filtered vitals, funnels and hours", () => {
     expect(report.points).toHaveLength(24);
     const shown = report.points.filter((p) => p.visitors.value !== null && p.visitors.value > 0);
     expect(shown.map((p) => [p.local, p.visitors])).toEqual([[`${DAY}T10:00`, { value: 12, qualifier: "exact" }]]);
+    // Their pageviews of the hour: "/" for all 12, "/pricing" for the 8 from Google.
+    expect(shown.map((p) => p.pageviews)).toEqual([{ value: 20, qualifier: "exact" }]);
     expect(report.points[9]!.visitors).toEqual(hidden); // the site had visitors that day, nobody from DE at 09:00: hidden, not 0
+  });
+});
+
+describe("the filtered Overview", () => {
+  it("compares the filtered visitors of the window since a marker with the window before it", async () => {
+    const db = await fresh();
+    await seed(db);
+    // A marker at 09:30: the current window is 10:00–11:00 (the DAY's traffic), the previous 08:00–09:00 (nobody).
+    const windows = overviewWindows("UTC", at(DAY, 9, 30), at(DAY, 11));
+    const figures = await filteredOverviewFigures(db.reader, await scope(db), windows, [f("country:DE")], {
+      rule: exactFiltered,
+    });
+    const zero = { value: 0, qualifier: "exact" };
+    expect(figures.visitors).toEqual({
+      current: { value: 12, qualifier: "exact" },
+      previous: zero,
+      delta: { absolute: { value: 12, qualifier: "exact" }, relative: null },
+    });
+    // 12 pageviews of "/" and the 8 DE-Google ones of "/pricing".
+    expect(figures.pageviews.current).toEqual({ value: 20, qualifier: "exact" });
+    expect(figures.goals.map((g) => [g.goal.id, g.converting_sessions.current, g.conversions.current, g.rate.current])).toEqual([
+      ["goal_signup", { value: 6, qualifier: "exact" }, { value: 6, qualifier: "exact" }, { value: 0.5, qualifier: "exact" }],
+    ]);
+    // From France: 7, and none converted (the site had visitors: hidden, not 0).
+    const fr = await filteredOverviewFigures(db.reader, await scope(db), windows, [f("country:FR")], { rule: exactFiltered });
+    expect(fr.visitors.current).toEqual({ value: 7, qualifier: "exact" });
+    expect(fr.goals[0]!.converting_sessions.current).toEqual(hidden);
+  });
+
+  it("refuses filters a later pageview of the running day can change: page, goal, exit page", () => {
+    for (const text of ["page:/pricing", "goal:goal_signup", "exit_page:/"]) {
+      expect(() => refuseMovingFilters([f(text)]), text).toThrow(/filter: .* is not offered on the Overview/);
+    }
+    expect(() => refuseMovingFilters([f("country:DE"), f("source!:Google")])).not.toThrow();
   });
 });

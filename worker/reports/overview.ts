@@ -8,7 +8,7 @@
  * figure against its previous one is compare.ts's `compare`, the one definition of a delta.
  */
 import type { ReadOnlyDatabase } from "../lib/read-only";
-import { windowConversions } from "./conversions";
+import { windowConversions, type ConversionsReport } from "./conversions";
 import { compare, type Comparison } from "./compare";
 import type { Figure } from "./figures";
 import { cellsWithin, tallyHour, windowCells, type WindowCells } from "./hour-cells";
@@ -54,7 +54,11 @@ export interface OverviewWindows {
 export function overviewWindows(timeZone: string, deployedAtMs: number | null, closedUntilMs: number): OverviewWindows {
   if (deployedAtMs === null) {
     const length = DEFAULT_WINDOW_HOURS * HOUR_MS;
-    return { current: { fromMs: closedUntilMs - length, toMs: closedUntilMs }, previous: { fromMs: closedUntilMs - 2 * length, toMs: closedUntilMs - length }, pendingUntil: null };
+    return {
+      current: { fromMs: closedUntilMs - length, toMs: closedUntilMs },
+      previous: { fromMs: closedUntilMs - 2 * length, toMs: closedUntilMs - length },
+      pendingUntil: null,
+    };
   }
   const markerHour = localHourStart(timeZone, deployedAtMs);
   const start = markerHour + HOUR_MS;
@@ -70,11 +74,29 @@ export function overviewWindows(timeZone: string, deployedAtMs: number | null, c
  * Both windows' figures, compared. One read decides the hours of both: they lie side by side
  * (only the marker's own hour between them), and an hour's fate depends on its day alone.
  */
-export async function overviewFigures(db: ReadOnlyDatabase, scope: ReportScope, windows: OverviewWindows, lastEndedDay: string): Promise<OverviewFigures> {
+export async function overviewFigures(
+  db: ReadOnlyDatabase,
+  scope: ReportScope,
+  windows: OverviewWindows,
+  lastEndedDay: string,
+): Promise<OverviewFigures> {
   const both = { fromMs: windows.previous.fromMs, toMs: windows.current.toMs };
   const cells = await windowCells(db, { ...scope, hours: { window: both, lastEndedDay } }, null);
-  const current = windowFigures(scope, cellsWithin(cells, windows.current));
-  const previous = windowFigures(scope, cellsWithin(cells, windows.previous));
+  return compareWindows(
+    windowFigures(scope, cellsWithin(cells, windows.current)),
+    windowFigures(scope, cellsWithin(cells, windows.previous)),
+  );
+}
+
+/** A window's figures: what the Overview compares (filtered windows have the same shape: explore/overview.ts). */
+export interface WindowFigures {
+  visitors: Figure;
+  pageviews: Figure;
+  conversions: ConversionsReport;
+}
+
+/** The current window's figures against the previous window's, goal by goal. */
+export function compareWindows(current: WindowFigures, previous: WindowFigures): OverviewFigures {
   return {
     visitors: compare(current!.visitors, previous!.visitors),
     pageviews: compare(current!.pageviews, previous!.pageviews),
@@ -96,7 +118,7 @@ export async function overviewFigures(db: ReadOnlyDatabase, scope: ReportScope, 
 }
 
 /** A window's figures as the Overview shows them (alert rules read the same, alerts/figures.ts). */
-export function windowFigures(scope: ReportScope, cells: WindowCells) {
+export function windowFigures(scope: ReportScope, cells: WindowCells): WindowFigures {
   let visitors: AtomTally = EMPTY_TALLY;
   let pageviews: AtomTally = EMPTY_TALLY;
   for (const cell of cells.site.values()) {

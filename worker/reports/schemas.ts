@@ -317,4 +317,7 @@ export const aggregateQuery = z.strictObject({
   compare,
 });
 
+/** The reports' `filter` parameter, for routes declared elsewhere (the Overview). */
+export { filter as filterParam };
+
 export * from "./response-schemas";

@@ -114,6 +114,8 @@ export const rollupSiteHourUnits = sqliteTable(
     siteId: text("site_id").notNull(),
     hour: integer("hour").notNull(),
     unit: text("unit").notNull(),
+    /** The unit's pageviews in the hour: a filtered report's hourly pageviews (reports/explore). */
+    pageviews: integer("pageviews").notNull().default(0),
   },
   (t) => [uniqueIndex("rollup_site_hour_units_key").on(t.siteId, t.hour, t.unit)],
 );

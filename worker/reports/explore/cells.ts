@@ -64,7 +64,7 @@ function keyPart(key: CellKey, scope: ReportScope): KeyPart {
           "JOIN rollup_site_hour_units h ON h.site_id = sh.site_id AND h.hour = sh.hour AND h.unit = u.unit",
         joinArgs: [scope.siteId],
         select: "h.hour",
-        events: "0",
+        events: "h.pageviews",
       };
   }
 }

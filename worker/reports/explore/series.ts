@@ -61,13 +61,13 @@ export async function filteredTimeseriesReport(
     0,
   );
   const point = (key: string | number, start: number, local: string, hasData: boolean): TimeseriesPoint => {
-    const shown = cellFigures(bySlot.get(key), scope, true, hasData, options);
-    // Hourly pageviews per unit are not kept: an hour's point counts its visitors only.
+    // An hour's unit may have only an engagement ping in it: its pageviews are not floored at its units.
+    const shown = cellFigures(bySlot.get(key), scope, interval === "day", hasData, options);
     return {
       start: new Date(start).toISOString(),
       local,
       visitors: shown.units,
-      pageviews: interval === "day" ? shown.events : SUPPRESSED,
+      pageviews: shown.events,
       conversions: conversionsOf(goalsBySlot.get(key) ?? [], scope, hasData, options),
     };
   };

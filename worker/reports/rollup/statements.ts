@@ -64,7 +64,12 @@ export function foldStatements(source: Source, zone: ZoneGroup, range: Range): I
           "INSERT INTO rollup_site_hour (site_id, hour, day, visitors, pageviews) SELECT site_id, hour, day, 0, sum(kind = 'pageview') FROM raw WHERE true GROUP BY site_id, hour, day " +
             `ON CONFLICT (${SITE_HOUR}) DO UPDATE SET pageviews = rollup_site_hour.pageviews + excluded.pageviews`,
         ),
-        ...units("site_hour", "rollup_site_hour_units", "site_id, hour"),
+        // Each unit with its pageviews of the hour: a filtered report's hourly pageviews (reports/explore).
+        setMark("site_hour", "rollup_site_hour_units"),
+        withRaw(
+          "INSERT INTO rollup_site_hour_units (site_id, hour, unit, pageviews) SELECT site_id, hour, unit, sum(kind = 'pageview') FROM raw WHERE true " +
+            "GROUP BY site_id, hour, unit ON CONFLICT (site_id, hour, unit) DO UPDATE SET pageviews = rollup_site_hour_units.pageviews + excluded.pageviews",
+        ),
         countNew("site_hour", "rollup_site_hour_units", "rollup_site_hour", "site_id, hour", "visitors", SITE_HOUR, [
           "day",
           "''",

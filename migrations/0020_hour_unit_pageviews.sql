@@ -1,0 +1,5 @@
+ALTER TABLE `rollup_site_hour_units` ADD `pageviews` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+-- Backfill (docs/operations.md, upgrade notes): each unit's pageviews in the hour, from the raw
+-- rows (kept as long as the hour units: both go at raw retention). A unit is a session, or a
+-- sessionless event ("e:" and its row id).
+UPDATE `rollup_site_hour_units` SET `pageviews` = CASE WHEN substr(`unit`, 1, 2) = 'e:' THEN (SELECT count(*) FROM `events` WHERE `id` = CAST(substr(`unit`, 3) AS INTEGER) AND `kind` = 'pageview') ELSE (SELECT count(*) FROM `events` e WHERE e.`site_id` = `rollup_site_hour_units`.`site_id` AND e.`session_id` = `rollup_site_hour_units`.`unit` AND e.`kind` = 'pageview' AND e.`ts` >= `rollup_site_hour_units`.`hour` AND e.`ts` < `rollup_site_hour_units`.`hour` + 3600000) END;
