@@ -20,6 +20,11 @@ import { CompareSince, RecentMarkers } from "./markers";
 import { SmokeList, useGoalNames } from "./smoke";
 import { Trend, useTimeseries } from "./trend";
 import { NotFiltered } from "../../ui/filter-bar";
+import { filterQuery, filters } from "../../state/filters";
+import { FILTER_LABEL } from "../../state/filter-text";
+
+/** The filters the comparison (the running hours) cannot take: worker/reports/explore/overview.ts FILTERS_THAT_MOVE. */
+const MOVING = ["page", "goal", "exit_page"] as const;
 import { Freshness } from "../../ui/freshness";
 import { Loaded } from "../../ui/states";
 import { CompareToggle } from "../../ui/compare";
@@ -48,7 +53,8 @@ function Comparison({
       <MetricCards overview={overview} before={before} />
       {deployment && (
         <div class="overview-smoke">
-          Smoke tests of {deployment.version}: <SmokeList smoke={deployment.smoke} goalNames={goalNames} timeZone={overview.timezone} />
+          Smoke tests of {deployment.version}:{" "}
+          <SmokeList smoke={deployment.smoke} goalNames={goalNames} timeZone={overview.timezone} />
         </div>
       )}
       <h3>Goals</h3>
@@ -60,9 +66,19 @@ function Comparison({
 export function OverviewScreen({ site }: { site: string }) {
   const chosen = query.value.get("deployment") ?? "";
   const current = period.value;
+  // The comparison reads the running day's closed hours: it takes the filters a visitor's first
+  // pageview decides, not page, goal or exit page (a later pageview could still change them).
+  const moving = filters.value.filter((f) => (MOVING as readonly string[]).includes(f.dimension));
+  const comparable = filters.value.filter((f) => !moving.includes(f));
+  const comparedFilters = filterQuery(comparable);
   const overview = useLoad(
-    () => unwrap(api.GET("/api/v1/overview", { params: { query: { site, ...(chosen ? { deployment: chosen } : {}) } } })),
-    [site, chosen],
+    () =>
+      unwrap(
+        api.GET("/api/v1/overview", {
+          params: { query: { site, ...(chosen ? { deployment: chosen } : {}), ...comparedFilters } },
+        }),
+      ),
+    [site, chosen, comparedFilters.filter?.join("&")],
   );
   const series = useTimeseries(site, current, compareMode.value);
   const markers = useLoad(() => unwrap(api.GET("/api/v1/deployments", { params: { query: { site, limit: 100 } } })), [site]);
@@ -92,7 +108,12 @@ export function OverviewScreen({ site }: { site: string }) {
           </section>
           <section aria-labelledby="overview-comparison">
             <h2 id="overview-comparison">Comparison</h2>
-            <NotFiltered what="The comparison is" why="it reads closed hours, and filters read whole days; the trend below is filtered" />
+            {moving.length > 0 && (
+              <NotFiltered
+                what={`The comparison is`}
+                why={`by ${moving.map((f) => FILTER_LABEL[f.dimension].toLowerCase()).join(" or ")}: it reads the running day's closed hours, and a visitor's later pageviews can still change those; its other filters apply`}
+              />
+            )}
             <Loaded load={overview} what="the comparison">
               {(data) => <Comparison overview={data} site={site} goalNames={goalNames} hasMarkers={deployments.length > 0} />}
             </Loaded>
