@@ -14,6 +14,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   guards: () => import("./guards"),
   noise: () => import("./noise"),
   "today-attack": () => import("./today-attack"),
+  "filter-attack": () => import("./filter-attack"),
   arrivals: () => import("./arrivals"),
   utility: () => import("./utility"),
   nesting: () => import("./nesting"),
