@@ -54,7 +54,7 @@ const SOURCES = ["Google", "Bing"] as const;
 const PAGE_SETS = [1, 2, 3] as const;
 const PATHS = ["/", "/pricing"] as const;
 /** Runs of the generated properties: ~3 s each (every report under 147 filter combinations); FX_RUNS=100 for a long run. */
-const RUNS = Number(process.env.FX_RUNS ?? 6);
+const RUNS = Number(process.env.FX_RUNS ?? 8);
 const ATOMS = DAYS.length * COUNTRIES.length * SOURCES.length * PAGE_SETS.length * 2;
 
 interface Unit {
