@@ -8,7 +8,7 @@
  * the sybils it leaves out (each cell a different set of them). Each cell is another unit set, hence another key sum and another
  * draw: the shown figure is computed by the rule's own code (privacy/filtered.ts) with the
  * victims' and sybils' unit keys drawn at random and a random database secret. The attacker
- * knows M, every jᵢ, the public table (noise.ts SPREAD) and the rule, and takes the
+ * knows M, every jᵢ, the public table (noise.ts SPREAD), its tails and the rule, and takes the
  * maximum-likelihood v over the readings (draws of different cells: independent to anyone without
  * the secrets); "certain" is when one v alone has any likelihood.
  *
@@ -46,16 +46,24 @@ function leftOut(m: number, n: number): number[][] | null {
   return out.length >= n ? out.slice(0, n) : null;
 }
 
-/** P(what is shown | u true units) under the rule, from the public table: observation → probability. */
+/** Tail steps the attacker's model follows (each halves the mass; past this the rest is below 2^-40). */
+const TAIL_STEPS = 40;
+
+/**
+ * P(what is shown | u true units) under the rule, from the public table and its tails
+ * (privacy/filtered.ts: a ±5 draw goes on by t more with odds 2^-(t+1)): observation → probability.
+ */
 function distribution(rule: FilteredRule, u: number): Map<number, number> {
   const out = new Map<number, number>();
+  const add = (p: number, mass: number) => {
+    const perturbed = Math.max(1, u + p);
+    const shown = u < K || (rule === filteredRule && perturbed < K) ? HIDDEN : Math.max(K, perturbed);
+    out.set(shown, (out.get(shown) ?? 0) + mass);
+  };
   SPREAD.forEach((count, i) => {
     const p = i - MAX_PERTURBATION;
-    const perturbed = Math.max(1, u + p);
-    let shown: number;
-    if (u < K || (rule === filteredRule && perturbed < K)) shown = HIDDEN;
-    else shown = Math.max(K, perturbed);
-    out.set(shown, (out.get(shown) ?? 0) + count / TOTAL);
+    if (Math.abs(p) < MAX_PERTURBATION) return add(p, count / TOTAL);
+    for (let t = 0; t <= TAIL_STEPS; t++) add(p + Math.sign(p) * t, (count / TOTAL) * 2 ** -(t + 1));
   });
   return out;
 }

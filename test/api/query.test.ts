@@ -5,7 +5,8 @@
  */
 import { type Client } from "@libsql/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { perturb, shownCounts, unitKey } from "../../worker/reports/noise";
+import { unitKey } from "../../worker/reports/noise";
+import { filteredRule } from "../../worker/reports/privacy";
 import { lastCompleteDay } from "../../worker/reports/period";
 import { addDays } from "../../worker/reports/timezone";
 import { addConversions, addEvents, noiseKey, sessions, type RawEvent } from "../reports/helpers";
@@ -61,8 +62,7 @@ const post = (body: unknown, call = reader.call) => call("POST", "/api/v1/query"
 async function cell(ids: string[], events: number) {
   const key = await noiseKey(db);
   const keySum = ids.reduce((n, id) => n + unitKey(id, key.secret), 0);
-  if (ids.length < 5 || perturb(ids.length, keySum, key) < 5) return null;
-  return shownCounts({ units: ids.length, events, keySum }, key, 5, true);
+  return filteredRule.shown({ units: ids.length, events, keySum }, key, 5, true);
 }
 
 describe("POST /api/v1/query", () => {

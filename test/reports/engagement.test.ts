@@ -14,7 +14,8 @@ import {
   type EngagementSource,
 } from "../../worker/reports/engagement";
 import { DURATION_EDGES, durationBucketSql } from "../../worker/reports/histogram";
-import { shownCounts, unitKey } from "../../worker/reports/noise";
+import { unitKey } from "../../worker/reports/noise";
+import { filteredRule } from "../../worker/reports/privacy";
 import { exactFiltered } from "../../worker/reports/privacy/filtered";
 import { applyRetention } from "../../worker/reports/retention";
 import { catchUp } from "../../worker/reports/rollup";
@@ -184,19 +185,23 @@ describe("the figures", () => {
     const key = await noiseKey(db.client);
     const e = (await db.client.execute({ sql: "SELECT id FROM events WHERE session_id IS NULL", args: [] })).rows[0]!.id;
     const keys = (units: string[]) => units.reduce((sum, u) => sum + unitKey(u, secret), 0);
-    const visits = shownCounts({ units: 9, events: 14, keySum: keys([...VISITS, `e:${String(e)}`]) }, key, 3, true);
-    const bounces = shownCounts({ units: 5, events: 0, keySum: keys([...BOUNCES, `e:${String(e)}`]) }, key, 3, false);
+    // Rule F's own reading of each cell (privacy/filtered.ts): the noisy threshold can hide one now and then.
+    const visits = filteredRule.shown({ units: 9, events: 14, keySum: keys([...VISITS, `e:${String(e)}`]) }, key, 3, true);
+    const bounces = filteredRule.shown({ units: 5, events: 0, keySum: keys([...BOUNCES, `e:${String(e)}`]) }, key, 3, false);
     const figures = await engagementFigures(
       db.reader,
       { sessionDays: siteSessionDays(SITE, DAY, DAY) },
       await options(db.client, 3, false),
     );
+    if (!visits) return expect(figures.visits).toEqual({ value: null, qualifier: "suppressed" });
     expect(figures.visits).toEqual({ value: visits.units, qualifier: "estimated" });
-    expect(figures.bounces).toEqual({ value: bounces.units, qualifier: "estimated" });
     expect(figures.views_per_visit).toEqual({
       value: Math.round((visits.events / visits.units) * 100) / 100,
       qualifier: "estimated",
     });
+    if (!bounces)
+      return expect([figures.bounces, figures.bounce_rate.value]).toEqual([{ value: null, qualifier: "suppressed" }, null]);
+    expect(figures.bounces).toEqual({ value: bounces.units, qualifier: "estimated" });
     expect(figures.bounce_rate.value).toBe(Math.round(Math.min(1, bounces.units / visits.units) * 10_000) / 10_000);
   });
 });

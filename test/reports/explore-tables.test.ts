@@ -12,8 +12,8 @@ import { filteredOverviewFigures, refuseMovingFilters } from "../../worker/repor
 import { overviewWindows } from "../../worker/reports/overview";
 import type { Filter } from "../../worker/reports/explore/filters";
 import { parseFilter } from "../../worker/reports/explore/filters";
-import { perturb, shownCounts, unitKey } from "../../worker/reports/noise";
-import { exactFiltered } from "../../worker/reports/privacy";
+import { unitKey } from "../../worker/reports/noise";
+import { exactFiltered, filteredRule } from "../../worker/reports/privacy";
 import { catchUp } from "../../worker/reports/rollup";
 import type { ReportScope } from "../../worker/reports/scope";
 import type { Figure } from "../../worker/reports/figures";
@@ -45,8 +45,8 @@ async function scope(db: TestDb, from = DAY, to = DAY): Promise<ReportScope> {
 async function expected(db: TestDb, ids: string[], events: number): Promise<{ units: Figure; events: Figure; shown: boolean }> {
   const key = await noiseKey(db.client);
   const keySum = ids.reduce((n, id) => n + unitKey(id, key.secret), 0);
-  if (ids.length < K || perturb(ids.length, keySum, key) < K) return { units: hidden, events: hidden, shown: false };
-  const s = shownCounts({ units: ids.length, events, keySum }, key, K, true);
+  const s = filteredRule.shown({ units: ids.length, events, keySum }, key, K, true);
+  if (!s) return { units: hidden, events: hidden, shown: false };
   return { units: est(s.units), events: est(s.events), shown: true };
 }
 

@@ -38,7 +38,7 @@ import type { Figure } from "../../worker/reports/figures";
 import { MAX_PERTURBATION, perturbationAt, unitKey } from "../../worker/reports/noise";
 import { noisePosition, type NoiseKey } from "../../worker/reports/noise-position";
 import { pagesReport } from "../../worker/reports/pages";
-import { exactFiltered, filteredOnTrueCounts, filteredRule, type FilteredRule } from "../../worker/reports/privacy";
+import { exactFiltered, filteredOnTrueCounts, filteredRule, tailSteps, type FilteredRule } from "../../worker/reports/privacy";
 import { catchUp } from "../../worker/reports/rollup";
 import type { ReportScope } from "../../worker/reports/scope";
 import { timeseriesReport } from "../../worker/reports/timeseries";
@@ -342,6 +342,11 @@ function rowOf(s: Scenario, reading: Reading, rule: FilteredRule): Row | null {
   }
   const draw = rule.perturbs || !reading.filtered ? drawAt(keySum, value) : 0;
   const extreme = Math.abs(draw) === MAX_PERTURBATION;
+  // Rule F's draws have tails past ±5 (privacy/filtered.ts tailSteps): no bound a reader can know.
+  // This attacker is told each tail's length instead (a stronger attacker than any real one) and
+  // bounds the reading by it; every other reading it bounds by ±5.
+  const reach =
+    reading.filtered && rule.perturbs && extreme ? MAX_PERTURBATION + tailSteps(keySum, value, key) : MAX_PERTURBATION;
   const row = (lo: number, hi: number): Row => ({ coefs, lo: lo - own, hi: hi - own, extreme, label: reading.label });
   if (reading.shown.qualifier === "exact" && shown === 0) return row(0, 0);
   if (!reading.filtered) {
@@ -353,17 +358,15 @@ function rowOf(s: Scenario, reading: Reading, rule: FilteredRule): Row | null {
     if (shown === null) return null;
     if (!rule.perturbs) return row(shown, shown);
     // Events never read below the shown units: reading as them, they are at most 5 more.
-    return shown === reading.unitsShown!.value
-      ? row(0, shown + MAX_PERTURBATION)
-      : row(shown - MAX_PERTURBATION, shown + MAX_PERTURBATION);
+    return shown === reading.unitsShown!.value ? row(0, shown + reach) : row(shown - reach, shown + reach);
   }
   if (shown === null) {
     // Hidden: below k true, or (served) below k perturbed.
-    return row(0, rule === filteredRule ? k - 1 + MAX_PERTURBATION : k - 1);
+    return row(0, rule === filteredRule ? k - 1 + reach : k - 1);
   }
   if (!rule.perturbs) return row(shown, shown);
-  if (rule === filteredOnTrueCounts && shown === k) return row(k, k + MAX_PERTURBATION);
-  return row(Math.max(k, shown - MAX_PERTURBATION), shown + MAX_PERTURBATION);
+  if (rule === filteredOnTrueCounts && shown === k) return row(k, k + reach);
+  return row(Math.max(k, shown - reach), shown + reach);
 }
 
 interface Pin {

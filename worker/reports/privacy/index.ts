@@ -86,3 +86,4 @@ export { DEFAULT_K, enoughUnits, kAnonymity, MIN_K, siteDayVisible } from "./thr
 export { bandOf } from "./bands";
 export { bandedOnTrueCounts, bandedToday, exactToday, type TodayCell, type TodayRule } from "./today";
 export { exactFiltered, filteredOnTrueCounts, filteredRule, type FilteredCell, type FilteredRule } from "./filtered";
+export { perturbWithTails, tailSteps } from "./filtered";
