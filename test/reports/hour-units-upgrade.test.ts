@@ -13,7 +13,7 @@ import { addEvents, at, freshSiteDbs } from "./helpers";
 
 const SITE = "site_hour_units_upgrade";
 const fresh = freshSiteDbs(SITE);
-const BACKFILL = readFileSync(resolve(import.meta.dirname, "../../migrations/0020_hour_unit_pageviews.sql"), "utf8")
+const BACKFILL = readFileSync(resolve(import.meta.dirname, "../../migrations/0020_per_unit_pages_and_hours.sql"), "utf8")
   .split("--> statement-breakpoint")
   .map((s) => s.trim())
   .find((s) => s.includes("UPDATE"))!;

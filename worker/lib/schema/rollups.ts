@@ -149,7 +149,11 @@ export const rollupPageDayUnits = sqliteTable(
     /** The unit's pageviews of the path that day (≥ 1): a filtered report's pageviews (reports/explore). */
     pageviews: integer("pageviews").notNull().default(1),
   },
-  (t) => [uniqueIndex("rollup_page_day_units_key").on(t.siteId, t.day, t.path, t.unit)],
+  (t) => [
+    uniqueIndex("rollup_page_day_units_key").on(t.siteId, t.day, t.path, t.unit),
+    // A filtered session-day's pages (reports/explore/cells.ts), from the index alone.
+    index("rollup_page_day_units_by_unit").on(t.siteId, t.day, t.unit, t.path, t.pageviews),
+  ],
 );
 
 /** Goal-day atoms: converting units and conversions. */
