@@ -10,7 +10,7 @@ import { difference, ratio } from "../figures";
 import type { FunnelStep } from "../funnels";
 import type { ReportScope } from "../scope";
 import type { Filter } from "./filters";
-import { atomsGoalList } from "./goals";
+import { loadReportGoals } from "../atoms";
 import { cellFigures, daysWithData, type ExploreOptions } from "./shown";
 import { filteredUnits } from "./units";
 
@@ -31,7 +31,7 @@ export async function filteredFunnelReport(
     "LEFT JOIN rollup_session_goals sg ON sg.site_id = g.site_id AND sg.session_id = g.unit AND sg.goal_id = g.goal_id";
   const [rs, goals, days] = await Promise.all([
     db.query({ sql, args: [...units.args, scope.siteId, ...goalIds] }),
-    atomsGoalList(db, scope),
+    loadReportGoals(db, scope.siteId),
     daysWithData(db, scope),
   ]);
   const byUnit = new Map<string, { key: number; firsts: Map<string, number | null> }>();

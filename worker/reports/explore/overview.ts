@@ -20,7 +20,7 @@ import type { HourWindow, ReportScope } from "../scope";
 import { localDate } from "../timezone";
 import type { Cell } from "./cells";
 import type { Filter } from "./filters";
-import { atomsGoalList } from "./goals";
+import { loadReportGoals } from "../atoms";
 import { cellFigures, type ExploreOptions } from "./shown";
 import { filteredUnits } from "./units";
 
@@ -47,7 +47,7 @@ export async function filteredOverviewFigures(
   filters: readonly Filter[],
   options: ExploreOptions = {},
 ): Promise<OverviewFigures> {
-  const goals = await atomsGoalList(db, scope);
+  const goals = await loadReportGoals(db, scope.siteId);
   const [current, previous] = await Promise.all([
     windowFigures(db, scope, windows.current, filters, goals, options),
     windowFigures(db, scope, windows.previous, filters, goals, options),

@@ -5,7 +5,7 @@
  * bound, `estimated`, when one is hidden), as in the unfiltered timeseries.
  */
 import type { ReadOnlyDatabase } from "../../lib/read-only";
-import { atomsGoalList } from "./goals";
+import { loadReportGoals } from "../atoms";
 import type { ConversionRow, ConversionsReport } from "../conversions";
 import { ratio, SUPPRESSED, type Figure } from "../figures";
 import { datesOf } from "../period";
@@ -110,7 +110,7 @@ export async function filteredConversionsReport(
 ): Promise<ConversionsReport> {
   const units = filteredUnits(scope, filters);
   const [goals, goalCells, [total], days] = await Promise.all([
-    atomsGoalList(db, scope),
+    loadReportGoals(db, scope.siteId),
     readCells(db, scope, units, ["goal"]),
     readCells(db, scope, units, []),
     daysWithData(db, scope),

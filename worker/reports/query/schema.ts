@@ -11,7 +11,7 @@
  */
 import { z } from "zod";
 import { siteId } from "../../lib/ids";
-import { isDimension, DIMENSIONS, type Dimension } from "../dimensions";
+import { DIMENSIONS } from "../dimensions";
 import { parseFilter, MAX_FILTERS, type Filter } from "../explore/filters";
 import type { CellKey } from "../explore/cells";
 
@@ -122,8 +122,6 @@ export type QueryBody = z.output<typeof queryBody>;
 export function cellKeyOf(dimension: string): CellKey {
   return DIMENSION_KEYS[dimension]!;
 }
-
-export const isSessionDimensionKey = (key: CellKey): key is Dimension => isDimension(key);
 
 const figureValue = z.number().nullable();
 export const queryResponse = z.object({
