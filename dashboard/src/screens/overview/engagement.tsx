@@ -43,26 +43,43 @@ function DurationView({
   return <RangeView text={durationRangeText(low.value, high.value)} why={MEDIAN_RANGE_REASON} />;
 }
 
-/** "↑ 12 % from 48 % (2026-11-12 to 2026-11-18)", as the trend's totals write their change. */
+/**
+ * "↑ 12 % from 48 % (2026-11-12 to 2026-11-18)", as the trend's totals write their change.
+ * `ranged`: a side is shown only as a range (the median), so there is no change to write, and
+ * "< k" would read as a few seconds.
+ */
 function Change({
   figure,
   report,
   format,
   previous,
+  ranged = false,
 }: {
   figure: Compared;
   report: Aggregate;
   format: FigureFormat;
   previous: ComponentChildren;
+  ranged?: boolean;
 }) {
   const { comparison, k } = report;
   if (!comparison || !figure.previous || !figure.delta) return null;
   return (
     <p class="delta">
-      <DeltaView delta={figure.delta} k={k} format={format} /> from {previous} ({comparison.from} to {comparison.to})
+      {ranged ? (
+        <span class="delta-change" data-delta="range">
+          change not shown (a range)
+        </span>
+      ) : (
+        <DeltaView delta={figure.delta} k={k} format={format} />
+      )}{" "}
+      from {previous} ({comparison.from} to {comparison.to})
     </p>
   );
 }
+
+/** True when the median is no value but its range is shown. */
+const onlyRange = (value?: Figure, low?: Figure, high?: Figure): boolean =>
+  value?.value === null && typeof low?.value === "number" && typeof high?.value === "number";
 
 function Card({ label, value, children }: { label: string; value: ComponentChildren; children?: ComponentChildren }) {
   return (
@@ -103,6 +120,7 @@ function Cards({ report }: { report: Aggregate }) {
           report={report}
           format="duration"
           previous={duration.previous && <DurationView value={duration.previous} low={low.previous} high={high.previous} k={k} />}
+          ranged={onlyRange(duration, low, high) || onlyRange(duration.previous, low.previous, high.previous)}
         />
       </Card>
       <Card label="Views per visit" value={<FigureView figure={perVisit} k={k} format="decimal" />}>
