@@ -5,8 +5,9 @@
  * unfiltered (the median a value, in minutes and seconds), with the comparison on (each card's
  * change line, as the trend's totals write it), filtered to a country (the median only a range,
  * such as "≈ 0–30 s", and no change written for it), and filtered to a country of two visitors
- * (every figure "< 5" with the words of a hidden figure, never 0). With Today the cards say in
- * one line that they are read by whole days, and nothing is asked of the API for them.
+ * (every figure "< 5" with the words of a hidden figure, never 0). Over days the per-session rows
+ * no longer cover, a filter's refusal is one line, not an error; with Today the cards say in one
+ * line that they are read by whole days, and nothing is asked of the API for them.
  */
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -264,6 +265,21 @@ describe("engagement cards on the Overview", () => {
     expect(await bounceCard.locator(".value").textContent()).toBe("< 5");
     expect(await bounceCard.locator(".value .figure").getAttribute("title")).toBe(HIDDEN);
     expect(await bounceCard.locator(".rate-of").textContent()).toBe("of < 5 visits");
+
+    // Filters over days the per-session rows no longer cover (30 days kept): one line says so,
+    // where the trend (one session filter reaches further there) still draws.
+    const from = addDays(Y, -59);
+    await page.goto(`${f.stack.url}/dashboard/s/${site}/overview?period=custom&from=${from}&to=${Y}&filter=country:DE`);
+    const refused = page.getByRole("note").filter({ hasText: "cannot be read with filters over this period" });
+    await refused.waitFor();
+    expect(await refused.textContent()).toMatch(
+      /^Bounce rate, visit duration and views per visit cannot be read with filters over this period\. Filtered figures are read from per-session rows, which are kept for WREN_RAW_RETENTION_DAYS \(30 days\); the earliest day such a period can start is \d{4}-\d{2}-\d{2}\.$/,
+    );
+    expect(await drawnCards(page)).toEqual([[], [], []]);
+    await page.locator("table.overview-points").waitFor();
+    expect(await page.locator(".failure").count()).toBe(0);
+    // The browser logs the refused read itself; the page shows no error.
+    expect([...new Set(errors.splice(0))]).toEqual(["Failed to load resource: the server responded with a status of 422 ()"]);
 
     // Today: one line says why, no card, no read of the aggregate, no error.
     reads.length = 0;

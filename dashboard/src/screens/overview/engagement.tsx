@@ -5,7 +5,8 @@
  * Each figure reads as every figure does: "< k" where hidden (never 0), "≈" where estimated; the
  * median, where its own histogram bucket holds fewer than k visits, as the range it lies in
  * ("≈ 40–60 s"), as the vitals show their p75. Visits are whole session-days, so Today and
- * 24 hours are not read: one line says so instead.
+ * 24 hours are not read: one line says so instead, as it does for filters over days the
+ * per-session rows no longer cover.
  */
 import type { ComponentChildren } from "preact";
 import { api, unwrap, type Figure, type Schemas } from "../../api/client";
@@ -146,6 +147,16 @@ function EngagementCards({ site, period, compare }: { site: string; period: Peri
       ),
     [site, period.name, period.from, period.to, compare, filter.filter?.join("&")],
   );
+  // Filters over days the per-session rows no longer cover: one line, the way out is in the
+  // trend's note below (the daily timeseries may reach further with one session filter).
+  if (load.status === "failed" && load.problem.field === "filter") {
+    return (
+      <p class="report-note engagement-refused" role="note">
+        Bounce rate, visit duration and views per visit cannot be read with filters over this period.{" "}
+        {load.problem.message.replace(/^filter: /, "").replace(/^./, (c) => c.toUpperCase())}
+      </p>
+    );
+  }
   return (
     <Loaded load={load} what="the engagement figures">
       {(report) => <Cards report={report} />}
