@@ -8,7 +8,7 @@ import { useLoad } from "../state/load";
 import { query, setQuery } from "../state/location";
 import { filterQuery } from "../state/filters";
 import { dayPeriodParams, period } from "../state/period";
-import { ESTIMATED_REASON, FigureView } from "../ui/figure";
+import { FigureView, RangeView } from "../ui/figure";
 import { Freshness } from "../ui/freshness";
 import { CaptionRange } from "../ui/report-range";
 import { VITALS_BY_DAY, WholeDayNote } from "../ui/report-days";
@@ -180,11 +180,5 @@ function P75View({ row, k }: { row: Report["rows"][number]; k: number }) {
   if (p75.value !== null || low.value === null || high.value === null) {
     return <FigureView figure={p75} k={k} format={row.unit === "ms" ? "ms" : "decimal"} />;
   }
-  const text = `≈ ${rangeText(low.value, high.value, row.unit)}`;
-  const why = `${RANGE_REASON} ${ESTIMATED_REASON}`;
-  return (
-    <span class="figure estimated" title={why} aria-label={`${text}. ${why}`} data-qualifier="estimated">
-      {text}
-    </span>
-  );
+  return <RangeView text={rangeText(low.value, high.value, row.unit)} why={RANGE_REASON} />;
 }

@@ -6,7 +6,7 @@
 import type { Figure } from "../api/client";
 import { COMPARE_CHOICES, compareMode } from "../state/compare";
 import { setQuery } from "../state/location";
-import { FigureView, formatValue } from "./figure";
+import { FigureView, formatValue, type FigureFormat } from "./figure";
 
 export function CompareToggle({ hourly }: { hourly: boolean }) {
   const current = compareMode.value;
@@ -39,8 +39,11 @@ export interface Delta {
   relative: Figure | null;
 }
 
-/** "↑ 12 %" (or "↓", "→ 0 %"); "new" where nothing was there before; "< k" where a side is hidden. */
-export function DeltaView({ delta, k }: { delta: Delta; k: number }) {
+/**
+ * "↑ 12 %" (or "↓", "→ 0 %"); "new" where nothing was there before, the change then written in
+ * the figure's `format`; "< k" where a side is hidden.
+ */
+export function DeltaView({ delta, k, format }: { delta: Delta; k: number; format?: FigureFormat }) {
   const { absolute, relative } = delta;
   if (absolute.qualifier === "suppressed" || absolute.value === null) {
     return (
@@ -55,7 +58,7 @@ export function DeltaView({ delta, k }: { delta: Delta; k: number }) {
     return (
       <span class={`delta-change trend ${direction}`} data-delta="new">
         <span aria-hidden="true">{arrow} </span>
-        {direction === "none" ? "no change" : `${direction} ${formatValue(Math.abs(absolute.value))}, nothing before`}
+        {direction === "none" ? "no change" : `${direction} ${formatValue(Math.abs(absolute.value), format)}, nothing before`}
       </span>
     );
   }

@@ -2,7 +2,8 @@
  * The Overview: who is here now, and what changed since a release. The live counter
  * (GET /api/v1/live) refreshes itself each minute; the comparison (GET /api/v1/overview) uses the
  * hours since a deployment marker against as many hours before it; the trend below
- * (GET /api/v1/timeseries) follows the shared period; the markers (GET /api/v1/deployments)
+ * (GET /api/v1/timeseries) and the engagement cards above it (GET /api/v1/aggregate) follow the
+ * shared period, the filters and the compare toggle; the markers (GET /api/v1/deployments)
  * feed the "Compare since" choice, the chart's marker lines and the smoke-test list.
  */
 import { api, unwrap, type Schemas } from "../../api/client";
@@ -16,6 +17,7 @@ import { NoDataYet, useVerified } from "./empty";
 import { FirstDayPanel, useArrivals } from "./first-day";
 import { GoalsTable } from "./goals";
 import { LiveCounter } from "./live";
+import { Engagement } from "./engagement";
 import { CompareSince, RecentMarkers } from "./markers";
 import { SmokeList, useGoalNames } from "./smoke";
 import { Trend, useTimeseries } from "./trend";
@@ -120,8 +122,11 @@ export function OverviewScreen({ site }: { site: string }) {
           </section>
           <section aria-labelledby="overview-trend">
             <h2 id="overview-trend">Trend: {periodLabel}</h2>
-            <p class="hint">The period above sets the chart and its table; the comparison uses the deployment's own hours.</p>
+            <p class="hint">
+              The period above sets the engagement figures, the chart and its table; the comparison uses the deployment's own hours.
+            </p>
             <CompareToggle hourly={isHourly(current)} />
+            <Engagement site={site} period={current} compare={compareMode.value} />
             <Loaded load={series} what="the trend">
               {(data) => (
                 <>
