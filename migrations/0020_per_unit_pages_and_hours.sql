@@ -1,4 +1,5 @@
 ALTER TABLE `rollup_site_hour_units` ADD `pageviews` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+CREATE INDEX `vitals_site_session_ts` ON `vitals` (`site_id`,`session_id`,`ts`);--> statement-breakpoint
 CREATE INDEX `rollup_page_day_units_by_unit` ON `rollup_page_day_units` (`site_id`,`day`,`unit`,`path`,`pageviews`);--> statement-breakpoint
 -- Backfill (docs/operations.md, upgrade notes): each unit's pageviews in the hour, from the raw
 -- rows (kept as long as the hour units: both go at raw retention). A unit is a session, or a

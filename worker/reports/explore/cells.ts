@@ -25,7 +25,13 @@ export interface Cell {
   keySum: number;
 }
 
-/** How one key joins and selects. */
+/**
+ * How one key joins and selects. The joins are CROSS JOINs: SQLite then keeps the filtered units
+ * as the outer loop and reads each unit's rows by index; left to choose, it walked the site's goal
+ * units in goal order to spare a sort and probed the units for each (23 s instead of 20 ms at 1 M).
+ * Each unit's pages and goals are read by the index made for it (INDEXED BY): after the hours'
+ * join SQLite chose the goals' primary index by site alone (1.5 s for one filtered day's hours).
+ */
 interface KeyPart {
   join?: string;
   joinArgs?: Statement["args"];
@@ -44,14 +50,14 @@ function keyPart(key: CellKey, scope: ReportScope): KeyPart {
       };
     case "page":
       return {
-        join: "JOIN rollup_page_day_units p ON p.site_id = ? AND p.day = u.day AND p.unit = u.unit",
+        join: "CROSS JOIN rollup_page_day_units p INDEXED BY rollup_page_day_units_by_unit ON p.site_id = ? AND p.day = u.day AND p.unit = u.unit",
         joinArgs: [scope.siteId],
         select: "p.path",
         events: "p.pageviews",
       };
     case "goal":
       return {
-        join: "JOIN rollup_goal_day_units g ON g.site_id = ? AND g.day = u.day AND g.unit = u.unit",
+        join: "CROSS JOIN rollup_goal_day_units g INDEXED BY rollup_goal_day_units_by_unit ON g.site_id = ? AND g.day = u.day AND g.unit = u.unit",
         joinArgs: [scope.siteId],
         select: "g.goal_id",
         events: "g.conversions",
@@ -60,13 +66,19 @@ function keyPart(key: CellKey, scope: ReportScope): KeyPart {
       // The hours of the unit's day it had an event in (rollup_site_hour carries each hour's local day).
       return {
         join:
-          "JOIN rollup_site_hour sh ON sh.site_id = ? AND sh.day = u.day " +
-          "JOIN rollup_site_hour_units h ON h.site_id = sh.site_id AND h.hour = sh.hour AND h.unit = u.unit",
+          "CROSS JOIN rollup_site_hour sh ON sh.site_id = ? AND sh.day = u.day " +
+          "CROSS JOIN rollup_site_hour_units h ON h.site_id = sh.site_id AND h.hour = sh.hour AND h.unit = u.unit",
         joinArgs: [scope.siteId],
         select: "h.hour",
         events: "h.pageviews",
       };
   }
+}
+
+/** One grouping of a report's cells: its keys, and optionally a condition on the units (`u.pageviews = 1`: bounces). */
+export interface Grouping {
+  keys: readonly CellKey[];
+  where?: string;
 }
 
 /** The cells of `units` grouped by `keys` (none: the one cell of all of them). */
@@ -76,25 +88,50 @@ export async function readCells(
   units: Statement,
   keys: readonly CellKey[],
 ): Promise<Cell[]> {
-  const parts = keys.map((key) => keyPart(key, scope));
-  const events = parts.find((p) => p.events !== undefined)?.events ?? "u.pageviews";
-  const selects = parts.map((p, i) => `${p.select} AS k${i}`);
-  const sql =
-    `WITH u AS MATERIALIZED (${units.sql}) ` +
-    `SELECT ${[...selects, "count(*) AS units", `sum(${events}) AS events`, "sum(u.unit_key) AS key_sum"].join(", ")} FROM u ` +
-    parts.map((p) => p.join ?? "").join(" ") +
-    (keys.length > 0 ? ` GROUP BY ${keys.map((_, i) => `k${i}`).join(", ")}` : "");
-  const args = [...units.args, ...parts.flatMap((p) => p.joinArgs ?? [])];
-  const rs = await db.query({ sql, args });
-  return rs.rows
-    .filter((r) => Number(r.units) > 0)
-    .map((r) => ({
-      keys: keys.map((_, i) => {
+  const [cells] = await readCellGroupings(db, scope, units, [{ keys }]);
+  return cells!;
+}
+
+/**
+ * The cells of several groupings of the same units, in one statement: the units are cut once
+ * (a materialized CTE is computed once per statement) and each grouping is one branch of a UNION
+ * ALL, where one query per grouping cut them again each time.
+ */
+export async function readCellGroupings(
+  db: ReadOnlyDatabase,
+  scope: ReportScope,
+  units: Statement,
+  groupings: readonly (Grouping | readonly CellKey[])[],
+): Promise<Cell[][]> {
+  const all = groupings.map((g): Grouping => (Array.isArray(g) ? { keys: g as readonly CellKey[] } : (g as Grouping)));
+  const width = Math.max(0, ...all.map((g) => g.keys.length));
+  const args: Statement["args"] = [...units.args];
+  const branches = all.map((grouping, index) => {
+    const parts = grouping.keys.map((key) => keyPart(key, scope));
+    args.push(...parts.flatMap((p) => p.joinArgs ?? []));
+    const events = parts.find((p) => p.events !== undefined)?.events ?? "u.pageviews";
+    const selects = Array.from({ length: width }, (_, i) => `${parts[i]?.select ?? "NULL"} AS k${i}`);
+    return (
+      `SELECT ${[`${index} AS grouping`, ...selects, "count(*) AS units", `sum(${events}) AS events`, "sum(u.unit_key) AS key_sum"].join(", ")} FROM u ` +
+      parts.map((p) => p.join ?? "").join(" ") +
+      (grouping.where ? ` WHERE ${grouping.where}` : "") +
+      (parts.length > 0 ? ` GROUP BY ${parts.map((_, i) => `k${i}`).join(", ")}` : "")
+    );
+  });
+  const rs = await db.query({ sql: `WITH u AS MATERIALIZED (${units.sql}) ${branches.join(" UNION ALL ")}`, args });
+  const out: Cell[][] = all.map(() => []);
+  for (const r of rs.rows) {
+    if (!(Number(r.units) > 0)) continue;
+    const index = Number(r.grouping);
+    out[index]!.push({
+      keys: all[index]!.keys.map((_, i) => {
         const v = r[`k${i}`];
         return v === null || v === undefined ? null : typeof v === "number" || typeof v === "bigint" ? Number(v) : String(v);
       }),
       units: Number(r.units),
       events: Number(r.events ?? 0),
       keySum: Number(r.key_sum ?? 0),
-    }));
+    });
+  }
+  return out;
 }

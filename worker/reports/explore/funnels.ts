@@ -27,7 +27,8 @@ export async function filteredFunnelReport(
   const sql =
     `WITH u AS MATERIALIZED (${units.sql}) ` +
     "SELECT u.day || ' ' || u.unit AS unit, u.unit_key AS unit_key, g.goal_id AS goal_id, sg.first_ts AS first_ts " +
-    `FROM u JOIN rollup_goal_day_units g ON g.site_id = ? AND g.day = u.day AND g.unit = u.unit AND g.goal_id IN (${marks}) ` +
+    // The units drive, each one index range of its goals (explore/cells.ts says why the join is forced).
+    `FROM u CROSS JOIN rollup_goal_day_units g INDEXED BY rollup_goal_day_units_by_unit ON g.site_id = ? AND g.day = u.day AND g.unit = u.unit AND g.goal_id IN (${marks}) ` +
     "LEFT JOIN rollup_session_goals sg ON sg.site_id = g.site_id AND sg.session_id = g.unit AND sg.goal_id = g.goal_id";
   const [rs, goals, days] = await Promise.all([
     db.query({ sql, args: [...units.args, scope.siteId, ...goalIds] }),

@@ -13,7 +13,7 @@ import { additiveFigure, addToTally, EMPTY_TALLY, type AtomTally } from "../priv
 import type { ReportScope } from "../scope";
 import type { TimeseriesPoint, TimeseriesReport } from "../timeseries";
 import { HOUR_MS, localMinuteLabel, startOfLocalDay, addDays } from "../timezone";
-import { readCells, type Cell } from "./cells";
+import { readCellGroupings, type Cell } from "./cells";
 import type { Filter } from "./filters";
 import { cellFigures, daysWithData, type ExploreOptions } from "./shown";
 import { filteredUnits } from "./units";
@@ -47,11 +47,8 @@ export async function filteredTimeseriesReport(
 ): Promise<TimeseriesReport> {
   const units = filteredUnits(scope, filters);
   const slot = interval === "day" ? "day" : "hour";
-  const [cells, goalCells, [total], goalTotals, days] = await Promise.all([
-    readCells(db, scope, units, [slot]),
-    readCells(db, scope, units, [slot, "goal"]),
-    readCells(db, scope, units, []),
-    readCells(db, scope, units, ["goal"]),
+  const [[cells = [], goalCells = [], [total] = [], goalTotals = []], days] = await Promise.all([
+    readCellGroupings(db, scope, units, [[slot], [slot, "goal"], [], ["goal"]]),
     daysWithData(db, scope),
   ]);
   const ofGoal = (c: Cell, at: number) => goal === undefined || c.keys[at] === goal;
@@ -109,10 +106,9 @@ export async function filteredConversionsReport(
   options: ExploreOptions = {},
 ): Promise<ConversionsReport> {
   const units = filteredUnits(scope, filters);
-  const [goals, goalCells, [total], days] = await Promise.all([
+  const [goals, [goalCells = [], [total] = []], days] = await Promise.all([
     loadReportGoals(db, scope.siteId),
-    readCells(db, scope, units, ["goal"]),
-    readCells(db, scope, units, []),
+    readCellGroupings(db, scope, units, [["goal"], []]),
     daysWithData(db, scope),
   ]);
   const hasData = days.size > 0;

@@ -11,7 +11,7 @@ import { ratio, SUPPRESSED } from "../figures";
 import type { PagesReport, PageRow } from "../pages";
 import { pathFilter } from "../pattern";
 import type { ReportScope } from "../scope";
-import { readCells, type Cell } from "./cells";
+import { readCellGroupings, type Cell } from "./cells";
 import type { Filter } from "./filters";
 import { cellFigures, daysWithData, type ExploreOptions } from "./shown";
 import { filteredUnits } from "./units";
@@ -25,9 +25,8 @@ export async function filteredPagesReport(
   options: ExploreOptions = {},
 ): Promise<PagesReport> {
   const units = filteredUnits(scope, filters);
-  const [cells, [total], days] = await Promise.all([
-    readCells(db, scope, units, ["page"]),
-    readCells(db, scope, units, []),
+  const [[cells = [], [total] = []], days] = await Promise.all([
+    readCellGroupings(db, scope, units, [["page"], []]),
     daysWithData(db, scope),
   ]);
   const keep = page === undefined ? () => true : pathFilter(page);
@@ -53,11 +52,8 @@ export async function filteredBreakdownReport(
   options: ExploreOptions = {},
 ): Promise<BreakdownReport> {
   const units = filteredUnits(scope, filters);
-  const [cells, [total], goalCells, goalTotals, days] = await Promise.all([
-    readCells(db, scope, units, [dimension]),
-    readCells(db, scope, units, []),
-    goal ? readCells(db, scope, units, [dimension, "goal"]) : Promise.resolve([]),
-    goal ? readCells(db, scope, units, ["goal"]) : Promise.resolve([]),
+  const [[cells = [], [total] = [], goalCells = [], goalTotals = []], days] = await Promise.all([
+    readCellGroupings(db, scope, units, goal ? [[dimension], [], [dimension, "goal"], ["goal"]] : [[dimension], []]),
     daysWithData(db, scope),
   ]);
   const ofGoal = new Map(goalCells.filter((c) => c.keys[1] === goal).map((c) => [c.keys[0], c]));

@@ -31,24 +31,92 @@ function samplesSql(scope: ReportScope, units: Statement): Statement {
     startOfLocalDay(scope.timeZone, day),
     startOfLocalDay(scope.timeZone, addDays(day, 1)),
   ]);
-  const first = days[0]![1]!;
-  const end = days[days.length - 1]![2]!;
+  // Each filtered session-day's samples of its own day, by the index of samples by session
+  // (vitals_site_session_ts): the units drive, each one index range.
   return {
     sql:
       `WITH u AS MATERIALIZED (${units.sql}), d(day, t0, t1) AS (VALUES ${days.map(() => "(?, ?, ?)").join(", ")}), ` +
       "s AS (SELECT u.day || ' ' || u.unit AS unit, u.unit_key AS unit_key, v.path AS path, v.metric AS metric, " +
       `${bucketSql("v.metric", "v.value")} AS bucket, ${RATINGS.map((r) => `${bandSql(RATING_SQL[r], "v.metric", "v.value")} AS ${r}`).join(", ")} ` +
-      "FROM vitals v JOIN d ON v.ts >= d.t0 AND v.ts < d.t1 JOIN u ON u.day = d.day AND u.unit = v.session_id " +
-      "WHERE v.site_id = ? AND v.ts >= ? AND v.ts < ?)",
-    args: [...units.args, ...days.flat(), scope.siteId, first, end],
+      "FROM u CROSS JOIN d ON d.day = u.day CROSS JOIN vitals v INDEXED BY vitals_site_session_ts " +
+      "ON v.site_id = ? AND v.session_id = u.unit AND v.ts >= d.t0 AND v.ts < d.t1)",
+    args: [...units.args, ...days.flat(), scope.siteId],
   };
 }
 
-/** A cell per (path, metric, group): its distinct units, samples and the units' key sum. */
-const CELLS = (group: string, where = "true") =>
-  `SELECT path, metric, ${group} AS grp, count(*) AS units, sum(n) AS events, sum(unit_key) AS key_sum FROM ` +
-  `(SELECT path, metric, unit, unit_key, ${group === "'all'" ? "'all'" : group} AS g, count(*) AS n FROM s WHERE ${where} GROUP BY path, metric, unit) ` +
-  "GROUP BY path, metric";
+/** A row's tallies, built from its units' samples per bucket. */
+interface RowTally {
+  path: string;
+  metric: VitalMetric;
+  /** The row's cell and each rating group's: distinct units, samples, key sum. */
+  cells: Record<"all" | (typeof RATINGS)[number], Cell>;
+  /** Samples per bucket. */
+  buckets: Map<number, number>;
+  /** Per block level and block: the distinct units with a sample in it. */
+  blocks: Map<string, Set<string>>;
+}
+
+const emptyCell = (): Cell => ({ keys: [], units: 0, events: 0, keySum: 0 });
+
+/**
+ * The rows' tallies from one statement: per row, unit and bucket, the samples and their ratings
+ * (a few rows per unit), added up here — one pass over the samples instead of one per figure.
+ */
+async function tallies(db: ReadOnlyDatabase, samples: Statement): Promise<Map<string, RowTally>> {
+  const rs = await db.query({
+    sql:
+      `${samples.sql} SELECT path, metric, unit, unit_key, bucket, count(*) AS n, ` +
+      `${RATINGS.map((r) => `sum(${r}) AS ${r}`).join(", ")} FROM s GROUP BY path, metric, unit, bucket ORDER BY path, metric, unit`,
+    args: samples.args,
+  });
+  const rows = new Map<string, RowTally>();
+  let lastUnit = "";
+  const seen = new Set<string>();
+  for (const r of rs.rows) {
+    const path = String(r.path);
+    const metric = String(r.metric) as VitalMetric;
+    const key = `${path}\u0000${metric}`;
+    let row = rows.get(key);
+    if (!row) {
+      row = {
+        path,
+        metric,
+        cells: { all: emptyCell(), good: emptyCell(), needs_improvement: emptyCell(), poor: emptyCell() },
+        buckets: new Map(),
+        blocks: new Map(),
+      };
+      rows.set(key, row);
+    }
+    const unit = String(r.unit);
+    const unitKey = Number(r.unit_key);
+    const n = Number(r.n);
+    // A unit's rows of a row come together (ORDER BY): count it once per cell it is in.
+    if (`${key}\u0000${unit}` !== lastUnit) {
+      lastUnit = `${key}\u0000${unit}`;
+      seen.clear();
+    }
+    const add = (name: "all" | (typeof RATINGS)[number], samplesIn: number) => {
+      if (samplesIn === 0) return;
+      const cell = row.cells[name];
+      if (!seen.has(name)) {
+        seen.add(name);
+        cell.units++;
+        cell.keySum += unitKey;
+      }
+      cell.events += samplesIn;
+    };
+    add("all", n);
+    for (const rating of RATINGS) add(rating, Number(r[rating]));
+    const bucket = Number(r.bucket);
+    row.buckets.set(bucket, (row.buckets.get(bucket) ?? 0) + n);
+    for (const level of BLOCK_LEVELS) {
+      const block = `${level}:${bucket >> level}`;
+      const units = row.blocks.get(block) ?? new Set<string>();
+      row.blocks.set(block, units.add(unit));
+    }
+  }
+  return rows;
+}
 
 /** The filtered vitals rows (all of them: a page of them is chosen by the route), `page` and `metric` as unfiltered. */
 export async function filteredVitalsReport(
@@ -58,54 +126,34 @@ export async function filteredVitalsReport(
   only: { page?: string | undefined; metric?: VitalMetric | undefined } = {},
   options: ExploreOptions = {},
 ): Promise<VitalsRow[]> {
-  const samples = samplesSql(scope, filteredUnits(scope, filters));
-  const levels = `(SELECT value AS level FROM json_each('${JSON.stringify(BLOCK_LEVELS)}'))`;
-  const [rows, ...groups] = await db.queryAll([
-    { sql: `${samples.sql} ${CELLS("'all'")}`, args: samples.args },
-    ...RATINGS.map((r) => ({ sql: `${samples.sql} ${CELLS(`'${r}'`, `${r} = 1`)}`, args: samples.args })),
-    // Per row and bucket its samples, and per level and block the distinct units with a sample in it.
-    {
-      sql: `${samples.sql} SELECT path, metric, 'b' AS kind, bucket AS at, NULL AS level, count(*) AS n FROM s GROUP BY path, metric, bucket UNION ALL SELECT path, metric, 'u', bucket >> l.level, l.level, count(DISTINCT unit) FROM s CROSS JOIN ${levels} l GROUP BY path, metric, l.level, bucket >> l.level`,
-      args: samples.args,
-    },
-  ]);
-  const histograms = groups.pop()!;
-  const key = (r: Record<string, unknown>) => `${String(r.path)}\u0000${String(r.metric)}`;
-  const cellOf = (r: Record<string, unknown>): Cell => ({
-    keys: [],
-    units: Number(r.units),
-    events: Number(r.events),
-    keySum: Number(r.key_sum),
-  });
-  const ratingCells = groups.map((rs) => new Map(rs!.rows.map((r) => [key(r), cellOf(r)])));
+  const rows = await tallies(db, samplesSql(scope, filteredUnits(scope, filters)));
   const keepPath = only.page === undefined ? () => true : pathFilter(only.page);
   const out: VitalsRow[] = [];
   const hiddenMetrics = new Set<VitalMetric>();
-  for (const r of rows!.rows) {
-    const metric = String(r.metric) as VitalMetric;
+  for (const row of rows.values()) {
+    const { path, metric } = row;
     if (!(VITAL_METRICS as readonly string[]).includes(metric) || (only.metric !== undefined && only.metric !== metric)) continue;
-    const row = cellFigures(cellOf(r), scope, true, true, options);
-    if (row.units.value === null) {
+    const shown = cellFigures(row.cells.all, scope, true, true, options);
+    if (shown.units.value === null) {
       hiddenMetrics.add(metric);
       continue;
     }
-    if (!keepPath(String(r.path))) continue;
-    const samplesShown = row.events;
-    const share = (i: number) => ratio(cellFigures(ratingCells[i]!.get(key(r)), scope, true, true, options).events, samplesShown);
+    if (!keepPath(path)) continue;
+    const share = (rating: (typeof RATINGS)[number]) =>
+      ratio(
+        cellFigures(row.cells[rating].units > 0 ? row.cells[rating] : undefined, scope, true, true, options).events,
+        shown.events,
+      );
     out.push({
-      path: String(r.path),
+      path,
       other: false,
       metric,
       unit: THRESHOLDS[metric].unit,
-      ...p75Of(
-        histograms!.rows.filter((h) => key(h) === key(r)),
-        metric,
-        scope.k,
-      ),
-      good: share(0),
-      needs_improvement: share(1),
-      poor: share(2),
-      samples: samplesShown,
+      ...p75Of(row, metric, scope.k),
+      good: share("good"),
+      needs_improvement: share("needs_improvement"),
+      poor: share("poor"),
+      samples: shown.events,
     });
   }
   for (const metric of VITAL_METRICS.filter((m) => hiddenMetrics.has(m))) {
@@ -127,24 +175,17 @@ export async function filteredVitalsReport(
 }
 
 /** p75 of a row from its bucket counts and its blocks' distinct units (the smallest level whose block around the rank has k). */
-function p75Of(
-  histogram: Record<string, unknown>[],
-  metric: VitalMetric,
-  k: number,
-): { p75: Figure; p75_low: Figure; p75_high: Figure } {
-  const buckets = histogram
-    .filter((h) => h.kind === "b")
-    .map((h) => ({ bucket: Number(h.at), n: Number(h.n) }))
-    .sort((a, b) => a.bucket - b.bucket);
-  const total = buckets.reduce((n, b) => n + b.n, 0);
+function p75Of(row: RowTally, metric: VitalMetric, k: number): { p75: Figure; p75_low: Figure; p75_high: Figure } {
+  const buckets = [...row.buckets].sort((a, b) => a[0] - b[0]);
+  const total = buckets.reduce((n, [, m]) => n + m, 0);
   let below = 0;
-  const rank = buckets.find((b) => {
-    if ((below + b.n) * 4 >= total * 3) return true;
-    below += b.n;
+  const rank = buckets.find(([, n]) => {
+    if ((below + n) * 4 >= total * 3) return true;
+    below += n;
     return false;
   });
   if (!rank) return { p75: SUPPRESSED, p75_low: SUPPRESSED, p75_high: SUPPRESSED };
-  const proven = new Map(histogram.filter((h) => h.kind === "u").map((h) => [`${Number(h.level)}:${Number(h.at)}`, Number(h.n)]));
-  const level = BLOCK_LEVELS.find((l) => (proven.get(`${l}:${rank.bucket >> l}`) ?? 0) >= k) ?? null;
-  return quantileRange(metric, { bucket: rank.bucket, below, n: rank.n, total }, level);
+  const [bucket, n] = rank;
+  const level = BLOCK_LEVELS.find((l) => (row.blocks.get(`${l}:${bucket >> l}`)?.size ?? 0) >= k) ?? null;
+  return quantileRange(metric, { bucket, below, n, total }, level);
 }

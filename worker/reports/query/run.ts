@@ -7,7 +7,7 @@ import { HttpProblem } from "../../lib/problem";
 import type { ReadOnlyDatabase } from "../../lib/read-only";
 import { delta } from "../compare";
 import { round, SUPPRESSED, weakest, type Figure } from "../figures";
-import { readCells, type Cell, type CellKey } from "../explore/cells";
+import { readCellGroupings, type Cell, type CellKey, type Grouping } from "../explore/cells";
 import { cellFigures, daysWithData, type CellFigures, type ExploreOptions } from "../explore/shown";
 import { filteredUnits } from "../explore/units";
 import type { ReportScope } from "../scope";
@@ -73,21 +73,20 @@ export async function runQuery(
   refuse(body.metrics, keys);
   const units = filteredUnits(scope, body.filters);
   const goalAt = keys.indexOf("goal");
-  const bounced = { sql: `${units.sql} AND s.pageviews = 1`, args: units.args };
-  const [cells, bounces, durations, denominators, days] = await Promise.all([
-    readCells(db, scope, units, keys),
-    body.metrics.includes("bounce_rate") ? readCells(db, scope, bounced, keys) : Promise.resolve([]),
-    body.metrics.includes("visit_duration") ? readCells(db, scope, units, [...keys, "duration"]) : Promise.resolve([]),
-    goalAt >= 0
-      ? readCells(
-          db,
-          scope,
-          units,
-          keys.filter((k) => k !== "goal"),
-        )
-      : Promise.resolve([]),
-    daysWithData(db, scope),
-  ]);
+  const wanted = (metric: QueryMetric) => body.metrics.includes(metric);
+  // One statement for every grouping the metrics need: the units are cut once.
+  const groupings: Grouping[] = [
+    { keys },
+    ...(wanted("bounce_rate") ? [{ keys, where: "u.pageviews = 1" }] : []),
+    ...(wanted("visit_duration") ? [{ keys: [...keys, "duration" as const] }] : []),
+    ...(goalAt >= 0 ? [{ keys: keys.filter((k) => k !== "goal") }] : []),
+  ];
+  const [read, days] = await Promise.all([readCellGroupings(db, scope, units, groupings), daysWithData(db, scope)]);
+  const next = () => read.shift()!;
+  const cells = next();
+  const bounces = wanted("bounce_rate") ? next() : [];
+  const durations = wanted("visit_duration") ? next() : [];
+  const denominators = goalAt >= 0 ? next() : [];
   const bounceOf = new Map(bounces.map((c) => [key(c), c]));
   const denominatorOf = new Map(denominators.map((c) => [key(c), c]));
   // Per group, its visits per duration bucket: the median is shown as the aggregate's (histogram.ts durationMedian).
