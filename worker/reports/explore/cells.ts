@@ -23,6 +23,8 @@ export interface Cell {
   units: number;
   events: number;
   keySum: number;
+  /** With a grouping's `bounces`: its units of a single pageview that day, and their key sum (engagement.ts). */
+  bounces?: { units: number; keySum: number };
 }
 
 /**
@@ -75,11 +77,17 @@ function keyPart(key: CellKey, scope: ReportScope): KeyPart {
   }
 }
 
-/** One grouping of a report's cells: its keys, and optionally a condition on the units (`u.pageviews = 1`: bounces). */
+/** One grouping of a report's cells: its keys; `bounces`: also each cell's bounces (a cell inside it, read in the same pass). */
 export interface Grouping {
   keys: readonly CellKey[];
-  where?: string;
+  bounces?: boolean;
 }
+
+const BOUNCES = [
+  "sum(u.pageviews = 1) AS bounce_units",
+  "sum(CASE WHEN u.pageviews = 1 THEN u.unit_key ELSE 0 END) AS bounce_key_sum",
+];
+const NO_BOUNCES = ["0 AS bounce_units", "0 AS bounce_key_sum"];
 
 /** The cells of `units` grouped by `keys` (none: the one cell of all of them). */
 export async function readCells(
@@ -112,9 +120,8 @@ export async function readCellGroupings(
     const events = parts.find((p) => p.events !== undefined)?.events ?? "u.pageviews";
     const selects = Array.from({ length: width }, (_, i) => `${parts[i]?.select ?? "NULL"} AS k${i}`);
     return (
-      `SELECT ${[`${index} AS grouping`, ...selects, "count(*) AS units", `sum(${events}) AS events`, "sum(u.unit_key) AS key_sum"].join(", ")} FROM u ` +
+      `SELECT ${[`${index} AS grouping`, ...selects, "count(*) AS units", `sum(${events}) AS events`, "sum(u.unit_key) AS key_sum", ...(grouping.bounces ? BOUNCES : NO_BOUNCES)].join(", ")} FROM u ` +
       parts.map((p) => p.join ?? "").join(" ") +
-      (grouping.where ? ` WHERE ${grouping.where}` : "") +
       (parts.length > 0 ? ` GROUP BY ${parts.map((_, i) => `k${i}`).join(", ")}` : "")
     );
   });
@@ -131,6 +138,7 @@ export async function readCellGroupings(
       units: Number(r.units),
       events: Number(r.events ?? 0),
       keySum: Number(r.key_sum ?? 0),
+      ...(all[index]!.bounces ? { bounces: { units: Number(r.bounce_units), keySum: Number(r.bounce_key_sum) } } : {}),
     });
   }
   return out;

@@ -76,18 +76,15 @@ export async function runQuery(
   const wanted = (metric: QueryMetric) => body.metrics.includes(metric);
   // One statement for every grouping the metrics need: the units are cut once.
   const groupings: Grouping[] = [
-    { keys },
-    ...(wanted("bounce_rate") ? [{ keys, where: "u.pageviews = 1" }] : []),
+    { keys, bounces: wanted("bounce_rate") },
     ...(wanted("visit_duration") ? [{ keys: [...keys, "duration" as const] }] : []),
     ...(goalAt >= 0 ? [{ keys: keys.filter((k) => k !== "goal") }] : []),
   ];
   const [read, days] = await Promise.all([readCellGroupings(db, scope, units, groupings), daysWithData(db, scope)]);
   const next = () => read.shift()!;
   const cells = next();
-  const bounces = wanted("bounce_rate") ? next() : [];
   const durations = wanted("visit_duration") ? next() : [];
   const denominators = goalAt >= 0 ? next() : [];
-  const bounceOf = new Map(bounces.map((c) => [key(c), c]));
   const denominatorOf = new Map(denominators.map((c) => [key(c), c]));
   // Per group, its visits per duration bucket: the median is shown as the aggregate's (histogram.ts durationMedian).
   const histograms = new Map<string, Map<number, number>>();
@@ -120,7 +117,13 @@ export async function runQuery(
             ? SUPPRESSED
             : { value: round(main.events.value / main.units.value, 2), qualifier: "estimated" };
         case "bounce_rate":
-          return percent(shown(bounceOf.get(key(cell))).units, main.units, 0);
+          return percent(
+            shown(
+              cell.bounces?.units ? { keys: [], units: cell.bounces.units, events: 0, keySum: cell.bounces.keySum } : undefined,
+            ).units,
+            main.units,
+            0,
+          );
         case "visit_duration":
           return durationMedian(histograms.get(key(cell)) ?? new Map(), scope.k).value;
         case "conversion_rate":
