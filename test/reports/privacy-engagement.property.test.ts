@@ -133,7 +133,10 @@ async function attack(t: Trial, rule: FilteredRule): Promise<{ candidates: numbe
     const shownVisits = inPeriod.length === 0 ? { units: 0 } : rule.shown(cell(inPeriod, pageviews), key, K, true);
     expect(figures.visits.value).toBe(shownVisits?.units ?? null);
     const bouncers = inPeriod.filter((v) => v.bounce);
-    const shownBounces = bouncers.length === 0 ? { units: 0 } : rule.shown(cell(bouncers, 0), key, K, false);
+    // No visit: exact zeros. No bouncer among visits reads as fewer than k do (an exact 0 would say a
+    // small group among the visits did not bounce).
+    const shownBounces =
+      inPeriod.length === 0 ? { units: 0 } : bouncers.length === 0 ? null : rule.shown(cell(bouncers, 0), key, K, false);
     expect(figures.bounces.value).toBe(shownVisits === null ? null : (shownBounces?.units ?? null));
     // Only the readings whose unit sets hold the victims say anything about them.
     if (from === 0) {

@@ -161,12 +161,13 @@ export function engagementOf(
   );
   if (!visitsCell) return none;
   const visits = figure(visitsCell.units);
-  // No bounce is the empty cell, an exact 0 (hides nothing: the bounces' units are a subset of the shown visits).
+  // No bounce reads as fewer than k bounces do: an exact 0 would tell that a small group among the
+  // visits (a reader's sybils beside a few others, none of its own bouncing) did not bounce either.
   const bouncesCell =
     totals.bounces === 0
-      ? { units: 0 }
+      ? null
       : rule.shown({ units: totals.bounces, events: 0, keySum: totals.bounceKeySum }, noiseKey, k, false);
-  const bounces = bouncesCell === null ? SUPPRESSED : totals.bounces === 0 ? zero : figure(bouncesCell.units);
+  const bounces = bouncesCell === null ? SUPPRESSED : figure(bouncesCell.units);
   const duration = durationMedian(histogram, k);
   return {
     visits,
