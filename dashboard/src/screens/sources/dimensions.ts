@@ -2,23 +2,12 @@
  * The breakdown's dimensions as the Sources screen names them, and the panels that show them.
  */
 import type { Schemas } from "../../api/client";
+import { FILTER_LABEL } from "../../state/filter-text";
 
 export type Dimension = Schemas["BreakdownReport"]["dimension"];
 
-export const DIMENSION_LABEL: Readonly<Record<Dimension, string>> = {
-  source: "Source",
-  utm_source: "UTM source",
-  utm_medium: "UTM medium",
-  utm_campaign: "UTM campaign",
-  utm_content: "UTM content",
-  utm_term: "UTM term",
-  entry_page: "Entry page",
-  exit_page: "Exit page",
-  browser: "Browser",
-  os: "System",
-  device: "Device",
-  country: "Country",
-};
+/** Each dimension as the dashboard names it: the filter chips' names (one list). */
+export const DIMENSION_LABEL: Readonly<Record<Dimension, string>> = FILTER_LABEL;
 
 export interface PanelSpec {
   /** Prefixes the panel's parameters in the URL (?countries_sort=…) and its elements' ids. */
