@@ -104,10 +104,9 @@ export const overviewRoutes = [
       },
       400: {
         description:
-          "A malformed parameter; a filter on page, goal or exit_page, which the running hours cannot take (`field`: `filter`).",
+          "A malformed parameter; a filter on page, goal or exit_page, which the running hours cannot take, or filters on windows reaching before the days WREN_RAW_RETENTION_DAYS keeps (`field`: `filter`).",
       },
       404: { description: "No such site (`field`: `site`) or marker of the site (`field`: `deployment`)." },
-      422: { description: "With filters, windows starting before the days WREN_RAW_RETENTION_DAYS keeps (`field`: `filter`)." },
     },
     async handle(context) {
       const { query } = context;

@@ -59,11 +59,16 @@ function earliestPerSessionDay(context: PlanContext): string {
 }
 
 /** Refuses (422 naming `field`) a period that starts before the days whose per-session rows are kept. */
-export function requirePerSessionDays(period: { from: string }, context: PlanContext, field: string): void {
+export function requirePerSessionDays(
+  period: { from: string },
+  context: PlanContext,
+  field: string,
+  status: 400 | 422 = 422,
+): void {
   const earliest = earliestPerSessionDay(context);
   if (period.from >= earliest) return;
   throw new HttpProblem(
-    422,
+    status,
     `${field}: filtered figures are read from per-session rows, which are kept for WREN_RAW_RETENTION_DAYS (${context.retentionDays} days); the earliest day such a period can start is ${earliest}.`,
     { field },
   );
