@@ -8,6 +8,7 @@ import { filteredBreakdownReport, filteredPagesReport } from "../../worker/repor
 import { filteredConversionsReport, filteredTimeseriesReport } from "../../worker/reports/explore/series";
 import { filteredFunnelReport } from "../../worker/reports/explore/funnels";
 import { filteredVitalsReport } from "../../worker/reports/explore/vitals";
+import { BUCKET_EDGES, bucketBounds } from "../../worker/reports/histogram";
 import { filteredOverviewFigures, refuseMovingFilters } from "../../worker/reports/explore/overview";
 import { overviewWindows } from "../../worker/reports/overview";
 import type { Filter } from "../../worker/reports/explore/filters";
@@ -236,6 +237,29 @@ describe("filtered vitals, funnels and hours", () => {
     expect(p75.qualifier).toBe("estimated");
     expect(p75_low.value! <= 3000 && 3000 <= p75_high.value!).toBe(true);
     expect(p75_low.value! <= p75.value! && p75.value! <= p75_high.value!).toBe(true);
+  });
+
+  it("show p75 as a range when the rank's bucket alone holds fewer than k sessions but its block of two holds k", async () => {
+    const db = await fresh();
+    await seed(db);
+    // An odd bucket r near 5 s and its block mate r − 1: 6 DE sessions at 1.2 s, 2 at r − 1's top, 4 at r's top.
+    // The rank (9th of 12) lies in r: 4 sessions (< k), with r − 1 6 sessions: level 1, a range without a value.
+    const edges = BUCKET_EDGES.LCP;
+    const near = edges.findIndex((e) => e >= 5000);
+    const r = near % 2 === 1 ? near : near + 1;
+    const valueOf = (i: number) => (i < 6 ? 1200 : i < 8 ? edges[r - 1]! : edges[r]!);
+    await addVitals(
+      db.client,
+      de.map((session, i) => ({ site: SITE, session, path: "/", metric: "LCP", value: valueOf(i), ts: at(DAY, 10, 2) })),
+    );
+    await catchUp(db.client as never);
+    const [row] = await filteredVitalsReport(db.reader, await scope(db), [f("country:DE")], {}, { rule: exactFiltered });
+    expect([row!.samples, row!.p75, row!.p75_low, row!.p75_high]).toEqual([
+      { value: 12, qualifier: "exact" },
+      hidden,
+      { value: Math.round(bucketBounds("LCP", r - 1).lower), qualifier: "estimated" },
+      { value: Math.round(bucketBounds("LCP", r).upper), qualifier: "estimated" },
+    ]);
   });
 
   it("count a funnel's steps among the filtered visitors, in the order of each session's first completions", async () => {

@@ -36,7 +36,7 @@ function samplesSql(scope: ReportScope, units: Statement): Statement {
   return {
     sql:
       `WITH u AS MATERIALIZED (${units.sql}), d(day, t0, t1) AS (VALUES ${days.map(() => "(?, ?, ?)").join(", ")}), ` +
-      "s AS (SELECT u.day || ' ' || u.unit AS unit, u.unit_key AS unit_key, v.path AS path, v.metric AS metric, " +
+      "s AS MATERIALIZED (SELECT u.day || ' ' || u.unit AS unit, u.unit_key AS unit_key, v.path AS path, v.metric AS metric, " +
       `${bucketSql("v.metric", "v.value")} AS bucket, ${RATINGS.map((r) => `${bandSql(RATING_SQL[r], "v.metric", "v.value")} AS ${r}`).join(", ")} ` +
       "FROM u CROSS JOIN d ON d.day = u.day CROSS JOIN vitals v INDEXED BY vitals_site_session_ts " +
       "ON v.site_id = ? AND v.session_id = u.unit AND v.ts >= d.t0 AND v.ts < d.t1)",
@@ -44,78 +44,69 @@ function samplesSql(scope: ReportScope, units: Statement): Statement {
   };
 }
 
-/** A row's tallies, built from its units' samples per bucket. */
+/** A row's tallies: its cells, and the rank of p75 with its blocks' distinct units. */
 interface RowTally {
   path: string;
   metric: VitalMetric;
   /** The row's cell and each rating group's: distinct units, samples, key sum. */
   cells: Record<"all" | (typeof RATINGS)[number], Cell>;
-  /** Samples per bucket. */
-  buckets: Map<number, number>;
-  /** Per block level and block: the distinct units with a sample in it. */
-  blocks: Map<string, Set<string>>;
+  /** The bucket holding rank p75, the samples below it and in it, the row's samples; null without samples. */
+  rank: { bucket: number; below: number; n: number; total: number } | null;
+  /** Per block level (BLOCK_LEVELS), the distinct units with a sample in the rank bucket's block. */
+  blockUnits: number[];
 }
 
-const emptyCell = (): Cell => ({ keys: [], units: 0, events: 0, keySum: 0 });
+const CELLS = ["all", ...RATINGS] as const;
 
 /**
- * The rows' tallies from one statement: per row, unit and bucket, the samples and their ratings
- * (a few rows per unit), added up here — one pass over the samples instead of one per figure.
+ * The rows' tallies, added up by SQLite: one row per path and metric comes back. Shipping the
+ * samples per unit and bucket instead grew with the traffic (at 10 M events the answer passed
+ * the Hrana response limit). Per row: each cell's distinct units, samples and key sum (from the
+ * samples per unit), the histogram's cumulative counts (the rank of p75), and per block level
+ * the distinct units in the rank bucket's block.
  */
-async function tallies(db: ReadOnlyDatabase, samples: Statement): Promise<Map<string, RowTally>> {
+async function tallies(db: ReadOnlyDatabase, samples: Statement): Promise<RowTally[]> {
+  const perCell = (c: (typeof CELLS)[number]) =>
+    c === "all"
+      ? "count(*) AS all_units, sum(unit_key) AS all_keys, sum(n) AS all_events"
+      : `sum(${c} > 0) AS ${c}_units, sum(CASE WHEN ${c} > 0 THEN unit_key ELSE 0 END) AS ${c}_keys, sum(${c}) AS ${c}_events`;
+  const perLevel = BLOCK_LEVELS.map(
+    (l) => `count(DISTINCT CASE WHEN s.bucket >> ${l} = r.bucket >> ${l} THEN s.unit END) AS l${l}`,
+  );
   const rs = await db.query({
     sql:
-      `${samples.sql} SELECT path, metric, unit, unit_key, bucket, count(*) AS n, ` +
-      `${RATINGS.map((r) => `sum(${r}) AS ${r}`).join(", ")} FROM s GROUP BY path, metric, unit, bucket ORDER BY path, metric, unit`,
+      `${samples.sql}, ` +
+      `pu AS (SELECT path, metric, unit, unit_key, count(*) AS n, ${RATINGS.map((r) => `sum(${r}) AS ${r}`).join(", ")} ` +
+      "FROM s GROUP BY path, metric, unit), " +
+      `cells AS (SELECT path, metric, ${CELLS.map(perCell).join(", ")} FROM pu GROUP BY path, metric), ` +
+      "h AS (SELECT path, metric, bucket, count(*) AS n FROM s GROUP BY path, metric, bucket), " +
+      "c AS (SELECT path, metric, bucket, n, sum(n) OVER (PARTITION BY path, metric ORDER BY bucket) AS upto, " +
+      "sum(n) OVER (PARTITION BY path, metric) AS total FROM h), " +
+      "r AS (SELECT path, metric, bucket, n, upto - n AS below, total FROM c WHERE upto * 4 >= total * 3 AND (upto - n) * 4 < total * 3), " +
+      `b AS (SELECT r.path AS path, r.metric AS metric, ${perLevel.join(", ")} FROM r JOIN s ON s.path = r.path AND s.metric = r.metric GROUP BY r.path, r.metric) ` +
+      `SELECT cells.*, r.bucket AS bucket, r.below AS below, r.n AS n, r.total AS total, ${BLOCK_LEVELS.map((l) => `b.l${l} AS l${l}`).join(", ")} ` +
+      "FROM cells LEFT JOIN r ON r.path = cells.path AND r.metric = cells.metric " +
+      "LEFT JOIN b ON b.path = cells.path AND b.metric = cells.metric",
     args: samples.args,
   });
-  const rows = new Map<string, RowTally>();
-  let lastUnit = "";
-  const seen = new Set<string>();
-  for (const r of rs.rows) {
-    const path = String(r.path);
-    const metric = String(r.metric) as VitalMetric;
-    const key = `${path}\u0000${metric}`;
-    let row = rows.get(key);
-    if (!row) {
-      row = {
-        path,
-        metric,
-        cells: { all: emptyCell(), good: emptyCell(), needs_improvement: emptyCell(), poor: emptyCell() },
-        buckets: new Map(),
-        blocks: new Map(),
-      };
-      rows.set(key, row);
-    }
-    const unit = String(r.unit);
-    const unitKey = Number(r.unit_key);
-    const n = Number(r.n);
-    // A unit's rows of a row come together (ORDER BY): count it once per cell it is in.
-    if (`${key}\u0000${unit}` !== lastUnit) {
-      lastUnit = `${key}\u0000${unit}`;
-      seen.clear();
-    }
-    const add = (name: "all" | (typeof RATINGS)[number], samplesIn: number) => {
-      if (samplesIn === 0) return;
-      const cell = row.cells[name];
-      if (!seen.has(name)) {
-        seen.add(name);
-        cell.units++;
-        cell.keySum += unitKey;
-      }
-      cell.events += samplesIn;
+  return rs.rows.map((r) => {
+    const cell = (c: (typeof CELLS)[number]): Cell => ({
+      keys: [],
+      units: Number(r[`${c}_units`] ?? 0),
+      events: Number(r[`${c}_events`] ?? 0),
+      keySum: Number(r[`${c}_keys`] ?? 0),
+    });
+    return {
+      path: String(r.path),
+      metric: String(r.metric) as VitalMetric,
+      cells: { all: cell("all"), good: cell("good"), needs_improvement: cell("needs_improvement"), poor: cell("poor") },
+      rank:
+        r.bucket === null
+          ? null
+          : { bucket: Number(r.bucket), below: Number(r.below), n: Number(r.n), total: Number(r.total) },
+      blockUnits: BLOCK_LEVELS.map((l) => Number(r[`l${l}`] ?? 0)),
     };
-    add("all", n);
-    for (const rating of RATINGS) add(rating, Number(r[rating]));
-    const bucket = Number(r.bucket);
-    row.buckets.set(bucket, (row.buckets.get(bucket) ?? 0) + n);
-    for (const level of BLOCK_LEVELS) {
-      const block = `${level}:${bucket >> level}`;
-      const units = row.blocks.get(block) ?? new Set<string>();
-      row.blocks.set(block, units.add(unit));
-    }
-  }
-  return rows;
+  });
 }
 
 /** The filtered vitals rows (all of them: a page of them is chosen by the route), `page` and `metric` as unfiltered. */
@@ -130,7 +121,7 @@ export async function filteredVitalsReport(
   const keepPath = only.page === undefined ? () => true : pathFilter(only.page);
   const out: VitalsRow[] = [];
   const hiddenMetrics = new Set<VitalMetric>();
-  for (const row of rows.values()) {
+  for (const row of rows) {
     const { path, metric } = row;
     if (!(VITAL_METRICS as readonly string[]).includes(metric) || (only.metric !== undefined && only.metric !== metric)) continue;
     const shown = cellFigures(row.cells.all, scope, true, true, options);
@@ -174,18 +165,9 @@ export async function filteredVitalsReport(
   return out;
 }
 
-/** p75 of a row from its bucket counts and its blocks' distinct units (the smallest level whose block around the rank has k). */
+/** p75 of a row: its rank bucket's range at the smallest block level whose block holds samples of k units. */
 function p75Of(row: RowTally, metric: VitalMetric, k: number): { p75: Figure; p75_low: Figure; p75_high: Figure } {
-  const buckets = [...row.buckets].sort((a, b) => a[0] - b[0]);
-  const total = buckets.reduce((n, [, m]) => n + m, 0);
-  let below = 0;
-  const rank = buckets.find(([, n]) => {
-    if ((below + n) * 4 >= total * 3) return true;
-    below += n;
-    return false;
-  });
-  if (!rank) return { p75: SUPPRESSED, p75_low: SUPPRESSED, p75_high: SUPPRESSED };
-  const [bucket, n] = rank;
-  const level = BLOCK_LEVELS.find((l) => (row.blocks.get(`${l}:${bucket >> l}`)?.size ?? 0) >= k) ?? null;
-  return quantileRange(metric, { bucket, below, n, total }, level);
+  if (!row.rank) return { p75: SUPPRESSED, p75_low: SUPPRESSED, p75_high: SUPPRESSED };
+  const level = BLOCK_LEVELS.find((_, i) => (row.blockUnits[i] ?? 0) >= k) ?? null;
+  return quantileRange(metric, row.rank, level);
 }
