@@ -101,9 +101,7 @@ async function tallies(db: ReadOnlyDatabase, samples: Statement): Promise<RowTal
       metric: String(r.metric) as VitalMetric,
       cells: { all: cell("all"), good: cell("good"), needs_improvement: cell("needs_improvement"), poor: cell("poor") },
       rank:
-        r.bucket === null
-          ? null
-          : { bucket: Number(r.bucket), below: Number(r.below), n: Number(r.n), total: Number(r.total) },
+        r.bucket === null ? null : { bucket: Number(r.bucket), below: Number(r.below), n: Number(r.n), total: Number(r.total) },
       blockUnits: BLOCK_LEVELS.map((l) => Number(r[`l${l}`] ?? 0)),
     };
   });
