@@ -5,6 +5,7 @@
  */
 import { type Client } from "@libsql/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DURATION_EDGES, durationMedian } from "../../worker/reports/histogram";
 import { unitKey } from "../../worker/reports/noise";
 import { filteredRule } from "../../worker/reports/privacy";
 import { lastCompleteDay } from "../../worker/reports/period";
@@ -165,6 +166,48 @@ describe("POST /api/v1/query", () => {
     expect(first.body.results).toEqual(rows.length > 1 ? rows.slice(0, 1) : [...rows, otherRow]);
     expect(first.body.meta.total_rows).toBe(rows.length + 1);
     expect((await query(1, 5)).body.results).toEqual([...rows.slice(1), otherRow]);
+  });
+
+  it("gives each group's median visit duration as the aggregate shows one, by one and two dimensions", async () => {
+    // DE-Google's 9 visits last 4 minutes (10:01 to 10:05), every other visit one pageview (0 s).
+    const b = DURATION_EDGES.findIndex((e) => e >= 240);
+    const median = (histogram: [number, number][]) => durationMedian(new Map(histogram), 5).value;
+    const read = async (dimensions: string[]) => {
+      const res = await post({ site_id: site, metrics: ["visits", "visit_duration"], date_range: "day", dimensions });
+      expect(res.status, res.text).toBe(200);
+      return new Map(
+        (res.body.results as { dimensions: string[]; metrics: number[]; other: boolean }[])
+          .filter((r) => !r.other)
+          .map((r) => [r.dimensions.join("/"), r.metrics[1]]),
+      );
+    };
+    const [deAll, frAll, deGoogle] = [await cell(de, 21), await cell(fr, 8), await cell(de.slice(0, 9), 18)];
+    const byCountry = await read(["visit:country"]);
+    // DE: 3 visits at 0 s, 9 in 240 s's bucket — the median's; FR: 8 at 0 s.
+    expect(byCountry).toEqual(
+      new Map([
+        ...(deAll
+          ? [
+              [
+                "DE",
+                median([
+                  [0, 3],
+                  [b, 9],
+                ]).value,
+              ] as const,
+            ]
+          : []),
+        ...(frAll ? [["FR", 0] as const] : []),
+      ]),
+    );
+    expect(deAll === null || byCountry.get("DE")! > 0).toBe(true);
+    const byBoth = await read(["visit:country", "visit:source"]);
+    expect(byBoth).toEqual(
+      new Map([
+        ...(deGoogle ? [["DE/Google", median([[b, 9]]).value] as const] : []),
+        ...(frAll ? [["FR/Google", 0] as const] : []),
+      ]),
+    );
   });
 
   it("compares with the previous period (include.comparisons): each group beside the earlier period's own result", async () => {

@@ -162,10 +162,9 @@ export function durationBucketSql(seconds: string): string {
  * only when that block is the bucket itself; nothing when no block up to the widest is.
  */
 export function durationMedian(histogram: Map<number, number>, k: number): { value: Figure; low: Figure; high: Figure } {
-  const none = { value: SUPPRESSED, low: SUPPRESSED, high: SUPPRESSED };
   const buckets = [...histogram.entries()].filter(([, n]) => n > 0).sort((a, b) => a[0] - b[0]);
   const total = buckets.reduce((sum, [, n]) => sum + n, 0);
-  if (total === 0) return none;
+  if (total === 0) return { value: SUPPRESSED, low: SUPPRESSED, high: SUPPRESSED };
   let below = 0;
   let rank = buckets[0]!;
   for (const entry of buckets) {
@@ -174,8 +173,30 @@ export function durationMedian(histogram: Map<number, number>, k: number): { val
     below += entry[1];
   }
   const [bucket, n] = rank;
-  const level = BLOCK_LEVELS.find((j) => buckets.reduce((sum, [b, m]) => sum + (b >> j === bucket >> j ? m : 0), 0) >= k);
-  if (level === undefined) return none;
+  const blocks = BLOCK_LEVELS.map((j) => buckets.reduce((sum, [b, m]) => sum + (b >> j === bucket >> j ? m : 0), 0));
+  return durationMedianAt({ bucket, below, n, total }, blocks, k);
+}
+
+/** The bucket holding a median, the units below and in it, and all the units. */
+export interface MedianRank {
+  bucket: number;
+  below: number;
+  n: number;
+  total: number;
+}
+
+/**
+ * The median as durationMedian shows it, from its rank and the units in the rank bucket's block
+ * at each level (`blocks`, by BLOCK_LEVELS), however they were counted (explore/medians.ts in SQL).
+ */
+export function durationMedianAt(
+  rank: MedianRank,
+  blocks: readonly number[],
+  k: number,
+): { value: Figure; low: Figure; high: Figure } {
+  const { bucket, below, n, total } = rank;
+  const level = BLOCK_LEVELS.find((_, i) => (blocks[i] ?? 0) >= k);
+  if (level === undefined || total === 0) return { value: SUPPRESSED, low: SUPPRESSED, high: SUPPRESSED };
   const first = (bucket >> level) << level;
   const last = first + (1 << level) - 1;
   // Whole seconds for the estimate; the range's ends are the grid's own points.

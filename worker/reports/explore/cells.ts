@@ -34,14 +34,14 @@ export interface Cell {
  * Each unit's pages and goals are read by the index made for it (INDEXED BY): after the hours'
  * join SQLite chose the goals' primary index by site alone (1.5 s for one filtered day's hours).
  */
-interface KeyPart {
+export interface KeyPart {
   join?: string;
   joinArgs?: Statement["args"];
   select: string;
   events?: string;
 }
 
-function keyPart(key: CellKey, scope: ReportScope): KeyPart {
+export function keyPart(key: CellKey, scope: ReportScope): KeyPart {
   if (isDimension(key)) return { select: `u.${key}` };
   switch (key) {
     case "day":

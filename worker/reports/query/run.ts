@@ -9,9 +9,10 @@ import { delta } from "../compare";
 import { round, SUPPRESSED, weakest, type Figure } from "../figures";
 import { readCellGroupings, type Cell, type CellKey, type Grouping } from "../explore/cells";
 import { cellFigures, daysWithData, type CellFigures, type ExploreOptions } from "../explore/shown";
+import { readDurationMedians, type GroupMedians } from "../explore/medians";
 import { filteredUnits } from "../explore/units";
 import type { ReportScope } from "../scope";
-import { durationMedian } from "../histogram";
+import { durationMedianAt } from "../histogram";
 import { localMinuteLabel } from "../timezone";
 import { cellKeyOf, type QueryBody, type QueryMetric } from "./schema";
 
@@ -77,24 +78,16 @@ export async function runQuery(
   // One statement for every grouping the metrics need: the units are cut once.
   const groupings: Grouping[] = [
     { keys, bounces: wanted("bounce_rate") },
-    ...(wanted("visit_duration") ? [{ keys: [...keys, "duration" as const] }] : []),
     ...(goalAt >= 0 ? [{ keys: keys.filter((k) => k !== "goal") }] : []),
   ];
-  const [read, days] = await Promise.all([readCellGroupings(db, scope, units, groupings), daysWithData(db, scope)]);
-  const next = () => read.shift()!;
-  const cells = next();
-  const durations = wanted("visit_duration") ? next() : [];
-  const denominators = goalAt >= 0 ? next() : [];
+  // The medians are reduced per group in SQL (explore/medians.ts): a statement of their own.
+  const [read, days, medians] = await Promise.all([
+    readCellGroupings(db, scope, units, groupings),
+    daysWithData(db, scope),
+    wanted("visit_duration") ? readDurationMedians(db, scope, units, keys) : (new Map() as GroupMedians),
+  ]);
+  const [cells, denominators = []] = read as [Cell[], Cell[]?];
   const denominatorOf = new Map(denominators.map((c) => [key(c), c]));
-  // Per group, its visits per duration bucket: the median is shown as the aggregate's (histogram.ts durationMedian).
-  const histograms = new Map<string, Map<number, number>>();
-  for (const c of durations) {
-    const bucket = Number(c.keys[keys.length]);
-    if (bucket < 0) continue;
-    const group = key(c, keys.length);
-    const histogram = histograms.get(group) ?? new Map<number, number>();
-    histograms.set(group, histogram.set(bucket, c.units));
-  }
   const shown = (cell: Cell | undefined): CellFigures => cellFigures(cell, scope, true, days.size > 0, options);
   const rows: QueryRow[] = [];
   let hidden = false;
@@ -124,8 +117,10 @@ export async function runQuery(
             main.units,
             0,
           );
-        case "visit_duration":
-          return durationMedian(histograms.get(key(cell)) ?? new Map(), scope.k).value;
+        case "visit_duration": {
+          const median = medians.get(key(cell));
+          return median ? durationMedianAt(median.rank, median.blocks, scope.k).value : SUPPRESSED;
+        }
         case "conversion_rate":
           return percent(main.units, shown(denominatorOf.get(key(cell, goalAt))).units, 2);
       }
