@@ -82,7 +82,7 @@ describe("the fold", () => {
       { path: "/pricing", pageviews: 1 },
     ]);
     // The site-day's engagement moved with "a" (a bounce after the first fold, 3 pageviews over 480 s after the second).
-    const e = await client.execute({ sql: "SELECT rowid AS r, * FROM rollup_session_day WHERE unit LIKE 'e:%'", args: [] });
+    const e = await client.execute({ sql: "SELECT * FROM rollup_session_day WHERE unit LIKE 'e:%'", args: [] });
     const keys = (units: string[]) => units.reduce((sum, u) => sum + unitKey(u, secret), 0);
     const bounceKeys = keys([...BOUNCES, String(e.rows[0]!.unit)]);
     const row = await client.execute(

@@ -175,7 +175,12 @@ interface Task {
  * (privacy/hours.ts hourRemainderSql) into its row, so the day's decision never changes when
  * they do. Unbounded: one row per site-day (and goal-day) as it passes the horizon.
  */
-function settleRemainder(table: "rollup_site_day" | "rollup_goal_day", cells: HourCellsSql, hoursBefore: number, k: number): Task {
+function settleRemainder(
+  table: "rollup_site_day" | "rollup_goal_day",
+  cells: HourCellsSql,
+  hoursBefore: number,
+  k: number,
+): Task {
   const unsettled =
     `hour_rule = ${OPEN_RULE} AND hour_remainder IS NULL AND EXISTS (SELECT 1 FROM ${cells.hours} h WHERE h.site_id = ${table}.site_id AND h.day = ${table}.day` +
     `${cells.keys.map((c) => ` AND h.${c} = ${table}.${c}`).join("")} AND h.hour < ?)`;
@@ -191,15 +196,15 @@ function settleRemainder(table: "rollup_site_day" | "rollup_goal_day", cells: Ho
 /**
  * Makes sure every site-day whose session-days are about to go has its engagement row and
  * duration histogram (reports/engagement.ts), which the fold keeps in step
- * (engagement-fold.ts): for the days before `daysBefore` among the oldest `limit` session-days
- * (by rowid, as `oldest` reads them) that have no row, it writes both from all their
+ * (engagement-fold.ts): for the days before `daysBefore` among the first `limit` session-days
+ * before it (OLD_SESSION_DAYS, as the deletion reads them) that have no row, it writes both from all their
  * session-days, in one transaction. Run before the deletions' probe, so that the same run
  * deletes them; only session-days of days with a row are deleted, so no day's figures are lost.
  */
 async function archiveEngagement(client: Client, daysBefore: string, limit: number): Promise<void> {
   const pending =
-    `SELECT DISTINCT site_id, day FROM (SELECT site_id, day FROM rollup_session_day ORDER BY rowid LIMIT ${limit}) AS d ` +
-    "WHERE day < ? AND NOT EXISTS (SELECT 1 FROM rollup_engagement_day e WHERE e.site_id = d.site_id AND e.day = d.day)";
+    `SELECT DISTINCT site_id, day FROM (${OLD_SESSION_DAYS} LIMIT ${limit}) AS d ` +
+    "WHERE NOT EXISTS (SELECT 1 FROM rollup_engagement_day e WHERE e.site_id = d.site_id AND e.day = d.day)";
   const found = await client.execute({ sql: `SELECT EXISTS (${pending}) AS found`, args: [daysBefore] });
   if (Number(found.rows[0]?.found) !== 1) return;
   const chosen = `(site_id, day) IN (${pending})`;
@@ -226,6 +231,13 @@ async function archiveEngagement(client: Client, daysBefore: string, limit: numb
 }
 
 const folded = (source: string) => `(SELECT coalesce(max(last_id), 0) FROM rollup_watermarks WHERE source = '${source}')`;
+
+/**
+ * rollup_session_day's rows before a day (the one argument). The table has no rowid (migration
+ * 0021: its rows are kept in key order), so its old rows are read by the key's range, each
+ * site's first days: a range per site, never a scan of the rows still kept.
+ */
+const OLD_SESSION_DAYS = "SELECT site_id, day, unit FROM rollup_session_day WHERE site_id IN (SELECT id FROM sites) AND day < ?";
 
 /**
  * The oldest `limit` rows of `table` (by rowid: insertion order, so roughly time order) that
@@ -270,17 +282,22 @@ function tasks(horizon: RetentionHorizon, limit: number, k: number): Task[] {
   remove("sessions", "last_seen < ?", horizon.rawBefore);
   // rollup_dimension_scratch: a fold's copy of the session-days it touched (their labels), read
   // only inside that fold; what the last fold left stays until the next one empties it.
-  const perSessionDay = ["rollup_site_day_units", "rollup_page_day_units", "rollup_goal_day_units", "rollup_vital_day_units", "rollup_session_day", "rollup_dimension_scratch"];
+  const perSessionDay = [
+    "rollup_site_day_units",
+    "rollup_page_day_units",
+    "rollup_goal_day_units",
+    "rollup_vital_day_units",
+    "rollup_dimension_scratch",
+  ];
+  for (const table of perSessionDay) remove(table, "day < ?", horizon.daysBefore);
   // Only session-days whose day has its engagement row (archiveEngagement) go.
-  for (const table of perSessionDay) {
-    remove(
-      table,
-      table === "rollup_session_day"
-        ? `day < ? AND (site_id, day) IN (SELECT site_id, day FROM rollup_engagement_day)`
-        : "day < ?",
-      horizon.daysBefore,
-    );
-  }
+  const oldSessionDays = `${OLD_SESSION_DAYS} AND (site_id, day) IN (SELECT site_id, day FROM rollup_engagement_day)`;
+  list.push({
+    table: "rollup_session_day",
+    probe: `${oldSessionDays} LIMIT 1`,
+    statement: `DELETE FROM rollup_session_day WHERE (site_id, day, unit) IN (${oldSessionDays} LIMIT ${limit})`,
+    args: [horizon.daysBefore],
+  });
   // Before any hour units of a day go, the day's remainder is settled from them.
   list.push(settleRemainder("rollup_site_day", SITE_HOURS_SQL, horizon.hoursBefore, k));
   list.push(settleRemainder("rollup_goal_day", GOAL_HOURS_SQL, horizon.hoursBefore, k));

@@ -77,6 +77,23 @@ export function keyPart(key: CellKey, scope: ReportScope): KeyPart {
   }
 }
 
+/**
+ * The units with only the columns the groupings read: what is materialized is copied once per
+ * unit, and a session-day row carries a dozen dimensions no grouping may need.
+ */
+function narrowed(units: Statement, groupings: readonly Grouping[]): Statement {
+  const keys = new Set(groupings.flatMap((g) => g.keys));
+  const columns = [
+    "day",
+    "unit",
+    "pageviews",
+    "unit_key",
+    ...(keys.has("duration") ? ["first_ts", "last_ts"] : []),
+    ...[...keys].filter(isDimension),
+  ];
+  return { sql: `SELECT ${columns.join(", ")} FROM (${units.sql})`, args: units.args };
+}
+
 /** One grouping of a report's cells: its keys; `bounces`: also each cell's bounces (a cell inside it, read in the same pass). */
 export interface Grouping {
   keys: readonly CellKey[];
@@ -125,7 +142,10 @@ export async function readCellGroupings(
       (parts.length > 0 ? ` GROUP BY ${parts.map((_, i) => `k${i}`).join(", ")}` : "")
     );
   });
-  const rs = await db.query({ sql: `WITH u AS MATERIALIZED (${units.sql}) ${branches.join(" UNION ALL ")}`, args });
+  const rs = await db.query({
+    sql: `WITH u AS MATERIALIZED (${narrowed(units, all).sql}) ${branches.join(" UNION ALL ")}`,
+    args,
+  });
   const out: Cell[][] = all.map(() => []);
   for (const r of rs.rows) {
     if (!(Number(r.units) > 0)) continue;
