@@ -13,7 +13,7 @@ import { additiveFigure, addToTally, EMPTY_TALLY, type AtomTally } from "../priv
 import type { ReportScope } from "../scope";
 import type { TimeseriesPoint, TimeseriesReport } from "../timeseries";
 import { HOUR_MS, localMinuteLabel, startOfLocalDay, addDays } from "../timezone";
-import { readCellGroupings, type Cell } from "./cells";
+import { readCellGroupings, summedOver, type Cell, type CellKey } from "./cells";
 import type { Filter } from "./filters";
 import { cellFigures, daysWithData, type ExploreOptions } from "./shown";
 import { filteredUnits } from "./units";
@@ -47,10 +47,11 @@ export async function filteredTimeseriesReport(
 ): Promise<TimeseriesReport> {
   const units = filteredUnits(scope, filters);
   const slot = interval === "day" ? "day" : "hour";
-  const [[cells = [], goalCells = [], [total] = [], goalTotals = []], days] = await Promise.all([
-    readCellGroupings(db, scope, units, [[slot], [slot, "goal"], [], ["goal"]]),
-    daysWithData(db, scope),
-  ]);
+  // A unit (a session-day) is in one day: the period's cells are the days' added up. Not so for hours.
+  const groupings: CellKey[][] = interval === "day" ? [[slot], [slot, "goal"]] : [[slot], [slot, "goal"], [], ["goal"]];
+  const [read, days] = await Promise.all([readCellGroupings(db, scope, units, groupings), daysWithData(db, scope)]);
+  const [cells = [], goalCells = []] = read;
+  const [[total] = [], goalTotals = []] = interval === "day" ? [summedOver(cells, 0), summedOver(goalCells, 0)] : read.slice(2);
   const ofGoal = (c: Cell, at: number) => goal === undefined || c.keys[at] === goal;
   const bySlot = new Map(cells.map((c) => [c.keys[0], c]));
   const goalsBySlot = byKey<Cell>(
