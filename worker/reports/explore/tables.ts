@@ -2,7 +2,8 @@
  * Filtered pages and breakdowns: one row per path, or per value of a dimension, of the filtered
  * units — "the sources of the visitors from Germany" — each row a cell through rule F
  * (shown.ts), hidden rows one `other` row without label or count, and totals cells of their own
- * (not sums of rows: a sum would tell the hidden rows' total).
+ * (not sums of shown rows: a sum would tell the hidden rows' total; a breakdown's total cell is
+ * added up from all its values' true cells, hidden ones included, before the rule).
  */
 import type { ReadOnlyDatabase } from "../../lib/read-only";
 import type { BreakdownReport, BreakdownRow } from "../breakdown";
@@ -11,7 +12,7 @@ import { ratio, SUPPRESSED } from "../figures";
 import type { PagesReport, PageRow } from "../pages";
 import { pathFilter } from "../pattern";
 import type { ReportScope } from "../scope";
-import { readCellGroupings, type Cell } from "./cells";
+import { readCellGroupings, summedOver, type Cell } from "./cells";
 import type { Filter } from "./filters";
 import { cellFigures, daysWithData, type ExploreOptions } from "./shown";
 import { filteredUnits } from "./units";
@@ -52,10 +53,13 @@ export async function filteredBreakdownReport(
   options: ExploreOptions = {},
 ): Promise<BreakdownReport> {
   const units = filteredUnits(scope, filters);
-  const [[cells = [], [total] = [], goalCells = [], goalTotals = []], days] = await Promise.all([
-    readCellGroupings(db, scope, units, goal ? [[dimension], [], [dimension, "goal"], ["goal"]] : [[dimension], []]),
+  // Every unit has one value of a session dimension (null too): the totals are the values' cells added up.
+  const [[cells = [], goalCells = []], days] = await Promise.all([
+    readCellGroupings(db, scope, units, goal ? [[dimension], [dimension, "goal"]] : [[dimension]]),
     daysWithData(db, scope),
   ]);
+  const [total] = summedOver(cells, 0);
+  const goalTotals = summedOver(goalCells, 0);
   const ofGoal = new Map(goalCells.filter((c) => c.keys[1] === goal).map((c) => [c.keys[0], c]));
   const rows: BreakdownRow[] = [];
   let hidden = false;
