@@ -527,11 +527,11 @@ describe("FX: every filtered report under every combination of two filters, solv
       { numRuns: RUNS },
     );
     console.log(`FX served: ${runs} runs, ${readings} readings, ${extremes} readings drew ±5, ${excused} excused pins`);
-    // An excused pin needs a reading that drew ±5 (one such reading can pin several sets: an atom,
-    // the cells holding it, their differences), and such readings come at most at the table's
-    // extreme mass, 8 in 4,096 per reading.
+    // An excused pin needs a reading that drew ±5; one such draw can pin several sets (an atom,
+    // the cells holding it, their differences), and one cell is read under many filter sets with
+    // the same draw, so neither pins nor readings at ±5 are independent draws to count against the
+    // table's 8 in 4,096 (noise.test.ts checks the table itself).
     if (excused > 0) expect(extremes).toBeGreaterThan(0);
-    expect(extremes).toBeLessThanOrEqual((readings * 8) / 4096);
   }, 600_000);
 
   it("with the noise taken out (exactFiltered), pins the padded victims; served, it does not", async () => {
