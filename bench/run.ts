@@ -14,6 +14,8 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   guards: () => import("./guards"),
   noise: () => import("./noise"),
   "today-attack": () => import("./today-attack"),
+  explore: () => import("./explore"),
+  "filter-attack": () => import("./filter-attack"),
   arrivals: () => import("./arrivals"),
   utility: () => import("./utility"),
   nesting: () => import("./nesting"),

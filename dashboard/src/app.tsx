@@ -9,6 +9,7 @@ import { reloadSites, sites } from "./state/sites";
 import { KeysScreen, SITE_SCREENS, WizardScreen } from "./screens";
 import { SignInScreen } from "./screens/sign-in";
 import { SitesScreen } from "./screens/sites";
+import { FilterBar, FilteredScreen } from "./ui/filter-bar";
 import { PeriodPicker } from "./ui/period";
 import { RequiresScope } from "./ui/scope";
 import { NeedsScopeNotice } from "./ui/states";
@@ -34,7 +35,8 @@ function SiteSwitcher({ site, slug }: { site: string | null; slug: string }) {
         value={site ?? ""}
         onChange={(event) => {
           const next = (event.target as HTMLSelectElement).value;
-          if (next) location.assign(linkTo(`/s/${encodeURIComponent(next)}/${slug}`));
+          // Filters stay with their site: a goal or a page of one means nothing on another.
+          if (next) location.assign(linkTo(`/s/${encodeURIComponent(next)}/${slug}`, ["period", "from", "to"]));
         }}
       >
         {site === null && <option value="">Choose a site</option>}
@@ -100,8 +102,15 @@ function SitePage({ site, slug }: { site: string; slug: string }) {
         <h1>{screen.title}</h1>
         {screen.periodic && <PeriodPicker />}
       </div>
+      {screen.periodic && <FilterBar site={site} />}
       <RequiresScope scopes={screen.scopes}>
-        <Screen site={site} />
+        {screen.periodic ? (
+          <FilteredScreen>
+            <Screen site={site} />
+          </FilteredScreen>
+        ) : (
+          <Screen site={site} />
+        )}
       </RequiresScope>
     </>
   );

@@ -103,6 +103,26 @@ const cases: Case[] = [
     request: async (_f, s) => ({ method: "GET", path: `/api/v1/breakdown?site=${s}&period=7d&dimension=country` }),
   },
   {
+    name: "GET /api/v1/aggregate",
+    scope: "read:reports",
+    siteBound: true,
+    siteField: "site",
+    success: 200,
+    request: async (_f, s) => ({ method: "GET", path: `/api/v1/aggregate?site=${s}&period=7d&filter=country:DE` }),
+  },
+  {
+    name: "POST /api/v1/query",
+    scope: "read:reports",
+    siteBound: true,
+    siteField: "site_id",
+    success: 200,
+    request: async (_f, s) => ({
+      method: "POST",
+      path: "/api/v1/query",
+      body: { site_id: s, metrics: ["visitors"], date_range: "7d", filters: [["is", "visit:country", ["DE"]]] },
+    }),
+  },
+  {
     name: "GET /api/v1/overview",
     scope: "read:reports",
     siteBound: true,

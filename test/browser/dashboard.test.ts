@@ -10,8 +10,9 @@
  * every screen under axe-core (no serious or critical violation, light and dark), at 1280 and
  * 375 px (no sideways scrolling), with no console error; keyboard alone signs in and opens
  * the wizard. Then the Sources screen on seeded days with dimensions: the Countries panel as
- * the breakdown answers it, a country's row setting the filter that the daily visitors and the
- * conversions are read with, the chip removing it, a goal's columns, and no axe violation at
+ * the breakdown answers it, a country's row adding the filter that the daily visitors and the
+ * conversions are read with, the chip removing it (every screen following the filters:
+ * filters.test.ts), a goal's columns, and no axe violation at
  * all. WREN_SCREENSHOTS=1 writes the screenshots in docs/screenshots/.
  */
 import AxeBuilder from "@axe-core/playwright";
@@ -329,9 +330,9 @@ describe("every screen: accessible, responsive, dark mode, no console errors", (
           await page.getByRole("heading", { level: 1 }).waitFor();
           await check(screen);
         }
-        // The Sources screen with a filter set: the filtered chart, days and conversions above the panels.
+        // The Sources screen with a filter set: its chip, the filtered chart, days and conversions above the panels.
         await page.goto(`${f.stack.url}/dashboard/s/${siteId}/sources?period=day&filter=device:desktop`);
-        await page.getByRole("button", { name: "Remove filter device: desktop" }).waitFor();
+        await page.getByRole("button", { name: "Remove filter Device is desktop" }).waitFor();
         await check("sources-filtered");
         await page.goto(`${f.stack.url}/dashboard/keys`);
         await page.getByRole("heading", { name: "Keys", level: 1 }).waitFor();
@@ -438,10 +439,10 @@ describe("the Sources screen", () => {
     // A country's row sets the filter: in the address, as a chip, and on the timeseries and conversions reads.
     requests.length = 0;
     await countries.getByRole("button", { name: "DE Germany" }).click();
-    const remove = page.getByRole("button", { name: "Remove filter country: DE" });
+    const remove = page.getByRole("button", { name: "Remove filter Country is Germany" });
     await remove.waitFor();
-    expect(await page.locator(".chip").textContent()).toBe("country: DE×");
-    expect(new URL(page.url()).searchParams.get("filter")).toBe("country:DE");
+    expect(await page.locator(".chip").textContent()).toBe("CountryisGermany×");
+    expect(new URL(page.url()).searchParams.getAll("filter")).toEqual(["country:DE"]);
     expect(await countries.getByRole("button", { name: "DE Germany" }).getAttribute("aria-pressed")).toBe("true");
     const filteredReads = () => [
       ...new Set(
@@ -458,7 +459,7 @@ describe("the Sources screen", () => {
     expect(series.status, series.text).toBe(200);
     const unfiltered = await f.admin("GET", `/api/v1/timeseries?site=${site}&period=7d&interval=day`);
     expect(series.body.totals).not.toEqual(unfiltered.body.totals);
-    const perDay = page.getByRole("table", { name: /^Visitors and pageviews per day, country: DE/ });
+    const perDay = page.getByRole("table", { name: /^Visitors and pageviews per day, Country is Germany/ });
     // The seeded days came before the site was registered (today): a day then that shows nothing reads "no data".
     const created = Date.parse((await f.admin("GET", `/api/v1/sites/${site}`)).body.created_at);
     type Point = { start: string; local: string; visitors: Figure; pageviews: Figure };
@@ -473,7 +474,7 @@ describe("the Sources screen", () => {
     const filteredConversions = await f.admin("GET", `/api/v1/conversions?site=${site}&period=7d&filter=country:DE`);
     expect(filteredConversions.status, filteredConversions.text).toBe(200);
     const percent = (v: number) => `${Math.round(v * 1000) / 10} %`;
-    const goalRows = page.getByRole("table", { name: /^Conversions by goal, country: DE/ }).locator("tbody tr");
+    const goalRows = page.getByRole("table", { name: /^Conversions by goal, Country is Germany/ }).locator("tbody tr");
     await expect
       .poll(() => goalRows.evaluateAll((trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent))))
       .toEqual(
@@ -485,12 +486,12 @@ describe("the Sources screen", () => {
       );
     expect(await allViolations(page)).toEqual([]);
 
-    // The chip's × drops the filter; the focus goes to the line that says how to set one.
+    // The chip's × drops the filter; the focus goes to the line that says how to add one.
     await remove.click();
     await page.locator(".chip").waitFor({ state: "detached" });
     expect(new URL(page.url()).searchParams.has("filter")).toBe(false);
     expect(await page.locator(".sources-filtered").count()).toBe(0);
-    expect(await page.evaluate(() => (globalThis as any).document.activeElement.id)).toBe("sources-pick-hint");
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement.id)).toBe("filters-hint");
     expect(await countries.getByRole("button", { name: "DE Germany" }).getAttribute("aria-pressed")).toBe("false");
 
     // A goal adds each country's converting sessions, written with their denominator, and the rate.

@@ -27,6 +27,8 @@ export const ROUTE_OPERATION_IDS = {
   "GET /api/v1/funnels": "getFunnelReport",
   "GET /api/v1/timeseries": "getTimeseries",
   "GET /api/v1/breakdown": "getBreakdownReport",
+  "POST /api/v1/query": "getQueryResults",
+  "GET /api/v1/aggregate": "getAggregateReport",
   "GET /api/v1/overview": "getOverview",
   "GET /api/v1/live": "getLive",
   "POST /api/v1/deployments": "createDeployment",

@@ -176,6 +176,8 @@ function keyRouteCalls(): Record<string, [string, unknown?]> {
     "GET /api/v1/funnels": [`/api/v1/funnels?site=${ids.site}&period=7d&goals=${ids.goal},${ids.goal2}`],
     "GET /api/v1/timeseries": [`/api/v1/timeseries?site=${ids.site}&period=24h`],
     "GET /api/v1/breakdown": [`/api/v1/breakdown?site=${ids.site}&period=7d&dimension=source`],
+    "POST /api/v1/query": ["/api/v1/query", { site_id: ids.site, metrics: ["visitors"], date_range: "7d" }],
+    "GET /api/v1/aggregate": [`/api/v1/aggregate?site=${ids.site}&period=7d`],
     "GET /api/v1/overview": [`/api/v1/overview?site=${ids.site}`],
     "GET /api/v1/live": [`/api/v1/live?site=${ids.site}`],
     "POST /api/v1/deployments": ["/api/v1/deployments", { site: ids.site, version: "v3", external_id: "release-3" }],
@@ -205,6 +207,7 @@ describe("the key routes", () => {
       "POST /api/v1/sites/{id}/token": 200,
       "POST /api/v1/sites/{id}/deployment-hook": 200,
       "POST /api/v1/alerts/{id}/test": 202,
+      "POST /api/v1/query": 200,
     };
     for (const [op, [path, body]] of Object.entries(calls)) {
       const answer = await expectAnswer(op, special[op] ?? success[methodOf(op)] ?? 200, admin(methodOf(op), path, body));
@@ -228,7 +231,7 @@ describe("the key routes", () => {
       201,
       admin("POST", "/api/v1/sites", { name: "New", domain: "new.contract.example" }),
     );
-    for (const report of ["pages", "vitals", "conversions", "funnels", "timeseries", "breakdown"]) {
+    for (const report of ["pages", "vitals", "conversions", "funnels", "timeseries", "breakdown", "aggregate"]) {
       const [path] = calls[`GET /api/v1/${report}`]!;
       for (const accept of ["text/csv", "application/x-ndjson"]) {
         const answer = await expectAnswer(`GET /api/v1/${report}`, 200, admin("GET", path, undefined, { accept }));
@@ -265,11 +268,12 @@ describe("the key routes", () => {
       ["DELETE /api/v1/sites/{id}/goals/{goal}", `/api/v1/sites/${ids.site}/goals/${UNKNOWN.goal}`],
       ["GET /api/v1/sessions", `/api/v1/sessions?site=${UNKNOWN.site}`],
       ["POST /api/v1/events", "/api/v1/events", { site: UNKNOWN.site, goal_id: ids.goal }],
-      ...["pages", "vitals", "conversions", "timeseries", "overview"].map((r): [string, string] => [
+      ...["pages", "vitals", "conversions", "timeseries", "overview", "aggregate"].map((r): [string, string] => [
         `GET /api/v1/${r}`,
         `/api/v1/${r}?site=${UNKNOWN.site}`,
       ]),
       ["GET /api/v1/breakdown", `/api/v1/breakdown?site=${UNKNOWN.site}&dimension=country`],
+      ["POST /api/v1/query", "/api/v1/query", { site_id: UNKNOWN.site, metrics: ["visitors"], date_range: "7d" }],
       ["GET /api/v1/overview", `/api/v1/overview?site=${ids.site}&deployment=${UNKNOWN.dep}`],
       ["GET /api/v1/live", `/api/v1/live?site=${UNKNOWN.site}`],
       ["POST /api/v1/deployments", "/api/v1/deployments", { site: UNKNOWN.site, version: "v1" }],
@@ -296,6 +300,7 @@ describe("the key routes", () => {
       ["GET /api/v1/sites/{id}/arrivals", "/api/v1/sites/nope/arrivals"],
       ["GET /api/v1/sessions", `/api/v1/sessions?site=${ids.site}&cursor=nope`],
       ["GET /api/v1/pages", `/api/v1/pages?site=${ids.site}&limit=0`],
+      ["GET /api/v1/aggregate", `/api/v1/aggregate?site=${ids.site}&period=24h`],
       ["GET /api/v1/funnels", `/api/v1/funnels?site=${ids.site}&goals=${ids.goal}`],
       ["GET /api/v1/overview", `/api/v1/overview?site=${ids.site}&deployment=nope`],
       ["GET /api/v1/live", "/api/v1/live?site=nope"],
@@ -316,6 +321,7 @@ describe("the key routes", () => {
       "POST /api/v1/deployments": ["/api/v1/deployments", { site: ids.site, version: "has spaces" }],
       "POST /api/v1/alerts": ["/api/v1/alerts", alertRule({ threshold: 2 })],
       "PATCH /api/v1/alerts/{id}": [`/api/v1/alerts/${ids.alr}`, { window_hours: 0 }],
+      "POST /api/v1/query": ["/api/v1/query", { site_id: ids.site, metrics: ["revenue"], date_range: "7d" }],
     };
     for (const [op, [path, body]] of Object.entries(invalid)) {
       const method = methodOf(op);
@@ -325,7 +331,7 @@ describe("the key routes", () => {
       await expectAnswer(op, 413, admin(method, path, big(op === "POST /api/v1/events" ? 300_000 : 70_000)));
     }
     // Reports refuse a time zone other than the site's with a 422 naming `tz`.
-    for (const report of ["pages", "vitals", "conversions", "funnels", "timeseries", "breakdown"]) {
+    for (const report of ["pages", "vitals", "conversions", "funnels", "timeseries", "breakdown", "aggregate"]) {
       const path = keyRouteCalls()[`GET /api/v1/${report}`]![0];
       await expectAnswer(`GET /api/v1/${report}`, 422, admin("GET", `${path}&tz=Asia/Tokyo`));
     }

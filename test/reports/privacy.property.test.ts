@@ -59,6 +59,10 @@
  *     count of other visitors, nor a change between readings, pinned to 1 … k − 1 (issue 37).
  *  TD    privacy-today.property.test.ts: today's pages and breakdowns read after every closed hour
  *     with sybils: no row's other units, nor its newcomers in an hour, pinned to 1 … k − 1.
+ *  FX    privacy-filters.property.test.ts: every filtered report (breakdowns, pages, timeseries,
+ *     conversions) under every combination of up to two filters, with the unfiltered reports and
+ *     sybils, solved at once as an integer program: no set of 1 … k − 1 others pinned (bar a ±5
+ *     draw); with rule F's noise or its noisy threshold taken out, the victims are pinned.
  *  AR    arrivals.test.ts: the first day's beacon band polled every hour — a visitor in a quiet
  *     hour changes nothing the poller sees; cut at every closed hour instead, it does.
  */
@@ -80,7 +84,17 @@ import { notification, type AlertRule, type Notification } from "../../worker/do
 import { hourRuleReadings, type RuleReading } from "../../worker/alerts/figures";
 import { complementLeaks, linearLeaks, smallGroups, type Fact, type NestedPair, type Target } from "./attack";
 import { breakdownReport } from "../../worker/reports/breakdown";
-import { addConversions, addEvents, addGoal, addSite, addVitals, clearData, openTestDb, type RawEvent, type TestDb } from "./helpers";
+import {
+  addConversions,
+  addEvents,
+  addGoal,
+  addSite,
+  addVitals,
+  clearData,
+  openTestDb,
+  type RawEvent,
+  type TestDb,
+} from "./helpers";
 
 const DATES = ["2026-11-02", "2026-11-03", "2026-11-04", "2026-11-05"];
 const HOURS = [9, 10, 11];
@@ -240,18 +254,16 @@ const pageUnions: fc.Arbitrary<Dataset> = fc.record({
   k: fc.constantFrom(2, 3),
   zone: fc.constant("UTC"),
   // How many sessions viewed each set of /a, /b, /ba: many sets empty, the rest near k.
-  sessions: fc
-    .array(fc.integer({ min: 0, max: 4 }), { minLength: VIEW_SETS.length, maxLength: VIEW_SETS.length })
-    .map((counts) =>
-      counts.flatMap((n, i) =>
-        Array.from({ length: n }, () => ({
-          day: 0,
-          views: VIEW_SETS[i]!.map((path) => ({ path, hour: 0 })),
-          conversions: [],
-          vitals: [],
-        })),
-      ),
+  sessions: fc.array(fc.integer({ min: 0, max: 4 }), { minLength: VIEW_SETS.length, maxLength: VIEW_SETS.length }).map((counts) =>
+    counts.flatMap((n, i) =>
+      Array.from({ length: n }, () => ({
+        day: 0,
+        views: VIEW_SETS[i]!.map((path) => ({ path, hour: 0 })),
+        conversions: [],
+        vitals: [],
+      })),
     ),
+  ),
   unattached: fc.constant([]),
   pageGoals: fc
     .constantFrom(["/b", "/b*"], ["*a", "/ba"], ["*", "/b*", "*a"], ["/a", "/ba", "*a"], ["*", "*a", "/ba"])
@@ -714,7 +726,8 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
   const goalHourShown = (d: number, h: number, g: number) => visible(hourPoint(day(d).hourlyPerGoal![g]!, d, h).conversions);
   const fromHours = (d: number) => day(d).daily.points[0]!.from_hours === true;
   const dayAtomShown = (d: number) => visible(day(d).daily.points[0]!.visitors) && !fromHours(d);
-  const goalFromHours = (d: number, g: number) => visible(goalRow(d, g).conversions) && goalRow(d, g).conversions.qualifier === "estimated";
+  const goalFromHours = (d: number, g: number) =>
+    visible(goalRow(d, g).conversions) && goalRow(d, g).conversions.qualifier === "estimated";
   const dayPvCells = (d: number) => (fromHours(d) ? HOURS.flatMap((_, h) => (hourShown(d, h) ? pvHour(d, h) : [])) : pvDay(d));
   const goalDayCells = (d: number, g: number) =>
     goalFromHours(d, g) ? HOURS.flatMap((_, h) => (goalHourShown(d, h, g) ? [convCell(d, h, g)] : [])) : convDayGoal(d, g);
@@ -862,7 +875,9 @@ function examine(data: Dataset, t: Truth, pub: Map<string, Published>): Findings
     });
     f.consistency.push({ published: reasonWrong.length, expected: 0, what: `day ${d} hidden hours' reasons` });
     const dayPoint = day(d).daily.points[0]!;
-    const anyHourShown = HOURS.some((_, h) => visible(hourPoint(hourly, d, h).visitors) && hourPoint(hourly, d, h).visitors.value! > 0);
+    const anyHourShown = HOURS.some(
+      (_, h) => visible(hourPoint(hourly, d, h).visitors) && hourPoint(hourly, d, h).visitors.value! > 0,
+    );
     const expectedReason = dayPoint.visitors.value !== null ? undefined : anyHourShown ? "day_protection" : "small_group";
     f.consistency.push({ published: dayPoint.hidden === expectedReason ? 0 : 1, expected: 0, what: `day ${d} hidden reason` });
     HOURS.forEach((_, h) => {
@@ -1328,7 +1343,8 @@ function pageGroups(
     out.consistency.push({ published: figure.value, expected: of.reduce((n, c) => n + counts[c]!, 0), what });
   };
   // A day read from its hours (from_hours) counts sessions per hour, not the day's classes.
-  if (!day.daily.points[0]!.from_hours) sessionsFact(classes, day.daily.points[0]!.visitors, `day ${d} visitors, by pages viewed`);
+  if (!day.daily.points[0]!.from_hours)
+    sessionsFact(classes, day.daily.points[0]!.visitors, `day ${d} visitors, by pages viewed`);
   for (const r of day.pages.rows.filter((r) => !r.other))
     sessionsFact(meeting([PATHS.indexOf(r.path!)]), r.visitors, `day ${d} ${r.path} visitors, by pages viewed`);
   data.pageGoals.forEach((pattern, i) => {
@@ -1397,7 +1413,15 @@ describe("the k-anonymity filter under attack", () => {
               zone: "UTC",
               sessions: [
                 { day: 0, views: [{ path: 0, hour: 0 }], conversions: [], vitals: [] },
-                { day: 0, views: [{ path: 0, hour: 1 }, { path: 0, hour: 0 }], conversions: [], vitals: [] },
+                {
+                  day: 0,
+                  views: [
+                    { path: 0, hour: 1 },
+                    { path: 0, hour: 0 },
+                  ],
+                  conversions: [],
+                  vitals: [],
+                },
                 { day: 0, views: [{ path: 0, hour: 0 }], conversions: [], vitals: [] },
               ],
               unattached: [],
@@ -1469,12 +1493,20 @@ const breakdownDays = fc.record({
   // Sessions per class (journey × country): many classes empty, the rest near k; or one country,
   // where the two pages' overlap (|/a| + |/b| − the day) is often small.
   counts: fc.oneof(
-    fc.array(fc.integer({ min: 0, max: 4 }).map((n) => Math.max(0, n - 1)), {
-      minLength: JOURNEYS.length * COUNTRIES.length,
-      maxLength: JOURNEYS.length * COUNTRIES.length,
-    }),
+    fc.array(
+      fc.integer({ min: 0, max: 4 }).map((n) => Math.max(0, n - 1)),
+      {
+        minLength: JOURNEYS.length * COUNTRIES.length,
+        maxLength: JOURNEYS.length * COUNTRIES.length,
+      },
+    ),
     fc
-      .tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 2 }), fc.constantFrom(0, 6, 12))
+      .tuple(
+        fc.integer({ min: 0, max: 4 }),
+        fc.integer({ min: 0, max: 4 }),
+        fc.integer({ min: 0, max: 2 }),
+        fc.constantFrom(0, 6, 12),
+      )
       .map(([onlyA, onlyB, both, offset]) => {
         const counts = new Array<number>(JOURNEYS.length * COUNTRIES.length).fill(0);
         [counts[offset], counts[offset + 1], counts[offset + 3]] = [onlyA, onlyB, both];
@@ -1509,7 +1541,13 @@ describe("the k-anonymity filter under attack, breakdowns", () => {
         classes.forEach(({ journey, country, hour }, c) => {
           for (let n = 0; n < counts[c]!; n++) {
             journey.views.forEach((path, i) =>
-              events.push({ site: SITE, session: `s${c}_${n}`, path, ts: Date.parse(`${date}T${hour}:0${i}:00Z`), dims: i === 0 && country ? { country } : {} }),
+              events.push({
+                site: SITE,
+                session: `s${c}_${n}`,
+                path,
+                ts: Date.parse(`${date}T${hour}:0${i}:00Z`),
+                dims: i === 0 && country ? { country } : {},
+              }),
             );
           }
         });
@@ -1522,17 +1560,31 @@ describe("the k-anonymity filter under attack, breakdowns", () => {
         // A day hidden beside its hours reads as its shown hours (from_hours): not the day's classes.
         const dayHidden = dayPoint.visitors.value === null || dayPoint.from_hours === true;
         if (!dayHidden) fact(() => true, dayPoint.visitors, "the day's visitors");
-        for (const r of (await pagesReport(c, scope)).rows.filter((r) => !r.other)) fact((i) => classes[i]!.journey.paths.includes(r.path!), r.visitors, `${r.path} visitors`);
+        for (const r of (await pagesReport(c, scope)).rows.filter((r) => !r.other))
+          fact((i) => classes[i]!.journey.paths.includes(r.path!), r.visitors, `${r.path} visitors`);
         for (const r of (await breakdownReport(c, scope, "country")).rows)
           fact((i) => classes[i]!.country === r.value, r.visitors, `country ${r.value} visitors`);
         for (const r of (await breakdownReport(c, scope, "entry_page")).rows)
-          fact((i) => (r.value === null ? false : classes[i]!.journey.views[0] === r.value), r.visitors, `entry ${r.value} visitors`);
+          fact(
+            (i) => (r.value === null ? false : classes[i]!.journey.views[0] === r.value),
+            r.visitors,
+            `entry ${r.value} visitors`,
+          );
         for (const r of (await breakdownReport(c, scope, "exit_page")).rows)
-          fact((i) => (r.value === null ? false : classes[i]!.journey.views.at(-1) === r.value), r.visitors, `exit ${r.value} visitors`);
+          fact(
+            (i) => (r.value === null ? false : classes[i]!.journey.views.at(-1) === r.value),
+            r.visitors,
+            `exit ${r.value} visitors`,
+          );
         // The filtered timeseries shows the breakdown's cells, day by day: the same facts, read again.
         for (const value of ["DE", "FR"])
-          fact((i) => classes[i]!.country === value, (await timeseriesReport(c, scope, "day", undefined, { dimension: "country", value })).points[0]!.visitors, `filter country:${value} visitors`);
-        const name = (i: number) => `${classes[i]!.journey.views.join("→")} from ${classes[i]!.country ?? "nowhere known"} at ${classes[i]!.hour}:00`;
+          fact(
+            (i) => classes[i]!.country === value,
+            (await timeseriesReport(c, scope, "day", undefined, { dimension: "country", value })).points[0]!.visitors,
+            `filter country:${value} visitors`,
+          );
+        const name = (i: number) =>
+          `${classes[i]!.journey.views.join("→")} from ${classes[i]!.country ?? "nowhere known"} at ${classes[i]!.hour}:00`;
         const groups = smallGroups(classes.length, facts, counts, k).map(
           (g) => `${g.map(name).join(" or ")} (${g.reduce((n, i) => n + counts[i]!, 0)})`,
         );
@@ -1556,10 +1608,13 @@ describe("the k-anonymity filter under attack, breakdowns", () => {
 const ENTRIES = ["/a", "/b"];
 const goalBreakdownDays = fc.record({
   k: fc.constantFrom(2, 3),
-  counts: fc.array(fc.integer({ min: 0, max: 4 }).map((n) => Math.max(0, n - 1)), {
-    minLength: ENTRIES.length * COUNTRIES.length * 2,
-    maxLength: ENTRIES.length * COUNTRIES.length * 2,
-  }),
+  counts: fc.array(
+    fc.integer({ min: 0, max: 4 }).map((n) => Math.max(0, n - 1)),
+    {
+      minLength: ENTRIES.length * COUNTRIES.length * 2,
+      maxLength: ENTRIES.length * COUNTRIES.length * 2,
+    },
+  ),
 });
 
 describe("the k-anonymity filter under attack, breakdowns with a goal and filters", () => {
@@ -1586,7 +1641,13 @@ describe("the k-anonymity filter under attack, breakdowns with a goal and filter
         classes.forEach(({ entry, country, converted }, c) => {
           for (let n = 0; n < counts[c]!; n++) {
             const session = `s${c}_${n}`;
-            events.push({ site: SITE, session, path: entry, ts: Date.parse(`${date}T10:00:00Z`), dims: country ? { country } : {} });
+            events.push({
+              site: SITE,
+              session,
+              path: entry,
+              ts: Date.parse(`${date}T10:00:00Z`),
+              dims: country ? { country } : {},
+            });
             if (converted) conversions.push({ site: SITE, goal: "goal_a", session, ts: Date.parse(`${date}T10:01:00Z`) });
           }
         });
@@ -1599,7 +1660,8 @@ describe("the k-anonymity filter under attack, breakdowns with a goal and filter
         fact(() => true, (await timeseriesReport(c, scope, "day")).points[0]!.visitors, "the day's visitors");
         const all = (await conversionsReport(c, scope)).rows[0]!;
         fact((i) => classes[i]!.converted, all.converting_sessions, "converting sessions");
-        for (const r of (await pagesReport(c, scope)).rows) fact((i) => classes[i]!.entry === r.path, r.visitors, `${r.path} visitors`);
+        for (const r of (await pagesReport(c, scope)).rows)
+          fact((i) => classes[i]!.entry === r.path, r.visitors, `${r.path} visitors`);
         for (const [dimension, of] of [
           ["country", (i: number) => classes[i]!.country],
           ["entry_page", (i: number) => classes[i]!.entry],
@@ -1613,10 +1675,19 @@ describe("the k-anonymity filter under attack, breakdowns with a goal and filter
           const filter = { dimension: "country" as const, value };
           const row = (await conversionsReport(c, scope, filter)).rows[0]!;
           fact((i) => classes[i]!.country === value, row.sessions, `filter country:${value} sessions`);
-          fact((i) => classes[i]!.country === value && classes[i]!.converted, row.converting_sessions, `filter country:${value} converting`);
-          fact((i) => classes[i]!.country === value, (await timeseriesReport(c, scope, "day", undefined, filter)).points[0]!.visitors, `filter country:${value} visitors`);
+          fact(
+            (i) => classes[i]!.country === value && classes[i]!.converted,
+            row.converting_sessions,
+            `filter country:${value} converting`,
+          );
+          fact(
+            (i) => classes[i]!.country === value,
+            (await timeseriesReport(c, scope, "day", undefined, filter)).points[0]!.visitors,
+            `filter country:${value} visitors`,
+          );
         }
-        const name = (i: number) => `${classes[i]!.converted ? "converted" : "did not convert"}, entered at ${classes[i]!.entry} from ${classes[i]!.country ?? "nowhere known"}`;
+        const name = (i: number) =>
+          `${classes[i]!.converted ? "converted" : "did not convert"}, entered at ${classes[i]!.entry} from ${classes[i]!.country ?? "nowhere known"}`;
         const groups = smallGroups(classes.length, facts, counts, k).map(
           (g) => `${g.map(name).join(" or ")} (${g.reduce((n, i) => n + counts[i]!, 0)})`,
         );

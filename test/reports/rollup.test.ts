@@ -45,10 +45,13 @@ async function snapshot(client: Client): Promise<Record<string, string[]>> {
     const rs = await client.execute(`SELECT * FROM ${table}`);
     const value = (v: unknown) => (typeof v === "string" && /^[ecv]:\d+$/.test(v) ? `${v[0]}:…` : v);
     // Key sums depend on each database's secret (and sessionless units' row ids): checked by keySumsHold.
-    out[table] = rs.rows.map((r) => JSON.stringify(rs.columns.filter((c) => !["id", "key_sum", "first_pageview_id", "last_pageview_id"].includes(c)).map((c) => value(r[c])))).sort();
+    out[table] = rs.rows.map((r) => JSON.stringify(rs.columns.filter((c) => !["id", "key_sum", "first_pageview_id", "last_pageview_id", ...ENGAGEMENT_KEYS].includes(c)).map((c) => value(r[c])))).sort();
   }
   return out;
 }
+
+/** The engagement rows' key columns (reports/engagement-fold.ts): checked by keySumMismatches too. */
+const ENGAGEMENT_KEYS = ["unit_key", "visits_key_sum", "bounce_key_sum"];
 
 /** Cells whose key sum is not the sum of their units' keys (noise.ts), computed here in TypeScript. */
 async function keySumMismatches(client: Client): Promise<string[]> {
@@ -74,6 +77,20 @@ async function keySumMismatches(client: Client): Promise<string[]> {
       const id = key.map((c) => String(r[c])).join("|");
       if (Number(r.key_sum) !== (sums.get(id) ?? 0)) wrong.push(`${cells} ${id}: ${Number(r.key_sum)} ≠ ${sums.get(id)}`);
     }
+  }
+  // Session-days' unit keys, and the site-days' engagement key sums over their session-days.
+  const days = new Map<string, { visits: number; bounces: number }>();
+  for (const r of (await client.execute("SELECT site_id, day, unit, unit_key, pageviews FROM rollup_session_day")).rows) {
+    const key = unitKey(String(r.unit), secret);
+    if (Number(r.unit_key) !== key) wrong.push(`rollup_session_day ${String(r.unit)}: ${Number(r.unit_key)} ≠ ${key}`);
+    const id = `${String(r.site_id)}|${String(r.day)}`;
+    const sums = days.get(id) ?? { visits: 0, bounces: 0 };
+    days.set(id, { visits: sums.visits + key, bounces: sums.bounces + (Number(r.pageviews) === 1 ? key : 0) });
+  }
+  for (const r of (await client.execute("SELECT site_id, day, visits_key_sum, bounce_key_sum FROM rollup_engagement_day")).rows) {
+    const sums = days.get(`${String(r.site_id)}|${String(r.day)}`);
+    if (Number(r.visits_key_sum) !== sums?.visits || Number(r.bounce_key_sum) !== sums.bounces)
+      wrong.push(`rollup_engagement_day ${String(r.day)}`);
   }
   return wrong;
 }

@@ -125,16 +125,29 @@ export function siteDayAtomGuarded(row: Row, k: number): boolean {
   return siteDayVisible(Number(row["visitors"]), k) && Boolean(Number(row["hour_unsafe"]));
 }
 
+/** The goals a report lists, in their order. Smoke-test goals stay out of every report: their conversions are listed with the deployments. */
+export function reportGoalsStatement(siteId: string) {
+  return {
+    sql: "SELECT id, name, kind, match, threshold FROM goals WHERE site_id = ? AND NOT (kind = 'event' AND purpose IS ?) ORDER BY created_at, rowid",
+    args: [siteId, SMOKE_TEST_PURPOSE],
+  };
+}
+
+/** The goals a report lists, in the order every report lists them. */
+export async function loadReportGoals(
+  db: ReadOnlyDatabase,
+  siteId: string,
+): Promise<{ id: string; name: string; kind: string }[]> {
+  const rs = await db.query(reportGoalsStatement(siteId));
+  return rs.rows.map((r) => ({ id: String(r.id), name: String(r.name), kind: String(r.kind) }));
+}
+
 export async function loadDayAtoms(db: ReadOnlyDatabase, scope: ReportScope): Promise<DayAtoms> {
   const range = [scope.siteId, scope.from, scope.to];
   const [siteRows, goalRows, goalList, pathRows] = await db.queryAll([
     { sql: SITE_DAY_ATOMS_SQL, args: [scope.k, ...range, scope.legacyDays ?? ""] },
     { sql: GOAL_DAY_ATOMS_SQL, args: [scope.k, ...range, scope.legacyDays ?? ""] },
-    // Smoke-test goals stay out of every report: their conversions are listed with the deployments.
-    {
-      sql: "SELECT id, name, kind, match, threshold FROM goals WHERE site_id = ? AND NOT (kind = 'event' AND purpose IS ?) ORDER BY created_at, rowid",
-      args: [scope.siteId, SMOKE_TEST_PURPOSE],
-    },
+    reportGoalsStatement(scope.siteId),
     // The period's paths, when a goal matches paths: its atoms are checked against the pages report.
     {
       sql:
@@ -178,8 +191,20 @@ export async function loadDayAtoms(db: ReadOnlyDatabase, scope: ReportScope): Pr
   }
   const pathGoals = goalList!.rows
     .filter((r) => PATH_GOAL_KINDS.has(String(r.kind)))
-    .map((r) => ({ id: String(r.id), kind: String(r.kind) as PathGoalDay["kind"], match: String(r.match), threshold: Number(r.threshold) }));
-  if (pathGoals.length > 0 && pathRows!.rows.length > 0) await checkPathGoals(db, scope, pathGoals, pathRows!.rows.map((r) => String(r.path)), goalDays);
+    .map((r) => ({
+      id: String(r.id),
+      kind: String(r.kind) as PathGoalDay["kind"],
+      match: String(r.match),
+      threshold: Number(r.threshold),
+    }));
+  if (pathGoals.length > 0 && pathRows!.rows.length > 0)
+    await checkPathGoals(
+      db,
+      scope,
+      pathGoals,
+      pathRows!.rows.map((r) => String(r.path)),
+      goalDays,
+    );
   return { siteDays, goalDays, goals };
 }
 
@@ -207,7 +232,10 @@ async function checkPathGoals(
   const matched = [...new Set(matches.flatMap((m) => [...m]))];
   const pageDays = new Map<string, Map<string, { units: number; visible: boolean }>>();
   if (matched.length > 0) {
-    const rs = await db.query({ sql: MATCHED_PAGE_ATOMS_SQL, args: [scope.k, scope.siteId, scope.from, scope.to, JSON.stringify(matched)] });
+    const rs = await db.query({
+      sql: MATCHED_PAGE_ATOMS_SQL,
+      args: [scope.k, scope.siteId, scope.from, scope.to, JSON.stringify(matched)],
+    });
     for (const r of rs.rows) {
       const day = String(r.day);
       if (!pageDays.has(day)) pageDays.set(day, new Map());

@@ -11,11 +11,13 @@
  * no value (no UTM, an unknown country, rows from before dimensions), are in no cell: reports
  * read them as the day's total minus its cells. The pair cells of nesting dimensions
  * (dimension-pairs.ts) take each new session-day in the same statements (their values are
- * entry dimensions, which a later pageview does not move).
+ * entry dimensions, which a later pageview does not move). The site-days' engagement rows move
+ * with them too (engagement-fold.ts).
  */
 import type { InStatement } from "@libsql/client/web";
 import { DIMENSIONS, ENTRY_DIMENSIONS, PAGEVIEW_DIMENSIONS } from "./dimensions";
 import { addPairs } from "./dimension-pairs";
+import { emptiedBuckets, moveEngagement } from "./engagement-fold";
 import { unitKeySql } from "./noise";
 
 /** A statement over the fold's raw rows (rollup/raw-rows.ts rawRows): `WITH raw AS (…)` is prefixed. */
@@ -71,26 +73,35 @@ export function dimensionFoldStatements(withRaw: WithRaw): InStatement[] {
   return [
     "DELETE FROM rollup_dimension_scratch",
     withRaw(
-      `INSERT INTO rollup_dimension_scratch (${KEY}, first_pageview_id, pageviews, ${columns}) ` +
-        `SELECT ${KEY}, first_pageview_id, pageviews, ${columns} FROM rollup_session_day s WHERE ${TOUCHED}`,
+      `INSERT INTO rollup_dimension_scratch (${KEY}, first_pageview_id, first_ts, last_ts, pageviews, ${columns}) ` +
+        `SELECT ${KEY}, first_pageview_id, first_ts, last_ts, pageviews, ${columns} FROM rollup_session_day s WHERE ${TOUCHED}`,
     ),
     moveVisitors(withRaw, "rollup_dimension_scratch", -1),
+    ...moveEngagement(withRaw, "rollup_dimension_scratch", TOUCHED, -1),
     moveGoals(withRaw, "rollup_dimension_scratch", -1),
     // SQLite's min()/max() aggregates take the other (bare) columns from the row they pick.
     withRaw(
       `, firsts AS (SELECT ${KEY}, min(id) AS first_id, count(*) AS pageviews, path AS entry_page, ${PAGEVIEW_DIMENSIONS.join(", ")} ` +
         `FROM raw WHERE kind = 'pageview' GROUP BY ${KEY}), ` +
-        `lasts AS (SELECT ${KEY}, max(id) AS last_id, path AS exit_page FROM raw WHERE kind = 'pageview' GROUP BY ${KEY}) ` +
-        `INSERT INTO rollup_session_day (${KEY}, first_pageview_id, last_pageview_id, pageviews, ${columns}) ` +
-        `SELECT f.site_id, f.day, f.unit, f.first_id, l.last_id, f.pageviews, ${DIMENSIONS.map((d) => (d === "exit_page" ? "l.exit_page" : `f.${d}`)).join(", ")} ` +
-        "FROM firsts f JOIN lasts l ON l.site_id = f.site_id AND l.day = f.day AND l.unit = f.unit WHERE true " +
+        `lasts AS (SELECT ${KEY}, max(id) AS last_id, path AS exit_page FROM raw WHERE kind = 'pageview' GROUP BY ${KEY}), ` +
+        // Its own CTE: a second min()/max() beside min(id) would make SQLite pick the bare columns' row arbitrarily.
+        `times AS (SELECT ${KEY}, min(ts) AS first_ts, max(ts) AS last_ts FROM raw WHERE kind = 'pageview' GROUP BY ${KEY}) ` +
+        `INSERT INTO rollup_session_day (${KEY}, first_pageview_id, last_pageview_id, first_ts, last_ts, unit_key, pageviews, ${columns}) ` +
+        `SELECT f.site_id, f.day, f.unit, f.first_id, l.last_id, t.first_ts, t.last_ts, ${unitKeySql("f.unit")}, f.pageviews, ${DIMENSIONS.map((d) => (d === "exit_page" ? "l.exit_page" : `f.${d}`)).join(", ")} ` +
+        "FROM firsts f JOIN lasts l ON l.site_id = f.site_id AND l.day = f.day AND l.unit = f.unit " +
+        "JOIN times t ON t.site_id = f.site_id AND t.day = f.day AND t.unit = f.unit WHERE true " +
         `ON CONFLICT (${KEY}) DO UPDATE SET pageviews = rollup_session_day.pageviews + excluded.pageviews, ` +
         `${ENTRY_DIMENSIONS.map(keep).join(", ")}, ` +
         "first_pageview_id = coalesce(rollup_session_day.first_pageview_id, excluded.first_pageview_id), " +
-        "exit_page = excluded.exit_page, last_pageview_id = excluded.last_pageview_id",
+        "exit_page = excluded.exit_page, last_pageview_id = excluded.last_pageview_id, " +
+        // The visit's span, whatever order its pageviews arrive in (a beacon retried late, an earlier-stamped one folded after).
+        "first_ts = CASE WHEN rollup_session_day.first_ts IS NULL THEN excluded.first_ts ELSE min(rollup_session_day.first_ts, excluded.first_ts) END, " +
+        "last_ts = CASE WHEN rollup_session_day.last_ts IS NULL THEN excluded.last_ts ELSE max(rollup_session_day.last_ts, excluded.last_ts) END",
     ),
     moveVisitors(withRaw, "rollup_session_day", 1),
     moveGoals(withRaw, "rollup_session_day", 1),
+    ...moveEngagement(withRaw, "rollup_session_day", TOUCHED, 1),
+    emptiedBuckets(withRaw),
     ...addPairs(withRaw, TOUCHED, "rollup_dimension_scratch"),
     // Cells every session-day has left (an exit page moved on) go, so a fold split anywhere leaves the same cells.
     emptiedCells(withRaw, "rollup_dimension_day", "visitors = 0"),

@@ -49,6 +49,19 @@ export function flatten(row: Record<string, unknown>, prefix = ""): Record<strin
       out[`${name}_qualifier`] = value.qualifier;
       // Today's bands (reports/today.ts): the upper end beside the lower.
       if ("high" in value) out[`${name}_high`] = (value as { high: number }).high;
+      // A compared figure (compare.ts): its earlier side and the change beside it.
+      if ("previous" in value && "delta" in value) {
+        const { previous, delta } = value as unknown as {
+          previous: Figure;
+          delta: { absolute: Figure; relative: Figure | null };
+        };
+        out[`${name}_previous`] = previous.value;
+        out[`${name}_previous_qualifier`] = previous.qualifier;
+        out[`${name}_delta`] = delta.absolute.value;
+        out[`${name}_delta_qualifier`] = delta.absolute.qualifier;
+        out[`${name}_delta_relative`] = delta.relative?.value ?? null;
+        out[`${name}_delta_relative_qualifier`] = delta.relative?.qualifier ?? null;
+      }
     } else if (typeof value === "object" && value !== null) {
       Object.assign(out, flatten(value as Record<string, unknown>, `${name}_`));
     } else {

@@ -130,3 +130,95 @@ export function quantileRange(
 function rounded(metric: VitalMetric, value: number): number {
   return THRESHOLDS[metric].unit === "ms" ? Math.round(value) : Number(value.toPrecision(4));
 }
+
+/**
+ * Visit durations (s, reports/engagement.ts): 0 s has its own bucket (0: a visit of one
+ * pageview, or several within one instant); bucket i ≥ 1 holds (edges[i − 1], edges[i]] on the
+ * same 12 % grid as the vitals, up to a day (a session-day's span is shorter). Part of the
+ * stored data (rollup_duration_histogram): changing them needs the archived days rebuilt.
+ */
+export const DURATION_EDGES: number[] = [0, ...edgesFrom(1, 86_400)];
+
+/**
+ * SQL: the duration bucket of `seconds` (literal numbers of our own, no parameters): a binary
+ * search of nested CASEs, 7 comparisons a row rather than a scan of the 100 edges (the aggregate
+ * reads every session-day of a month).
+ */
+export function durationBucketSql(seconds: string): string {
+  const search = (lo: number, hi: number): string => {
+    // Buckets lo…hi: bucket i holds values ≤ DURATION_EDGES[i] (and above the previous edge); hi = edges.length is above all.
+    if (lo === hi) return String(lo);
+    const mid = (lo + hi) >> 1;
+    return `(CASE WHEN ${seconds} <= ${DURATION_EDGES[mid]} THEN ${search(lo, mid)} ELSE ${search(mid + 1, hi)} END)`;
+  };
+  return search(0, DURATION_EDGES.length);
+}
+
+/**
+ * The median visit duration as the report shows it: the same rule as vitals' p75 (quantileRange
+ * above, docs/reports.md rule 8 "p75"), on the duration grid. `histogram`: units (session-days,
+ * one sample each) per bucket. The range is the smallest aligned block (BLOCK_LEVELS) around
+ * the rank's bucket holding at least k units' samples, its ends fixed grid points; the value
+ * only when that block is the bucket itself; nothing when no block up to the widest is.
+ */
+export function durationMedian(histogram: Map<number, number>, k: number): { value: Figure; low: Figure; high: Figure } {
+  const buckets = [...histogram.entries()].filter(([, n]) => n > 0).sort((a, b) => a[0] - b[0]);
+  const total = buckets.reduce((sum, [, n]) => sum + n, 0);
+  if (total === 0) return { value: SUPPRESSED, low: SUPPRESSED, high: SUPPRESSED };
+  let below = 0;
+  let rank = buckets[0]!;
+  for (const entry of buckets) {
+    rank = entry;
+    if ((below + entry[1]) * 2 >= total) break;
+    below += entry[1];
+  }
+  const [bucket, n] = rank;
+  const blocks = BLOCK_LEVELS.map((j) => buckets.reduce((sum, [b, m]) => sum + (b >> j === bucket >> j ? m : 0), 0));
+  return durationMedianAt({ bucket, below, n, total }, blocks, k);
+}
+
+/** The bucket holding a median, the units below and in it, and all the units. */
+export interface MedianRank {
+  bucket: number;
+  below: number;
+  n: number;
+  total: number;
+}
+
+/**
+ * The median as durationMedian shows it, from its rank and the units in the rank bucket's block
+ * at each level (`blocks`, by BLOCK_LEVELS), however they were counted (explore/medians.ts in SQL).
+ */
+export function durationMedianAt(
+  rank: MedianRank,
+  blocks: readonly number[],
+  k: number,
+): { value: Figure; low: Figure; high: Figure } {
+  const { bucket, below, n, total } = rank;
+  const level = BLOCK_LEVELS.find((_, i) => (blocks[i] ?? 0) >= k);
+  if (level === undefined || total === 0) return { value: SUPPRESSED, low: SUPPRESSED, high: SUPPRESSED };
+  const first = (bucket >> level) << level;
+  const last = first + (1 << level) - 1;
+  // Whole seconds for the estimate; the range's ends are the grid's own points.
+  const shown = (value: number, exactly = false): Figure => ({
+    value: exactly ? value : Math.round(value),
+    qualifier: "estimated",
+  });
+  const { lower, upper } = durationBounds(bucket);
+  const fraction = Math.min(1, Math.max(0, (0.5 * total - below) / n));
+  // Inside a bucket: geometric like the vitals, linear in the first (0 … 1 s); 0 s is 0.
+  const value = lower === 0 ? upper * fraction : lower * (upper / lower) ** fraction;
+  return {
+    value: level === 0 ? shown(value) : SUPPRESSED,
+    low: shown(durationBounds(first).lower, true),
+    high: shown(durationBounds(last).upper, true),
+  };
+}
+
+/** A duration bucket's bounds: (lower, upper]; bucket 0 is 0 s itself, the last (above every edge) is read at the last edge. */
+function durationBounds(bucket: number): { lower: number; upper: number } {
+  const edges = DURATION_EDGES;
+  const upper = edges[Math.min(bucket, edges.length - 1)]!;
+  const lower = bucket === 0 ? 0 : bucket >= edges.length ? upper : edges[bucket - 1]!;
+  return { lower, upper };
+}

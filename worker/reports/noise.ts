@@ -97,9 +97,11 @@ export function shownCounts(
   key: NoiseKey,
   k: number,
   eventsCoverUnits: boolean,
+  /** The perturbation (filtered cells add tails to it: privacy/filtered.ts). */
+  perturbation: (value: number, keySum: number, key: NoiseKey) => number = perturb,
 ): { units: number; events: number } {
-  const units = atLeastK(perturb(cell.units, cell.keySum, key), cell.units, k);
-  const events = perturb(cell.events, cell.keySum, key);
+  const units = atLeastK(perturbation(cell.units, cell.keySum, key), cell.units, k);
+  const events = perturbation(cell.events, cell.keySum, key);
   return { units, events: eventsCoverUnits && cell.events > 0 ? Math.max(units, events) : events };
 }
 

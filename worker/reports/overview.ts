@@ -4,11 +4,13 @@
  * 24 closed hours against the 24 before. Hours are the cells (hour-cells.ts): the marker's own
  * hour is in neither window, since it holds traffic from before and after the release. Every
  * figure is a sum of decided hour cells, the same the timeseries and conversions report show,
- * so the Overview adds no figure an attacker could difference: it is a window of them.
+ * so the Overview adds no figure an attacker could difference: it is a window of them. A
+ * figure against its previous one is compare.ts's `compare`, the one definition of a delta.
  */
 import type { ReadOnlyDatabase } from "../lib/read-only";
-import { windowConversions } from "./conversions";
-import { round, SUPPRESSED, weakest, type Figure } from "./figures";
+import { windowConversions, type ConversionsReport } from "./conversions";
+import { compare, type Comparison } from "./compare";
+import type { Figure } from "./figures";
 import { cellsWithin, tallyHour, windowCells, type WindowCells } from "./hour-cells";
 import { additiveFigure, distinctFigure, EMPTY_TALLY, type AtomTally } from "./privacy";
 import { perturbedFigure } from "./figures";
@@ -17,19 +19,6 @@ import { HOUR_MS, localHourStart } from "./timezone";
 
 /** Windows compared without a marker: the last day of closed hours against the one before. */
 export const DEFAULT_WINDOW_HOURS = 24;
-
-export interface Delta {
-  /** current − previous. */
-  absolute: Figure;
-  /** (current − previous) / previous, rounded to 4 decimals; null when previous is 0. */
-  relative: Figure | null;
-}
-
-export interface Comparison {
-  current: Figure;
-  previous: Figure;
-  delta: Delta;
-}
 
 export interface RateComparison extends Comparison {
   /** The figures the rate divides, so a screen can write "6 of 8 sessions". */
@@ -65,7 +54,11 @@ export interface OverviewWindows {
 export function overviewWindows(timeZone: string, deployedAtMs: number | null, closedUntilMs: number): OverviewWindows {
   if (deployedAtMs === null) {
     const length = DEFAULT_WINDOW_HOURS * HOUR_MS;
-    return { current: { fromMs: closedUntilMs - length, toMs: closedUntilMs }, previous: { fromMs: closedUntilMs - 2 * length, toMs: closedUntilMs - length }, pendingUntil: null };
+    return {
+      current: { fromMs: closedUntilMs - length, toMs: closedUntilMs },
+      previous: { fromMs: closedUntilMs - 2 * length, toMs: closedUntilMs - length },
+      pendingUntil: null,
+    };
   }
   const markerHour = localHourStart(timeZone, deployedAtMs);
   const start = markerHour + HOUR_MS;
@@ -81,11 +74,29 @@ export function overviewWindows(timeZone: string, deployedAtMs: number | null, c
  * Both windows' figures, compared. One read decides the hours of both: they lie side by side
  * (only the marker's own hour between them), and an hour's fate depends on its day alone.
  */
-export async function overviewFigures(db: ReadOnlyDatabase, scope: ReportScope, windows: OverviewWindows, lastEndedDay: string): Promise<OverviewFigures> {
+export async function overviewFigures(
+  db: ReadOnlyDatabase,
+  scope: ReportScope,
+  windows: OverviewWindows,
+  lastEndedDay: string,
+): Promise<OverviewFigures> {
   const both = { fromMs: windows.previous.fromMs, toMs: windows.current.toMs };
   const cells = await windowCells(db, { ...scope, hours: { window: both, lastEndedDay } }, null);
-  const current = windowFigures(scope, cellsWithin(cells, windows.current));
-  const previous = windowFigures(scope, cellsWithin(cells, windows.previous));
+  return compareWindows(
+    windowFigures(scope, cellsWithin(cells, windows.current)),
+    windowFigures(scope, cellsWithin(cells, windows.previous)),
+  );
+}
+
+/** A window's figures: what the Overview compares (filtered windows have the same shape: explore/overview.ts). */
+export interface WindowFigures {
+  visitors: Figure;
+  pageviews: Figure;
+  conversions: ConversionsReport;
+}
+
+/** The current window's figures against the previous window's, goal by goal. */
+export function compareWindows(current: WindowFigures, previous: WindowFigures): OverviewFigures {
   return {
     visitors: compare(current!.visitors, previous!.visitors),
     pageviews: compare(current!.pageviews, previous!.pageviews),
@@ -107,7 +118,7 @@ export async function overviewFigures(db: ReadOnlyDatabase, scope: ReportScope, 
 }
 
 /** A window's figures as the Overview shows them (alert rules read the same, alerts/figures.ts). */
-export function windowFigures(scope: ReportScope, cells: WindowCells) {
+export function windowFigures(scope: ReportScope, cells: WindowCells): WindowFigures {
   let visitors: AtomTally = EMPTY_TALLY;
   let pageviews: AtomTally = EMPTY_TALLY;
   for (const cell of cells.site.values()) {
@@ -119,22 +130,4 @@ export function windowFigures(scope: ReportScope, cells: WindowCells) {
     pageviews: perturbedFigure(additiveFigure(pageviews), scope.noise),
     conversions: windowConversions(scope, cells),
   };
-}
-
-/**
- * A figure against its previous value. A delta involving a suppressed side is suppressed, one
- * involving an estimated side estimated; a relative change that rounding changed is estimated.
- */
-export function compare(current: Figure, previous: Figure): Comparison {
-  return { current, previous, delta: delta(current, previous) };
-}
-
-function delta(current: Figure, previous: Figure): Delta {
-  if (current.value === null || previous.value === null) return { absolute: SUPPRESSED, relative: previous.value === 0 ? null : SUPPRESSED };
-  const qualifier = weakest(current.qualifier, previous.qualifier);
-  const absolute: Figure = { value: round(current.value - previous.value, 4), qualifier };
-  if (previous.value === 0) return { absolute, relative: null };
-  const exact = (current.value - previous.value) / previous.value;
-  const relative = round(exact, 4);
-  return { absolute, relative: { value: relative, qualifier: relative === exact ? qualifier : "estimated" } };
 }

@@ -24,6 +24,21 @@ const HEAD_COLUMNS = ["site", "from", "to", "timezone"];
 /** CSV columns of figures: each as its value and its qualifier. */
 export const figureColumns = (...names: string[]): string[] => names.flatMap((n) => [n, `${n}_qualifier`]);
 
+/**
+ * The same for compared figures (`compare`, compare.ts): each also as its earlier value, the
+ * change and the relative change, each with its qualifier.
+ */
+export const comparedColumns = (...names: string[]): string[] =>
+  names.flatMap((n) => [
+    n,
+    `${n}_qualifier`,
+    ...["previous", "delta", "delta_relative"].flatMap((s) => [`${n}_${s}`, `${n}_${s}_qualifier`]),
+  ]);
+
+/** figureColumns, or comparedColumns when the report is compared. */
+export const reportColumns = (compared: boolean, ...names: string[]): string[] =>
+  compared ? comparedColumns(...names) : figureColumns(...names);
+
 /** The same for bands (period=today): each also with its upper end. */
 export const bandColumns = (...names: string[]): string[] => names.flatMap((n) => [n, `${n}_high`, `${n}_qualifier`]);
 

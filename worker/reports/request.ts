@@ -17,6 +17,7 @@ import { NOISE_KEY_SQL, noiseKeyOf } from "./noise-position";
 import { kAnonymity } from "./privacy";
 import { legacyDays, PUBLICATION_SQL, publicationOf } from "./publication";
 import { effectiveZone } from "./rollup";
+import { daysBetween } from "./timezone";
 import type { ReportScope } from "./scope";
 
 /** The bindings a report reads. */
@@ -51,6 +52,11 @@ export interface PreparedReport {
    * own parameters (the scope and the site's goals are added to the key).
    */
   cached<T>(name: string, params: unknown[], compute: () => Promise<T>): Promise<T>;
+  /**
+   * The same report for other whole days from..to (a comparison's earlier period, compare.ts):
+   * every other field of the scope kept, its own head and its own cache entries.
+   */
+  shifted(from: string, to: string): PreparedReport;
 }
 
 const cache = new ReportCache();
@@ -102,11 +108,12 @@ export async function prepareReport(
   };
   const publishedThrough = lastCompleteDay(zone, publication.throughMs);
   const goals = String(goalRows!.rows[0]?.goals ?? "[]");
-  return {
+  const format = negotiate(request.headers.get("accept"));
+  const prepared = (scope: ReportScope, period: Period): PreparedReport => ({
     db: reader,
     scope,
     period,
-    format: negotiate(request.headers.get("accept")),
+    format,
     head: {
       site: siteId,
       period: { from: period.from, to: period.to, days: period.days, timezone: period.timeZone, ...windowBounds(period) },
@@ -116,7 +123,10 @@ export async function prepareReport(
     },
     cached: (name, params, compute) =>
       cache.remember(JSON.stringify([name, scope, publication.version, publishedThrough, goals, params]), compute),
-  };
+    shifted: (from, to) =>
+      prepared({ ...scope, from, to, hours: undefined }, { from, to, days: daysBetween(from, to), timeZone: period.timeZone }),
+  });
+  return prepared(scope, period);
 }
 
 /** The instants a period of closed hours covers, for the head; nothing for whole days. */

@@ -6,22 +6,47 @@
 import { z } from "zod";
 import { VITAL_METRICS } from "../lib/schema";
 import { DIMENSIONS } from "./dimensions";
+import { COMPARE_MODES } from "./compare";
 import { QUALIFIERS } from "./figures";
 import { HIDDEN_REASONS } from "./privacy";
 import { INTERVALS } from "./timeseries";
 
-export const figureSchema = z
+const figureFields = {
+  value: z.number().nullable().meta({ description: "The figure; null exactly when suppressed." }),
+  qualifier: z.enum(QUALIFIERS).meta({
+    description:
+      "`exact`: counted. `estimated`: computed rather than counted (distinct sessions added over several days, a percentile from a histogram, a sum that leaves out hidden days). `suppressed`: fewer than k sessions, or hidden so that no small group can be derived; value is null.",
+  }),
+};
+
+export const figureSchema = z.object(figureFields).meta({ id: "Figure", description: "A report figure with its qualifier." });
+
+/** A report's figure: with `compare`, also its earlier side and the change (reports/compare.ts). */
+const reportFigureSchema = z
   .object({
-    value: z.number().nullable().meta({ description: "The figure; null exactly when suppressed." }),
-    qualifier: z.enum(QUALIFIERS).meta({
+    ...figureFields,
+    previous: figureSchema.optional().meta({
       description:
-        "`exact`: counted. `estimated`: computed rather than counted (distinct sessions added over several days, a percentile from a histogram, a sum that leaves out hidden days). `suppressed`: fewer than k sessions, or hidden so that no small group can be derived; value is null.",
+        "Only with `compare`: the same figure in the earlier period, exactly as that period's own report shows it; `suppressed` for a row that report does not list (it may be hidden), an exact 0 when that period had no visitors at all.",
     }),
+    delta: z
+      .object({
+        absolute: figureSchema.meta({ description: "value − previous; suppressed when either side is." }),
+        relative: figureSchema.nullable().meta({
+          description:
+            "(value − previous) / previous, rounded to 4 decimals; null when previous is 0; suppressed when either side is.",
+        }),
+      })
+      .optional()
+      .meta({ id: "Delta", description: "Only with `compare`: the change from `previous`." }),
   })
-  .meta({ id: "Figure", description: "A report figure with its qualifier." });
+  .meta({
+    id: "ReportFigure",
+    description: "A report figure with its qualifier; with `compare`, also its earlier value and the change.",
+  });
 
 /** A figure of pages and breakdowns, which `period=today` reads as bands (reports/today.ts). */
-const bandableFigureSchema = figureSchema
+const bandableFigureSchema = reportFigureSchema
   .extend({
     high: z.number().int().optional().meta({
       description:
@@ -50,6 +75,18 @@ const periodSchema = z
 const meta = {
   site: z.string(),
   period: periodSchema,
+  comparison: z
+    .object({
+      mode: z.enum(COMPARE_MODES),
+      from: z.string().meta({ example: "2026-09-17" }),
+      to: z.string().meta({ example: "2026-10-16" }),
+      days: z.number().int(),
+    })
+    .optional()
+    .meta({
+      id: "ComparisonPeriod",
+      description: "Only with `compare`: the earlier period every `previous` figure is read from (docs/reports.md, Comparisons).",
+    }),
   k: z.number().int().meta({ description: "The k of the k-anonymity filter: the fewest sessions a shown figure is drawn from." }),
   published_through: z.string().meta({
     description:
@@ -111,27 +148,27 @@ export const vitalsResponse = z
         other: otherFlag("path of this metric"),
         metric: z.enum(VITAL_METRICS),
         unit: z.enum(["ms", "score"]).meta({ description: "`ms` for LCP, INP, FCP, TTFB; `score` for CLS." }),
-        p75: figureSchema.meta({
+        p75: reportFigureSchema.meta({
           description:
             "75th percentile, estimated from a log-spaced histogram (±6 %); shown only when the histogram bucket holding it has samples of at least k sessions, else suppressed and given as the range p75_low–p75_high.",
         }),
-        p75_low: figureSchema.meta({
+        p75_low: reportFigureSchema.meta({
           description:
             "Lower end of the range the 75th percentile lies in: the lower edge of the nearest bucket at or below it that holds samples of at least k sessions. Suppressed when there is none on either side.",
         }),
-        p75_high: figureSchema.meta({
+        p75_high: reportFigureSchema.meta({
           description:
             "Upper end of that range: the upper edge of the nearest bucket at or above it that holds samples of at least k sessions.",
         }),
-        good: figureSchema.meta({
+        good: reportFigureSchema.meta({
           description:
             "Share (0–1) of samples at or under the good threshold (LCP 2.5 s, INP 200 ms, CLS 0.1, FCP 1.8 s, TTFB 0.8 s).",
         }),
-        needs_improvement: figureSchema.meta({ description: "Share (0–1) between the good and poor thresholds." }),
-        poor: figureSchema.meta({
+        needs_improvement: reportFigureSchema.meta({ description: "Share (0–1) between the good and poor thresholds." }),
+        poor: reportFigureSchema.meta({
           description: "Share (0–1) over the poor threshold (LCP 4 s, INP 500 ms, CLS 0.25, FCP 3 s, TTFB 1.8 s).",
         }),
-        samples: figureSchema.meta({ description: "Measurements counted." }),
+        samples: reportFigureSchema.meta({ description: "Measurements counted." }),
       }),
     ),
     next_cursor: nextCursor,
@@ -144,17 +181,17 @@ export const conversionsResponse = z
     rows: z.array(
       z.object({
         goal: goalRef,
-        conversions: figureSchema.meta({ description: "Conversions counted on the goal." }),
-        converting_sessions: figureSchema.meta({
+        conversions: reportFigureSchema.meta({ description: "Conversions counted on the goal." }),
+        converting_sessions: reportFigureSchema.meta({
           description: "Distinct sessions that converted (a conversion without a session counts as one).",
         }),
-        sessions: figureSchema.meta({
+        sessions: reportFigureSchema.meta({
           description: "The denominator: sessions seen on the site in the period (the timeseries' visitors).",
         }),
-        rate: figureSchema.meta({ description: "converting_sessions / sessions (0–1)." }),
+        rate: reportFigureSchema.meta({ description: "converting_sessions / sessions (0–1)." }),
       }),
     ),
-    totals: z.object({ conversions: figureSchema, sessions: figureSchema }),
+    totals: z.object({ conversions: reportFigureSchema, sessions: reportFigureSchema }),
     next_cursor: nextCursor,
   })
   .meta({ id: "ConversionsReport" });
@@ -166,9 +203,9 @@ export const funnelsResponse = z
       z.object({
         step: z.number().int(),
         goal: goalRef,
-        sessions: figureSchema.meta({ description: "Sessions that completed this goal and every earlier one, in order." }),
-        dropoff: figureSchema.meta({ description: "Sessions of the previous step that did not reach this one." }),
-        rate: figureSchema.meta({ description: "sessions / the first step's sessions (0–1)." }),
+        sessions: reportFigureSchema.meta({ description: "Sessions that completed this goal and every earlier one, in order." }),
+        dropoff: reportFigureSchema.meta({ description: "Sessions of the previous step that did not reach this one." }),
+        rate: reportFigureSchema.meta({ description: "sessions / the first step's sessions (0–1)." }),
       }),
     ),
   })
@@ -189,9 +226,11 @@ export const breakdownResponse = z
         pageviews: bandableFigureSchema.meta({
           description: "Their pageviews that day (all of them, not only the entry or exit page's).",
         }),
-        converting_sessions: figureSchema.optional().meta({ description: "With `goal`: those of them that converted on it." }),
-        conversions: figureSchema.optional().meta({ description: "With `goal`: their conversions on it." }),
-        rate: figureSchema
+        converting_sessions: reportFigureSchema
+          .optional()
+          .meta({ description: "With `goal`: those of them that converted on it." }),
+        conversions: reportFigureSchema.optional().meta({ description: "With `goal`: their conversions on it." }),
+        rate: reportFigureSchema
           .optional()
           .meta({ description: "With `goal`: converting_sessions / visitors (0–1), its denominator the row's visitors." }),
       }),
@@ -200,8 +239,8 @@ export const breakdownResponse = z
       .object({
         visitors: bandableFigureSchema,
         pageviews: bandableFigureSchema,
-        converting_sessions: figureSchema.optional(),
-        conversions: figureSchema.optional(),
+        converting_sessions: reportFigureSchema.optional(),
+        conversions: reportFigureSchema.optional(),
       })
       .meta({ description: "Sums of the visible rows." }),
     next_cursor: nextCursor,
@@ -218,12 +257,16 @@ export const timeseriesResponse = z
         local: z
           .string()
           .meta({ description: "Local date, or local date and hour (YYYY-MM-DDTHH:MM).", example: "2026-11-20T13:00" }),
-        visitors: figureSchema.meta({ description: "Distinct sessions seen in the day or hour." }),
-        pageviews: figureSchema,
-        conversions: figureSchema.meta({ description: "Conversions, from the goal cells the conversions report shows." }),
+        visitors: reportFigureSchema.meta({ description: "Distinct sessions seen in the day or hour." }),
+        pageviews: reportFigureSchema,
+        conversions: reportFigureSchema.meta({ description: "Conversions, from the goal cells the conversions report shows." }),
         hidden: z.enum(HIDDEN_REASONS).optional().meta({
           description:
             "Why visitors and pageviews are suppressed, when they are: quiet_hours (an hour before the day's first hour of k sessions, empty or not), small_group (fewer than k sessions), day_protection (k or more, hidden so that a total minus what is shown does not single out a small group).",
+        }),
+        previous_date: z.string().nullable().optional().meta({
+          description:
+            "Only with `compare`: the earlier period's date (or date and hour) this point is compared with; null for an hour that day did not have (a clock change).",
         }),
         from_hours: z.literal(true).optional().meta({
           description:
@@ -232,7 +275,7 @@ export const timeseriesResponse = z
       }),
     ),
     totals: z
-      .object({ visitors: figureSchema, pageviews: figureSchema, conversions: figureSchema })
+      .object({ visitors: reportFigureSchema, pageviews: reportFigureSchema, conversions: reportFigureSchema })
       .meta({ description: "Sums of the visible points." }),
   })
   .meta({ id: "TimeseriesReport" });
@@ -276,3 +319,36 @@ export const liveResponse = z
       .strict(),
   })
   .meta({ id: "Live" });
+
+/** One side of a rate (reports/engagement.ts), named, so a screen can write "41 of 97 visits". */
+const rateSide = (name: string) =>
+  figureSchema
+    .extend({ name: z.literal(name) })
+    .meta({ description: `The rate's ${name === "visits" ? "denominator" : "numerator"}: ${name}.` });
+
+export const aggregateResponse = z
+  .object({
+    ...meta,
+    results: z.object({
+      visitors: reportFigureSchema.meta({ description: "Distinct sessions per day, summed over the period: the timeseries' total." }),
+      pageviews: reportFigureSchema.meta({ description: "Pageviews: the timeseries' total." }),
+      visits: reportFigureSchema.meta({
+        description: "Visits: session-days with a pageview (a session's pageviews on one local day).",
+      }),
+      bounces: reportFigureSchema.meta({ description: "Visits of a single pageview." }),
+      bounce_rate: reportFigureSchema
+        .extend({ numerator: rateSide("bounces"), denominator: rateSide("visits") })
+        .meta({ description: "bounces / visits (0–1, 4 decimals), with the figures it divides." }),
+      views_per_visit: reportFigureSchema.meta({ description: "Pageviews of the visits / visits, 2 decimals." }),
+      visit_duration: reportFigureSchema.meta({
+        description:
+          "Median seconds from a visit's first pageview to its last (0 for a single pageview); shown only when its histogram bucket alone holds k visits.",
+      }),
+      visit_duration_low: reportFigureSchema.meta({
+        description:
+          "The median lies in visit_duration_low – visit_duration_high (s): the smallest fixed block of buckets around it holding k visits.",
+      }),
+      visit_duration_high: reportFigureSchema,
+    }),
+  })
+  .meta({ id: "AggregateReport" });

@@ -32,6 +32,10 @@
  * - Labels of rollup cells never shown (label-scrub.ts), for local days before `daysBefore`:
  *   replaced by opaque tokens that keep every decision of the day as it was.
  *
+ * - Session-days (rollup_session_day) only once their site-day's engagement row and histogram
+ *   exist (rollup_engagement_day, rollup_duration_histogram; written here if missing), so the
+ *   site's engagement figures outlive them.
+ *
  * Kept: every rollup cell (counts, key sums, vitals histograms), for as long as the site exists.
  *
  * The publisher runs this after every publication (publisher.ts). One read finds what has work,
@@ -42,6 +46,7 @@ import type { Client, InStatement, InValue } from "@libsql/client/web";
 import { SALT_PERIOD_MS } from "../collector/salts";
 import { EVENT_WINDOW_MS } from "../collector/window";
 import { HttpProblem } from "../lib/problem";
+import { durationBucketSql } from "./histogram";
 import { scrubLabels } from "./label-scrub";
 import { DEFAULT_K, GOAL_HOURS_SQL, hourRemainderSql, OPEN_RULE, SITE_HOURS_SQL, type HourCellsSql } from "./privacy";
 import { addDays } from "./timezone";
@@ -170,7 +175,12 @@ interface Task {
  * (privacy/hours.ts hourRemainderSql) into its row, so the day's decision never changes when
  * they do. Unbounded: one row per site-day (and goal-day) as it passes the horizon.
  */
-function settleRemainder(table: "rollup_site_day" | "rollup_goal_day", cells: HourCellsSql, hoursBefore: number, k: number): Task {
+function settleRemainder(
+  table: "rollup_site_day" | "rollup_goal_day",
+  cells: HourCellsSql,
+  hoursBefore: number,
+  k: number,
+): Task {
   const unsettled =
     `hour_rule = ${OPEN_RULE} AND hour_remainder IS NULL AND EXISTS (SELECT 1 FROM ${cells.hours} h WHERE h.site_id = ${table}.site_id AND h.day = ${table}.day` +
     `${cells.keys.map((c) => ` AND h.${c} = ${table}.${c}`).join("")} AND h.hour < ?)`;
@@ -183,7 +193,51 @@ function settleRemainder(table: "rollup_site_day" | "rollup_goal_day", cells: Ho
   };
 }
 
+/**
+ * Makes sure every site-day whose session-days are about to go has its engagement row and
+ * duration histogram (reports/engagement.ts), which the fold keeps in step
+ * (engagement-fold.ts): for the days before `daysBefore` among the first `limit` session-days
+ * before it (OLD_SESSION_DAYS, as the deletion reads them) that have no row, it writes both from all their
+ * session-days, in one transaction. Run before the deletions' probe, so that the same run
+ * deletes them; only session-days of days with a row are deleted, so no day's figures are lost.
+ */
+async function archiveEngagement(client: Client, daysBefore: string, limit: number): Promise<void> {
+  const pending =
+    `SELECT DISTINCT site_id, day FROM (${OLD_SESSION_DAYS} LIMIT ${limit}) AS d ` +
+    "WHERE NOT EXISTS (SELECT 1 FROM rollup_engagement_day e WHERE e.site_id = d.site_id AND e.day = d.day)";
+  const found = await client.execute({ sql: `SELECT EXISTS (${pending}) AS found`, args: [daysBefore] });
+  if (Number(found.rows[0]?.found) !== 1) return;
+  const chosen = `(site_id, day) IN (${pending})`;
+  const seconds = "((last_ts - first_ts) / 1000.0)";
+  await client.batch(
+    [
+      {
+        sql:
+          "INSERT INTO rollup_duration_histogram (site_id, day, bucket, units) " +
+          `SELECT site_id, day, ${durationBucketSql(seconds)} AS bucket, count(*) FROM rollup_session_day WHERE ${chosen} AND first_ts IS NOT NULL ` +
+          "GROUP BY site_id, day, bucket ON CONFLICT (site_id, day, bucket) DO NOTHING",
+        args: [daysBefore],
+      },
+      {
+        sql:
+          "INSERT INTO rollup_engagement_day (site_id, day, visits, visits_key_sum, pageviews, bounces, bounce_key_sum) " +
+          "SELECT site_id, day, count(*), sum(unit_key), sum(pageviews), sum(pageviews = 1), sum(CASE WHEN pageviews = 1 THEN unit_key ELSE 0 END) " +
+          `FROM rollup_session_day WHERE ${chosen} GROUP BY site_id, day ON CONFLICT (site_id, day) DO NOTHING`,
+        args: [daysBefore],
+      },
+    ],
+    "write",
+  );
+}
+
 const folded = (source: string) => `(SELECT coalesce(max(last_id), 0) FROM rollup_watermarks WHERE source = '${source}')`;
+
+/**
+ * rollup_session_day's rows before a day (the one argument). The table has no rowid (migration
+ * 0021: its rows are kept in key order), so its old rows are read by the key's range, each
+ * site's first days: a range per site, never a scan of the rows still kept.
+ */
+const OLD_SESSION_DAYS = "SELECT site_id, day, unit FROM rollup_session_day WHERE site_id IN (SELECT id FROM sites) AND day < ?";
 
 /**
  * The oldest `limit` rows of `table` (by rowid: insertion order, so roughly time order) that
@@ -228,10 +282,22 @@ function tasks(horizon: RetentionHorizon, limit: number, k: number): Task[] {
   remove("sessions", "last_seen < ?", horizon.rawBefore);
   // rollup_dimension_scratch: a fold's copy of the session-days it touched (their labels), read
   // only inside that fold; what the last fold left stays until the next one empties it.
-  const perSessionDay = ["rollup_site_day_units", "rollup_page_day_units", "rollup_goal_day_units", "rollup_vital_day_units", "rollup_session_day", "rollup_dimension_scratch"];
-  for (const table of perSessionDay) {
-    remove(table, "day < ?", horizon.daysBefore);
-  }
+  const perSessionDay = [
+    "rollup_site_day_units",
+    "rollup_page_day_units",
+    "rollup_goal_day_units",
+    "rollup_vital_day_units",
+    "rollup_dimension_scratch",
+  ];
+  for (const table of perSessionDay) remove(table, "day < ?", horizon.daysBefore);
+  // Only session-days whose day has its engagement row (archiveEngagement) go.
+  const oldSessionDays = `${OLD_SESSION_DAYS} AND (site_id, day) IN (SELECT site_id, day FROM rollup_engagement_day)`;
+  list.push({
+    table: "rollup_session_day",
+    probe: `${oldSessionDays} LIMIT 1`,
+    statement: `DELETE FROM rollup_session_day WHERE (site_id, day, unit) IN (${oldSessionDays} LIMIT ${limit})`,
+    args: [horizon.daysBefore],
+  });
   // Before any hour units of a day go, the day's remainder is settled from them.
   list.push(settleRemainder("rollup_site_day", SITE_HOURS_SQL, horizon.hoursBefore, k));
   list.push(settleRemainder("rollup_goal_day", GOAL_HOURS_SQL, horizon.hoursBefore, k));
@@ -253,7 +319,9 @@ function tasks(horizon: RetentionHorizon, limit: number, k: number): Task[] {
 export async function applyRetention(client: Client, options: RetentionOptions): Promise<RetentionRun> {
   const limit = options.batchRows ?? RETENTION_BATCH_ROWS;
   const k = options.k ?? DEFAULT_K;
-  const all = tasks(retentionHorizon(options.now, options.days), limit, k);
+  const horizon = retentionHorizon(options.now, options.days);
+  await archiveEngagement(client, horizon.daysBefore, limit);
+  const all = tasks(horizon, limit, k);
   const probe: InStatement = {
     sql: `SELECT ${all.map((t, i) => `EXISTS (${t.probe}) AS t${i}`).join(", ")}`,
     args: all.flatMap((t) => t.args),

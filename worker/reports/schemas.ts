@@ -10,7 +10,9 @@ import { VITAL_METRICS } from "../lib/schema";
 import { MAX_FUNNEL_STEPS } from "./funnels";
 import { decodeCursor } from "./list";
 import { HOUR_PERIODS, PERIODS } from "./period";
-import { DIMENSIONS, filterValue, isDimension } from "./dimensions";
+import { COMPARE_MODES } from "./compare";
+import { DIMENSIONS } from "./dimensions";
+import { FILTER_DIMENSIONS, filterText, MAX_FILTERS, parseFilter, type Filter } from "./explore/filters";
 import { INTERVALS } from "./timeseries";
 import { canonicalTimeZone } from "./timezone";
 
@@ -152,38 +154,47 @@ const cursor = z
   .optional()
   .meta({ param: { description: "next_cursor of the previous page." } });
 
-/** `filter=dimension:value`: the visitors with that value only (reports/filter.ts). */
+/** `filter=dimension:value`, `filter=dimension!:value` (is not), up to three: the visitors matching all (reports/explore/filters.ts). */
 const filter = z
-  .string()
-  .max(300)
-  .transform((text, ctx) => {
-    const at = text.indexOf(":");
-    const dimension = text.slice(0, at);
-    const value = text.slice(at + 1);
-    if (at < 0 || !isDimension(dimension) || value === "") {
-      ctx.addIssue({
-        code: "custom",
-        message: `must be dimension:value, the dimension one of ${DIMENSIONS.join(", ")} (e.g. country:DE)`,
-      });
-      return z.NEVER;
+  .array(z.string().max(300))
+  .max(MAX_FILTERS, `at most ${MAX_FILTERS} filters`)
+  .transform((texts, ctx) => {
+    const filters: Filter[] = [];
+    for (const text of texts) {
+      const parsed = parseFilter(text);
+      if ("error" in parsed) {
+        ctx.addIssue({ code: "custom", message: `${text}: ${parsed.error}` });
+        return z.NEVER;
+      }
+      if (filters.some((f) => filterText(f) === filterText(parsed))) {
+        ctx.addIssue({ code: "custom", message: `${text}: given twice` });
+        return z.NEVER;
+      }
+      filters.push(parsed);
     }
-    const canonical = filterValue(dimension, value);
-    if ("error" in canonical) {
-      ctx.addIssue({ code: "custom", message: canonical.error });
-      return z.NEVER;
-    }
-    return { dimension, value: canonical.value };
+    return filters;
   })
   .optional()
   .meta({
     param: {
+      description: `Only the visitors matching every filter (up to ${MAX_FILTERS}, repeat the parameter): \`dimension:value\` (is) or \`dimension!:value\` (is not), on ${FILTER_DIMENSIONS.map((d) => `\`${d}\``).join(", ")} (\`country:DE\`, \`source!:Google\`, \`page:/pricing\`, \`goal:goal_…\`). Whole days within WREN_RAW_RETENTION_DAYS (a single \`is\` filter on a session dimension reaches further on the daily timeseries and the conversions report); not with \`today\` or \`24h\`. Case is ignored where the values are a fixed set (\`country\`, \`device\`, \`source\`'s names and hosts); other values are exact.`,
+    },
+  });
+
+/** `compare=previous|year`: each figure beside the same report's of an earlier period (reports/compare.ts). */
+const compare = z
+  .enum(COMPARE_MODES)
+  .optional()
+  .meta({
+    param: {
       description:
-        "Only the visitors with this value of a dimension, as `dimension:value` (`country:DE`, `source:Google`, `utm_campaign:launch`, `device:mobile`): the breakdown's cells of that value, day by day. Whole days only (not with `today`, `24h` or hourly points); one filter. Case is ignored where the values are a fixed set (`country`, `device`, `source`'s names and hosts); other values are exact.",
+        "Compare with an earlier period: `previous` (as many days before, moved back to whole weeks so that weekdays match: `7d` the 7 days before, `day` the same weekday a week earlier, `30d` 35 days earlier) or `year` (the same dates a year earlier; 29 Feb → 28 Feb). Each figure then carries `previous` (that period's own report's figure) and `delta`; the body names the period in `comparison`. Whole days only: not with `today` or `24h` (docs/reports.md, Comparisons).",
     },
   });
 
 export const pagesQuery = z.strictObject({
   ...todayPeriodParams,
+  filter,
   page: pagePattern.optional().meta({ param: { description: "Only this path, or paths matching a pattern (`/blog/*`)." } }),
   sort: z
     .enum(["visitors", "pageviews", "path"])
@@ -192,10 +203,12 @@ export const pagesQuery = z.strictObject({
   order,
   limit,
   cursor,
+  compare,
 });
 
 export const vitalsQuery = z.strictObject({
   ...wholeDayParams(VITALS_NOT_HOURLY),
+  filter,
   page: pagePattern.optional().meta({ param: { description: "Only this path, or paths matching a pattern (`/blog/*`)." } }),
   metric: z
     .enum(VITAL_METRICS)
@@ -208,6 +221,7 @@ export const vitalsQuery = z.strictObject({
   order,
   limit,
   cursor,
+  compare,
 });
 
 export const conversionsQuery = z.strictObject({
@@ -222,10 +236,12 @@ export const conversionsQuery = z.strictObject({
   order,
   limit,
   cursor,
+  compare,
 });
 
 export const funnelsQuery = z.strictObject({
   ...wholeDayParams(FUNNELS_NOT_HOURLY),
+  filter,
   goals: z
     .string()
     .max(1000)
@@ -246,6 +262,7 @@ export const funnelsQuery = z.strictObject({
       return ids;
     })
     .meta({ param: { description: `The funnel's goals in order, comma-separated (2–${MAX_FUNNEL_STEPS}).` } }),
+  compare,
 });
 
 export const timeseriesQuery = z.strictObject({
@@ -260,10 +277,12 @@ export const timeseriesQuery = z.strictObject({
     }),
   goal: goalId.optional().meta({ param: { description: "Count conversions of this goal only (default: all goals)." } }),
   filter,
+  compare,
 });
 
 export const breakdownQuery = z.strictObject({
   ...todayPeriodParams,
+  filter,
   dimension: z.enum(DIMENSIONS).meta({
     param: {
       description:
@@ -285,6 +304,20 @@ export const breakdownQuery = z.strictObject({
   order,
   limit,
   cursor,
+  compare,
 });
+
+/** Why the engagement figures are not read by the hour. */
+export const ENGAGEMENT_NOT_HOURLY =
+  "visits are session-days, whose pageviews and duration go on after an hour closes; read by the hour, two readings would show one visit growing.";
+
+export const aggregateQuery = z.strictObject({
+  ...wholeDayParams(ENGAGEMENT_NOT_HOURLY),
+  filter,
+  compare,
+});
+
+/** The reports' `filter` parameter, for routes declared elsewhere (the Overview). */
+export { filter as filterParam };
 
 export * from "./response-schemas";

@@ -1,13 +1,15 @@
 /**
  * Pages: visitors and pageviews per path over whole days, or today's closed hours as bands
  * ("10–14"; GET /api/v1/pages?period=today), never the last 24 hours (that reads yesterday and
- * says why). Sort, pattern filter and page cursor live in the URL, so any view can be
- * bookmarked; "Download CSV" gives every row of the same view (with today, each band's upper end too).
+ * says why). The report filters apply (state/filters.ts); a row's path adds `page:` to them.
+ * Sort, path pattern and page cursor live in the URL, so any view can be bookmarked; "Download CSV" gives every row of the same view (with today, each band's upper end too).
  */
 import { api, unwrap, type Schemas } from "../api/client";
 import { useLoad } from "../state/load";
 import { linkTo, query, setQuery } from "../state/location";
+import { filterQuery } from "../state/filters";
 import { period, todayPeriodParams } from "../state/period";
+import { FilterButton, rowFilter } from "../ui/filter-row";
 import { FigureView } from "../ui/figure";
 import { CsvDownload } from "../ui/report-csv";
 import { Freshness } from "../ui/freshness";
@@ -29,9 +31,10 @@ export function PagesScreen({ site }: { site: string }) {
   const days = todayPeriodParams(period.value);
   const today = days.period === "today";
   const sort = urlSort(COLUMNS, "visitors", defaultOrder);
-  const pattern = query.value.get("filter") ?? "";
+  // ?pattern=: the URL's `filter` holds the report filters (state/filters.ts).
+  const pattern = query.value.get("pattern") ?? "";
   const cursor = urlCursor();
-  const params = { site, ...days, page: pattern || undefined, sort: sort.sort, order: sort.order };
+  const params = { site, ...days, ...filterQuery(), page: pattern || undefined, sort: sort.sort, order: sort.order };
   const source = JSON.stringify(params);
   useCursorReset(JSON.stringify(days));
   // The route also answers CSV and NDJSON; without an Accept header it answers JSON.
@@ -50,7 +53,7 @@ export function PagesScreen({ site }: { site: string }) {
           id="pages-pattern"
           value={pattern}
           problem={patternProblem}
-          onApply={(p) => setQuery({ filter: p || undefined, cursor: undefined })}
+          onApply={(p) => setQuery({ pattern: p || undefined, cursor: undefined })}
         />
         {load.status === "ready" && (
           <CsvDownload
@@ -155,9 +158,21 @@ function PagesTable({
           </thead>
           <tbody>
             {report.rows.map((row) => (
-              <tr key={row.path ?? "\u0000other"} class={row.other ? OTHER_ROW_CLASS : undefined}>
+              <tr
+                key={row.path ?? "\u0000other"}
+                class={row.other ? OTHER_ROW_CLASS : row.path ? "filter-row" : undefined}
+                onClick={row.other ? undefined : rowFilter("page", row.path)}
+              >
                 <th scope="row" class="report-path">
-                  {row.other ? <OtherLabel k={k} what="pages" today={report.period.end !== undefined} /> : row.path}
+                  {row.other ? (
+                    <OtherLabel k={k} what="pages" today={report.period.end !== undefined} />
+                  ) : row.path ? (
+                    <FilterButton dimension="page" value={row.path}>
+                      {row.path}
+                    </FilterButton>
+                  ) : (
+                    row.path
+                  )}
                 </th>
                 <td class="num">
                   <FigureView figure={row.visitors} k={k} band={band} />

@@ -1,13 +1,14 @@
 /**
  * Vitals: the 75th percentile of each Web Vital per page (GET /api/v1/vitals), with the share
- * of samples rated good, needs improvement and poor. Metric, pattern filter, sort and cursor
- * live in the URL.
+ * of samples rated good, needs improvement and poor. Metric, path pattern, sort and cursor
+ * live in the URL. The report filters apply (state/filters.ts).
  */
 import { api, unwrap, type Schemas } from "../api/client";
 import { useLoad } from "../state/load";
 import { query, setQuery } from "../state/location";
+import { filterQuery } from "../state/filters";
 import { dayPeriodParams, period } from "../state/period";
-import { ESTIMATED_REASON, FigureView } from "../ui/figure";
+import { FigureView, RangeView } from "../ui/figure";
 import { Freshness } from "../ui/freshness";
 import { CaptionRange } from "../ui/report-range";
 import { VITALS_BY_DAY, WholeDayNote } from "../ui/report-days";
@@ -17,6 +18,7 @@ import { PatternFilter } from "../ui/table-filter";
 import { Pager, urlCursor, useCursorReset } from "../ui/table-pager";
 import { SortHeader, urlSort, type SortState } from "../ui/table-sort";
 import { OtherLabel, OTHER_ROW_CLASS } from "../ui/other-row";
+
 
 type Report = Schemas["VitalsReport"];
 type Metric = Report["rows"][number]["metric"];
@@ -36,10 +38,11 @@ const METRICS: readonly { name: Metric; label: string; thresholds: string }[] = 
 export function VitalsScreen({ site }: { site: string }) {
   const days = dayPeriodParams(period.value);
   const sort = urlSort(COLUMNS, "samples", defaultOrder);
-  const pattern = query.value.get("filter") ?? "";
+  // ?pattern=: the URL's `filter` holds the report filters (state/filters.ts).
+  const pattern = query.value.get("pattern") ?? "";
   const metric = METRICS.find((m) => m.name === query.value.get("metric"))?.name;
   const cursor = urlCursor();
-  const params = { site, ...days, page: pattern || undefined, metric, sort: sort.sort, order: sort.order };
+  const params = { site, ...days, ...filterQuery(), page: pattern || undefined, metric, sort: sort.sort, order: sort.order };
   const source = JSON.stringify(params);
   useCursorReset(JSON.stringify(days));
   // The route also answers CSV and NDJSON; without an Accept header it answers JSON.
@@ -51,7 +54,7 @@ export function VitalsScreen({ site }: { site: string }) {
     <>
       <WholeDayNote what="Vitals" site={site} why={VITALS_BY_DAY} />
       <div class="report-tools">
-        <PatternFilter id="vitals-pattern" value={pattern} problem={patternProblem} onApply={(p) => setQuery({ filter: p || undefined, cursor: undefined })} />
+        <PatternFilter id="vitals-pattern" value={pattern} problem={patternProblem} onApply={(p) => setQuery({ pattern: p || undefined, cursor: undefined })} />
         <label class="report-select">
           Metric
           <select value={metric ?? ""} onChange={(event) => setQuery({ metric: (event.target as HTMLSelectElement).value || undefined, cursor: undefined })}>
@@ -177,11 +180,5 @@ function P75View({ row, k }: { row: Report["rows"][number]; k: number }) {
   if (p75.value !== null || low.value === null || high.value === null) {
     return <FigureView figure={p75} k={k} format={row.unit === "ms" ? "ms" : "decimal"} />;
   }
-  const text = `≈ ${rangeText(low.value, high.value, row.unit)}`;
-  const why = `${RANGE_REASON} ${ESTIMATED_REASON}`;
-  return (
-    <span class="figure estimated" title={why} aria-label={`${text}. ${why}`} data-qualifier="estimated">
-      {text}
-    </span>
-  );
+  return <RangeView text={rangeText(low.value, high.value, row.unit)} why={RANGE_REASON} />;
 }

@@ -18,10 +18,14 @@ export const path = computed(() => new URL(href.value, location.origin).pathname
 
 export const query = computed(() => new URL(href.value, location.origin).searchParams);
 
+/** A query parameter's value: one, several (repeated, as `filter`), or undefined for none. */
+export type QueryValue = string | readonly string[] | undefined;
+
 /** Goes to a dashboard path (below /dashboard) with the given query. */
-export function navigate(to: string, params: Record<string, string | undefined> = {}, replace = false): void {
+export function navigate(to: string, params: Record<string, QueryValue> = {}, replace = false): void {
   const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== "") search.set(name, value);
+  for (const [name, value] of Object.entries(params))
+    for (const one of typeof value === "string" ? [value] : (value ?? [])) if (one !== "") search.append(name, one);
   const next = BASE + to + (search.size ? `?${search}` : "");
   if (replace) history.replaceState(null, "", next);
   else history.pushState(null, "", next);
@@ -30,18 +34,17 @@ export function navigate(to: string, params: Record<string, string | undefined> 
 }
 
 /** Changes query parameters of the current view, keeping the others (undefined removes one). */
-export function setQuery(changes: Record<string, string | undefined>, replace = false): void {
-  const params = Object.fromEntries(query.value);
+export function setQuery(changes: Record<string, QueryValue>, replace = false): void {
+  // Every value of a repeated parameter, not only its first.
+  const params: Record<string, QueryValue> = {};
+  for (const name of query.value.keys()) params[name] = query.value.getAll(name);
   navigate(path.value, { ...params, ...changes }, replace);
 }
 
-/** The href of a dashboard path keeping the report options (period, from, to) of this view. */
-export function linkTo(to: string, keep: readonly string[] = ["period", "from", "to"]): string {
+/** The href of a dashboard path keeping the report options (period, from, to, filters, compare) of this view. */
+export function linkTo(to: string, keep: readonly string[] = ["period", "from", "to", "filter", "compare"]): string {
   const search = new URLSearchParams();
-  for (const name of keep) {
-    const value = query.value.get(name);
-    if (value) search.set(name, value);
-  }
+  for (const name of keep) for (const value of query.value.getAll(name)) if (value) search.append(name, value);
   return BASE + to + (search.size ? `?${search}` : "");
 }
 

@@ -1,7 +1,8 @@
 /**
  * A time series chart on uPlot, with vertical markers (deployments) drawn on it. Hidden points
  * are gaps, never zeros; the screens list every point's figure beside the chart, "< k"
- * included, so the chart is a picture of the table, not the only place a figure lives.
+ * included, so the chart is a picture of the table, not the only place a figure lives. With a
+ * comparison, an earlier period's line is drawn lighter and dashed beside its current one.
  */
 import uPlot from "uplot";
 import { useEffect, useRef } from "preact/hooks";
@@ -11,6 +12,11 @@ export interface ChartSeries {
   values: (number | null)[];
   /** What the legend says at a gap (a hidden point), by point index: "< 5: quiet hours" (ui/hidden.ts). */
   gapLabel?: (index: number) => string;
+  /**
+   * An earlier period's line (`compare`): drawn lighter and dashed in the colour of the series
+   * at this index, so a reader pairs it with its current line by colour and tells it apart by style.
+   */
+  previousOf?: number;
 }
 
 export interface ChartMarker {
@@ -100,8 +106,9 @@ export function TimeChart({
           {},
           ...series.map((s, i) => ({
             label: s.label,
-            stroke: cssVar(PALETTE[i % PALETTE.length]!),
-            width: 2,
+            stroke: cssVar(PALETTE[(s.previousOf ?? i) % PALETTE.length]!),
+            width: s.previousOf === undefined ? 2 : 1.5,
+            ...(s.previousOf === undefined ? {} : { alpha: 0.45, dash: [6, 4] }),
             spanGaps: false,
             points: { show: times.length <= 48 },
             // The legend names why a point is hidden where it is a gap; numbers as uPlot writes them.

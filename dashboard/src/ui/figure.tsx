@@ -7,7 +7,7 @@ import type { Figure } from "../api/client";
 import { BAND_REASON, bandText, isBand } from "./band";
 import { hiddenReason } from "./hidden";
 
-export type FigureFormat = "count" | "percent" | "ms" | "seconds" | "decimal";
+export type FigureFormat = "count" | "percent" | "ms" | "seconds" | "decimal" | "duration";
 
 const counts = new Intl.NumberFormat("en", { maximumFractionDigits: 0 });
 const decimals = new Intl.NumberFormat("en", { maximumFractionDigits: 2 });
@@ -22,9 +22,27 @@ export function formatValue(value: number, format: FigureFormat = "count"): stri
       return `${decimals.format(value)} s`;
     case "decimal":
       return decimals.format(value);
+    case "duration":
+      return durationText(value);
     default:
       return counts.format(value);
   }
+}
+
+/** "48 s", "2 m 5 s", "1 h 20 m": a time in seconds, to the whole second (minutes and hours written out). */
+export function durationText(seconds: number): string {
+  const s = Math.round(seconds);
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return s % 60 ? `${Math.floor(s / 60)} m ${s % 60} s` : `${s / 60} m`;
+  const minutes = Math.floor((s % 3600) / 60);
+  return minutes ? `${Math.floor(s / 3600)} h ${minutes} m` : `${Math.floor(s / 3600)} h`;
+}
+
+/** "40–60 s", "54 s – 1 m 1 s": a range of times in seconds, widened to whole seconds (it never reads narrower than it is). */
+export function durationRangeText(low: number, high: number): string {
+  const from = Math.floor(low);
+  const to = Math.ceil(high);
+  return to < 60 ? `${from}–${to} s` : `${durationText(from)} – ${durationText(to)}`;
 }
 
 /** Why a suppressed figure is hidden (ui/hidden.ts): the reason's own sentence, or the general one. */
@@ -94,6 +112,20 @@ export function FigureView({
   return (
     <span class="figure" data-qualifier="exact">
       {text}
+    </span>
+  );
+}
+
+/**
+ * A figure shown only as the range it lies in ("≈ 2.4–3.5 s"), as a percentile or a median is
+ * where its own histogram bucket holds fewer than k sessions: `text` the range, `why` the reason.
+ */
+export function RangeView({ text, why }: { text: string; why: string }) {
+  const shown = `≈ ${text}`;
+  const title = `${why} ${ESTIMATED_REASON}`;
+  return (
+    <span class="figure estimated" title={title} aria-label={`${shown}. ${title}`} data-qualifier="estimated">
+      {shown}
     </span>
   );
 }

@@ -1,7 +1,9 @@
 /** Loading, failure and empty states, one look for every screen. */
 import type { ComponentChildren } from "preact";
 import type { ApiProblem } from "../api/client";
+import { clearFilters } from "../state/filters";
 import type { Load } from "../state/load";
+import { setQuery } from "../state/location";
 
 export function Loading({ what }: { what: string }) {
   return (
@@ -14,6 +16,7 @@ export function Loading({ what }: { what: string }) {
 /** The API's own words; a missing scope is named, with what to do about it. */
 export function Failure({ problem, retry }: { problem: ApiProblem; retry?: () => void }) {
   if (problem.status === 403 && problem.requiredScope) return <NeedsScopeNotice scope={problem.requiredScope} />;
+  if (problem.field === "filter") return <FilterRefused problem={problem} />;
   return (
     <div class="failure" role="alert">
       <p>{problem.message}</p>
@@ -22,6 +25,26 @@ export function Failure({ problem, retry }: { problem: ApiProblem; retry?: () =>
           Try again
         </button>
       )}
+    </div>
+  );
+}
+
+/**
+ * The filters cannot be read over this period (a 422: it starts before the per-session rows
+ * retention keeps): said plainly, with the two ways out.
+ */
+function FilterRefused({ problem }: { problem: ApiProblem }) {
+  return (
+    <div class="report-note" role="note">
+      <p>Filters cannot be read over this period. {problem.message.replace(/^filter: /, "").replace(/^./, (c) => c.toUpperCase())}</p>
+      <p>
+        <button type="button" onClick={() => setQuery({ period: "7d", from: undefined, to: undefined })}>
+          Show 7 days
+        </button>{" "}
+        <button type="button" onClick={clearFilters}>
+          Clear filters
+        </button>
+      </p>
     </div>
   );
 }

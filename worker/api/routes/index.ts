@@ -1,5 +1,6 @@
 /** Every /api/v1 route (and the signed /hooks ones), in the order they are matched; the router and the OpenAPI document take them from here. */
 import type { Route } from "../registry";
+import { aggregateRoutes } from "./aggregate";
 import { alertRoutes } from "./alerts";
 import { arrivalRoutes } from "./arrivals";
 import { deploymentRoutes } from "./deployments";
@@ -8,8 +9,10 @@ import { goalRoutes } from "./goals";
 import { keyRoutes } from "./keys";
 import { liveRoutes } from "./live";
 import { overviewRoutes } from "./overview";
+import { queryRoutes } from "./query";
 import { reportRoutes } from "./reports";
 import { sessionRoutes } from "./sessions";
+import { vitalsRoutes } from "./vitals";
 import { siteRoutes } from "./sites";
 
 export const apiRoutes: Route[] = [
@@ -20,6 +23,9 @@ export const apiRoutes: Route[] = [
   ...sessionRoutes,
   ...eventRoutes,
   ...reportRoutes,
+  ...queryRoutes,
+  ...aggregateRoutes,
+  ...vitalsRoutes,
   ...overviewRoutes,
   ...liveRoutes,
   ...deploymentRoutes,

@@ -9,7 +9,11 @@ import { deploymentId, siteId } from "../../lib/ids";
 import { HttpProblem } from "../../lib/problem";
 import { overviewFigures, overviewWindows } from "../../reports/overview";
 import { prepareReport } from "../../reports/request";
-import { figureSchema } from "../../reports/schemas";
+import { figureSchema, filterParam } from "../../reports/schemas";
+import { canonicalFilters } from "../../reports/explore/filters";
+import { filteredOverviewFigures, refuseMovingFilters } from "../../reports/explore/overview";
+import { filterContext, requirePerSessionDays } from "../../reports/explore/plan";
+import { localDate } from "../../reports/timezone";
 import { route } from "../registry";
 import { deploymentResource } from "../resources";
 import { now } from "../../lib/clock";
@@ -20,8 +24,12 @@ const comparison = (what: string) =>
       current: figureSchema,
       previous: figureSchema,
       delta: z.object({
-        absolute: figureSchema.meta({ description: "current − previous; suppressed when either side is, estimated when either is." }),
-        relative: figureSchema.nullable().meta({ description: "(current − previous) / previous, 4 decimals; null when previous is 0." }),
+        absolute: figureSchema.meta({
+          description: "current − previous; suppressed when either side is, estimated when either is.",
+        }),
+        relative: figureSchema
+          .nullable()
+          .meta({ description: "(current − previous) / previous, 4 decimals; null when previous is 0." }),
       }),
     })
     .meta({ description: what });
@@ -37,13 +45,17 @@ const overviewResponse = z
     site: z.string(),
     k: z.number().int(),
     timezone: z.string(),
-    deployment: deploymentResource.nullable().meta({ description: "The marker compared from, with its smoke conversions; null when the site has none." }),
-    current: overviewWindow.meta({ description: "The closed local hours since the marker (from the first hour after the marker's own)." }),
-    previous: overviewWindow.meta({ description: "The as many hours before the marker's own hour." }),
-    pending_until: z
-      .string()
+    deployment: deploymentResource
       .nullable()
-      .meta({ format: "date-time", description: "Set while no hour since the marker has closed: when the first one does. The figures are null until then." }),
+      .meta({ description: "The marker compared from, with its smoke conversions; null when the site has none." }),
+    current: overviewWindow.meta({
+      description: "The closed local hours since the marker (from the first hour after the marker's own).",
+    }),
+    previous: overviewWindow.meta({ description: "The as many hours before the marker's own hour." }),
+    pending_until: z.string().nullable().meta({
+      format: "date-time",
+      description: "Set while no hour since the marker has closed: when the first one does. The figures are null until then.",
+    }),
     visitors: comparison("Visitors: the shown hours' visitors added up (estimated over several hours).").nullable(),
     pageviews: comparison("Pageviews of the shown hours.").nullable(),
     sessions: comparison("The rates' denominator: sessions of the window (the visitors figure).").nullable(),
@@ -82,10 +94,18 @@ export const overviewRoutes = [
               "The marker to compare from (default: the site's latest), or `none` for the last 24 closed hours against the 24 before, whatever markers there are. Without any marker: the last 24 closed hours too.",
           },
         }),
+      filter: filterParam,
     }),
     site: { from: "query", name: "site" },
     responses: {
-      200: { description: "Both windows' figures with their deltas, the marker and its smoke conversions.", schema: overviewResponse },
+      200: {
+        description: "Both windows' figures with their deltas, the marker and its smoke conversions.",
+        schema: overviewResponse,
+      },
+      400: {
+        description:
+          "A malformed parameter; a filter on page, goal or exit_page, which the running hours cannot take, or filters on windows reaching before the days WREN_RAW_RETENTION_DAYS keeps (`field`: `filter`).",
+      },
       404: { description: "No such site (`field`: `site`) or marker of the site (`field`: `deployment`)." },
     },
     async handle(context) {
@@ -102,9 +122,22 @@ export const overviewRoutes = [
       if (!marker && query.deployment !== undefined && query.deployment !== "none")
         throw new HttpProblem(404, `deployment: the site has no deployment ${query.deployment}.`, { field: "deployment" });
       const windows = overviewWindows(p.scope.timeZone, marker ? Date.parse(marker.deployed_at) : null, window.toMs);
+      const filters = canonicalFilters(query.filter ?? []);
+      if (filters.length > 0) {
+        refuseMovingFilters(filters);
+        requirePerSessionDays(
+          { from: localDate(p.scope.timeZone, windows.previous.fromMs) },
+          filterContext(context.env),
+          "filter",
+        );
+      }
       const figures =
         windows.pendingUntil === null
-          ? await p.cached("overview", [windows.current, windows.previous], () => overviewFigures(p.db, p.scope, windows, lastEndedDay))
+          ? await p.cached("overview", [windows.current, windows.previous, filters], () =>
+              filters.length > 0
+                ? filteredOverviewFigures(p.db, p.scope, windows, filters)
+                : overviewFigures(p.db, p.scope, windows, lastEndedDay),
+            )
           : null;
       const bounds = (w: { fromMs: number; toMs: number }) => ({
         start: new Date(w.fromMs).toISOString(),

@@ -1,8 +1,9 @@
 /**
- * The reports (scope read:reports, the site on the key's allowlist): pages, vitals,
- * conversions, funnels and timeseries. Each route declares itself here; preparing the period
- * and the rollups (reports/request.ts), computing through the privacy filter, and answering
- * in the negotiated format (reports/reply.ts) live in worker/reports.
+ * The reports (scope read:reports, the site on the key's allowlist): pages, conversions,
+ * funnels, timeseries and breakdowns (vitals: routes/vitals.ts). Each route declares itself
+ * here; preparing the period and the rollups (reports/request.ts), computing through the
+ * privacy filter, comparing with an earlier period (reports/compare.ts), and answering in the
+ * negotiated format (reports/reply.ts) live in worker/reports.
  */
 import { requireReportGoals } from "../../domain/goals";
 import { HttpProblem } from "../../lib/problem";
@@ -13,8 +14,18 @@ import { OTHER_KEY } from "../../reports/hidden-rows";
 import { figureValue } from "../../reports/list";
 import { pagesReport } from "../../reports/pages";
 import { refuseTodayBreakdown, todayBreakdownReport, todayPagesReport, type TodayDimension } from "../../reports/today";
-import { bandColumns, figureColumns, FORMATS_NOTE, inFormat, pagedBody, REPORT_FORMATS, sortedPage } from "../../reports/reply";
+import { comparedHead, comparedReport } from "../../reports/compare";
+import { compareBreakdown, compareConversions, compareFunnel, comparePages, compareTimeseries } from "../../reports/compared";
+import { bandColumns, FORMATS_NOTE, inFormat, pagedBody, REPORT_FORMATS, reportColumns, sortedPage } from "../../reports/reply";
 import { prepareReport } from "../../reports/request";
+import {
+  filteredBreakdownReport,
+  filteredConversionsReport,
+  filteredFunnelReport,
+  filteredPagesReport,
+  filteredTimeseriesReport,
+  filterPlanner,
+} from "../../reports/explore";
 import { requireFunnelPeriod, retentionDays } from "../../reports/retention";
 import {
   breakdownQuery,
@@ -27,47 +38,11 @@ import {
   pagesResponse,
   timeseriesQuery,
   timeseriesResponse,
-  vitalsQuery,
-  vitalsResponse,
 } from "../../reports/schemas";
 import { MAX_HOURLY_DAYS, timeseriesReport } from "../../reports/timeseries";
-import { vitalsReport, type VitalsRow, type VitalsSums } from "../../reports/vitals";
 import { route } from "../registry";
-import type { HeaderSpec } from "../reply";
+import { PAGED_REPORT_HEADERS, REPORT_HEADERS, REPORT_REFUSALS } from "./report-responses";
 import { now } from "../../lib/clock";
-
-/** The headers every report's 200 carries in every format (reports/reply.ts, `inFormat`). */
-const REPORT_HEADERS: Record<string, HeaderSpec> = {
-  Vary: {
-    description: "The body depends on `Accept` (JSON, CSV or NDJSON).",
-    required: true,
-    schema: { type: "string", const: "Accept" },
-  },
-  "Wren-Published-Through": {
-    description: "The site's last published local day: the freshest the report can be.",
-    required: true,
-    schema: { type: "string", format: "date" },
-  },
-};
-
-/** A paginated report's: and while a next page exists, `Link` to it. */
-const PAGED_REPORT_HEADERS: Record<string, HeaderSpec> = {
-  ...REPORT_HEADERS,
-  Link: {
-    description: 'The next page, `</api/v1/…?…&cursor=…>; rel="next"`; absent on the last page.',
-    required: false,
-    schema: { type: "string", pattern: '^<[^>]+>; rel="next"$' },
-  },
-};
-
-/** What every report answers besides its figures: the site unknown, or the request refused for it (problem+json naming the field). */
-const REPORT_REFUSALS = {
-  404: { description: "No such site (`field`: `site`)." },
-  422: {
-    description:
-      "Refused for this site: `tz` other than its zone; `to` or `date` after the last published day; a goal that is not the site's; for funnels, a period starting before the days WREN_RAW_RETENTION_DAYS keeps.",
-  },
-} as const;
 
 export const reportRoutes = [
   route({
@@ -91,10 +66,25 @@ export const reportRoutes = [
     },
     async handle(context) {
       const { query } = context;
-      const p = await prepareReport(context, query.site, query);
-      const report = p.scope.hours
-        ? await todayPagesReport(p.db, p.scope, query.page)
-        : await p.cached("pages", [query.page], () => pagesReport(p.db, p.scope, query.page));
+      const filters = filterPlanner(context.env, query.filter);
+      const p = await prepareReport(context, query.site, query, (period) => filters.check(period));
+      const plan = filters.plan;
+      const { report, comparison } =
+        p.scope.hours && !query.compare
+          ? { report: await todayPagesReport(p.db, p.scope, query.page), comparison: undefined }
+          : await comparedReport(
+              p,
+              query.compare,
+              query.period,
+              (q) =>
+                q.cached("pages", [query.page, plan], () =>
+                  plan.by === "units"
+                    ? filteredPagesReport(q.db, q.scope, plan.filters, query.page)
+                    : pagesReport(q.db, q.scope, query.page),
+                ),
+              comparePages,
+              filters.checkEarlier,
+            );
       const page = sortedPage(
         report.rows,
         p,
@@ -105,72 +95,7 @@ export const reportRoutes = [
       );
       return context.reply(
         200,
-        pagedBody(p, page, report.totals),
-        inFormat(
-          context.request,
-          p,
-          page.rows,
-          ["path", "other", ...(p.scope.hours ? bandColumns : figureColumns)("visitors", "pageviews")],
-          page.next_cursor,
-        ),
-      );
-    },
-  }),
-  route({
-    operationId: "getVitalsReport",
-    method: "GET",
-    path: "/api/v1/vitals",
-    summary: "Vitals report: p75 and good / needs-improvement / poor shares per path and metric",
-    tag: "Reports",
-    auth: "key",
-    scope: "read:reports",
-    query: vitalsQuery,
-    site: { from: "query", name: "site" },
-    responses: {
-      ...REPORT_REFUSALS,
-      200: {
-        description: `Rows per path and metric, sorted and paginated; paths hidden over the whole period are one \`other\` row per metric, last.${FORMATS_NOTE}`,
-        schema: vitalsResponse,
-        alsoAs: REPORT_FORMATS,
-        headers: PAGED_REPORT_HEADERS,
-      },
-    },
-    async handle(context) {
-      const { query } = context;
-      const p = await prepareReport(context, query.site, query);
-      const sortValue = (r: VitalsSums) =>
-        query.sort === "path"
-          ? r.other
-            ? null
-            : `${r.path}\u0000${r.metric}`
-          : query.sort === "samples"
-            ? figureValue(r.samples)
-            : null;
-      const paged = <R extends VitalsSums>(rows: R[]) =>
-        sortedPage(
-          rows,
-          p,
-          query,
-          query.sort === "path",
-          (r) => (query.sort === "p75" ? figureValue((r as unknown as VitalsRow).p75) : sortValue(r)),
-          (r) => `${r.path ?? OTHER_KEY}\u0000${r.metric}`,
-        );
-      // Sorting by p75 needs every p75; otherwise only the page's rows get one, so the page
-      // itself is what is kept.
-      const { page: pattern, metric, sort, order, limit, cursor } = query;
-      const page = await p.cached("vitals", [pattern, metric, sort, order, limit, cursor, p.format], async () => {
-        let next: string | null = null;
-        const rows = await vitalsReport(p.db, p.scope, { page: pattern, metric }, (all) => {
-          if (sort === "p75") return all;
-          const chosen = paged(all);
-          next = chosen.next_cursor;
-          return chosen.rows;
-        });
-        return sort === "p75" ? paged(rows) : { rows, next_cursor: next };
-      });
-      return context.reply(
-        200,
-        { ...p.head, rows: page.rows, next_cursor: page.next_cursor },
+        comparedHead(pagedBody(p, page, report.totals), comparison),
         inFormat(
           context.request,
           p,
@@ -178,9 +103,7 @@ export const reportRoutes = [
           [
             "path",
             "other",
-            "metric",
-            "unit",
-            ...figureColumns("p75", "p75_low", "p75_high", "good", "needs_improvement", "poor", "samples"),
+            ...(p.scope.hours ? bandColumns("visitors", "pageviews") : reportColumns(!!comparison, "visitors", "pageviews")),
           ],
           page.next_cursor,
         ),
@@ -208,11 +131,22 @@ export const reportRoutes = [
     },
     async handle(context) {
       const { query } = context;
-      const p = await prepareReport(context, query.site, query, (period) => {
-        if (period.hours && query.filter)
-          throw new HttpProblem(400, `filter: applies to whole days, not to period=${query.period}.`, { field: "filter" });
-      });
-      const report = await p.cached("conversions", [query.filter], () => conversionsReport(p.db, p.scope, query.filter));
+      const filters = filterPlanner(context.env, query.filter);
+      const p = await prepareReport(context, query.site, query, (period) => filters.check(period, true));
+      const plan = filters.plan;
+      const { report, comparison } = await comparedReport(
+        p,
+        query.compare,
+        query.period,
+        (q) =>
+          q.cached("conversions", [plan], () =>
+            plan.by === "units"
+              ? filteredConversionsReport(q.db, q.scope, plan.filters)
+              : conversionsReport(q.db, q.scope, plan.by === "day-cells" ? plan.filter : undefined),
+          ),
+        compareConversions,
+        filters.checkEarlier,
+      );
       const page = sortedPage(
         report.rows,
         p,
@@ -223,12 +157,17 @@ export const reportRoutes = [
       );
       return context.reply(
         200,
-        pagedBody(p, page, report.totals),
+        comparedHead(pagedBody(p, page, report.totals), comparison),
         inFormat(
           context.request,
           p,
           page.rows,
-          ["goal_id", "goal_name", "goal_kind", ...figureColumns("conversions", "converting_sessions", "sessions", "rate")],
+          [
+            "goal_id",
+            "goal_name",
+            "goal_kind",
+            ...reportColumns(!!comparison, "conversions", "converting_sessions", "sessions", "rate"),
+          ],
           page.next_cursor,
         ),
       );
@@ -247,7 +186,7 @@ export const reportRoutes = [
     responses: {
       // The goals are checked first: an unknown site has none of them, a 422 on `goals`, never a 404.
       422: {
-        description: `${REPORT_REFUSALS[422].description} An unknown site too: none of the goals is its (\`field\`: \`goals\`).`,
+        description: `${REPORT_REFUSALS[422].description} An unknown site too: none of the goals is its (\`field\`: \`goals\`). With \`compare\`, an earlier period starting before those days (\`field\`: \`compare\`).`,
       },
       200: {
         description: `One entry per step, in order.${FORMATS_NOTE}`,
@@ -262,17 +201,35 @@ export const reportRoutes = [
       // Funnels read per-session rows, which retention keeps for WREN_RAW_RETENTION_DAYS only.
       const field = query.from !== undefined ? "from" : query.date !== undefined ? "date" : "period";
       const days = retentionDays(context.env.WREN_RAW_RETENTION_DAYS);
-      const p = await prepareReport(context, query.site, query, (period) => requireFunnelPeriod(period.from, now(), days, field));
-      const steps = await p.cached("funnel", [query.goals], () => funnelReport(p.db, p.scope, query.goals));
+      const filters = filterPlanner(context.env, query.filter);
+      const p = await prepareReport(context, query.site, query, (period) => {
+        requireFunnelPeriod(period.from, now(), days, field);
+        filters.check(period);
+      });
+      const plan = filters.plan;
+      const { report: steps, comparison } = await comparedReport(
+        p,
+        query.compare,
+        query.period,
+        (q) =>
+          q.cached("funnel", [query.goals, plan], () =>
+            plan.by === "units"
+              ? filteredFunnelReport(q.db, q.scope, plan.filters, query.goals)
+              : funnelReport(q.db, q.scope, query.goals),
+          ),
+        compareFunnel,
+        // The earlier period is refused as it would be asked directly, naming `compare`.
+        (earlier) => requireFunnelPeriod(earlier.from, now(), days, "compare"),
+      );
       return context.reply(
         200,
-        { ...p.head, steps },
+        { ...comparedHead(p.head, comparison), steps },
         inFormat(context.request, p, steps, [
           "step",
           "goal_id",
           "goal_name",
           "goal_kind",
-          ...figureColumns("sessions", "dropoff", "rate"),
+          ...reportColumns(!!comparison, "sessions", "dropoff", "rate"),
         ]),
       );
     },
@@ -300,6 +257,7 @@ export const reportRoutes = [
       const { db, query } = context;
       if (query.goal !== undefined) await requireReportGoals(db, query.site, [query.goal], "goal");
       let interval = query.interval ?? "day";
+      const filters = filterPlanner(context.env, query.filter);
       const p = await prepareReport(context, query.site, query, (period) => {
         if (period.hours) {
           if (query.interval === "day")
@@ -312,14 +270,26 @@ export const reportRoutes = [
         if (interval === "hour" && period.days > MAX_HOURLY_DAYS) {
           throw new HttpProblem(400, `interval: hourly points cover at most ${MAX_HOURLY_DAYS} days.`, { field: "interval" });
         }
+        filters.check(period, interval === "day");
       });
-      const report = await p.cached("timeseries", [interval, query.goal, query.filter], () =>
-        timeseriesReport(p.db, p.scope, interval, query.goal, query.filter),
+      const plan = filters.plan;
+      const { report, comparison } = await comparedReport(
+        p,
+        query.compare,
+        query.period,
+        (q) =>
+          q.cached("timeseries", [interval, query.goal, plan], () =>
+            plan.by === "units"
+              ? filteredTimeseriesReport(q.db, q.scope, plan.filters, interval, query.goal)
+              : timeseriesReport(q.db, q.scope, interval, query.goal, plan.by === "day-cells" ? plan.filter : undefined),
+          ),
+        compareTimeseries(query.compare!, p.period.days),
+        filters.checkEarlier,
       );
       return context.reply(
         200,
         {
-          ...p.head,
+          ...comparedHead(p.head, comparison),
           interval,
           points: report.points,
           totals: report.totals,
@@ -328,7 +298,13 @@ export const reportRoutes = [
           context.request,
           p,
           report.points.map((pt) => ({ interval, ...pt })),
-          ["interval", "start", "local", ...figureColumns("visitors", "pageviews", "conversions")],
+          [
+            "interval",
+            "start",
+            "local",
+            ...(comparison ? ["previous_date"] : []),
+            ...reportColumns(!!comparison, "visitors", "pageviews", "conversions"),
+          ],
         ),
       );
     },
@@ -360,12 +336,25 @@ export const reportRoutes = [
         throw new HttpProblem(400, `sort: ${query.sort} needs a goal.`, { field: "sort" });
       }
       if (query.period === "today") refuseTodayBreakdown(query.dimension, query.goal);
-      const p = await prepareReport(context, query.site, query);
-      const report = p.scope.hours
-        ? await todayBreakdownReport(p.db, p.scope, query.dimension as TodayDimension)
-        : await p.cached("breakdown", [query.dimension, query.goal], () =>
-            breakdownReport(p.db, p.scope, query.dimension, query.goal),
-          );
+      const filters = filterPlanner(context.env, query.filter);
+      const p = await prepareReport(context, query.site, query, (period) => filters.check(period));
+      const plan = filters.plan;
+      const { report, comparison } =
+        p.scope.hours && !query.compare
+          ? { report: await todayBreakdownReport(p.db, p.scope, query.dimension as TodayDimension), comparison: undefined }
+          : await comparedReport(
+              p,
+              query.compare,
+              query.period,
+              (q) =>
+                q.cached("breakdown", [query.dimension, query.goal, plan], () =>
+                  plan.by === "units"
+                    ? filteredBreakdownReport(q.db, q.scope, plan.filters, query.dimension, query.goal)
+                    : breakdownReport(q.db, q.scope, query.dimension, query.goal),
+                ),
+              compareBreakdown,
+              filters.checkEarlier,
+            );
       const sort = query.sort;
       const page = sortedPage(
         report.rows,
@@ -378,10 +367,10 @@ export const reportRoutes = [
       const figures = query.goal
         ? ["visitors", "pageviews", "converting_sessions", "conversions", "rate"]
         : ["visitors", "pageviews"];
-      const columns = p.scope.hours ? bandColumns(...figures) : figureColumns(...figures);
+      const columns = p.scope.hours ? bandColumns(...figures) : reportColumns(!!comparison, ...figures);
       return context.reply(
         200,
-        { ...pagedBody(p, page, report.totals), dimension: query.dimension },
+        { ...comparedHead(pagedBody(p, page, report.totals), comparison), dimension: query.dimension },
         inFormat(context.request, p, page.rows, ["value", "other", ...columns], page.next_cursor),
       );
     },

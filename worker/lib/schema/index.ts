@@ -10,3 +10,4 @@ export * from "./ingest";
 export * from "./operations";
 export * from "./rollups";
 export * from "./dimension-pairs";
+export * from "./engagement";

@@ -96,7 +96,11 @@ export const vitals = sqliteTable(
     value: real("value").notNull(),
     ts: integer("ts").notNull(),
   },
-  (t) => [index("vitals_site_path_ts").on(t.siteId, t.path, t.ts)],
+  (t) => [
+    index("vitals_site_path_ts").on(t.siteId, t.path, t.ts),
+    // A filtered session-day's samples (reports/explore/vitals.ts), read session by session.
+    index("vitals_site_session_ts").on(t.siteId, t.sessionId, t.ts),
+  ],
 );
 
 /**

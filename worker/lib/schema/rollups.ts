@@ -114,6 +114,8 @@ export const rollupSiteHourUnits = sqliteTable(
     siteId: text("site_id").notNull(),
     hour: integer("hour").notNull(),
     unit: text("unit").notNull(),
+    /** The unit's pageviews in the hour: a filtered report's hourly pageviews (reports/explore). */
+    pageviews: integer("pageviews").notNull().default(0),
   },
   (t) => [uniqueIndex("rollup_site_hour_units_key").on(t.siteId, t.hour, t.unit)],
 );
@@ -144,8 +146,14 @@ export const rollupPageDayUnits = sqliteTable(
     day: text("day").notNull(),
     path: text("path").notNull(),
     unit: text("unit").notNull(),
+    /** The unit's pageviews of the path that day (≥ 1): a filtered report's pageviews (reports/explore). */
+    pageviews: integer("pageviews").notNull().default(1),
   },
-  (t) => [uniqueIndex("rollup_page_day_units_key").on(t.siteId, t.day, t.path, t.unit)],
+  (t) => [
+    uniqueIndex("rollup_page_day_units_key").on(t.siteId, t.day, t.path, t.unit),
+    // A filtered session-day's pages (reports/explore/cells.ts), from the index alone.
+    index("rollup_page_day_units_by_unit").on(t.siteId, t.day, t.unit, t.path, t.pageviews),
+  ],
 );
 
 /** Goal-day atoms: converting units and conversions. */
@@ -281,7 +289,9 @@ const dimensionColumns = () => ({
 /**
  * Each unit's dimensions on each local day: those of its first pageview that day, the exit page
  * of its last one. Per-session rows, deleted by retention with the raw rows; what the dimension
- * cells are kept in step from as pageviews arrive.
+ * cells are kept in step from as pageviews arrive. The table is WITHOUT ROWID (migration 0021,
+ * which drizzle does not model): its rows are kept in key order, so a filtered report's range of
+ * a site's days is one sequential read.
  */
 export const rollupSessionDay = sqliteTable(
   "rollup_session_day",
@@ -292,6 +302,14 @@ export const rollupSessionDay = sqliteTable(
     /** The raw ids of its first and last pageview that day; null until it has one. */
     firstPageviewId: integer("first_pageview_id"),
     lastPageviewId: integer("last_pageview_id"),
+    /**
+     * The fold instants (ms) of its earliest and latest pageview that day, whatever order they
+     * arrived in: the visit's duration is their difference (reports/engagement.ts). Null until it has one.
+     */
+    firstTs: integer("first_ts"),
+    lastTs: integer("last_ts"),
+    /** The unit's cell key (noise.ts unitKeySql), stored so a filtered cell's key sum is a sum of a column. */
+    unitKey: integer("unit_key").notNull().default(0),
     pageviews: integer("pageviews").notNull().default(0),
     ...dimensionColumns(),
   },
@@ -309,6 +327,9 @@ export const rollupDimensionScratch = sqliteTable(
     day: text("day").notNull(),
     unit: text("unit").notNull(),
     firstPageviewId: integer("first_pageview_id"),
+    /** Its span as it was: its old duration bucket leaves the site-day's histogram (reports/engagement-fold.ts). */
+    firstTs: integer("first_ts"),
+    lastTs: integer("last_ts"),
     pageviews: integer("pageviews").notNull().default(0),
     ...dimensionColumns(),
   },

@@ -85,3 +85,5 @@ export {
 export { DEFAULT_K, enoughUnits, kAnonymity, MIN_K, siteDayVisible } from "./threshold";
 export { bandOf } from "./bands";
 export { bandedOnTrueCounts, bandedToday, exactToday, type TodayCell, type TodayRule } from "./today";
+export { exactFiltered, filteredOnTrueCounts, filteredRule, type FilteredCell, type FilteredRule } from "./filtered";
+export { perturbWithTails, tailSteps } from "./filtered";

@@ -32,6 +32,8 @@ export const ROLLUP_TABLES = [
   "rollup_dimension_day",
   "rollup_goal_dimension_day",
   "rollup_dimension_pair_day",
+  "rollup_engagement_day",
+  "rollup_duration_histogram",
 ] as const;
 
 /** Statements that delete a site's rollups: add them to the batch that deletes the site. */

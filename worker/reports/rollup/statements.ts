@@ -64,7 +64,12 @@ export function foldStatements(source: Source, zone: ZoneGroup, range: Range): I
           "INSERT INTO rollup_site_hour (site_id, hour, day, visitors, pageviews) SELECT site_id, hour, day, 0, sum(kind = 'pageview') FROM raw WHERE true GROUP BY site_id, hour, day " +
             `ON CONFLICT (${SITE_HOUR}) DO UPDATE SET pageviews = rollup_site_hour.pageviews + excluded.pageviews`,
         ),
-        ...units("site_hour", "rollup_site_hour_units", "site_id, hour"),
+        // Each unit with its pageviews of the hour: a filtered report's hourly pageviews (reports/explore).
+        setMark("site_hour", "rollup_site_hour_units"),
+        withRaw(
+          "INSERT INTO rollup_site_hour_units (site_id, hour, unit, pageviews) SELECT site_id, hour, unit, sum(kind = 'pageview') FROM raw WHERE true " +
+            "GROUP BY site_id, hour, unit ON CONFLICT (site_id, hour, unit) DO UPDATE SET pageviews = rollup_site_hour_units.pageviews + excluded.pageviews",
+        ),
         countNew("site_hour", "rollup_site_hour_units", "rollup_site_hour", "site_id, hour", "visitors", SITE_HOUR, [
           "day",
           "''",
@@ -74,7 +79,12 @@ export function foldStatements(source: Source, zone: ZoneGroup, range: Range): I
           "INSERT INTO rollup_page_day (site_id, day, path, visitors, pageviews) SELECT site_id, day, path, 0, count(*) FROM raw WHERE kind = 'pageview' GROUP BY site_id, day, path " +
             `ON CONFLICT (${PAGE_DAY}) DO UPDATE SET pageviews = rollup_page_day.pageviews + excluded.pageviews`,
         ),
-        ...units("page_day", "rollup_page_day_units", "site_id, day, path", "WHERE kind = 'pageview'"),
+        // Each unit with its pageviews of the path: a filtered report's pageviews (reports/explore).
+        setMark("page_day", "rollup_page_day_units"),
+        withRaw(
+          "INSERT INTO rollup_page_day_units (site_id, day, path, unit, pageviews) SELECT site_id, day, path, unit, count(*) FROM raw WHERE kind = 'pageview' " +
+            "GROUP BY site_id, day, path, unit ON CONFLICT (site_id, day, path, unit) DO UPDATE SET pageviews = rollup_page_day_units.pageviews + excluded.pageviews",
+        ),
         countNew("page_day", "rollup_page_day_units", "rollup_page_day", "site_id, day, path", "visitors", PAGE_DAY),
         ...dimensionFoldStatements(withRaw),
       ];

@@ -1,11 +1,14 @@
 /**
  * Conversions per goal over the period (GET /api/v1/conversions): conversions counted, and
  * the rate written with its denominator ("6 of 8 sessions, 75 %"). This report reads today's
- * and the last 24 hours' closed hours too, so it takes the period as picked.
+ * and the last 24 hours' closed hours too, so it takes the period as picked; and the report
+ * filters (state/filters.ts), a goal's row adding `goal:` to them.
  */
 import { api, unwrap, type Schemas } from "../../api/client";
 import { useLoad } from "../../state/load";
+import { filterQuery } from "../../state/filters";
 import { period, periodParams } from "../../state/period";
+import { FilterButton, rowFilter } from "../../ui/filter-row";
 import { FigureView, RateView } from "../../ui/figure";
 import { Freshness } from "../../ui/freshness";
 import { CaptionRange } from "../../ui/report-range";
@@ -17,7 +20,7 @@ type Report = Schemas["ConversionsReport"];
 const LIMIT = 1000;
 
 export function ConversionsReport({ site, goalsKey }: { site: string; /** Changes when goals are added or deleted. */ goalsKey: string }) {
-  const params = { site, ...periodParams(period.value), limit: LIMIT };
+  const params = { site, ...periodParams(period.value), ...filterQuery(), limit: LIMIT };
   // The route also answers CSV and NDJSON; without an Accept header it answers JSON.
   const read = () => unwrap(api.GET("/api/v1/conversions", { params: { query: params } }));
   const load = useLoad(read, [JSON.stringify(params), goalsKey]);
@@ -75,8 +78,12 @@ export function ConversionsTable({
           </thead>
           <tbody>
             {report.rows.map((row) => (
-              <tr key={row.goal.id}>
-                <th scope="row">{row.goal.name}</th>
+              <tr key={row.goal.id} class="filter-row" onClick={rowFilter("goal", row.goal.id)}>
+                <th scope="row">
+                  <FilterButton dimension="goal" value={row.goal.id}>
+                    {row.goal.name}
+                  </FilterButton>
+                </th>
                 <td class="num">
                   <FigureView figure={row.conversions} k={k} />
                 </td>

@@ -7,6 +7,7 @@ import type { Figure, Goal, Schemas } from "../../api/client";
 import { api, unwrap } from "../../api/client";
 import { useLoad } from "../../state/load";
 import { query, setQuery } from "../../state/location";
+import { filterQuery } from "../../state/filters";
 import { dayPeriodParams, period } from "../../state/period";
 import { FigureView, RateView } from "../../ui/figure";
 import { FUNNELS_BY_DAY, WholeDayNote } from "../../ui/report-days";
@@ -15,6 +16,7 @@ import { CaptionRange } from "../../ui/report-range";
 import { Empty, Loaded } from "../../ui/states";
 
 type Report = Schemas["FunnelReport"];
+
 
 const MIN_STEPS = 2;
 const MAX_STEPS = 6;
@@ -95,7 +97,7 @@ export function FunnelSection({ site, goals }: { site: string; /** Reportable go
 }
 
 function FunnelReport({ site, steps }: { site: string; steps: string[] }) {
-  const params = { site, ...dayPeriodParams(period.value), goals: steps.join(",") };
+  const params = { site, ...dayPeriodParams(period.value), ...filterQuery(), goals: steps.join(",") };
   // The route also answers CSV and NDJSON; without an Accept header it answers JSON.
   const read = () => unwrap(api.GET("/api/v1/funnels", { params: { query: params } }));
   const load = useLoad(read, [JSON.stringify(params)]);

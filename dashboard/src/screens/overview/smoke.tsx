@@ -3,22 +3,12 @@
  * session (the proof that the tracker's beacons got through). Markers carry goal ids only; the
  * names come from the site's goals when the key may read them (read:sites), else the id shows.
  */
-import { api, unwrap, type Schemas } from "../../api/client";
-import { useLoad } from "../../state/load";
-import { hasScope } from "../../state/session";
+import type { Schemas } from "../../api/client";
 import { formatInstant } from "../../ui/time";
 
-type SmokeConversion = Schemas["SmokeConversion"];
+export { useGoalNames } from "../../state/goal-names";
 
-/** Goal id → name; empty until read, and for keys without read:sites. */
-export function useGoalNames(site: string): ReadonlyMap<string, string> {
-  const canRead = hasScope("read:sites");
-  const load = useLoad(
-    () => (canRead ? unwrap(api.GET("/api/v1/sites/{id}/goals", { params: { path: { id: site } } })) : Promise.resolve({ goals: [] })),
-    [site, canRead],
-  );
-  return load.status === "ready" ? new Map(load.data.goals.map((goal) => [goal.id, goal.name])) : new Map();
-}
+type SmokeConversion = Schemas["SmokeConversion"];
 
 export function SmokeList({
   smoke,

@@ -4,29 +4,35 @@
  * the chart, never a zero; the table writes it as "< k", so no figure lives in the picture only.
  * A point wholly before the site was registered is "no data" (a gap in the chart too), and so
  * are the totals when every point is: nothing was there to count, which "< k" or "≈ 0" would hide.
+ * With a comparison (?compare=…), the totals carry their change ("↑ 12 %"), the chart a lighter
+ * dashed line of the earlier period's visitors, and the table that line's figures and dates.
  */
 import { useMemo } from "preact/hooks";
 import { api, ApiProblem, unwrap, type Figure, type Schemas } from "../../api/client";
 import { useLoad } from "../../state/load";
+import { filterQuery } from "../../state/filters";
+import { compareParams, type CompareMode } from "../../state/compare";
 import { isHourly, periodParams, type Period } from "../../state/period";
 import { TimeChart, type ChartMarker, type ChartSeries } from "../../ui/chart";
-import { beforeSite, noDataBefore, SiteFigureView } from "../../ui/figure";
+import { beforeSite, FigureView, noDataBefore, SiteFigureView } from "../../ui/figure";
 import { formatPoint, siteClock } from "../../ui/time";
 import { Empty } from "../../ui/states";
 import { hiddenLabel } from "../../ui/hidden";
+import { DeltaView, type Delta } from "../../ui/compare";
 
 export type Timeseries = Schemas["TimeseriesReport"];
 type Deployment = Schemas["Deployment"];
 
 /** Hourly periods are reported per closed hour (the API refuses days there); the others per day. */
-export function useTimeseries(site: string, period: Period) {
+export function useTimeseries(site: string, period: Period, compare: CompareMode | null = null) {
+  const filter = filterQuery();
   return useLoad(async () => {
-    const query = { site, ...periodParams(period), interval: isHourly(period) ? ("hour" as const) : ("day" as const) };
+    const query = { site, ...periodParams(period), ...compareParams(period, compare), interval: isHourly(period) ? ("hour" as const) : ("day" as const), ...filter };
     const data = await unwrap(api.GET("/api/v1/timeseries", { params: { query } }));
     // The route can also answer CSV; the dashboard always asks for JSON.
     if (typeof data === "string") throw new ApiProblem(0, "The timeseries came back as text, not JSON.");
     return data;
-  }, [site, period.name, period.from, period.to]);
+  }, [site, period.name, period.from, period.to, compare, filter.filter?.join("&")]);
 }
 
 const value = (figure: Figure): number | null => (figure.qualifier === "suppressed" ? null : figure.value);
@@ -57,11 +63,21 @@ function TrendChart({ series, deployments, createdAt }: { series: Timeseries; de
       const point = points[index];
       return point && beforeSite(pointEnd(point, series.interval), createdAt) ? "no data" : hiddenLabel(series.k, point?.hidden);
     };
-    return [
+    const lines: ChartSeries[] = [
       { label: "Visitors", values: at((p) => p.visitors), gapLabel },
       { label: "Pageviews", values: at((p) => p.pageviews), gapLabel },
       { label: "Conversions", values: at((p) => p.conversions), gapLabel },
     ];
+    // The earlier period's visitors, point by point (the table lists the same figures).
+    if (series.comparison) {
+      lines.push({
+        label: "Visitors, earlier",
+        values: points.map((p) => (p.visitors.previous ? value(p.visitors.previous) : null)),
+        gapLabel: () => `< ${series.k}`,
+        previousOf: 0,
+      });
+    }
+    return lines;
   }, [series, createdAt]);
   const markers = useMemo<ChartMarker[]>(() => {
     const range = span(series);
@@ -77,10 +93,11 @@ function TrendChart({ series, deployments, createdAt }: { series: Timeseries; de
     return range ? ([siteClock(range[0], zone), siteClock(range[1], zone)] as const) : undefined;
   }, [series]);
   const unit = series.interval === "hour" ? "hour" : "day";
+  const compared = series.comparison ? `, and the visitors of ${series.comparison.from} to ${series.comparison.to} as a dashed line` : "";
   const described = markers.length ? `, with ${markers.length} deployment ${markers.length === 1 ? "marker" : "markers"} (${markers.map((m) => m.label).join(", ")})` : "";
   return (
     <TimeChart
-      title={`Chart of visitors, pageviews and conversions per ${unit}${described}. Every figure is in the table below.`}
+      title={`Chart of visitors, pageviews and conversions per ${unit}${described}${compared}. Every figure is in the table below.`}
       times={times}
       series={lines}
       markers={markers}
@@ -99,6 +116,7 @@ function PointsTable({ series, createdAt }: { series: Timeseries; createdAt: num
     </td>
   );
   const points: Point[] = series.points;
+  const compared = series.comparison !== undefined;
   return (
     // Focusable, so a keyboard can scroll it where it is wider than the screen.
     <div class="table-wrap" tabIndex={0} role="region" aria-labelledby="overview-points-caption">
@@ -118,6 +136,17 @@ function PointsTable({ series, createdAt }: { series: Timeseries; createdAt: num
             <th scope="col" class="num">
               Conversions
             </th>
+            {compared && (
+              <>
+                <th scope="col">Compared with</th>
+                <th scope="col" class="num">
+                  Visitors then
+                </th>
+                <th scope="col" class="num">
+                  Change
+                </th>
+              </>
+            )}
           </tr>
         </thead>
         <tbody>
@@ -131,6 +160,13 @@ function PointsTable({ series, createdAt }: { series: Timeseries; createdAt: num
                 {cell(point.visitors, before, point.hidden, point.from_hours)}
                 {cell(point.pageviews, before, point.hidden, point.from_hours)}
                 {cell(point.conversions, before, point.hidden)}
+                {compared && (
+                  <>
+                    <td>{point.previous_date ?? "–"}</td>
+                    <td class="num">{point.visitors.previous && <FigureView figure={point.visitors.previous} k={k} />}</td>
+                    <td class="num">{point.visitors.delta && <DeltaView delta={point.visitors.delta as Delta} k={k} />}</td>
+                  </>
+                )}
               </tr>
             );
           })}
@@ -141,9 +177,43 @@ function PointsTable({ series, createdAt }: { series: Timeseries; createdAt: num
             {cell(series.totals.visitors, allBefore)}
             {cell(series.totals.pageviews, allBefore)}
             {cell(series.totals.conversions, allBefore)}
+            {compared && (
+              <>
+                <td />
+                <td class="num">{series.totals.visitors.previous && <FigureView figure={series.totals.visitors.previous} k={k} />}</td>
+                <td class="num">{series.totals.visitors.delta && <DeltaView delta={series.totals.visitors.delta as Delta} k={k} />}</td>
+              </>
+            )}
           </tr>
         </tfoot>
       </table>
+    </div>
+  );
+}
+
+/** With a comparison: the period's top figures, each with its change ("↑ 12 %") and the earlier figure. */
+function TrendTotals({ series }: { series: Timeseries }) {
+  const { k, totals, comparison } = series;
+  const figures = [
+    ["Visitors", totals.visitors],
+    ["Pageviews", totals.pageviews],
+    ["Conversions", totals.conversions],
+  ] as const;
+  return (
+    <div class="row trend-totals">
+      {figures.map(([label, figure]) => (
+        <section key={label} class="card overview-card" aria-label={`${label} in the period`}>
+          <h3 class="label">{label}</h3>
+          <p class="value">
+            <FigureView figure={figure} k={k} />
+          </p>
+          {comparison && figure.previous && figure.delta && (
+            <p class="delta">
+              <DeltaView delta={figure.delta as Delta} k={k} /> from <FigureView figure={figure.previous} k={k} /> ({comparison.from} to {comparison.to})
+            </p>
+          )}
+        </section>
+      ))}
     </div>
   );
 }
@@ -158,6 +228,7 @@ export function Trend({ series, deployments, createdAt }: { series: Timeseries; 
   }
   return (
     <>
+      {series.comparison && <TrendTotals series={series} />}
       <TrendChart series={series} deployments={deployments} createdAt={createdAt} />
       <PointsTable series={series} createdAt={createdAt} />
     </>

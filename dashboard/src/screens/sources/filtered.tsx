@@ -1,9 +1,9 @@
 /**
- * What the Sources screen shows for its filter: the filtered visitors and pageviews per day
+ * What the Sources screen shows for its filters: the filtered visitors and pageviews per day
  * (GET /api/v1/timeseries?filter=…, a uPlot chart and the table of every point) and each goal's
- * conversions with its rate and denominator (GET /api/v1/conversions?filter=…). Both read the
- * breakdown's whole-day cells, so they take days only, like the panels. Its own chunk: the chart
- * library loads when a filter is first set, not with the screen.
+ * conversions with its rate and denominator (GET /api/v1/conversions?filter=…). Filters read
+ * whole days only. Its own chunk: the chart library loads when a filter is first set, not with
+ * the screen.
  */
 import { useMemo } from "preact/hooks";
 import { api, ApiProblem, unwrap, type Figure, type Schemas } from "../../api/client";
@@ -16,7 +16,9 @@ import { Empty, Loaded } from "../../ui/states";
 import { formatPoint, siteClock } from "../../ui/time";
 import { siteCreatedAt } from "../../state/sites";
 import { ConversionsTable } from "../goals/conversions";
-import { filterLabel, filterParam, type Filter } from "./dimensions";
+import { filterQuery, type Filter } from "../../state/filters";
+import { useGoalNames } from "../../state/goal-names";
+import { filterSentence } from "../../ui/filter-bar";
 
 type Timeseries = Schemas["TimeseriesReport"];
 
@@ -25,36 +27,36 @@ const GOALS_LIMIT = 1000;
 
 const plotted = (figure: Figure): number | null => (figure.qualifier === "suppressed" ? null : figure.value);
 
-export function FilteredReports({ site, filter }: { site: string; filter: Filter }) {
+export function FilteredReports({ site, filters }: { site: string; filters: readonly Filter[] }) {
   const days = dayPeriodParams(period.value);
-  const filterText = filterParam(filter);
-  const inputs = [site, JSON.stringify(days), filterText];
+  const { filter } = filterQuery(filters);
+  const goalNames = useGoalNames(site);
+  // "Country is Germany and Source is Google": whose figures these are.
+  const label = filters.map((f) => filterSentence(f, goalNames)).join(" and ");
+  const inputs = [site, JSON.stringify(days), filter?.join("&")];
   const series = useLoad(async () => {
-    const data = await unwrap(
-      api.GET("/api/v1/timeseries", { params: { query: { site, ...days, interval: "day", filter: filterText } } }),
-    );
+    const data = await unwrap(api.GET("/api/v1/timeseries", { params: { query: { site, ...days, interval: "day", filter } } }));
     // The route can also answer CSV; the dashboard always asks for JSON.
     if (typeof data === "string") throw new ApiProblem(0, "The timeseries came back as text, not JSON.");
     return data;
   }, inputs);
   const conversions = useLoad(
-    () =>
-      unwrap(api.GET("/api/v1/conversions", { params: { query: { site, ...days, filter: filterText, limit: GOALS_LIMIT } } })),
+    () => unwrap(api.GET("/api/v1/conversions", { params: { query: { site, ...days, filter, limit: GOALS_LIMIT } } })),
     inputs,
   );
   return (
     <div class="sources-filtered">
       <h3>Visitors and pageviews per day</h3>
       <Loaded load={series} what="the filtered visitors">
-        {(data) => <FilteredSeries series={data} filterText={filterLabel(filter)} createdAt={siteCreatedAt(site)} />}
+        {(data) => <FilteredSeries series={data} filterText={label} createdAt={siteCreatedAt(site)} />}
       </Loaded>
       <h3>Conversions</h3>
       <Loaded load={conversions} what="the filtered conversions">
         {(data) => (
           <ConversionsTable
             report={data}
-            of={filterLabel(filter)}
-            sessions={`sessions with ${filterLabel(filter)}`}
+            of={label}
+            sessions={`sessions where ${label}`}
             empty="Goals are made on the Goals & funnels screen."
           />
         )}
@@ -105,7 +107,7 @@ function FilteredSeries({ series, filterText, createdAt }: { series: Timeseries;
   return (
     <>
       <TimeChart
-        title={`Chart of the visitors and pageviews per day of the visitors with ${filterText}. Every figure is in the table below.`}
+        title={`Chart of the visitors and pageviews per day where ${filterText}. Every figure is in the table below.`}
         times={times}
         series={lines}
         span={extent}

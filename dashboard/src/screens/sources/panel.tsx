@@ -1,8 +1,9 @@
 /**
  * One panel of the Sources screen: the top values of a dimension (GET /api/v1/breakdown), a
- * small table sortable by any column, "Show 10 more" raising the limit. Each value is a toggle
- * button that sets the screen's filter to it (not the null row: visitors without a value cannot
- * be filtered on). Its dimension choice, sort and row count live in the URL under the panel's id.
+ * small table sortable by any column, "Show 10 more" raising the limit, of the visitors the
+ * report filters let through. A value's row adds it to the filters (not the null row: visitors
+ * without a value cannot be filtered on, nor the `other` row, which names none). Its dimension
+ * choice, sort and row count live in the URL under the panel's id.
  * With today the figures are bands, and the exit pages, which today has not, say why instead.
  */
 import { useRef } from "preact/hooks";
@@ -17,7 +18,9 @@ import { NO_EXIT_PAGES_TODAY } from "../../ui/report-today";
 import { Empty, Failure, Loading } from "../../ui/states";
 import { SortHeader, urlSort, type Order } from "../../ui/table-sort";
 import { OtherLabel, OTHER_ROW_CLASS } from "../../ui/other-row";
-import { countryName, DIMENSION_LABEL, filterParam, type Dimension, type Filter, type PanelSpec } from "./dimensions";
+import { filterQuery, filterText, type Filter } from "../../state/filters";
+import { FilterButton, rowFilter } from "../../ui/filter-row";
+import { countryName, DIMENSION_LABEL, type Dimension, type PanelSpec } from "./dimensions";
 
 type Report = Schemas["BreakdownReport"];
 type Row = Report["rows"][number];
@@ -28,9 +31,6 @@ export const PAGE = 10;
 /** The API's largest page. */
 const MAX_ROWS = 1000;
 const defaultOrder = (column: Column): Order => (column === "value" ? "asc" : "desc");
-
-/** The id of the screen's one line on what choosing a value does (the toggles' description). */
-export const PICK_HINT_ID = "sources-pick-hint";
 
 /** A value as the panel writes it: a country as its code and English name, anything else as it is. */
 function ValueLabel({ dimension, value }: { dimension: Dimension; value: string }) {
@@ -49,21 +49,21 @@ export function BreakdownPanel({
   spec,
   goal,
   goalName,
-  filter,
+  filters,
 }: {
   site: string;
   spec: PanelSpec;
   /** The goal whose converting sessions and rate are added; "" for none. */
   goal: string;
   goalName: string;
-  filter: Filter | null;
+  filters: readonly Filter[];
 }) {
   const param = (name: string) => `${spec.id}_${name}`;
   // The URL's choice; else the filter's dimension where this panel has it (a shared link to
   // ?filter=utm_campaign:launch opens on campaigns, its row marked); else the first.
   const chosen =
     spec.dimensions.find((d) => d.dimension === query.value.get(spec.id)) ??
-    spec.dimensions.find((d) => d.dimension === filter?.dimension) ??
+    spec.dimensions.find((d) => filters.some((f) => f.dimension === d.dimension)) ??
     spec.dimensions[0]!;
   const { dimension } = chosen;
   const columns: readonly Column[] = goal
@@ -76,8 +76,17 @@ export function BreakdownPanel({
   // Today has no exit pages (the API refuses them): the panel says why instead of asking.
   const notToday = dimension === "exit_page" && days.period === "today";
   // The view: what the figures are of. Sort and row count only reorder or extend it.
-  const view = JSON.stringify([site, days, dimension, goal]);
-  const params = { site, ...days, dimension, goal: goal || undefined, sort: sort.sort, order: sort.order, limit };
+  const view = JSON.stringify([site, days, dimension, goal, filters.map(filterText)]);
+  const params = {
+    site,
+    ...days,
+    ...filterQuery(filters),
+    dimension,
+    goal: goal || undefined,
+    sort: sort.sort,
+    order: sort.order,
+    limit,
+  };
   // Each answer carries the view it was asked for.
   const load = useLoad(
     () =>
@@ -165,7 +174,6 @@ export function BreakdownPanel({
                   today={report.period.end !== undefined}
                   dimension={dimension}
                   goal={goal !== ""}
-                  filter={filter}
                 />
               ))}
             </tbody>
@@ -261,7 +269,6 @@ function ValueRow({
   today,
   dimension,
   goal,
-  filter,
 }: {
   row: Row;
   k: number;
@@ -271,28 +278,23 @@ function ValueRow({
   today: boolean;
   dimension: Dimension;
   goal: boolean;
-  filter: Filter | null;
 }) {
   const { value } = row;
-  const selected = value !== null && filter?.dimension === dimension && filter.value === value;
+  const pickable = !row.other && value !== null;
   return (
-    <tr class={selected ? "selected" : row.other ? OTHER_ROW_CLASS : undefined}>
+    <tr
+      class={row.other ? OTHER_ROW_CLASS : pickable ? "filter-row" : undefined}
+      onClick={pickable ? rowFilter(dimension, value) : undefined}
+    >
       <th scope="row" class="sources-value">
         {row.other ? (
           <OtherLabel k={k} today={today} />
         ) : value === null ? (
           <span class="muted">(none)</span>
         ) : (
-          <button
-            type="button"
-            class="sources-pick"
-            aria-pressed={selected}
-            aria-describedby={PICK_HINT_ID}
-            onClick={() => setQuery({ filter: selected ? undefined : filterParam({ dimension, value }) })}
-          >
-            {selected && <span aria-hidden="true">✓ </span>}
+          <FilterButton dimension={dimension} value={value}>
             <ValueLabel dimension={dimension} value={value} />
-          </button>
+          </FilterButton>
         )}
       </th>
       <td class="num">
