@@ -80,11 +80,15 @@ export const GOALS_CREATE_OPTIONS = {
   site,
   kind: {
     type: "string",
-    value: "page|event|time|scroll",
+    value: "page|event|time|scroll|outbound|download|not-found",
     required: true,
-    help: "what counts: a page view, an event, time on a page, scroll depth",
+    help: "what counts: a page view, an event, time on a page, scroll depth, an outbound link, a file download, a 404 page",
   },
-  match: { type: "string", value: "M", required: true, help: "a path pattern (/thanks, /blog/*), or the event's name" },
+  match: {
+    type: "string",
+    value: "M",
+    help: "a path pattern (/thanks, /blog/*), the event's name, or a download's extensions (pdf zip); outbound, download and not-found count all when left out",
+  },
   threshold: { type: "string", value: "N", help: "time: seconds on the page (1–86400); scroll: depth percent (1–100)" },
   name: { type: "string", value: "NAME", help: "a label (default KIND: MATCH)" },
   purpose: { type: "string", value: "P", help: "e.g. smoke-test: its conversions are listed beside deployment markers" },

@@ -1,9 +1,12 @@
 /**
- * Wren's tracker: the script the snippet loads. It must stay small (≤ 3 KB gzip, checked by
- * test/collector/tracker-build.test.ts) and must never throw into the page.
+ * Wren's tracker: the script the snippet loads. It must stay small (≤ 2,560 B gzip, checked by
+ * test/collector/tracker-build.test.ts and `npm run bench tracker`) and must never throw into the page.
  *
- * - a pageview on load and on every single-page-app navigation (History API);
- * - `wren.track(name, {value})` for custom events;
+ * - a pageview on load and on every single-page-app navigation (History API; with `data-hash`,
+ *   hash changes too), with the props of `data-props` or of the last `wren.props({...})`;
+ * - `wren.track(name, {value, props, revenue})` for custom events, `wren.notFound()` for a 404 page;
+ * - outbound links and file downloads, by a second script (`t.js?track`) loaded only when
+ *   `data-track` asks for them;
  * - engagement (seconds visible, deepest scroll %) per page view, sent when the page is
  *   hidden or left, so time and scroll goals can count;
  * - Core Web Vitals, by a second script (`t.js?vitals`, Google's web-vitals) loaded after
@@ -11,15 +14,19 @@
  * - no cookies: a random session id in sessionStorage, at most 24 h old, readable with
  *   `wren.session()` so the site's backend can post conversions on the same session.
  */
-import { BEACON_MAX_EVENTS } from "../../worker/lib/beacon-limits";
-import { customEvent, engagementEvent, pagePath, pageviewEvent, vitalEvent, type Outgoing } from "./payload";
+import { NOT_FOUND_EVENT } from "../../worker/lib/reserved-events";
+import { beaconBodies, cleanProps, customEvent, engagementEvent, pagePath, pageviewEvent, vitalEvent, type Outgoing, type Props } from "./payload";
 
-type Props = { value?: number };
+type Options = { value?: number; props?: unknown; revenue?: unknown };
 
 interface Wren {
   /** The tracker's version; also marks it as loaded. */
   v: number;
-  track(name: string, props?: Props): void;
+  track(name: string, options?: Options): void;
+  /** Event `404` on the current path: one line on the site's not-found page. */
+  notFound(): void;
+  /** Replaces the props of the pageviews that follow (a single-page app's). */
+  props(props: unknown): void;
   session(): string;
   /** Called by the vitals script with each web-vitals metric. */
   _vital(metric: { name: string; value: number }): void;
@@ -28,8 +35,16 @@ interface Wren {
 ((w: Window & { wren?: Partial<Wren> & { q?: IArguments[] | unknown[][] } }, d: Document) => {
   const script = d.currentScript as HTMLScriptElement | null;
   if (!script || w.wren?.v) return;
-  const site = script.getAttribute("data-site");
-  const vitalsOn = script.getAttribute("data-vitals") !== "false";
+  const attr = (name: string) => script.getAttribute(name);
+  const site = attr("data-site");
+  const vitalsOn = attr("data-vitals") != "false";
+  const hashRouting = attr("data-hash") != null;
+  let pageProps: Props | undefined;
+  try {
+    pageProps = cleanProps(JSON.parse(attr("data-props")!));
+  } catch {
+    // not a JSON object: no props
+  }
   const src = script.src.split(/[?#]/)[0]!;
   const endpoint = src.replace(/[^/]*$/, "e");
   const DAY = 864e5;
@@ -65,8 +80,7 @@ interface Wren {
   // ---- sending -------------------------------------------------------------------------
   const send = (events: Outgoing[]) => {
     if (!site) return;
-    for (let i = 0; i < events.length; i += BEACON_MAX_EVENTS) {
-      const body = JSON.stringify({ site, session: session(), events: events.slice(i, i + BEACON_MAX_EVENTS) });
+    for (const body of beaconBodies(site, session(), events)) {
       try {
         // A string body goes as text/plain: a simple request, no preflight, survives unload.
         if (navigator.sendBeacon(endpoint, body)) continue;
@@ -82,7 +96,8 @@ interface Wren {
   };
 
   // ---- page view state -----------------------------------------------------------------
-  const landingPath = pagePath(location.pathname);
+  const here = () => pagePath(location.pathname, hashRouting && location.hash);
+  const landingPath = here();
   let path = landingPath;
   let engagedMs = 0;
   let visibleSince = 0;
@@ -157,7 +172,7 @@ interface Wren {
   };
 
   // The landing pageview carries the referrer and the campaign (payload.ts); later ones neither.
-  const pageview = (referrer?: string, search?: string) => send([pageviewEvent(path, referrer, search), ...pending.splice(0)]);
+  const pageview = (referrer?: string, search?: string) => send([pageviewEvent(path, referrer, search, pageProps), ...pending.splice(0)]);
 
   const startPage = () => {
     engagedMs = 0;
@@ -167,9 +182,9 @@ interface Wren {
   };
 
   const navigated = () => {
-    if (pagePath(location.pathname) === path) return;
+    if (here() === path) return;
     flush();
-    path = pagePath(location.pathname);
+    path = here();
     startPage();
     pageview();
   };
@@ -187,9 +202,14 @@ interface Wren {
   // ---- public API ----------------------------------------------------------------------
   const api: Wren = {
     v: 1,
-    track: safe((name: string, props?: Props) => {
-      const event = customEvent(path, name, props && props.value);
+    track: safe((name: string, options?: Options) => {
+      const o = options || {};
+      const event = customEvent(path, name, o.value, o.props, o.revenue);
       if (event) send([event]);
+    }),
+    notFound: () => api.track(NOT_FOUND_EVENT),
+    props: safe((props: unknown) => {
+      pageProps = cleanProps(props);
     }),
     session: () => safe(session)() || (remembered ? remembered.id : ""),
     _vital: safe((metric: { name: string; value: number }) => {
@@ -236,21 +256,27 @@ interface Wren {
         return result;
       };
     }
-    w.addEventListener("popstate", safe(navigated));
+    // Without data-hash the path ignores the hash, so a hash change is no navigation.
+    for (const type of ["popstate", "hashchange"]) w.addEventListener(type, safe(navigated));
 
-    if (vitalsOn) {
-      const loadVitals = safe(() => {
+    const load = (part: string) =>
+      safe(() => {
         const s = d.createElement("script");
-        s.src = `${src}?vitals`;
+        s.src = `${src}?${part}`;
         s.async = true;
         d.head.appendChild(s);
       });
+    // Links can be clicked at once: the link part loads now, only when data-track asks for it.
+    if (attr("data-track")) load("track")();
+    if (vitalsOn) {
+      const loadVitals = load("vitals");
       if (d.readyState === "complete") setTimeout(loadVitals);
       else w.addEventListener("load", () => setTimeout(loadVitals), { once: true });
     }
 
     // Calls made before the script loaded: window.wren = {q: [["track", "signup", {value: 1}]]}.
-    if (Array.isArray(queued)) for (const [method, ...args] of queued as unknown[][]) if (method === "track") api.track(...(args as [string, Props?]));
+    // (Last: a queue that is no list throws here, into `safe`, after everything else is set up.)
+    for (const [method, ...args] of (queued || []) as unknown[][]) (api as unknown as Record<string, (...a: unknown[]) => void>)[method as string]!(...args);
   });
 
   try {

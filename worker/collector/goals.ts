@@ -4,10 +4,14 @@
  * - page:   a pageview whose path matches the goal's pattern;
  * - event:  a custom event whose name equals the goal's match;
  * - time:   an engagement report of at least `threshold` seconds on a matching path;
- * - scroll: an engagement report of at least `threshold` percent depth on a matching path.
+ * - scroll: an engagement report of at least `threshold` percent depth on a matching path;
+ * - outbound: the tracker's `Outbound Link: Click` event;
+ * - download: its `File Download` event whose `file` ends in one of the goal's extensions (or any, `*`);
+ * - not-found: its `404` event (`wren.notFound()`) on a matching path.
  *
  * Page, time and scroll goals count at most once per session (the writer keys them by goal
- * and session); an event goal counts every time the event is sent, with its value.
+ * and session); an event goal (and outbound, download, not-found) counts every time the event
+ * is sent, with its value.
  * Smoke-test goals (an event goal with `purpose: "smoke-test"`) are the operator's own
  * synthetic conversions: they count only through `/s2s` and `POST /api/v1/events`, never from
  * a beacon, so a page cannot fake (or spoil) a deployment's smoke test.
@@ -15,6 +19,7 @@
  * matched by `lib/glob.ts` in linear time (a backtracking regex let one beacon freeze the service).
  */
 import { cachedGlob } from "../lib/glob";
+import { DOWNLOAD_EVENT, NOT_FOUND_EVENT, OUTBOUND_EVENT, downloadMatches } from "../lib/reserved-events";
 import type { GoalKind } from "../lib/schema";
 
 export interface GoalRule {
@@ -32,6 +37,8 @@ export interface BeaconFacts {
   name?: string;
   seconds?: number;
   scroll?: number;
+  /** The event's props as sent; a download goal reads the reserved `file`. */
+  props?: Record<string, string>;
 }
 
 /** Whether `path` matches a goal pattern; linear time whatever the pattern (see `lib/glob.ts`). */
@@ -50,10 +57,16 @@ export function goalCompleted(goal: GoalRule, fact: BeaconFacts): boolean {
       return fact.type === "engagement" && (fact.seconds ?? 0) >= goal.threshold && pathMatches(goal.match, fact.path);
     case "scroll":
       return fact.type === "engagement" && (fact.scroll ?? 0) >= goal.threshold && pathMatches(goal.match, fact.path);
+    case "outbound":
+      return fact.type === "event" && fact.name === OUTBOUND_EVENT;
+    case "download":
+      return fact.type === "event" && fact.name === DOWNLOAD_EVENT && downloadMatches(goal.match, fact.props?.file);
+    case "not-found":
+      return fact.type === "event" && fact.name === NOT_FOUND_EVENT && pathMatches(goal.match, fact.path);
   }
 }
 
-/** Page, time and scroll goals count once per session; event goals every time. */
+/** Page, time and scroll goals count once per session; goals on events every time. */
 export function countsOncePerSession(goal: GoalRule): boolean {
-  return goal.kind !== "event";
+  return goal.kind === "page" || goal.kind === "time" || goal.kind === "scroll";
 }

@@ -11,6 +11,7 @@
  */
 import { z } from "zod";
 import {
+  BEACON_BODY_LIMIT,
   BEACON_MAX_EVENTS,
   EVENT_NAME_PATTERN,
   MAX_AMOUNT,
@@ -27,8 +28,7 @@ import {
 import { siteId } from "../lib/ids";
 import { VITAL_METRICS } from "../lib/schema";
 
-export { BEACON_MAX_EVENTS, MAX_PATH_LENGTH };
-export const BEACON_BODY_LIMIT = 16 * 1024;
+export { BEACON_BODY_LIMIT, BEACON_MAX_EVENTS, MAX_PATH_LENGTH };
 export const S2S_BODY_LIMIT = 256 * 1024;
 export const S2S_MAX_EVENTS = 500;
 

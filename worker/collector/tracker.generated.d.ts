@@ -6,3 +6,5 @@ export declare const TRACKER_CORE: string;
 export declare const TRACKER_CORE_ETAG: string;
 export declare const TRACKER_VITALS: string;
 export declare const TRACKER_VITALS_ETAG: string;
+export declare const TRACKER_TRACK: string;
+export declare const TRACKER_TRACK_ETAG: string;

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { GOAL_KINDS } from "../lib/schema";
 import { siteId } from "../lib/ids";
 import { MAX_PATTERN_LENGTH, MAX_PATTERN_STARS, starCount } from "../lib/glob";
+import { DOWNLOAD_MATCH_PATTERN } from "../lib/reserved-events";
 import { EVERY_SITE, SCOPES } from "../lib/keys";
 import { canonicalTimeZone } from "../reports/timezone";
 import { normalizeHostname } from "./hostname";
@@ -70,16 +71,39 @@ const pathPattern = z
   .max(MAX_PATTERN_LENGTH)
   .regex(/^\/[^\s?#]*$/, "must be a path pattern starting with / (use * as a wildcard)");
 
+/** The goals on the tracker's own events are created in one step: `match` defaults to any. */
+const DEFAULT_MATCH: Partial<Record<(typeof GOAL_KINDS)[number], string>> = { outbound: "*", download: "*", "not-found": "/*" };
+/** A download goal's extensions as written (`.PDF, zip`) in their one stored form (`pdf zip`). */
+const extensions = (match: string) =>
+  match
+    .toLowerCase()
+    .split(/[\s,]+/)
+    .map((e) => e.replace(/^\./, ""))
+    .filter(Boolean)
+    .join(" ");
+
 export const goalCreateBody = z
   .strictObject({
     name: name.optional(),
     kind: z.enum(GOAL_KINDS),
-    match: z.string().min(1).max(MAX_PATTERN_LENGTH),
+    match: z.string().min(1).max(MAX_PATTERN_LENGTH).optional(),
     threshold: z.number().int().min(0).max(86_400).optional(),
     purpose: z.string().trim().min(1).max(100).optional(),
   })
+  .transform((goal) => ({
+    ...goal,
+    match: goal.match === undefined ? DEFAULT_MATCH[goal.kind] : goal.kind === "download" ? extensions(goal.match) : goal.match,
+  }))
   .superRefine((goal, ctx) => {
-    if (goal.kind === "event") {
+    if (goal.match === undefined) {
+      ctx.addIssue({ code: "custom", path: ["match"], message: `a ${goal.kind} goal needs match` });
+    } else if (goal.kind === "outbound") {
+      if (goal.match !== "*") ctx.addIssue({ code: "custom", path: ["match"], message: "an outbound goal counts every outbound link: * (or leave it out)" });
+    } else if (goal.kind === "download") {
+      if (!DOWNLOAD_MATCH_PATTERN.test(goal.match)) {
+        ctx.addIssue({ code: "custom", path: ["match"], message: "must be file extensions separated by spaces (pdf zip), or * for any download" });
+      }
+    } else if (goal.kind === "event") {
       if (!/^[\p{L}\p{N} _.:/-]{1,100}$/u.test(goal.match)) {
         ctx.addIssue({ code: "custom", path: ["match"], message: "must be an event name (letters, digits, space, _ . : / -)" });
       }
@@ -98,12 +122,13 @@ export const goalCreateBody = z
     if (goal.kind === "scroll" && !(goal.threshold && goal.threshold >= 1 && goal.threshold <= 100)) {
       ctx.addIssue({ code: "custom", path: ["threshold"], message: "a scroll goal needs threshold: depth percent (1–100)" });
     }
-    if ((goal.kind === "page" || goal.kind === "event") && goal.threshold) {
+    if (goal.kind !== "time" && goal.kind !== "scroll" && goal.threshold) {
       ctx.addIssue({ code: "custom", path: ["threshold"], message: `a ${goal.kind} goal takes no threshold` });
     }
   })
   .transform((goal) => ({
     ...goal,
+    match: goal.match!,
     name: goal.name ?? `${goal.kind}: ${goal.match}`,
     threshold: goal.threshold ?? 0,
     purpose: goal.purpose ?? null,

@@ -11,6 +11,8 @@
 
 /** Events in one beacon; the tracker splits more into several beacons. */
 export const BEACON_MAX_EVENTS = 30;
+/** A beacon's body in bytes (UTF-8); the tracker splits its events by this size as well as by count. */
+export const BEACON_BODY_LIMIT = 16 * 1024;
 /** Paths are bounded so that matching them against goal patterns stays cheap (lib/glob.ts). */
 export const MAX_PATH_LENGTH = 1024;
 /** A URL path as the URL parser serialises it: starts with /, no query, fragment or whitespace. */

@@ -37,7 +37,8 @@ export const siteIdColumn = () =>
     .notNull()
     .references(() => sites.id, { onDelete: "cascade" });
 
-export const GOAL_KINDS = ["page", "event", "time", "scroll"] as const;
+/** outbound, download and not-found count the tracker's own events (lib/reserved-events.ts). */
+export const GOAL_KINDS = ["page", "event", "time", "scroll", "outbound", "download", "not-found"] as const;
 export type GoalKind = (typeof GOAL_KINDS)[number];
 
 /** The `purpose` that makes an event goal a smoke test: the operator's own synthetic conversions. */
@@ -60,7 +61,7 @@ export const goals = sqliteTable(
     siteId: siteIdColumn(),
     name: text("name").notNull(),
     kind: text("kind", { enum: GOAL_KINDS }).notNull(),
-    /** Path pattern (page, time, scroll) or event name (event). */
+    /** Path pattern (page, time, scroll, not-found), event name (event), extensions or * (download), * (outbound). */
     match: text("match").notNull(),
     /** Seconds on page (time) or depth percent (scroll); 0 for page and event goals. */
     threshold: integer("threshold").notNull().default(0),

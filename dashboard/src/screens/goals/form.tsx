@@ -42,7 +42,7 @@ export function GoalForm({
       setOutcome("");
       const body = {
         kind,
-        match: match.trim(),
+        match: match.trim() || undefined,
         threshold: spec.threshold && threshold !== "" ? Number(threshold) : undefined,
         purpose: purpose.trim() || undefined,
         name: name.trim() || undefined,
@@ -82,7 +82,7 @@ export function GoalForm({
         {(props) => (
           <input
             {...props}
-            required
+            required={!spec.optional}
             autoComplete="off"
             autoCapitalize="off"
             spellcheck={false}

@@ -12,6 +12,8 @@ export interface KindSpec {
   match: string;
   placeholder: string;
   threshold?: { hint: string; max: number };
+  /** The kinds on the tracker's own events: `match` may be left empty (any). */
+  optional?: boolean;
 }
 
 export const GOAL_KINDS: Readonly<Record<GoalKind, KindSpec>> = {
@@ -32,6 +34,24 @@ export const GOAL_KINDS: Readonly<Record<GoalKind, KindSpec>> = {
     match: "A path pattern: counts a session that scrolls a matching page down to the threshold.",
     placeholder: "/blog/*",
     threshold: { hint: "Scroll depth in percent (1–100).", max: 100 },
+  },
+  outbound: {
+    label: "Outbound link",
+    match: 'Every click on a link to another site (snippet: data-track="outbound"). Leave empty, or *.',
+    placeholder: "*",
+    optional: true,
+  },
+  download: {
+    label: "File download",
+    match: 'Extensions separated by spaces (pdf zip); empty counts every download (snippet: data-track="downloads").',
+    placeholder: "pdf zip",
+    optional: true,
+  },
+  "not-found": {
+    label: "Page not found",
+    match: "A path pattern for the missing pages (wren.notFound() on your 404 page); empty counts every one.",
+    placeholder: "/docs/*",
+    optional: true,
   },
 };
 
