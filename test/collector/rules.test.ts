@@ -1,7 +1,7 @@
 /** The collector's pure rules: salt schedule, goal matching, origins, crawlers, the window. */
 import { describe, expect, it } from "vitest";
 import { isCrawler } from "../../worker/collector/crawlers";
-import { goalCompleted, pathMatches, type GoalRule } from "../../worker/collector/goals";
+import { countsOncePerSession, goalCompleted, pathMatches, type GoalRule } from "../../worker/collector/goals";
 import { originAllowed, requestOrigin } from "../../worker/collector/origin";
 import { nextChange, planSalts, SALT_PERIOD_MS, type Salt } from "../../worker/collector/salts";
 import { outsideWindow, parseTimestamp } from "../../worker/collector/window";
@@ -72,6 +72,26 @@ describe("goal matching", () => {
     expect(goalCompleted(goal("scroll", "/a/*", 50), { type: "engagement", path: "/a/1", seconds: 0, scroll: 50 })).toBe(true);
     expect(goalCompleted(goal("scroll", "/a/*", 50), { type: "engagement", path: "/b/1", seconds: 0, scroll: 100 })).toBe(false);
     expect(goalCompleted(goal("scroll", "/a/*", 50), { type: "vital", path: "/a/1" })).toBe(false);
+  });
+
+  it("matches outbound, download and not-found goals to the tracker's own events, each time they are sent", () => {
+    const outbound = { type: "event", path: "/a", name: "Outbound Link: Click", props: { url: "https://other.example" } } as const;
+    const download = (file: string) => ({ type: "event", path: "/a", name: "File Download", props: { file } }) as const;
+    expect(goalCompleted(goal("outbound", "*"), outbound)).toBe(true);
+    expect(goalCompleted(goal("outbound", "*"), { type: "event", path: "/a", name: "signup" })).toBe(false);
+    expect(goalCompleted(goal("download", "*"), download("/files/report.pdf"))).toBe(true);
+    expect(goalCompleted(goal("download", "pdf zip"), download("/files/Report.PDF"))).toBe(true);
+    expect(goalCompleted(goal("download", "pdf zip"), download("cdn.example/pack.zip"))).toBe(true);
+    expect(goalCompleted(goal("download", "pdf zip"), download("/files/report.csv"))).toBe(false);
+    expect(goalCompleted(goal("download", "pdf"), download("/files/notpdf"))).toBe(false);
+    // A File Download whose file was dropped is no download of anything.
+    expect(goalCompleted(goal("download", "*"), { type: "event", path: "/a", name: "File Download" })).toBe(false);
+    expect(goalCompleted(goal("download", "*"), { ...outbound, props: { file: "/x.pdf" } })).toBe(false);
+    expect(goalCompleted(goal("not-found", "/*"), { type: "event", path: "/missing", name: "404" })).toBe(true);
+    expect(goalCompleted(goal("not-found", "/docs/*"), { type: "event", path: "/blog/x", name: "404" })).toBe(false);
+    expect(goalCompleted(goal("not-found", "/*"), { type: "pageview", path: "/missing" })).toBe(false);
+    for (const kind of ["outbound", "download", "not-found"] as const) expect(countsOncePerSession(goal(kind, "*"))).toBe(false);
+    expect(countsOncePerSession(goal("page", "/p"))).toBe(true);
   });
 });
 

@@ -3,14 +3,16 @@
  * names and measurements go through the tracker's own payload code (tracker/src/payload.ts, the
  * functions its core calls) and into the real collector on the real stack, and every beacon
  * must be stored whole. Also the collector's own cleaning, for clients other than the tracker:
- * the text a URL can carry is cleaned and cut, never a reason to refuse the beacon.
+ * the text a URL can carry is cleaned and cut, never a reason to refuse the beacon. And the
+ * tracker's own shapes: custom properties coerced, revenue passed on only when well formed,
+ * hash routes as paths, and events split into beacons by size as well as by count.
  */
 import type { Client } from "@libsql/client";
 import { randomBytes } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { customEvent, engagementEvent, pagePath, pageviewEvent, vitalEvent, type Outgoing } from "../../tracker/src/payload";
-import { MAX_PATH_LENGTH, MAX_SENT_UTM_LENGTH } from "../../worker/lib/beacon-limits";
+import { beaconBodies, cleanProps, customEvent, engagementEvent, pagePath, pageviewEvent, vitalEvent, type Outgoing } from "../../tracker/src/payload";
+import { BEACON_BODY_LIMIT, BEACON_MAX_EVENTS, MAX_PATH_LENGTH, MAX_PROPS, MAX_SENT_UTM_LENGTH } from "../../worker/lib/beacon-limits";
 import { startStack, type Stack } from "../helpers/stack";
 import { BROWSER_UA, collectorCounts, createSite, ensureTrackerBuilt, openDb, rows, type TestSite } from "./helpers";
 
@@ -199,5 +201,76 @@ describe("the collector cleans what a URL can carry instead of refusing the beac
       expect(answer.body.field).toBe(field);
     }
     expect(await collectorCounts(db)).toEqual(before);
+  });
+});
+
+describe("props, revenue, hash routes and beacon sizes, as the tracker sends them", () => {
+  it("coerces props: numbers and booleans become text, null, undefined and objects are left out, names off the pattern too; values cleaned and cut", () => {
+    expect(
+      cleanProps({ plan: "pro", seats: 3, trial: false, ratio: 0.5, none: null, gone: undefined, nested: { a: 1 }, list: ["x"], "bad name": "x", "": "x", "a\u0000b": "x", long: `${"v".repeat(199)}😀`, dirty: "a\u0000b\ud800c", empty: "" }),
+    ).toEqual({ plan: "pro", seats: "3", trial: "false", ratio: "0.5", long: "v".repeat(199), dirty: "abc" });
+    expect(cleanProps({ [`n${"a".repeat(63)}`]: "x", [`n${"a".repeat(64)}`]: "y" })).toEqual({ [`n${"a".repeat(63)}`]: "x" });
+    // At most MAX_PROPS go: the first ones.
+    const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`p${i}`, `v${i}`]));
+    expect(Object.keys(cleanProps(many)!)).toEqual(Array.from({ length: MAX_PROPS }, (_, i) => `p${i}`));
+    for (const nothing of [null, undefined, "plan", 7, true, {}, { a: null }]) expect(cleanProps(nothing)).toBeUndefined();
+  });
+
+  it("puts props on custom events and pageviews, and revenue only with a finite amount and a 3-letter code", () => {
+    expect(customEvent("/buy", "purchase", 12, { plan: "pro" }, { amount: 12.5, currency: "EUR" })).toEqual({
+      type: "event",
+      path: "/buy",
+      name: "purchase",
+      value: 12,
+      props: { plan: "pro" },
+      revenue: { amount: 12.5, currency: "EUR" },
+    });
+    for (const revenue of [{ amount: NaN, currency: "EUR" }, { amount: Infinity, currency: "EUR" }, { amount: "12", currency: "EUR" }, { amount: 1, currency: "EURO" }, { amount: 1, currency: "eur" }, { amount: 1 }, null, 5]) {
+      expect(customEvent("/buy", "purchase", undefined, undefined, revenue), JSON.stringify(revenue)).toEqual({ type: "event", path: "/buy", name: "purchase" });
+    }
+    expect(JSON.parse(JSON.stringify(pageviewEvent("/p", "", "", { plan: "pro" })))).toEqual({ type: "pageview", path: "/p", props: { plan: "pro" } });
+    expect(JSON.stringify(pageviewEvent("/p"))).toBe('{"type":"pageview","path":"/p"}');
+  });
+
+  it("joins a hash route to the path as segments, without its query: /app/#/settings?x=1 is /app/settings", () => {
+    expect(pagePath("/app/", "#/settings?x=1")).toBe("/app/settings");
+    expect(pagePath("/app", "#/settings/team")).toBe("/app/settings/team");
+    expect(pagePath("/", "#!/inbox#msg")).toBe("/!/inbox");
+    expect(pagePath("/app/", "#settings")).toBe("/app/settings");
+    expect(pagePath("/app/", "#/")).toBe("/app/");
+    expect(pagePath("/app/", "")).toBe("/app/");
+    expect(pagePath("/app/", false)).toBe("/app/");
+    expect(pagePath(`/${"a".repeat(1020)}`, "#/bcdefgh")).toHaveLength(MAX_PATH_LENGTH);
+  });
+
+  it("splits a burst of events with 30 long props each into beacons the collector takes: none over its size or count", async () => {
+    const props = Object.fromEntries(Array.from({ length: MAX_PROPS }, (_, i) => [`prop_${i}`, `${i}`.padEnd(200, "x")]));
+    const events = Array.from({ length: 5 }, (_, i) => customEvent("/checkout", `step ${i}`, undefined, props)!);
+    expect(new Blob([JSON.stringify(events[0])]).size).toBeGreaterThan(6_000);
+    const session = newSession();
+    const bodies = beaconBodies(shop.id, session, events.map((e) => structuredClone(e)));
+    // Two events fit in 16 KB, so three beacons; every event in order, each with all of its props.
+    expect(bodies).toHaveLength(3);
+    const sent = bodies.map((body) => JSON.parse(body) as { site: string; session: string; events: Outgoing[] });
+    expect(sent.flatMap((body) => body.events)).toEqual(events);
+    for (const body of bodies) expect(new Blob([body]).size).toBeLessThanOrEqual(BEACON_BODY_LIMIT);
+    expect(sent.every((body) => body.site === shop.id && body.session === session)).toBe(true);
+    // The collector takes each size (its answer about the props themselves is its own); the five
+    // in one body, as the tracker used to send them, it refuses for size.
+    const post = (body: string) =>
+      fetch(`${stack.url}/e`, { method: "POST", headers: { "content-type": "text/plain;charset=UTF-8", origin: "https://shop.test", "user-agent": BROWSER_UA }, body });
+    for (const body of bodies) expect((await post(body)).status).not.toBe(413);
+    expect((await post(JSON.stringify({ site: shop.id, session, events }))).status).toBe(413);
+  });
+
+  it("sends an event too big alone (30 props of 200 three-byte characters) without its props, and still by count", () => {
+    const props = Object.fromEntries(Array.from({ length: MAX_PROPS }, (_, i) => [`prop_${i}`, "語".repeat(200)]));
+    const big = customEvent("/", "big", undefined, props)!;
+    const [body, ...rest] = beaconBodies("site_x", "s".repeat(22), [big, customEvent("/", "small", undefined, { a: "b" })!]);
+    expect(rest).toEqual([]);
+    expect(new Blob([body!]).size).toBeLessThanOrEqual(BEACON_BODY_LIMIT);
+    expect(JSON.parse(body!).events).toEqual([{ type: "event", path: "/", name: "big" }, { type: "event", path: "/", name: "small", props: { a: "b" } }]);
+    const small = Array.from({ length: BEACON_MAX_EVENTS * 2 + 1 }, () => pageviewEvent("/"));
+    expect(beaconBodies("site_x", "s".repeat(22), small).map((b) => JSON.parse(b).events.length)).toEqual([30, 30, 1]);
   });
 });

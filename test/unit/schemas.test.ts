@@ -66,6 +66,26 @@ describe("goalCreateBody", () => {
   ])("refuses %j on %s", (body, field) => {
     expect(issue(goalCreateBody, body).field).toBe(field);
   });
+  it("creates the goals on the tracker's own events in one step: outbound, download and not-found count all when match is left out", () => {
+    expect(goalCreateBody.parse({ kind: "outbound" })).toEqual({ kind: "outbound", match: "*", name: "outbound: *", threshold: 0, purpose: null });
+    expect(goalCreateBody.parse({ kind: "download" })).toEqual({ kind: "download", match: "*", name: "download: *", threshold: 0, purpose: null });
+    expect(goalCreateBody.parse({ kind: "not-found" })).toEqual({ kind: "not-found", match: "/*", name: "not-found: /*", threshold: 0, purpose: null });
+    // Extensions as written become their one stored form, so the same goal is found again.
+    expect(goalCreateBody.parse({ kind: "download", match: ".PDF, zip  csv" }).match).toBe("pdf zip csv");
+    expect(goalCreateBody.parse({ kind: "not-found", match: "/docs/*" }).match).toBe("/docs/*");
+  });
+  it.each([
+    [{ kind: "page" }, "match"],
+    [{ kind: "event" }, "match"],
+    [{ kind: "outbound", match: "https://example.com" }, "match"],
+    [{ kind: "download", match: "pdf/zip" }, "match"],
+    [{ kind: "download", match: "*.pdf" }, "match"],
+    [{ kind: "not-found", match: "docs" }, "match"],
+    [{ kind: "download", match: "pdf", threshold: 3 }, "threshold"],
+    [{ kind: "outbound", threshold: 1 }, "threshold"],
+  ])("refuses %j on %s", (body, field) => {
+    expect(issue(goalCreateBody, body).field).toBe(field);
+  });
   it("bounds a pattern's length and stars", () => {
     expect(goalCreateBody.parse({ kind: "page", match: `/${"a".repeat(MAX_PATTERN_LENGTH - 1)}` }).match).toHaveLength(
       MAX_PATTERN_LENGTH,
