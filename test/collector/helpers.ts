@@ -64,11 +64,11 @@ export async function createSite(stack: Stack, domain: string): Promise<TestSite
 export async function createGoal(
   stack: Stack,
   site: string,
-  kind: "page" | "event" | "time" | "scroll",
-  match: string,
+  kind: "page" | "event" | "time" | "scroll" | "outbound" | "download" | "not-found",
+  match?: string,
   threshold?: number,
 ): Promise<string> {
-  const args = ["goals", "create", "--site", site, "--kind", kind, "--match", match];
+  const args = ["goals", "create", "--site", site, "--kind", kind, ...(match === undefined ? [] : ["--match", match])];
   if (threshold !== undefined) args.push("--threshold", String(threshold));
   return (await cliJson<{ id: string }>(stack, args)).id;
 }
