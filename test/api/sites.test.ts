@@ -140,6 +140,45 @@ describe("sites and the registry", () => {
     expect(missing.status).toBe(404);
   });
 
+  it("goals on the tracker's own events: outbound, download and not-found each in one step, refused when malformed, listed in the conversions report", async () => {
+    const site = await f.makeSite("tracked-links.example");
+    const create = (body: unknown) => f.admin("POST", `/api/v1/sites/${site.id}/goals`, body);
+    const outbound = await create({ kind: "outbound" });
+    expect(outbound.status).toBe(201);
+    expect(outbound.body).toMatchObject({ kind: "outbound", match: "*", name: "outbound: *", threshold: 0 });
+    const download = await create({ kind: "download", match: ".PDF zip" });
+    expect(download.status).toBe(201);
+    expect(download.body).toMatchObject({ kind: "download", match: "pdf zip", name: "download: pdf zip" });
+    const notFound = await create({ kind: "not-found" });
+    expect(notFound.body).toMatchObject({ kind: "not-found", match: "/*" });
+    // The same goal again, as written another way, is the same goal.
+    const again = await create({ kind: "download", match: "pdf, zip" });
+    expect(again.status).toBe(200);
+    expect(again.body.id).toBe(download.body.id);
+    for (const [body, field] of [
+      [{ kind: "outbound", match: "https://partner.example" }, "match"],
+      [{ kind: "download", match: "pdf;rm -rf" }, "match"],
+      [{ kind: "not-found", match: "missing" }, "match"],
+      [{ kind: "download", threshold: 2 }, "threshold"],
+      [{ kind: "page" }, "match"],
+    ] as const) {
+      const res = await create(body);
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(res.headers.get("content-type")).toBe("application/problem+json");
+      expect(res.body.field, JSON.stringify(body)).toBe(field);
+    }
+    expect((await f.admin("GET", `/api/v1/sites/${site.id}/goals`)).body.goals).toHaveLength(3);
+    await waitForPublication(f.stack.url);
+    const report = await f.admin("GET", `/api/v1/conversions?site=${site.id}&period=day`);
+    expect(report.status).toBe(200);
+    // Every goal is a row (their order among equal figures is the report's own).
+    expect(report.body.rows.map((r: { goal: { name: string; kind: string } }) => [r.goal.kind, r.goal.name]).sort()).toEqual([
+      ["download", "download: pdf zip"],
+      ["not-found", "not-found: /*"],
+      ["outbound", "outbound: *"],
+    ]);
+  });
+
   it("PATCH a goal changes its name and purpose only; hostile or empty bodies change nothing", async () => {
     const site = await f.makeSite("goal-edit.example");
     const goal = (await f.admin("POST", `/api/v1/sites/${site.id}/goals`, { name: "Signup", kind: "event", match: "signup" })).body;
