@@ -426,6 +426,7 @@ describe("the collector's paths", () => {
       const op = `${method} /t.js`;
       const script = await expectAnswer(op, 200, anyone(method, "/t.js"));
       await expectAnswer(op, 200, anyone(method, "/t.js?vitals"));
+      await expectAnswer(op, 200, anyone(method, "/t.js?track"));
       await expectAnswer(op, 304, anyone(method, "/t.js", undefined, { "if-none-match": script.headers.get("etag")! }));
     }
   });

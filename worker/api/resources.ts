@@ -51,7 +51,10 @@ export const goalResource = z
     site: z.string(),
     name: z.string(),
     kind: z.enum(GOAL_KINDS),
-    match: z.string().meta({ description: "Path pattern (page, time, scroll; * is a wildcard) or event name (event)." }),
+    match: z.string().meta({
+      description:
+        "Path pattern (page, time, scroll, not-found; * is a wildcard), event name (event), extensions separated by spaces or * (download), * (outbound).",
+    }),
     threshold: z.number().int().meta({ description: "Seconds (time) or scroll depth percent (scroll); 0 otherwise." }),
     purpose: z.string().nullable(),
     created_at: timestamp,

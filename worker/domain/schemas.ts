@@ -86,7 +86,15 @@ export const goalCreateBody = z
   .strictObject({
     name: name.optional(),
     kind: z.enum(GOAL_KINDS),
-    match: z.string().min(1).max(MAX_PATTERN_LENGTH).optional(),
+    match: z
+      .string()
+      .min(1)
+      .max(MAX_PATTERN_LENGTH)
+      .optional()
+      .meta({
+        description:
+          "A path pattern (page, time, scroll, not-found; * is a wildcard), an event name (event), extensions separated by spaces (download: `pdf zip`), or *. Needed for page, event, time and scroll; outbound, download and not-found count all without it.",
+      }),
     threshold: z.number().int().min(0).max(86_400).optional(),
     purpose: z.string().trim().min(1).max(100).optional(),
   })

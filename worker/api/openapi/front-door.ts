@@ -44,6 +44,13 @@ const TRACKER_PARAMETERS = [
     schema: { type: "string" },
   },
   {
+    name: "track",
+    in: "query",
+    required: false,
+    description: "Present (with any value or none): the outbound-link and download part, which the tracker loads when the snippet has `data-track`.",
+    schema: { type: "string" },
+  },
+  {
     name: "If-None-Match",
     in: "header",
     required: false,
@@ -56,7 +63,7 @@ const trackerOperation = (method: "get" | "head") => ({
   operationId: method === "get" ? "getTracker" : "headTracker",
   summary:
     method === "get"
-      ? "The tracker script the snippet loads (`?vitals`: its Core Web Vitals part)"
+      ? "The tracker script the snippet loads (`?vitals`: its Core Web Vitals part; `?track`: its link part)"
       : "The tracker script's headers, without the script",
   description:
     "No key: the script every site's snippet loads, the same for all sites. Kept an hour by caches, then revalidated with its ETag.",
