@@ -129,6 +129,16 @@ describe("the operator's walk-through", () => {
     await page.getByText(/Goal .*Signup.* created/).waitFor();
     const goals = await f.admin("GET", `/api/v1/sites/${siteId}/goals`);
     expect(goals.body.goals.map((g: { name: string; kind: string; match: string }) => [g.name, g.kind, g.match])).toEqual([["Signup", "event", "signup"]]);
+
+    // A goal on the tracker's own events in one step, on the Goals screen: the kind alone, match left empty.
+    await page.goto(`${f.stack.url}/dashboard/s/${siteId}/goals?period=day`);
+    await page.getByLabel("Kind", { exact: true }).selectOption("download");
+    await page.getByRole("button", { name: "Create goal" }).click();
+    await page.getByText(/Goal .*download: \*.* created/).waitFor();
+    const withDownload = (await f.admin("GET", `/api/v1/sites/${siteId}/goals`)).body.goals as { id: string; kind: string; match: string }[];
+    expect(withDownload.map((g) => [g.kind, g.match])).toEqual([["event", "signup"], ["download", "*"]]);
+    // (Removed again: the screens below count this site's goals.)
+    expect((await f.admin("DELETE", `/api/v1/sites/${siteId}/goals/${withDownload[1]!.id}`)).status).toBe(204);
     expect(errors).toEqual([]);
     await context.close();
   }, 60_000);
