@@ -18,9 +18,15 @@ export async function run(): Promise<void> {
   console.log("bundle   minified   gzip   budget (gzip)   loaded");
   for (const f of figures) {
     const loaded = f.name === "core" ? "always" : f.name === "vitals" ? "after load (data-vitals)" : "data-track";
-    console.log(`${f.name.padEnd(8)} ${String(f.bytes).padStart(8)} B ${String(f.gzip).padStart(6)} B ${String(f.budget).padStart(8)} B ${f.gzip <= f.budget ? "ok  " : "OVER"}   ${loaded}`);
+    console.log(
+      `${f.name.padEnd(8)} ${String(f.bytes).padStart(8)} B ${String(f.gzip).padStart(6)} B ${String(f.budget).padStart(8)} B ${f.gzip <= f.budget ? "ok  " : "OVER"}   ${loaded}`,
+    );
   }
   const over = figures.filter((f) => f.gzip > f.budget);
   if (over.length) process.exitCode = 1;
-  printJson({ bench: "tracker", bundles: Object.fromEntries(figures.map((f) => [f.name, { bytes: f.bytes, gzip: f.gzip, budget: f.budget }])), over: over.map((f) => f.name) });
+  printJson({
+    bench: "tracker",
+    bundles: Object.fromEntries(figures.map((f) => [f.name, { bytes: f.bytes, gzip: f.gzip, budget: f.budget }])),
+    over: over.map((f) => f.name),
+  });
 }

@@ -23,15 +23,24 @@ describe("link clicks", () => {
       props: { url: "https://other.example:8443" },
     });
     // Another scheme or port is another origin; the same origin is no outbound link.
-    expect(linkClick("http://shop.test/x", page, both)).toEqual({ name: "Outbound Link: Click", props: { url: "http://shop.test" } });
+    expect(linkClick("http://shop.test/x", page, both)).toEqual({
+      name: "Outbound Link: Click",
+      props: { url: "http://shop.test" },
+    });
     expect(linkClick("/about", page, both)).toBeNull();
     expect(linkClick("https://shop.test/about", page, both)).toBeNull();
   });
 
   it("records a download by its path on this site, host/path on another, and once (as a download) when both", () => {
-    expect(linkClick("/files/Report.PDF?v=2", page, both)).toEqual({ name: "File Download", props: { file: "/files/Report.PDF" } });
+    expect(linkClick("/files/Report.PDF?v=2", page, both)).toEqual({
+      name: "File Download",
+      props: { file: "/files/Report.PDF" },
+    });
     expect(linkClick("../media/talk.mp4", page, both)).toEqual({ name: "File Download", props: { file: "/media/talk.mp4" } });
-    expect(linkClick("https://cdn.example/pack.zip#top", page, both)).toEqual({ name: "File Download", props: { file: "cdn.example/pack.zip" } });
+    expect(linkClick("https://cdn.example/pack.zip#top", page, both)).toEqual({
+      name: "File Download",
+      props: { file: "cdn.example/pack.zip" },
+    });
     expect(linkClick("/files/report.pdf.html", page, both)).toBeNull();
     expect(linkClick("/files/notpdf", page, both)).toBeNull();
   });
@@ -43,11 +52,21 @@ describe("link clicks", () => {
     expect(linkClick("https://other.example/", page, epub)).toBeNull();
     const outbound = linkOptions("outbound", null);
     expect(linkClick("/report.pdf", page, outbound)).toBeNull();
-    expect(linkClick("https://cdn.example/report.pdf", page, outbound)).toEqual({ name: "Outbound Link: Click", props: { url: "https://cdn.example" } });
+    expect(linkClick("https://cdn.example/report.pdf", page, outbound)).toEqual({
+      name: "Outbound Link: Click",
+      props: { url: "https://cdn.example" },
+    });
   });
 
   it("ignores links that navigate nowhere over http(s)", () => {
-    for (const href of ["mailto:a@shop.test", "tel:+100", "javascript:void(0)", "data:text/plain,x.pdf", "ftp://files.example/a.zip", "http://["]) {
+    for (const href of [
+      "mailto:a@shop.test",
+      "tel:+100",
+      "javascript:void(0)",
+      "data:text/plain,x.pdf",
+      "ftp://files.example/a.zip",
+      "http://[",
+    ]) {
       expect(linkClick(href, page, both), href).toBeNull();
     }
   });

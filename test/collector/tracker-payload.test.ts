@@ -11,8 +11,23 @@ import type { Client } from "@libsql/client";
 import { randomBytes } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { beaconBodies, cleanProps, customEvent, engagementEvent, pagePath, pageviewEvent, vitalEvent, type Outgoing } from "../../tracker/src/payload";
-import { BEACON_BODY_LIMIT, BEACON_MAX_EVENTS, MAX_PATH_LENGTH, MAX_PROPS, MAX_SENT_UTM_LENGTH } from "../../worker/lib/beacon-limits";
+import {
+  beaconBodies,
+  cleanProps,
+  customEvent,
+  engagementEvent,
+  pagePath,
+  pageviewEvent,
+  vitalEvent,
+  type Outgoing,
+} from "../../tracker/src/payload";
+import {
+  BEACON_BODY_LIMIT,
+  BEACON_MAX_EVENTS,
+  MAX_PATH_LENGTH,
+  MAX_PROPS,
+  MAX_SENT_UTM_LENGTH,
+} from "../../worker/lib/beacon-limits";
 import { startStack, type Stack } from "../helpers/stack";
 import { BROWSER_UA, collectorCounts, createSite, ensureTrackerBuilt, openDb, rows, type TestSite } from "./helpers";
 
@@ -207,7 +222,22 @@ describe("the collector cleans what a URL can carry instead of refusing the beac
 describe("props, revenue, hash routes and beacon sizes, as the tracker sends them", () => {
   it("coerces props: numbers and booleans become text, null, undefined and objects are left out, names off the pattern too; values cleaned and cut", () => {
     expect(
-      cleanProps({ plan: "pro", seats: 3, trial: false, ratio: 0.5, none: null, gone: undefined, nested: { a: 1 }, list: ["x"], "bad name": "x", "": "x", "a\u0000b": "x", long: `${"v".repeat(199)}😀`, dirty: "a\u0000b\ud800c", empty: "" }),
+      cleanProps({
+        plan: "pro",
+        seats: 3,
+        trial: false,
+        ratio: 0.5,
+        none: null,
+        gone: undefined,
+        nested: { a: 1 },
+        list: ["x"],
+        "bad name": "x",
+        "": "x",
+        "a\u0000b": "x",
+        long: `${"v".repeat(199)}😀`,
+        dirty: "a\u0000b\ud800c",
+        empty: "",
+      }),
     ).toEqual({ plan: "pro", seats: "3", trial: "false", ratio: "0.5", long: "v".repeat(199), dirty: "abc" });
     expect(cleanProps({ [`n${"a".repeat(63)}`]: "x", [`n${"a".repeat(64)}`]: "y" })).toEqual({ [`n${"a".repeat(63)}`]: "x" });
     // At most MAX_PROPS go: the first ones.
@@ -225,10 +255,27 @@ describe("props, revenue, hash routes and beacon sizes, as the tracker sends the
       props: { plan: "pro" },
       revenue: { amount: 12.5, currency: "EUR" },
     });
-    for (const revenue of [{ amount: NaN, currency: "EUR" }, { amount: Infinity, currency: "EUR" }, { amount: "12", currency: "EUR" }, { amount: 1, currency: "EURO" }, { amount: 1, currency: "eur" }, { amount: 1 }, null, 5]) {
-      expect(customEvent("/buy", "purchase", undefined, undefined, revenue), JSON.stringify(revenue)).toEqual({ type: "event", path: "/buy", name: "purchase" });
+    for (const revenue of [
+      { amount: NaN, currency: "EUR" },
+      { amount: Infinity, currency: "EUR" },
+      { amount: "12", currency: "EUR" },
+      { amount: 1, currency: "EURO" },
+      { amount: 1, currency: "eur" },
+      { amount: 1 },
+      null,
+      5,
+    ]) {
+      expect(customEvent("/buy", "purchase", undefined, undefined, revenue), JSON.stringify(revenue)).toEqual({
+        type: "event",
+        path: "/buy",
+        name: "purchase",
+      });
     }
-    expect(JSON.parse(JSON.stringify(pageviewEvent("/p", "", "", { plan: "pro" })))).toEqual({ type: "pageview", path: "/p", props: { plan: "pro" } });
+    expect(JSON.parse(JSON.stringify(pageviewEvent("/p", "", "", { plan: "pro" })))).toEqual({
+      type: "pageview",
+      path: "/p",
+      props: { plan: "pro" },
+    });
     expect(JSON.stringify(pageviewEvent("/p"))).toBe('{"type":"pageview","path":"/p"}');
   });
 
@@ -248,7 +295,11 @@ describe("props, revenue, hash routes and beacon sizes, as the tracker sends the
     const events = Array.from({ length: 5 }, (_, i) => customEvent("/checkout", `step ${i}`, undefined, props)!);
     expect(new Blob([JSON.stringify(events[0])]).size).toBeGreaterThan(6_000);
     const session = newSession();
-    const bodies = beaconBodies(shop.id, session, events.map((e) => structuredClone(e)));
+    const bodies = beaconBodies(
+      shop.id,
+      session,
+      events.map((e) => structuredClone(e)),
+    );
     // Two events fit in 16 KB, so three beacons; every event in order, each with all of its props.
     expect(bodies).toHaveLength(3);
     const sent = bodies.map((body) => JSON.parse(body) as { site: string; session: string; events: Outgoing[] });
@@ -258,7 +309,11 @@ describe("props, revenue, hash routes and beacon sizes, as the tracker sends the
     // The collector takes each size (its answer about the props themselves is its own); the five
     // in one body, as the tracker used to send them, it refuses for size.
     const post = (body: string) =>
-      fetch(`${stack.url}/e`, { method: "POST", headers: { "content-type": "text/plain;charset=UTF-8", origin: "https://shop.test", "user-agent": BROWSER_UA }, body });
+      fetch(`${stack.url}/e`, {
+        method: "POST",
+        headers: { "content-type": "text/plain;charset=UTF-8", origin: "https://shop.test", "user-agent": BROWSER_UA },
+        body,
+      });
     for (const body of bodies) expect((await post(body)).status).not.toBe(413);
     expect((await post(JSON.stringify({ site: shop.id, session, events }))).status).toBe(413);
   });
@@ -269,7 +324,10 @@ describe("props, revenue, hash routes and beacon sizes, as the tracker sends the
     const [body, ...rest] = beaconBodies("site_x", "s".repeat(22), [big, customEvent("/", "small", undefined, { a: "b" })!]);
     expect(rest).toEqual([]);
     expect(new Blob([body!]).size).toBeLessThanOrEqual(BEACON_BODY_LIMIT);
-    expect(JSON.parse(body!).events).toEqual([{ type: "event", path: "/", name: "big" }, { type: "event", path: "/", name: "small", props: { a: "b" } }]);
+    expect(JSON.parse(body!).events).toEqual([
+      { type: "event", path: "/", name: "big" },
+      { type: "event", path: "/", name: "small", props: { a: "b" } },
+    ]);
     const small = Array.from({ length: BEACON_MAX_EVENTS * 2 + 1 }, () => pageviewEvent("/"));
     expect(beaconBodies("site_x", "s".repeat(22), small).map((b) => JSON.parse(b).events.length)).toEqual([30, 30, 1]);
   });

@@ -13,7 +13,11 @@ export interface Arrival {
   url: string;
   at: number;
   /** A beacon's body, parsed. */
-  body?: { site: string; session: string; events: { type: string; path: string; name?: string; props?: Record<string, string>; [k: string]: unknown }[] };
+  body?: {
+    site: string;
+    session: string;
+    events: { type: string; path: string; name?: string; props?: Record<string, string>; [k: string]: unknown }[];
+  };
   bytes?: number;
   /** The collector's status for a beacon. */
   status?: number;
@@ -54,13 +58,20 @@ export class BeaconRecorder {
   private async answer(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     if (req.method === "GET" && url.pathname === "/w/t.js") {
       const response = await fetch(`${this.collector()}/t.js${url.search}`);
-      res.writeHead(response.status, { "content-type": response.headers.get("content-type") ?? "text/javascript" }).end(await response.text());
+      res
+        .writeHead(response.status, { "content-type": response.headers.get("content-type") ?? "text/javascript" })
+        .end(await response.text());
       return;
     }
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const raw = Buffer.concat(chunks);
-    const arrival: Arrival = { kind: "beacon", url: `${req.headers.host}${req.url}`, at: performance.now(), bytes: raw.byteLength };
+    const arrival: Arrival = {
+      kind: "beacon",
+      url: `${req.headers.host}${req.url}`,
+      at: performance.now(),
+      bytes: raw.byteLength,
+    };
     try {
       arrival.body = JSON.parse(raw.toString("utf8")) as Arrival["body"];
     } catch {
@@ -74,6 +85,8 @@ export class BeaconRecorder {
     }
     const response = await fetch(`${this.collector()}/e`, { method: "POST", headers, body: raw });
     arrival.status = response.status;
-    res.writeHead(response.status, { "content-type": response.headers.get("content-type") ?? "application/json" }).end(await response.text());
+    res
+      .writeHead(response.status, { "content-type": response.headers.get("content-type") ?? "application/json" })
+      .end(await response.text());
   }
 }

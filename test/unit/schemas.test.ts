@@ -67,9 +67,27 @@ describe("goalCreateBody", () => {
     expect(issue(goalCreateBody, body).field).toBe(field);
   });
   it("creates the goals on the tracker's own events in one step: outbound, download and not-found count all when match is left out", () => {
-    expect(goalCreateBody.parse({ kind: "outbound" })).toEqual({ kind: "outbound", match: "*", name: "outbound: *", threshold: 0, purpose: null });
-    expect(goalCreateBody.parse({ kind: "download" })).toEqual({ kind: "download", match: "*", name: "download: *", threshold: 0, purpose: null });
-    expect(goalCreateBody.parse({ kind: "not-found" })).toEqual({ kind: "not-found", match: "/*", name: "not-found: /*", threshold: 0, purpose: null });
+    expect(goalCreateBody.parse({ kind: "outbound" })).toEqual({
+      kind: "outbound",
+      match: "*",
+      name: "outbound: *",
+      threshold: 0,
+      purpose: null,
+    });
+    expect(goalCreateBody.parse({ kind: "download" })).toEqual({
+      kind: "download",
+      match: "*",
+      name: "download: *",
+      threshold: 0,
+      purpose: null,
+    });
+    expect(goalCreateBody.parse({ kind: "not-found" })).toEqual({
+      kind: "not-found",
+      match: "/*",
+      name: "not-found: /*",
+      threshold: 0,
+      purpose: null,
+    });
     // Extensions as written become their one stored form, so the same goal is found again.
     expect(goalCreateBody.parse({ kind: "download", match: ".PDF, zip  csv" }).match).toBe("pdf zip csv");
     expect(goalCreateBody.parse({ kind: "not-found", match: "/docs/*" }).match).toBe("/docs/*");

@@ -31,7 +31,11 @@ export function linkOptions(track: string | null, extensions: string | null): Li
   return {
     outbound: words.includes("outbound"),
     downloads: words.includes("downloads"),
-    extensions: (extensions || DOWNLOAD_EXTENSIONS).toLowerCase().split(/[\s,]+/).map((e) => e.replace(/^\./, "")).filter(Boolean),
+    extensions: (extensions || DOWNLOAD_EXTENSIONS)
+      .toLowerCase()
+      .split(/[\s,]+/)
+      .map((e) => e.replace(/^\./, ""))
+      .filter(Boolean),
   };
 }
 

@@ -55,7 +55,12 @@ export function cleanProps(input: unknown): Props | undefined {
   for (const name in input) {
     let value = (input as Record<string, unknown>)[name];
     if (/^[bn]/.test(typeof value)) value = String(value); // boolean, number, bigint
-    if (typeof value === "string" && PROP_NAME_PATTERN.test(name) && (value = cleanText(value, MAX_PROP_VALUE_LENGTH)) && kept < MAX_PROPS) {
+    if (
+      typeof value === "string" &&
+      PROP_NAME_PATTERN.test(name) &&
+      (value = cleanText(value, MAX_PROP_VALUE_LENGTH)) &&
+      kept < MAX_PROPS
+    ) {
       props[name] = value as string;
       kept++;
     }

@@ -4,7 +4,14 @@
  * snippet's `data-track` asks. All are built by tracker/build.ts into tracker.generated.ts. The
  * snippet's URL never changes, so caches revalidate hourly with the ETag (a 304 is a few bytes).
  */
-import { TRACKER_CORE, TRACKER_CORE_ETAG, TRACKER_TRACK, TRACKER_TRACK_ETAG, TRACKER_VITALS, TRACKER_VITALS_ETAG } from "./tracker.generated";
+import {
+  TRACKER_CORE,
+  TRACKER_CORE_ETAG,
+  TRACKER_TRACK,
+  TRACKER_TRACK_ETAG,
+  TRACKER_VITALS,
+  TRACKER_VITALS_ETAG,
+} from "./tracker.generated";
 
 export function serveTracker(request: Request): Response {
   const query = new URL(request.url).searchParams;

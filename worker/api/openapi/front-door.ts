@@ -47,7 +47,8 @@ const TRACKER_PARAMETERS = [
     name: "track",
     in: "query",
     required: false,
-    description: "Present (with any value or none): the outbound-link and download part, which the tracker loads when the snippet has `data-track`.",
+    description:
+      "Present (with any value or none): the outbound-link and download part, which the tracker loads when the snippet has `data-track`.",
     schema: { type: "string" },
   },
   {
