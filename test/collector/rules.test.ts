@@ -83,6 +83,10 @@ describe("goal matching", () => {
     expect(goalCompleted(goal("download", "pdf zip"), download("/files/Report.PDF"))).toBe(true);
     expect(goalCompleted(goal("download", "pdf zip"), download("cdn.example/pack.zip"))).toBe(true);
     expect(goalCompleted(goal("download", "pdf zip"), download("/files/report.csv"))).toBe(false);
+    // The props as the collector's reader hands them on: entries.
+    const read = { type: "event", path: "/a", name: "File Download", props: { entries: [["file", "/files/report.pdf"]], drops: {} } } as const;
+    expect(goalCompleted(goal("download", "pdf"), read)).toBe(true);
+    expect(goalCompleted(goal("download", "zip"), read)).toBe(false);
     expect(goalCompleted(goal("download", "pdf"), download("/files/notpdf"))).toBe(false);
     // A File Download whose file was dropped is no download of anything.
     expect(goalCompleted(goal("download", "*"), { type: "event", path: "/a", name: "File Download" })).toBe(false);

@@ -37,8 +37,21 @@ export interface BeaconFacts {
   name?: string;
   seconds?: number;
   scroll?: number;
-  /** The event's props as sent; a download goal reads the reserved `file`. */
-  props?: Record<string, string>;
+  /**
+   * The event's props; a download goal reads the reserved `file`. Either a plain object or as the
+   * collector's props reader hands them on (`{entries: [name, value][]}`, issue 39's part A).
+   */
+  props?: unknown;
+}
+
+/** The text prop `name` of an event's props, in either shape. */
+function sentProp(props: unknown, name: string): string | undefined {
+  if (!props || typeof props !== "object") return undefined;
+  const entries = (props as { entries?: unknown }).entries;
+  const value = Array.isArray(entries)
+    ? (entries as unknown[]).find((entry): entry is [string, unknown] => Array.isArray(entry) && entry[0] === name)?.[1]
+    : (props as Record<string, unknown>)[name];
+  return typeof value === "string" ? value : undefined;
 }
 
 /** Whether `path` matches a goal pattern; linear time whatever the pattern (see `lib/glob.ts`). */
@@ -60,7 +73,7 @@ export function goalCompleted(goal: GoalRule, fact: BeaconFacts): boolean {
     case "outbound":
       return fact.type === "event" && fact.name === OUTBOUND_EVENT;
     case "download":
-      return fact.type === "event" && fact.name === DOWNLOAD_EVENT && downloadMatches(goal.match, fact.props?.file);
+      return fact.type === "event" && fact.name === DOWNLOAD_EVENT && downloadMatches(goal.match, sentProp(fact.props, "file"));
     case "not-found":
       return fact.type === "event" && fact.name === NOT_FOUND_EVENT && pathMatches(goal.match, fact.path);
   }
