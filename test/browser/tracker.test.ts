@@ -124,7 +124,8 @@ function optionsPage(path: string): string | null {
     case "/partner":
       return page("Partner", "", "<p>Another site, without the snippet.</p>");
     case "/history-app/":
-      return page("History app", shop.snippet, `<button id="anchor" onclick="location.hash = '#/settings'">Anchor</button>`);
+      // data-props that do not parse are ignored: the pageviews still go (a refused beacon would lose them).
+      return page("History app", shop.snippet.replace("<script ", `<script data-props='{"author": ana}' `), `<button id="anchor" onclick="location.hash = '#/settings'">Anchor</button>`);
   }
   return null;
 }
@@ -568,7 +569,7 @@ describe("the tracker's options", () => {
     await context.close();
   });
 
-  it("counts hash routes under data-hash as pageviews of the path joined with the route; without it a hash change is no pageview", async () => {
+  it("counts hash routes under data-hash as pageviews of the path joined with the route; without it a hash change is no pageview (and data-props that do not parse are ignored)", async () => {
     const { context, page, errors } = await newPage();
     const hashPageviews = (n: number) =>
       eventually(
