@@ -182,6 +182,8 @@ export const rollupGoalDayUnits = sqliteTable(
     unit: text("unit").notNull(),
     /** The unit's conversions that day: moved with it when its dimensions are set (dimension cells). */
     conversions: integer("conversions").notNull().default(0),
+    /** The unit's revenue that day in cents, summed like `conversions`: what revenue figures sum per cell (privacy/revenue.ts). */
+    revenue: integer("revenue").notNull().default(0),
   },
   (t) => [
     uniqueIndex("rollup_goal_day_units_key").on(t.siteId, t.goalId, t.day, t.unit),

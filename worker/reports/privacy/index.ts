@@ -87,3 +87,4 @@ export { bandOf } from "./bands";
 export { bandedOnTrueCounts, bandedToday, exactToday, type TodayCell, type TodayRule } from "./today";
 export { exactFiltered, filteredOnTrueCounts, filteredRule, type FilteredCell, type FilteredRule } from "./filtered";
 export { perturbWithTails, tailSteps } from "./filtered";
+export { cellOnlyRevenue, exactRevenue, revenueRule, unitShareSql, type RevenueCell, type RevenueRule } from "./revenue";

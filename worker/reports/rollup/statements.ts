@@ -94,11 +94,13 @@ export function foldStatements(source: Source, zone: ZoneGroup, range: Range): I
           "INSERT INTO rollup_goal_day (site_id, goal_id, day, units, conversions) SELECT site_id, goal_id, day, 0, count(*) FROM raw WHERE true GROUP BY site_id, goal_id, day " +
             `ON CONFLICT (${GOAL_DAY}) DO UPDATE SET conversions = rollup_goal_day.conversions + excluded.conversions`,
         ),
-        // Units with their conversions that day: moved with them between dimension cells (dimension-fold.ts).
+        // Units with their conversions that day: moved with them between dimension cells (dimension-fold.ts),
+        // and their revenue in cents, summed per cell by the revenue figures (reports/revenue.ts).
         setMark("goal_day", "rollup_goal_day_units"),
         withRaw(
-          "INSERT INTO rollup_goal_day_units (site_id, goal_id, day, unit, conversions) SELECT site_id, goal_id, day, unit, count(*) FROM raw WHERE true " +
-            "GROUP BY site_id, goal_id, day, unit ON CONFLICT (site_id, goal_id, day, unit) DO UPDATE SET conversions = rollup_goal_day_units.conversions + excluded.conversions",
+          "INSERT INTO rollup_goal_day_units (site_id, goal_id, day, unit, conversions, revenue) SELECT site_id, goal_id, day, unit, count(*), sum(revenue) FROM raw WHERE true " +
+            "GROUP BY site_id, goal_id, day, unit ON CONFLICT (site_id, goal_id, day, unit) DO UPDATE SET conversions = rollup_goal_day_units.conversions + excluded.conversions, " +
+            "revenue = rollup_goal_day_units.revenue + excluded.revenue",
         ),
         countNew("goal_day", "rollup_goal_day_units", "rollup_goal_day", "site_id, goal_id, day", "units", GOAL_DAY),
         ...goalDimensionFoldStatements(withRaw, mark("goal_day")),
