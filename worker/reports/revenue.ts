@@ -89,6 +89,7 @@ export function engineRevenueCell(cell: Cell): RevenueCell {
     cents: cell.revenue?.cents ?? 0,
     largest: cell.revenue?.largest ?? 0,
     shares: cell.revenue?.shares ?? 0,
+    trueLargest: cell.revenue?.trueLargest ?? 0,
   };
 }
 
@@ -102,7 +103,7 @@ export async function goalRevenueCells(db: ReadOnlyDatabase, scope: ReportScope,
   const rs = await db.query({
     sql:
       `SELECT g.goal_id AS goal, count(*) AS units, sum(g.conversions) AS conversions, sum(${key}) AS key_sum, sum(g.revenue) AS cents, ` +
-      `max(g.revenue) AS largest, total(g.revenue * ${unitShareSql(key)}) AS shares FROM rollup_goal_day_units g ` +
+      `max(g.revenue * (1 + ${unitShareSql(key)})) AS largest, total(g.revenue * ${unitShareSql(key)}) AS shares, max(g.revenue) AS true_largest FROM rollup_goal_day_units g ` +
       `WHERE g.site_id = ? AND g.day >= ? AND g.day <= ? AND g.goal_id IN (${goalIds.map(() => "?").join(", ")}) GROUP BY g.goal_id`,
     args: [scope.siteId, scope.from, scope.to, ...goalIds],
   });
@@ -116,6 +117,7 @@ export async function goalRevenueCells(db: ReadOnlyDatabase, scope: ReportScope,
         cents: Number(r.cents ?? 0),
         largest: Number(r.largest ?? 0),
         shares: Number(r.shares ?? 0),
+        trueLargest: Number(r.true_largest ?? 0),
       },
     ]),
   );

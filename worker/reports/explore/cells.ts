@@ -27,7 +27,7 @@ export interface Cell {
   /** With a grouping's `bounces`: its units of a single pageview that day, and their key sum (engagement.ts). */
   bounces?: { units: number; keySum: number };
   /** With a grouping's `revenue` (keys include `goal`): the units' revenue in cents, the largest, and their shares (privacy/revenue.ts). */
-  revenue?: { cents: number; largest: number; shares: number };
+  revenue?: { cents: number; largest: number; shares: number; trueLargest: number };
 }
 
 /**
@@ -112,8 +112,13 @@ const BOUNCES = [
   "sum(CASE WHEN u.pageviews = 1 THEN u.unit_key ELSE 0 END) AS bounce_key_sum",
 ];
 const NO_BOUNCES = ["0 AS bounce_units", "0 AS bounce_key_sum"];
-const REVENUE = ["sum(g.revenue) AS rev_cents", "max(g.revenue) AS rev_largest", `total(g.revenue * ${unitShareSql("u.unit_key")}) AS rev_shares`];
-const NO_REVENUE = ["0 AS rev_cents", "0 AS rev_largest", "0 AS rev_shares"];
+const REVENUE = [
+  "sum(g.revenue) AS rev_cents",
+  `max(g.revenue * (1 + ${unitShareSql("u.unit_key")})) AS rev_largest`,
+  `total(g.revenue * ${unitShareSql("u.unit_key")}) AS rev_shares`,
+  "max(g.revenue) AS rev_true_largest",
+];
+const NO_REVENUE = ["0 AS rev_cents", "0 AS rev_largest", "0 AS rev_shares", "0 AS rev_true_largest"];
 
 /** The cells of `units` grouped by `keys` (none: the one cell of all of them). */
 export async function readCells(
@@ -169,7 +174,14 @@ export async function readCellGroupings(
       keySum: Number(r.key_sum ?? 0),
       ...(all[index]!.bounces ? { bounces: { units: Number(r.bounce_units), keySum: Number(r.bounce_key_sum) } } : {}),
       ...(all[index]!.revenue
-        ? { revenue: { cents: Number(r.rev_cents ?? 0), largest: Number(r.rev_largest ?? 0), shares: Number(r.rev_shares ?? 0) } }
+        ? {
+            revenue: {
+              cents: Number(r.rev_cents ?? 0),
+              largest: Number(r.rev_largest ?? 0),
+              shares: Number(r.rev_shares ?? 0),
+              trueLargest: Number(r.rev_true_largest ?? 0),
+            },
+          }
         : {}),
     });
   }

@@ -38,10 +38,12 @@ export interface RevenueCell {
   keySum: number;
   /** The units' revenue, in cents. */
   cents: number;
-  /** The largest unit's revenue, in cents. */
+  /** The largest unit's revenue moved by its own fraction, centsᵤ · (1 + mᵤ), in cents (what rules 2 and 3 read). */
   largest: number;
-  /** Σ centsᵤ · (position(unit) − 2047.5): the per-unit fractions' sum before scaling (unitShareSql). */
+  /** Σ centsᵤ · mᵤ: the units' own fractions of their revenue, in cents (unitShareSql). */
   shares: number;
+  /** The largest true amount (read by the cellOnlyRevenue variant only). */
+  trueLargest?: number;
 }
 
 /** Rule 2: the largest unit's share of the sum above which the figure is hidden. */
@@ -56,14 +58,14 @@ const REVENUE_SHIFT = 7_000_003;
 const UNIT_SHIFT = 9_000_011;
 const POSITIONS = 4096;
 
-/** SQL: a unit's share position term, position(unit key) − 2047.5, over the SQL expression of its key. */
+/** SQL: a unit's own fraction mᵤ in −UNIT_SHARE…UNIT_SHARE, over the SQL expression of its cell key. */
 export function unitShareSql(unitKey: string): string {
-  return `(${noisePositionSql(`(${unitKey}) + ${UNIT_SHIFT}`, "0")} - 2047.5)`;
+  return `((${noisePositionSql(`(${unitKey}) + ${UNIT_SHIFT}`, "0")} - 2047.5) * ${(2 * UNIT_SHARE) / POSITIONS})`;
 }
 
 /** TypeScript twin of unitShareSql, for tests. */
 export function unitShare(unitKey: number, key: NoiseKey): number {
-  return noisePosition(unitKey + UNIT_SHIFT, 0, key) - 2047.5;
+  return (noisePosition(unitKey + UNIT_SHIFT, 0, key) - 2047.5) * ((2 * UNIT_SHARE) / POSITIONS);
 }
 
 /** The cell's keyed draw in −1…1, with the count table's tails past it (filtered.ts). */
@@ -85,8 +87,14 @@ function unitsShown(cell: RevenueCell, key: NoiseKey, k: number): boolean {
   return filteredRule.shown({ units: cell.units, events: cell.conversions, keySum: cell.keySum }, key, k, true) !== null;
 }
 
+/**
+ * Rule 2 on the amounts as moved by their units' fractions: decided on the true amounts, a hidden
+ * or shown total is an oracle on the victim's exact amount (cells of the victim and sybils of
+ * known amounts, hidden exactly when it exceeds 1.5 × theirs: a binary search). On the moved
+ * amounts it tells no more than the total does: amount × (1 + mᵤ).
+ */
 function dominated(cell: RevenueCell): boolean {
-  return cell.largest > DOMINANCE_SHARE * cell.cents;
+  return cell.largest > DOMINANCE_SHARE * (cell.cents + cell.shares);
 }
 
 /** The rule the API serves: rules 1–3. */
@@ -94,18 +102,21 @@ export const revenueRule: RevenueRule = {
   perturbs: true,
   shown(cell, key, k) {
     if (!unitsShown(cell, key, k) || dominated(cell)) return null;
-    const shares = (cell.shares / POSITIONS) * 2 * UNIT_SHARE;
-    const cents = cell.cents + shares + revenueDraw(cell, key) * cell.largest * DRAW_SCALE;
+    const cents = cell.cents + cell.shares + revenueDraw(cell, key) * cell.largest * DRAW_SCALE;
     return Math.max(0, Math.round(cents / 100));
   },
 };
 
-/** The lead's design alone (rules 1, 2 and the cell draw, no per-unit fraction): for the attack test. */
+/**
+ * The lead's design alone (rules 1, 2 and the cell draw, on the true amounts: no per-unit
+ * fraction), for the attack test. `trueLargest` is the cell's largest true amount.
+ */
 export const cellOnlyRevenue: RevenueRule = {
   perturbs: true,
   shown(cell, key, k) {
-    if (!unitsShown(cell, key, k) || dominated(cell)) return null;
-    return Math.max(0, Math.round((cell.cents + revenueDraw(cell, key) * cell.largest * DRAW_SCALE) / 100));
+    const largest = cell.trueLargest ?? cell.largest;
+    if (!unitsShown(cell, key, k) || largest > DOMINANCE_SHARE * cell.cents) return null;
+    return Math.max(0, Math.round((cell.cents + revenueDraw(cell, key) * largest * DRAW_SCALE) / 100));
   },
 };
 
