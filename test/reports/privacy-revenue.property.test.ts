@@ -250,7 +250,7 @@ async function attack(rule: RevenueRule, scenarios: Scenario[]): Promise<Outcome
 }
 
 describe("R: the revenue attacker", () => {
-  const scenarios = fc.sample(scenario, { numRuns: 48, seed: 39 });
+  const scenarios = fc.sample(scenario, { numRuns: 96, seed: 39 });
 
   it("served: recovers no amount to within ±10 % more often than a guess inside the units' ±50 % band", async () => {
     const served = await attack(revenueRule, scenarios);
@@ -261,14 +261,15 @@ describe("R: the revenue attacker", () => {
         .map(([name, t]) => `${name} ${t.within10}/${t.buyers}`)
         .join(", ")}), presence right ${o.presenceRight}/${o.victims}`;
     console.log(`R served: ${rate(served)}; exactRevenue: ${rate(exact)}; cellOnlyRevenue: ${rate(design)}`);
-    expect(exact.buyers).toBeGreaterThanOrEqual(48);
+    expect(exact.buyers).toBeGreaterThanOrEqual(96);
     // The rule taken out: every amount, exactly.
     expect(exact.within10).toBe(exact.buyers);
     // The cell draw alone (scaled by the largest amount): sybils buying at the victim's scale read most amounts.
     const matched = design.byStrategy["matched"]!;
-    expect(matched.buyers).toBeGreaterThan(10);
-    expect(matched.within10 / matched.buyers).toBeGreaterThan(0.7);
-    // Served: amount × (1 + m), m uniform in ±0.5: within ±10 % for about 1 in 5 victims, and the attacker cannot tell which.
-    expect(served.within10 / served.buyers).toBeLessThan(0.4);
+    expect(matched.buyers).toBeGreaterThan(25);
+    expect(matched.within10 / matched.buyers).toBeGreaterThan(0.5);
+    // Served: amount × (1 + m), m uniform in ±0.5: within ±10 % for about 1 in 5 victims whatever
+    // the attacker buys (the best strategy included), and it cannot tell for which.
+    for (const [strategy, t] of Object.entries(served.byStrategy)) expect(t.within10 / t.buyers, strategy).toBeLessThan(0.4);
   }, 600_000);
 });
