@@ -150,7 +150,7 @@ describe("the figures", () => {
     expect(few!.total_revenue).toEqual({ value: null, qualifier: "suppressed", currency: "EUR" });
     // Without the rule the dominant buyer's total is readable.
     const [bare] = await withConversionsRevenue(db.reader, s, [row("goal_big")], null, { rule: exactRevenue });
-    expect(bare!.total_revenue.value).toBe(1050);
+    expect(bare!.total_revenue!.value).toBe(1050);
   });
 
   it("per breakdown row with a goal and under filters: the row's units' cell, from the engine", async () => {
