@@ -146,6 +146,8 @@ export async function withConversionsRevenue<R extends { goal: { id: string }; c
   filters: readonly Filter[] | null,
   options: RevenueOptions = {},
 ): Promise<(R & Partial<RevenueFigures>)[]> {
+  // Closed hours (`today`, `24h`) are read again every hour: no revenue there, as no filter (explore/plan.ts).
+  if (scope.hours) return rows;
   const currencies = await revenueGoals(db, scope.siteId);
   const ids = rows.map((r) => r.goal.id).filter((id) => currencies.has(id));
   if (ids.length === 0) return rows;
@@ -169,7 +171,7 @@ export async function withBreakdownRevenue<R extends { value: string | null; oth
   filters: readonly Filter[],
   options: RevenueOptions = {},
 ): Promise<(R & Partial<RevenueFigures>)[]> {
-  const currency = (await revenueGoals(db, scope.siteId)).get(goal);
+  const currency = scope.hours ? undefined : (await revenueGoals(db, scope.siteId)).get(goal);
   if (!currency) return rows;
   const cells = await filteredRevenueCells(db, scope, filters, dimension);
   return rows.map((row) => {
