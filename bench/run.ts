@@ -25,6 +25,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   soak: () => import("./soak"),
   freshness: () => import("./freshness"),
   today: () => import("./today"),
+  revenue: () => import("./revenue"),
 };
 
 const json = process.argv.includes("--json");
