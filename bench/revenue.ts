@@ -65,12 +65,27 @@ export async function run(): Promise<void> {
         noiseKey: noiseKeyOf((await client.execute(NOISE_KEY_SQL)).rows[0] as Record<string, unknown>),
       };
       const row = { goal: { id: BUY }, converting_sessions: { value: 1, qualifier: "estimated" as const } };
-      const rows = COUNTRIES.map((value) => ({ value, other: false, converting_sessions: { value: 1, qualifier: "estimated" as const } }));
-      const body = queryBody.parse({ site_id: SITE, metrics: ["visitors", "total_revenue", "average_revenue"], dimensions: ["event:goal"], date_range: [g.from, g.to] });
+      const rows = COUNTRIES.map((value) => ({
+        value,
+        other: false,
+        converting_sessions: { value: 1, qualifier: "estimated" as const },
+      }));
+      const body = queryBody.parse({
+        site_id: SITE,
+        metrics: ["visitors", "total_revenue", "average_revenue"],
+        dimensions: ["event:goal"],
+        date_range: [g.from, g.to],
+      });
       const cases: [string, (o?: RevenueOptions) => Promise<(number | null)[]>][] = [
         ["conversions 30d", async (o) => [(await withConversionsRevenue(db, scope, [row], null, o))[0]!.total_revenue!.value]],
-        ["conversions 30d country:DE", async (o) => [(await withConversionsRevenue(db, scope, [row], [filter("country:DE")], o))[0]!.total_revenue!.value]],
-        ["breakdown country goal", async (o) => (await withBreakdownRevenue(db, scope, rows, "country", BUY, [], o)).map((r) => r.total_revenue!.value)],
+        [
+          "conversions 30d country:DE",
+          async (o) => [(await withConversionsRevenue(db, scope, [row], [filter("country:DE")], o))[0]!.total_revenue!.value],
+        ],
+        [
+          "breakdown country goal",
+          async (o) => (await withBreakdownRevenue(db, scope, rows, "country", BUY, [], o)).map((r) => r.total_revenue!.value),
+        ],
         [
           "query total_revenue by goal",
           async (o) => {
@@ -80,7 +95,9 @@ export async function run(): Promise<void> {
         ],
       ];
       const scale: Record<string, unknown> = { events: g.events, conversions: g.conversions, fold_ms: Math.round(foldMs) };
-      console.log(`\n${g.events.toLocaleString("en")} events, ${g.conversions.toLocaleString("en")} conversions: catch-up ${Math.round(foldMs)} ms`);
+      console.log(
+        `\n${g.events.toLocaleString("en")} events, ${g.conversions.toLocaleString("en")} conversions: catch-up ${Math.round(foldMs)} ms`,
+      );
       console.log("figure                         | p50 ms | p95 ms | shown/true | median error | max error");
       for (const [name, compute] of cases) {
         const times: number[] = [];

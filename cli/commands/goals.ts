@@ -52,5 +52,7 @@ export async function listGoalsCommand(settings: Settings, { values }: Invocatio
     purpose: g.purpose,
     currency: g.currency,
   }));
-  print(values.json ?? false, { goals: rows }, () => table(rows, ["id", "name", "kind", "match", "threshold", "purpose", "currency"]));
+  print(values.json ?? false, { goals: rows }, () =>
+    table(rows, ["id", "name", "kind", "match", "threshold", "purpose", "currency"]),
+  );
 }

@@ -13,7 +13,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStack, type Stack } from "../helpers/stack";
-import { collectorCounts, count, createGoal, createSite, ensureTrackerBuilt, openDb, postBeacon, rows, type TestSite } from "./helpers";
+import {
+  collectorCounts,
+  count,
+  createGoal,
+  createSite,
+  ensureTrackerBuilt,
+  openDb,
+  postBeacon,
+  rows,
+  type TestSite,
+} from "./helpers";
 
 let stack: Stack;
 let db: Client;
@@ -35,17 +45,28 @@ async function s2s(body: unknown) {
     headers: { "content-type": "application/json", "x-service-token": shop.token },
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
-  return { status: response.status, type: response.headers.get("content-type"), body: (await response.json()) as Record<string, any> };
+  return {
+    status: response.status,
+    type: response.headers.get("content-type"),
+    body: (await response.json()) as Record<string, any>,
+  };
 }
 
 async function api(method: string, path: string, key: string | null, body?: unknown) {
   const response = await fetch(`${stack.url}${path}`, {
     method,
-    headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
-  return { status: response.status, type: response.headers.get("content-type"), body: (text ? JSON.parse(text) : undefined) as Record<string, any> };
+  return {
+    status: response.status,
+    type: response.headers.get("content-type"),
+    body: (text ? JSON.parse(text) : undefined) as Record<string, any>,
+  };
 }
 
 async function makeKey(scopes: string, sites: string): Promise<string> {
@@ -68,7 +89,19 @@ beforeAll(async () => {
   stack = await startStack({ dataDir: mkdtempSync(join(tmpdir(), "wren-revenue-")) });
   shop = await createSite(stack, "shop.test");
   other = await createSite(stack, "other.test");
-  const made = await stack.cli(["goals", "create", "--site", shop.id, "--kind", "event", "--match", "purchase", "--currency", "EUR", "--json"]);
+  const made = await stack.cli([
+    "goals",
+    "create",
+    "--site",
+    shop.id,
+    "--kind",
+    "event",
+    "--match",
+    "purchase",
+    "--currency",
+    "EUR",
+    "--json",
+  ]);
   expect(made.code).toBe(0);
   const goal = JSON.parse(made.stdout) as { id: string; currency: string };
   expect(goal.currency).toBe("EUR");
@@ -87,7 +120,11 @@ afterAll(async () => {
 
 describe("revenue goals", () => {
   it("creates a goal with revenue: {currency} and lists it; the CLI refuses a lower-case code", async () => {
-    const created = await api("POST", `/api/v1/sites/${shop.id}/goals`, writeKey, { kind: "event", match: "order", revenue: { currency: "USD" } });
+    const created = await api("POST", `/api/v1/sites/${shop.id}/goals`, writeKey, {
+      kind: "event",
+      match: "order",
+      revenue: { currency: "USD" },
+    });
     expect(created.status).toBe(201);
     expect(created.body.revenue).toEqual({ currency: "USD" });
     const listed = await api("GET", `/api/v1/sites/${shop.id}/goals`, readKey);
@@ -106,7 +143,9 @@ describe("revenue goals", () => {
     expect(set.status).toBe(200);
     expect(set.body.revenue).toEqual({ currency: "JPY" });
     const before = await written();
-    const change = await api("PATCH", `/api/v1/sites/${shop.id}/goals/${goal.body.id}`, writeKey, { revenue: { currency: "EUR" } });
+    const change = await api("PATCH", `/api/v1/sites/${shop.id}/goals/${goal.body.id}`, writeKey, {
+      revenue: { currency: "EUR" },
+    });
     expect(change.status).toBe(422);
     expect(change.type).toContain("application/problem+json");
     expect(change.body.field).toBe("revenue.currency");
@@ -116,37 +155,67 @@ describe("revenue goals", () => {
   it("refuses hostile currencies, no key, a wrong scope and another site's goal, writing nothing", async () => {
     const before = await written();
     for (const currency of ["eur", "EUR ", "EURO", "XYZ", "", 978, null]) {
-      const answer = await api("POST", `/api/v1/sites/${shop.id}/goals`, writeKey, { kind: "event", match: `c${String(currency)}`, revenue: { currency } });
+      const answer = await api("POST", `/api/v1/sites/${shop.id}/goals`, writeKey, {
+        kind: "event",
+        match: `c${String(currency)}`,
+        revenue: { currency },
+      });
       expect(answer.status, JSON.stringify(currency)).toBe(422);
       expect(answer.type).toContain("application/problem+json");
       expect(answer.body.field).toBe("revenue.currency");
     }
-    expect((await api("POST", `/api/v1/sites/${shop.id}/goals`, writeKey, { kind: "event", match: "c", revenue: { currency: "EUR", rate: 1 } })).body.field).toBe(
-      "revenue.rate",
+    expect(
+      (
+        await api("POST", `/api/v1/sites/${shop.id}/goals`, writeKey, {
+          kind: "event",
+          match: "c",
+          revenue: { currency: "EUR", rate: 1 },
+        })
+      ).body.field,
+    ).toBe("revenue.rate");
+    expect((await api("PATCH", `/api/v1/sites/${shop.id}/goals/${signup}`, null, { revenue: { currency: "EUR" } })).status).toBe(
+      401,
     );
-    expect((await api("PATCH", `/api/v1/sites/${shop.id}/goals/${signup}`, null, { revenue: { currency: "EUR" } })).status).toBe(401);
     const scope = await api("PATCH", `/api/v1/sites/${shop.id}/goals/${signup}`, readKey, { revenue: { currency: "EUR" } });
     expect(scope.status).toBe(403);
     expect(scope.type).toContain("application/problem+json");
-    expect((await api("PATCH", `/api/v1/sites/${other.id}/goals/${signup}`, writeKey, { revenue: { currency: "EUR" } })).status).toBe(403);
+    expect(
+      (await api("PATCH", `/api/v1/sites/${other.id}/goals/${signup}`, writeKey, { revenue: { currency: "EUR" } })).status,
+    ).toBe(403);
     expect(await written()).toEqual(before);
   });
 });
 
 describe("revenue on /s2s and POST /api/v1/events", () => {
   it("stores the amount as integer cents with the goal's currency", async () => {
-    const answer = await s2s({ events: [{ goal_id: purchase, revenue: { amount: 12.34, currency: "EUR" }, id: "r-1" }, { goal_id: purchase, revenue: { amount: 0, currency: "EUR" } }, { goal_id: purchase, revenue: { amount: 1e9, currency: "EUR" } }] });
+    const answer = await s2s({
+      events: [
+        { goal_id: purchase, revenue: { amount: 12.34, currency: "EUR" }, id: "r-1" },
+        { goal_id: purchase, revenue: { amount: 0, currency: "EUR" } },
+        { goal_id: purchase, revenue: { amount: 1e9, currency: "EUR" } },
+      ],
+    });
     expect(answer.status).toBe(202);
     expect(answer.body.accepted).toBe(3);
-    const stored = await rows<{ revenue: number; currency: string }>(db, "SELECT revenue, currency FROM conversions WHERE goal_id = ? ORDER BY id", [purchase]);
+    const stored = await rows<{ revenue: number; currency: string }>(
+      db,
+      "SELECT revenue, currency FROM conversions WHERE goal_id = ? ORDER BY id",
+      [purchase],
+    );
     expect(stored).toEqual([
       { revenue: 1234, currency: "EUR" },
       { revenue: 0, currency: "EUR" },
       { revenue: 100_000_000_000, currency: "EUR" },
     ]);
-    const viaApi = await api("POST", "/api/v1/events", eventsKey, { site: shop.id, goal_id: purchase, revenue: { amount: 5.5, currency: "EUR" } });
+    const viaApi = await api("POST", "/api/v1/events", eventsKey, {
+      site: shop.id,
+      goal_id: purchase,
+      revenue: { amount: 5.5, currency: "EUR" },
+    });
     expect(viaApi.status).toBe(202);
-    expect(await count(db, "SELECT count(*) FROM conversions WHERE goal_id = ? AND revenue = 550 AND currency = 'EUR'", [purchase])).toBe(1);
+    expect(
+      await count(db, "SELECT count(*) FROM conversions WHERE goal_id = ? AND revenue = 550 AND currency = 'EUR'", [purchase]),
+    ).toBe(1);
   });
 
   const hostile: [string, unknown, string][] = [
@@ -171,7 +240,12 @@ describe("revenue on /s2s and POST /api/v1/events", () => {
       expect(single.type).toContain("application/problem+json");
       expect(single.body.field).toBe(field);
       // In a batch, after a good event: the request is stored whole or not at all.
-      const batch = await s2s({ events: [{ goal_id: purchase, revenue: { amount: 1, currency: "EUR" } }, { goal_id: purchase, revenue }] });
+      const batch = await s2s({
+        events: [
+          { goal_id: purchase, revenue: { amount: 1, currency: "EUR" } },
+          { goal_id: purchase, revenue },
+        ],
+      });
       expect(batch.status).toBe(422);
       expect(batch.body.field).toBe(`events.1.${field}`);
       const viaApi = await api("POST", "/api/v1/events", eventsKey, { site: shop.id, goal_id: purchase, revenue });
@@ -205,10 +279,13 @@ describe("revenue on beacons", () => {
   }
   const drops = async () =>
     Object.fromEntries(
-      (await rows<{ reason: string; n: number }>(db, "SELECT reason, sum(count) AS n FROM revenue_drops WHERE site_id = ? GROUP BY reason", [shop.id])).map((r) => [
-        r.reason,
-        r.n,
-      ]),
+      (
+        await rows<{ reason: string; n: number }>(
+          db,
+          "SELECT reason, sum(count) AS n FROM revenue_drops WHERE site_id = ? GROUP BY reason",
+          [shop.id],
+        )
+      ).map((r) => [r.reason, r.n]),
     );
 
   it("stores a good amount in cents", async () => {
@@ -239,9 +316,13 @@ describe("revenue on beacons", () => {
     const after = await collectorCounts(db);
     expect(after.events - before.events).toBe(bad.length);
     expect(after.conversions - before.conversions).toBe(bad.length);
-    expect(await count(db, "SELECT count(*) FROM (SELECT revenue FROM conversions WHERE goal_id = ? ORDER BY id DESC LIMIT ?) WHERE revenue IS NULL", [purchase, bad.length])).toBe(
-      bad.length,
-    );
+    expect(
+      await count(
+        db,
+        "SELECT count(*) FROM (SELECT revenue FROM conversions WHERE goal_id = ? ORDER BY id DESC LIMIT ?) WHERE revenue IS NULL",
+        [purchase, bad.length],
+      ),
+    ).toBe(bad.length);
     expect(await drops()).toEqual({
       revenue_amount: (dropped.revenue_amount ?? 0) + 6,
       revenue_currency: (dropped.revenue_currency ?? 0) + 3,

@@ -64,7 +64,9 @@ const scenario: fc.Arbitrary<Scenario> = fc
     victims: fc.uniqueArray(fc.integer({ min: 0, max: 7 }), { minLength: 1, maxLength: 3 }),
     amounts: fc.array(fc.integer({ min: 100, max: 500_000 }), { minLength: 3, maxLength: 3 }),
     bought: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
-    others: fc.array(fc.record({ combo: fc.integer({ min: 0, max: 7 }), cents: fc.integer({ min: 100, max: 500_000 }) }), { maxLength: 3 }),
+    others: fc.array(fc.record({ combo: fc.integer({ min: 0, max: 7 }), cents: fc.integer({ min: 100, max: 500_000 }) }), {
+      maxLength: 3,
+    }),
     strategy: fc.constantFrom("matched", "tiny", "large"),
     factors: fc.array(fc.double({ min: 0.8, max: 1.25, noNaN: true }), { minLength: 15, maxLength: 15 }),
   })
@@ -77,7 +79,8 @@ const scenario: fc.Arbitrary<Scenario> = fc
       for (let i = 0; i < SYBILS_PER_VICTIM; i++) {
         const scale = amounts[v]!;
         const f = factors[v * SYBILS_PER_VICTIM + i]!;
-        const own = strategy === "matched" ? Math.round(scale * f) : strategy === "tiny" ? Math.round(f * 50) : Math.round(scale * 10 * f);
+        const own =
+          strategy === "matched" ? Math.round(scale * f) : strategy === "tiny" ? Math.round(f * 50) : Math.round(scale * 10 * f);
         units.push({ session: `sybil${v}x${i}`, ...combo(c), campaign: `c${v}${i}`, cents: own, role: "sybil" });
       }
     });
@@ -91,12 +94,15 @@ const scenario: fc.Arbitrary<Scenario> = fc
 /** Every filter set the attacker forms: up to 3 of country, device and its campaign tags, is and is not. */
 function filterSets(units: Unit[]): Filter[][] {
   const atoms: Filter[] = [];
-  for (const c of new Set(units.map((u) => u.country))) atoms.push({ dimension: "country", negated: false, value: c }, { dimension: "country", negated: true, value: c });
-  for (const d of new Set(units.map((u) => u.device))) atoms.push({ dimension: "device", negated: false, value: d }, { dimension: "device", negated: true, value: d });
+  for (const c of new Set(units.map((u) => u.country)))
+    atoms.push({ dimension: "country", negated: false, value: c }, { dimension: "country", negated: true, value: c });
+  for (const d of new Set(units.map((u) => u.device)))
+    atoms.push({ dimension: "device", negated: false, value: d }, { dimension: "device", negated: true, value: d });
   const tags = units.filter((u) => u.campaign).map((u) => u.campaign!);
   const sets: Filter[][] = [[]];
   for (const a of atoms) sets.push([a]);
-  for (let i = 0; i < atoms.length; i++) for (let j = i + 1; j < atoms.length; j++) if (atoms[i]!.dimension !== atoms[j]!.dimension) sets.push([atoms[i]!, atoms[j]!]);
+  for (let i = 0; i < atoms.length; i++)
+    for (let j = i + 1; j < atoms.length; j++) if (atoms[i]!.dimension !== atoms[j]!.dimension) sets.push([atoms[i]!, atoms[j]!]);
   // A victim's country and device with one of its sybils left out: k units, a fresh set each.
   for (const u of units.filter((x) => x.role === "victim")) {
     const base: Filter[] = [
@@ -104,13 +110,24 @@ function filterSets(units: Unit[]): Filter[][] {
       { dimension: "device", negated: false, value: u.device },
     ];
     for (const tag of tags) sets.push([...base, { dimension: "utm_campaign", negated: true, value: tag }]);
-    for (const tag of tags) sets.push([{ dimension: "country", negated: false, value: u.country }, { dimension: "utm_campaign", negated: true, value: tag }]);
+    for (const tag of tags)
+      sets.push([
+        { dimension: "country", negated: false, value: u.country },
+        { dimension: "utm_campaign", negated: true, value: tag },
+      ]);
   }
   return sets;
 }
 
 const matches = (u: Unit, f: Filter): boolean => {
-  const v = f.dimension === "country" ? u.country : f.dimension === "device" ? u.device : f.dimension === "utm_campaign" ? u.campaign : null;
+  const v =
+    f.dimension === "country"
+      ? u.country
+      : f.dimension === "device"
+        ? u.device
+        : f.dimension === "utm_campaign"
+          ? u.campaign
+          : null;
   return f.negated ? v !== f.value : v === f.value;
 };
 
@@ -127,16 +144,27 @@ async function readAll(db: TestDb, s: ReportScope, units: Unit[], rule: RevenueR
   for (const filters of filterSets(units)) {
     const [r] = await withConversionsRevenue(db.reader, s, [row], filters.length ? filters : null, { rule });
     const members = buyers.filter((u) => filters.every((f) => matches(u, f)));
-    if (r!.total_revenue?.value !== null && r!.total_revenue?.value !== undefined) readings.push({ members, value: r!.total_revenue.value });
+    if (r!.total_revenue?.value !== null && r!.total_revenue?.value !== undefined)
+      readings.push({ members, value: r!.total_revenue.value });
     if (filters.length > 1) continue;
     for (const dimension of ["country", "device", "utm_campaign"] as const) {
-      const values = [...new Set(units.map((u) => (dimension === "country" ? u.country : dimension === "device" ? u.device : u.campaign)))];
-      const rows = values.map((value) => ({ value, other: false, converting_sessions: { value: 1, qualifier: "estimated" as const } }));
+      const values = [
+        ...new Set(units.map((u) => (dimension === "country" ? u.country : dimension === "device" ? u.device : u.campaign))),
+      ];
+      const rows = values.map((value) => ({
+        value,
+        other: false,
+        converting_sessions: { value: 1, qualifier: "estimated" as const },
+      }));
       const shown = await withBreakdownRevenue(db.reader, s, rows, dimension, GOAL, filters, { rule });
       shown.forEach((b, i) => {
         if (b.total_revenue?.value === null || b.total_revenue?.value === undefined) return;
-        const inRow = (u: Unit) => (dimension === "country" ? u.country : dimension === "device" ? u.device : u.campaign) === values[i];
-        readings.push({ members: members.filter(inRow).length ? buyers.filter((u) => inRow(u) && filters.every((f) => matches(u, f))) : [], value: b.total_revenue.value });
+        const inRow = (u: Unit) =>
+          (dimension === "country" ? u.country : dimension === "device" ? u.device : u.campaign) === values[i];
+        readings.push({
+          members: members.filter(inRow).length ? buyers.filter((u) => inRow(u) && filters.every((f) => matches(u, f))) : [],
+          value: b.total_revenue.value,
+        });
       });
     }
   }
@@ -202,14 +230,23 @@ async function attack(rule: RevenueRule, scenarios: Scenario[]): Promise<Outcome
     const strategy = scenario.strategy;
     // Session ids as the collector stores them (HMACs: unit keys read their first characters), fresh
     // per scenario: a unit's fraction is a function of its id and the database's secret.
-    const units = scenario.units.map((u) => ({ ...u, session: `${createHash("sha256").update(`${u.session}/${n}/${seed}`).digest("base64url").slice(0, 22)}` }));
+    const units = scenario.units.map((u) => ({
+      ...u,
+      session: `${createHash("sha256").update(`${u.session}/${n}/${seed}`).digest("base64url").slice(0, 22)}`,
+    }));
     await clearData(db.client);
     await addSite(db.client, SITE);
     await addGoal(db.client, SITE, GOAL);
     await db.client.execute({ sql: "UPDATE goals SET currency = 'EUR' WHERE id = ?", args: [GOAL] });
     await addEvents(
       db.client,
-      units.map((u, i) => ({ site: SITE, session: u.session, path: "/", ts: at(DAY, 9, i % 60), dims: { country: u.country, device: u.device, ...(u.campaign ? { utm_campaign: u.campaign } : {}) } })),
+      units.map((u, i) => ({
+        site: SITE,
+        session: u.session,
+        path: "/",
+        ts: at(DAY, 9, i % 60),
+        dims: { country: u.country, device: u.device, ...(u.campaign ? { utm_campaign: u.campaign } : {}) },
+      })),
     );
     for (const [i, u] of units.entries()) {
       if (u.cents === null) continue;
@@ -219,7 +256,15 @@ async function attack(rule: RevenueRule, scenarios: Scenario[]): Promise<Outcome
       });
     }
     await catchUp(db.client as never);
-    const s: ReportScope = { siteId: SITE, from: DAY, to: DAY, timeZone: "UTC", k: K, noise: true, noiseKey: await noiseKey(db.client) };
+    const s: ReportScope = {
+      siteId: SITE,
+      from: DAY,
+      to: DAY,
+      timeZone: "UTC",
+      k: K,
+      noise: true,
+      noiseKey: await noiseKey(db.client),
+    };
     const readings = await readAll(db, s, units, rule);
     // The strongest case: the attacker knows its sybils' amounts as the rule moves them (it could
     // learn them from cells of its own sybils only, averaged over many readings).
@@ -232,8 +277,14 @@ async function attack(rule: RevenueRule, scenarios: Scenario[]): Promise<Outcome
       outcome.victims++;
       // Presence: a sum that moved, or the victim's own cell (it and its sybils) hidden although
       // no sybil could dominate it: someone else's amount does (the dominance rule as an oracle).
-      const own = units.filter((u) => u.role === "sybil" && u.country === v.country && u.device === v.device).map((u) => u.cents!);
-      const ownCellRead = readings.some((r) => r.members.length === own.length + (v.cents === null ? 0 : 1) && r.members.every((m) => m.country === v.country && m.device === v.device));
+      const own = units
+        .filter((u) => u.role === "sybil" && u.country === v.country && u.device === v.device)
+        .map((u) => u.cents!);
+      const ownCellRead = readings.some(
+        (r) =>
+          r.members.length === own.length + (v.cents === null ? 0 : 1) &&
+          r.members.every((m) => m.country === v.country && m.device === v.device),
+      );
       const noSybilDominates = Math.max(...own) * 1.5 < 0.6 * own.reduce((a, b) => a + b, 0) * 0.5;
       const guess = estimate > 0.5 || (!ownCellRead && noSybilDominates);
       if (guess === (v.cents !== null)) outcome.presenceRight++;

@@ -57,7 +57,13 @@ async function seed(db: TestDb): Promise<void> {
   await revenueGoal(db.client, "goal_plain", null);
   await addEvents(
     db.client,
-    [...de, ...fr].map((session, i) => ({ site: SITE, session, path: "/", ts: at(DAY, 9, i), dims: { country: session.startsWith("de") ? "DE" : "FR" } })),
+    [...de, ...fr].map((session, i) => ({
+      site: SITE,
+      session,
+      path: "/",
+      ts: at(DAY, 9, i),
+      dims: { country: session.startsWith("de") ? "DE" : "FR" },
+    })),
   );
   for (const [i, session] of [...de, ...fr].entries()) await buy(db.client, "goal_buy", session, amount(session), at(DAY, 10, i));
   await buy(db.client, "goal_buy", null, 500, at(DAY, 11));
@@ -84,7 +90,9 @@ describe("the fold", () => {
     await seed(once);
     await catchUp(once.client as never);
     const cells = async (db: TestDb) =>
-      (await db.client.execute("SELECT goal_id, day, unit, conversions, revenue FROM rollup_goal_day_units ORDER BY unit")).rows.map((r) => ({
+      (
+        await db.client.execute("SELECT goal_id, day, unit, conversions, revenue FROM rollup_goal_day_units ORDER BY unit")
+      ).rows.map((r) => ({
         ...r,
         unit: String(r.unit).startsWith("c:") ? "c:" : r.unit,
       }));
@@ -114,12 +122,17 @@ describe("the figures", () => {
     const s = await scope(db);
     const row = (id: string) => ({ goal: { id }, converting_sessions: { value: 13, qualifier: "estimated" as const } });
     const [buyRow, plainRow] = await withConversionsRevenue(db.reader, s, [row("goal_buy"), row("goal_plain")], null);
-    const sessionless = (await db.client.execute("SELECT unit FROM rollup_goal_day_units WHERE unit LIKE 'c:%'")).rows[0]!.unit as string;
+    const sessionless = (await db.client.execute("SELECT unit FROM rollup_goal_day_units WHERE unit LIKE 'c:%'")).rows[0]!
+      .unit as string;
     const cell = await cellOf(db, [...[...de, ...fr].map((u): [string, number] => [u, amount(u)]), [sessionless, 500]]);
     expect(cell.cents).toBe((10 + 20 + 30 + 40 + 50 + 60 + 70 + 80 + 90 + 100 + 110 + 120) * 100 + 500);
     const total = revenueRule.shown(cell, s.noiseKey!, K)!;
     expect(buyRow!.total_revenue).toEqual({ value: total, qualifier: "estimated", currency: "EUR" });
-    expect(buyRow!.average_revenue).toEqual({ value: Math.round((total / 13) * 100) / 100, qualifier: "estimated", currency: "EUR" });
+    expect(buyRow!.average_revenue).toEqual({
+      value: Math.round((total / 13) * 100) / 100,
+      qualifier: "estimated",
+      currency: "EUR",
+    });
     // A plain goal has no revenue fields.
     expect(plainRow).toEqual(row("goal_plain"));
     // The rule taken out: the exact sum.
@@ -135,10 +148,14 @@ describe("the figures", () => {
     await revenueGoal(db.client, "goal_big", "EUR");
     await revenueGoal(db.client, "goal_few", "EUR");
     const buyers = ["a0", "a1", "a2", "a3", "a4", "a5"];
-    await addEvents(db.client, buyers.map((session, i) => ({ site: SITE, session, path: "/", ts: at(DAY, 9, i) })));
+    await addEvents(
+      db.client,
+      buyers.map((session, i) => ({ site: SITE, session, path: "/", ts: at(DAY, 9, i) })),
+    );
     // goal_big: 1,000 EUR beside five of 10 EUR: above 60 % whatever the units' own fractions
     // (500 of 500 + 75 at worst). goal_few: 4 units < k.
-    for (const [i, session] of buyers.entries()) await buy(db.client, "goal_big", session, i === 0 ? 100_000 : 1_000, at(DAY, 10, i));
+    for (const [i, session] of buyers.entries())
+      await buy(db.client, "goal_big", session, i === 0 ? 100_000 : 1_000, at(DAY, 10, i));
     for (const [i, session] of buyers.slice(0, 4).entries()) await buy(db.client, "goal_few", session, 1000, at(DAY, 10, 10 + i));
     await catchUp(db.client as never);
     const s = await scope(db);
@@ -171,21 +188,40 @@ describe("the figures", () => {
       "goal_buy",
       [],
     );
-    const deCell = await cellOf(db, de.map((u): [string, number] => [u, amount(u)]));
-    const frCell = await cellOf(db, fr.map((u): [string, number] => [u, amount(u)]));
+    const deCell = await cellOf(
+      db,
+      de.map((u): [string, number] => [u, amount(u)]),
+    );
+    const frCell = await cellOf(
+      db,
+      fr.map((u): [string, number] => [u, amount(u)]),
+    );
     const expectTotal = (cell: RevenueCell) => {
       const v = revenueRule.shown(cell, s.noiseKey!, K);
-      return v === null ? { value: null, qualifier: "suppressed", currency: "EUR" } : { value: v, qualifier: "estimated", currency: "EUR" };
+      return v === null
+        ? { value: null, qualifier: "suppressed", currency: "EUR" }
+        : { value: v, qualifier: "estimated", currency: "EUR" };
     };
     expect(rows[0]!.total_revenue).toEqual(expectTotal(deCell));
     expect(rows[1]!.total_revenue).toEqual(expectTotal(frCell));
     expect(rows[2]!.total_revenue).toEqual({ value: null, qualifier: "suppressed", currency: "EUR" });
     // Under a filter, the conversions report's row is the filtered units' cell (sessionless units have no session-day).
-    const [filtered] = await withConversionsRevenue(db.reader, s, [{ goal: { id: "goal_buy" }, converting_sessions: shownRow }], [f("country:FR")]);
+    const [filtered] = await withConversionsRevenue(
+      db.reader,
+      s,
+      [{ goal: { id: "goal_buy" }, converting_sessions: shownRow }],
+      [f("country:FR")],
+    );
     expect(filtered!.total_revenue).toEqual(expectTotal(frCell));
-    const [exactFr] = await withConversionsRevenue(db.reader, s, [{ goal: { id: "goal_buy" }, converting_sessions: shownRow }], [f("country:FR")], {
-      rule: exactRevenue,
-    });
+    const [exactFr] = await withConversionsRevenue(
+      db.reader,
+      s,
+      [{ goal: { id: "goal_buy" }, converting_sessions: shownRow }],
+      [f("country:FR")],
+      {
+        rule: exactRevenue,
+      },
+    );
     expect(exactFr!.total_revenue).toEqual({ value: 70 + 80 + 90 + 100 + 110 + 120, qualifier: "exact", currency: "EUR" });
   });
 
@@ -202,7 +238,10 @@ describe("the figures", () => {
       filters: [["is", "visit:country", ["DE"]]],
     });
     const result = await runQuery(db.reader, s, body);
-    const deCell = await cellOf(db, de.map((u): [string, number] => [u, amount(u)]));
+    const deCell = await cellOf(
+      db,
+      de.map((u): [string, number] => [u, amount(u)]),
+    );
     const total = revenueRule.shown(deCell, s.noiseKey!, K);
     const row = result.rows.find((r) => r.dimensions[0] === "goal_buy")!;
     expect(row.currency).toBe("EUR");
@@ -211,7 +250,12 @@ describe("the figures", () => {
     if (total !== null) expect(row.metrics[2]).toBe(Math.round((total / row.metrics[0]!) * 100) / 100);
     const exact = await runQuery(db.reader, s, body, { revenue: { rule: exactRevenue } });
     expect(exact.rows.find((r) => r.dimensions[0] === "goal_buy")!.metrics[1]).toBe(10 + 20 + 30 + 40 + 50 + 60);
-    const ungrouped = queryBody.parse({ site_id: SITE, metrics: ["total_revenue"], dimensions: ["visit:country"], date_range: [DAY, DAY] });
+    const ungrouped = queryBody.parse({
+      site_id: SITE,
+      metrics: ["total_revenue"],
+      dimensions: ["visit:country"],
+      date_range: [DAY, DAY],
+    });
     await expect(runQuery(db.reader, s, ungrouped)).rejects.toMatchObject({ status: 422, extra: { field: "metrics" } });
   });
 });

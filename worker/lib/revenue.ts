@@ -38,7 +38,10 @@ export function amountCents(amount: unknown): number | null {
 export const revenueAmount = z
   .number()
   .refine((n) => amountCents(n) !== null, `must be a finite number from 0 to ${MAX_REVENUE} with at most 2 decimals`)
-  .meta({ description: `The conversion's amount in the goal's currency: 0 … ${MAX_REVENUE}, at most 2 decimals.`, example: 12.5 });
+  .meta({
+    description: `The conversion's amount in the goal's currency: 0 … ${MAX_REVENUE}, at most 2 decimals.`,
+    example: 12.5,
+  });
 
 /** A conversion's revenue on `/s2s` and `POST /api/v1/events`: refused (422) when wrong. */
 export const revenue = z.strictObject({ amount: revenueAmount, currency }).meta({

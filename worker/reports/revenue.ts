@@ -65,7 +65,9 @@ export function revenueFigures(
   if (options.perSessionFrom && scope.from < options.perSessionFrom) return hidden;
   if (!cell) {
     // Nobody converted: an exact 0 only where the row itself reads an exact 0.
-    return converting?.value === 0 ? { total_revenue: { value: 0, qualifier: converting.qualifier, currency }, average_revenue: hidden.average_revenue } : hidden;
+    return converting?.value === 0
+      ? { total_revenue: { value: 0, qualifier: converting.qualifier, currency }, average_revenue: hidden.average_revenue }
+      : hidden;
   }
   if (converting && converting.value === null) return hidden;
   const rule = options.rule ?? revenueRule;
@@ -76,7 +78,8 @@ export function revenueFigures(
   const units = converting?.value ?? cell.units;
   return {
     total_revenue: { value: total, qualifier, currency },
-    average_revenue: units > 0 ? { value: round(total / units, 2), qualifier: "estimated", currency } : { ...SUPPRESSED, currency },
+    average_revenue:
+      units > 0 ? { value: round(total / units, 2), qualifier: "estimated", currency } : { ...SUPPRESSED, currency },
   };
 }
 
@@ -97,7 +100,11 @@ export function engineRevenueCell(cell: Cell): RevenueCell {
  * Every revenue goal's cell over the period with all its converting units, sessionless ones
  * included (the unfiltered conversions report), read from rollup_goal_day_units.
  */
-export async function goalRevenueCells(db: ReadOnlyDatabase, scope: ReportScope, goalIds: readonly string[]): Promise<Map<string, RevenueCell>> {
+export async function goalRevenueCells(
+  db: ReadOnlyDatabase,
+  scope: ReportScope,
+  goalIds: readonly string[],
+): Promise<Map<string, RevenueCell>> {
   if (goalIds.length === 0) return new Map();
   const key = unitKeySql("g.unit");
   const rs = await db.query({
@@ -176,7 +183,10 @@ export async function withBreakdownRevenue<R extends { value: string | null; oth
   const cells = await filteredRevenueCells(db, scope, filters, dimension);
   return rows.map((row) => {
     if (row.other) return { ...row, ...revenueFigures(undefined, currency, scope, SUPPRESSED, options) };
-    return { ...row, ...revenueFigures(cells.get(JSON.stringify([row.value, goal])), currency, scope, row.converting_sessions, options) };
+    return {
+      ...row,
+      ...revenueFigures(cells.get(JSON.stringify([row.value, goal])), currency, scope, row.converting_sessions, options),
+    };
   });
 }
 

@@ -146,8 +146,11 @@ export const reportRoutes = [
                 ? await filteredConversionsReport(q.db, q.scope, plan.filters)
                 : await conversionsReport(q.db, q.scope, plan.by === "day-cells" ? plan.filter : undefined);
             // Revenue goals' figures (reports/revenue.ts); the day-cells filter reads older days, whose revenue reads suppressed.
-            const filtered = plan.by === "units" ? plan.filters : plan.by === "day-cells" ? [{ ...plan.filter, negated: false }] : null;
-            const rows = await withConversionsRevenue(q.db, q.scope, report.rows, filtered, { perSessionFrom: perSessionFrom(context.env) });
+            const filtered =
+              plan.by === "units" ? plan.filters : plan.by === "day-cells" ? [{ ...plan.filter, negated: false }] : null;
+            const rows = await withConversionsRevenue(q.db, q.scope, report.rows, filtered, {
+              perSessionFrom: perSessionFrom(context.env),
+            });
             return { ...report, rows };
           }),
         compareConversions,
@@ -361,7 +364,10 @@ export const reportRoutes = [
                   if (!query.goal) return report;
                   const filters = plan.by === "units" ? plan.filters : [];
                   const opts = { perSessionFrom: perSessionFrom(context.env) };
-                  return { ...report, rows: await withBreakdownRevenue(q.db, q.scope, report.rows, query.dimension, query.goal, filters, opts) };
+                  return {
+                    ...report,
+                    rows: await withBreakdownRevenue(q.db, q.scope, report.rows, query.dimension, query.goal, filters, opts),
+                  };
                 }),
               compareBreakdown,
               filters.checkEarlier,
