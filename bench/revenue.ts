@@ -87,6 +87,14 @@ export async function run(): Promise<void> {
           async (o) => (await withBreakdownRevenue(db, scope, rows, "country", BUY, [], o)).map((r) => r.total_revenue!.value),
         ],
         [
+          "query visitors by goal (no revenue)",
+          async () => {
+            const plain = queryBody.parse({ ...body, metrics: ["visitors"] });
+            await runQuery(db, scope, plain);
+            return [];
+          },
+        ],
+        [
           "query total_revenue by goal",
           async (o) => {
             const result = await runQuery(db, scope, body, { revenue: o });

@@ -12,9 +12,10 @@
  * without a pageview that day has no dimensions: explore/units.ts).
  */
 import type { ReadOnlyDatabase } from "../lib/read-only";
-import { readCellGroupings, type Cell, type CellKey } from "./explore/cells";
+import type { Cell } from "./explore/cells";
 import type { Filter } from "./explore/filters";
-import { filteredUnits } from "./explore/units";
+import { condition } from "./explore/units";
+import type { Dimension } from "./dimensions";
 import { round, SUPPRESSED, type Figure, type Qualifier } from "./figures";
 import { unitKeySql } from "./noise";
 import { revenueRule, unitShareSql, type RevenueCell, type RevenueRule } from "./privacy";
@@ -131,18 +132,47 @@ export async function goalRevenueCells(
 }
 
 /**
- * The filtered units' revenue cells, grouped by goal and optionally a dimension: keyed by
- * JSON [goal] or [value, goal] (the engine's cells, explore/cells.ts, with their revenue).
+ * The filtered units' revenue cells, grouped by goal and optionally a session dimension: keyed by
+ * JSON [goal] or [value, goal]. The same cells as the engine's (explore/cells.ts, grouped by the
+ * dimension and `goal` with `revenue`): the session-days matching the filters that converted, their
+ * key sum the session-days' unit keys. Read from the goals' side — each converting unit's
+ * session-day found by its primary key — since a goal's converting units are a small part of the
+ * period's session-days, which the engine would scan (bench/revenue.ts).
  */
 export async function filteredRevenueCells(
   db: ReadOnlyDatabase,
   scope: ReportScope,
+  goalIds: readonly string[],
   filters: readonly Filter[],
-  by?: CellKey,
+  by?: Dimension,
 ): Promise<Map<string, RevenueCell>> {
-  const keys: CellKey[] = by ? [by, "goal"] : ["goal"];
-  const [cells] = await readCellGroupings(db, scope, filteredUnits(scope, filters), [{ keys, revenue: true }]);
-  return new Map(cells!.map((c) => [JSON.stringify(c.keys), engineRevenueCell(c)]));
+  if (goalIds.length === 0) return new Map();
+  const conditions = filters.map((f) => condition(f, scope.siteId));
+  const share = unitShareSql("s.unit_key");
+  const rs = await db.query({
+    sql:
+      `SELECT g.goal_id AS goal, ${by ? `s.${by}` : "NULL"} AS value, count(*) AS units, sum(g.conversions) AS conversions, sum(s.unit_key) AS key_sum, ` +
+      `sum(g.revenue) AS cents, max(g.revenue * (1 + ${share})) AS largest, total(g.revenue * ${share}) AS shares, max(g.revenue) AS true_largest ` +
+      "FROM rollup_goal_day_units g CROSS JOIN rollup_session_day s ON s.site_id = g.site_id AND s.day = g.day AND s.unit = g.unit " +
+      `WHERE g.site_id = ? AND g.day >= ? AND g.day <= ? AND g.goal_id IN (${goalIds.map(() => "?").join(", ")})` +
+      conditions.map((c) => ` AND ${c.sql}`).join("") +
+      " GROUP BY g.goal_id, value",
+    args: [scope.siteId, scope.from, scope.to, ...goalIds, ...conditions.flatMap((c) => c.args)],
+  });
+  return new Map(
+    rs.rows.map((r) => [
+      JSON.stringify(by ? [r.value === null ? null : String(r.value), String(r.goal)] : [String(r.goal)]),
+      {
+        units: Number(r.units),
+        conversions: Number(r.conversions),
+        keySum: Number(r.key_sum),
+        cents: Number(r.cents ?? 0),
+        largest: Number(r.largest ?? 0),
+        shares: Number(r.shares ?? 0),
+        trueLargest: Number(r.true_largest ?? 0),
+      },
+    ]),
+  );
 }
 
 /** The conversions report's rows with their revenue figures (revenue goals only). */
@@ -159,7 +189,7 @@ export async function withConversionsRevenue<R extends { goal: { id: string }; c
   const ids = rows.map((r) => r.goal.id).filter((id) => currencies.has(id));
   if (ids.length === 0) return rows;
   const cells = filters
-    ? new Map([...(await filteredRevenueCells(db, scope, filters))].map(([k, c]) => [(JSON.parse(k) as string[])[0]!, c]))
+    ? new Map([...(await filteredRevenueCells(db, scope, ids, filters))].map(([k, c]) => [(JSON.parse(k) as string[])[0]!, c]))
     : await goalRevenueCells(db, scope, ids);
   return rows.map((row) => {
     const currency = currencies.get(row.goal.id);
@@ -173,14 +203,14 @@ export async function withBreakdownRevenue<R extends { value: string | null; oth
   db: ReadOnlyDatabase,
   scope: ReportScope,
   rows: R[],
-  dimension: CellKey,
+  dimension: Dimension,
   goal: string,
   filters: readonly Filter[],
   options: RevenueOptions = {},
 ): Promise<(R & Partial<RevenueFigures>)[]> {
   const currency = scope.hours ? undefined : (await revenueGoals(db, scope.siteId)).get(goal);
   if (!currency) return rows;
-  const cells = await filteredRevenueCells(db, scope, filters, dimension);
+  const cells = await filteredRevenueCells(db, scope, [goal], filters, dimension);
   return rows.map((row) => {
     if (row.other) return { ...row, ...revenueFigures(undefined, currency, scope, SUPPRESSED, options) };
     return {
