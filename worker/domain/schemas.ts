@@ -109,12 +109,12 @@ export const goalCreateBody = z
       ctx.addIssue({ code: "custom", path: ["threshold"], message: `a ${goal.kind} goal takes no threshold` });
     }
   })
-  .transform((goal) => ({
+  .transform(({ revenue, ...goal }) => ({
     ...goal,
     name: goal.name ?? `${goal.kind}: ${goal.match}`,
     threshold: goal.threshold ?? 0,
     purpose: goal.purpose ?? null,
-    currency: goal.revenue?.currency ?? null,
+    currency: revenue?.currency ?? null,
   }));
 
 /** What of a goal may change: its labels. What it counts (kind, match, threshold) is its history's meaning. */
