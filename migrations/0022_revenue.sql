@@ -10,4 +10,5 @@ CREATE TABLE `revenue_drops` (
 ALTER TABLE `goals` ADD `currency` text;--> statement-breakpoint
 ALTER TABLE `conversions` ADD `revenue` integer;--> statement-breakpoint
 ALTER TABLE `conversions` ADD `currency` text;--> statement-breakpoint
-ALTER TABLE `rollup_goal_day_units` ADD `revenue` integer DEFAULT 0 NOT NULL;
+ALTER TABLE `rollup_goal_day_units` ADD `revenue` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE `rollup_goal_day_units` ADD `revenue_moved` real DEFAULT 0 NOT NULL;

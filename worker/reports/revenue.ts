@@ -18,7 +18,7 @@ import { condition } from "./explore/units";
 import type { Dimension } from "./dimensions";
 import { round, SUPPRESSED, type Figure, type Qualifier } from "./figures";
 import { unitKeySql } from "./noise";
-import { revenueRule, unitShareSql, type RevenueCell, type RevenueRule } from "./privacy";
+import { revenueRule, type RevenueCell, type RevenueRule } from "./privacy";
 import type { ReportScope } from "./scope";
 import { retentionDays, retentionHorizon } from "./retention";
 import { now } from "../lib/clock";
@@ -111,7 +111,7 @@ export async function goalRevenueCells(
   const rs = await db.query({
     sql:
       `SELECT g.goal_id AS goal, count(*) AS units, sum(g.conversions) AS conversions, sum(${key}) AS key_sum, sum(g.revenue) AS cents, ` +
-      `max(g.revenue * (1 + ${unitShareSql(key)})) AS largest, total(g.revenue * ${unitShareSql(key)}) AS shares, max(g.revenue) AS true_largest FROM rollup_goal_day_units g ` +
+      "max(g.revenue_moved) AS largest, total(g.revenue_moved - g.revenue) AS shares, max(g.revenue) AS true_largest FROM rollup_goal_day_units g " +
       `WHERE g.site_id = ? AND g.day >= ? AND g.day <= ? AND g.goal_id IN (${goalIds.map(() => "?").join(", ")}) GROUP BY g.goal_id`,
     args: [scope.siteId, scope.from, scope.to, ...goalIds],
   });
@@ -148,11 +148,10 @@ export async function filteredRevenueCells(
 ): Promise<Map<string, RevenueCell>> {
   if (goalIds.length === 0) return new Map();
   const conditions = filters.map((f) => condition(f, scope.siteId));
-  const share = unitShareSql("s.unit_key");
   const rs = await db.query({
     sql:
       `SELECT g.goal_id AS goal, ${by ? `s.${by}` : "NULL"} AS value, count(*) AS units, sum(g.conversions) AS conversions, sum(s.unit_key) AS key_sum, ` +
-      `sum(g.revenue) AS cents, max(g.revenue * (1 + ${share})) AS largest, total(g.revenue * ${share}) AS shares, max(g.revenue) AS true_largest ` +
+      "sum(g.revenue) AS cents, max(g.revenue_moved) AS largest, total(g.revenue_moved - g.revenue) AS shares, max(g.revenue) AS true_largest " +
       "FROM rollup_goal_day_units g CROSS JOIN rollup_session_day s ON s.site_id = g.site_id AND s.day = g.day AND s.unit = g.unit " +
       `WHERE g.site_id = ? AND g.day >= ? AND g.day <= ? AND g.goal_id IN (${goalIds.map(() => "?").join(", ")})` +
       conditions.map((c) => ` AND ${c.sql}`).join("") +

@@ -12,7 +12,6 @@ import type { ReadOnlyDatabase } from "../../lib/read-only";
 import { isDimension, type Dimension } from "../dimensions";
 import { durationBucketSql } from "../histogram";
 import type { ReportScope } from "../scope";
-import { unitShareSql } from "../privacy/revenue";
 import type { Statement } from "./units";
 
 /** What cells are grouped by; `duration`: the visit duration's bucket (histogram.ts; −1 without a span), for medians. */
@@ -114,8 +113,8 @@ const BOUNCES = [
 const NO_BOUNCES = ["0 AS bounce_units", "0 AS bounce_key_sum"];
 const REVENUE = [
   "sum(g.revenue) AS rev_cents",
-  `max(g.revenue * (1 + ${unitShareSql("u.unit_key")})) AS rev_largest`,
-  `total(g.revenue * ${unitShareSql("u.unit_key")}) AS rev_shares`,
+  "max(g.revenue_moved) AS rev_largest",
+  "total(g.revenue_moved - g.revenue) AS rev_shares",
   "max(g.revenue) AS rev_true_largest",
 ];
 const NO_REVENUE = ["0 AS rev_cents", "0 AS rev_largest", "0 AS rev_shares", "0 AS rev_true_largest"];
