@@ -26,6 +26,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   freshness: () => import("./freshness"),
   today: () => import("./today"),
   tracker: () => import("./tracker"),
+  revenue: () => import("./revenue"),
 };
 
 const json = process.argv.includes("--json");

@@ -15,11 +15,12 @@ export async function createGoal(settings: Settings, { values }: Invocation<type
     match: values.match,
     threshold: values.threshold === undefined ? undefined : Number(values.threshold),
     purpose: values.purpose,
+    ...(values.currency === undefined ? {} : { revenue: { currency: values.currency } }),
   };
   const parsed = goalCreateBody.safeParse(input);
   if (!parsed.success) {
     const { field, message } = describeIssue(parsed.error, input);
-    throw new CliError(`--${field}: ${message}`, 2);
+    throw new CliError(`--${field === "revenue.currency" ? "currency" : field}: ${message}`, 2);
   }
   const { goal, created } = await insertGoal(db, { siteId: site.id, ...parsed.data });
   const out = {
@@ -30,6 +31,7 @@ export async function createGoal(settings: Settings, { values }: Invocation<type
     match: goal.match,
     threshold: goal.threshold,
     purpose: goal.purpose,
+    currency: goal.currency,
     created,
   };
   print(
@@ -48,6 +50,9 @@ export async function listGoalsCommand(settings: Settings, { values }: Invocatio
     match: g.match,
     threshold: g.threshold,
     purpose: g.purpose,
+    currency: g.currency,
   }));
-  print(values.json ?? false, { goals: rows }, () => table(rows, ["id", "name", "kind", "match", "threshold", "purpose"]));
+  print(values.json ?? false, { goals: rows }, () =>
+    table(rows, ["id", "name", "kind", "match", "threshold", "purpose", "currency"]),
+  );
 }

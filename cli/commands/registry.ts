@@ -92,6 +92,7 @@ export const GOALS_CREATE_OPTIONS = {
   threshold: { type: "string", value: "N", help: "time: seconds on the page (1–86400); scroll: depth percent (1–100)" },
   name: { type: "string", value: "NAME", help: "a label (default KIND: MATCH)" },
   purpose: { type: "string", value: "P", help: "e.g. smoke-test: its conversions are listed beside deployment markers" },
+  currency: { type: "string", value: "CODE", help: "a revenue goal: conversions carry amounts in this ISO 4217 currency (EUR)" },
   json,
 } as const satisfies OptionSpecs;
 export const GOALS_LIST_OPTIONS = { site, json } as const satisfies OptionSpecs;

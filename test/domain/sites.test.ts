@@ -166,6 +166,7 @@ describe.each([
     "deployments",
     "deployment_hook_receipts",
     "goals",
+    "revenue_drops",
   ];
 
   async function seed(siteId: string): Promise<void> {
@@ -202,6 +203,10 @@ describe.each([
           args: [`dep_${siteId}`, siteId, ts],
         },
         { sql: "INSERT INTO deployment_hook_receipts (site_id, key) VALUES (?, 'github:1')", args: [siteId] },
+        {
+          sql: "INSERT INTO revenue_drops (site_id, day, reason, count) VALUES (?, '2026-11-02', 'revenue_currency', 2)",
+          args: [siteId],
+        },
         {
           sql: "INSERT INTO smoke_conversions (conversion_id, site_id, goal_id, external_id, attached, ts) SELECT id, site_id, goal_id, 'v1', 1, ts FROM conversions WHERE site_id = ?",
           args: [siteId],

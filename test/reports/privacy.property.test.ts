@@ -59,6 +59,8 @@
  *     count of other visitors, nor a change between readings, pinned to 1 … k − 1 (issue 37).
  *  TD    privacy-today.property.test.ts: today's pages and breakdowns read after every closed hour
  *     with sybils: no row's other units, nor its newcomers in an hour, pinned to 1 … k − 1.
+ *  R     privacy-revenue.property.test.ts: sybils buy known amounts beside a victim and read every
+ *     revenue figure of every filter and breakdown: amounts within ±10 % no more often than a guess (issue 39).
  *  FX    privacy-filters.property.test.ts: every filtered report (breakdowns, pages, timeseries,
  *     conversions) under every combination of up to two filters, with the unfiltered reports and
  *     sybils, solved at once as an integer program: no set of 1 … k − 1 others pinned (bar a ±5

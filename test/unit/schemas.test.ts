@@ -54,6 +54,10 @@ describe("goalCreateBody", () => {
       name: "page: /thanks",
       threshold: 0,
       purpose: null,
+      currency: null,
+    });
+    expect(goalCreateBody.parse({ kind: "event", match: "purchase", revenue: { currency: "EUR" } })).toMatchObject({
+      currency: "EUR",
     });
   });
   it.each([

@@ -57,6 +57,10 @@ export const goalResource = z
     }),
     threshold: z.number().int().meta({ description: "Seconds (time) or scroll depth percent (scroll); 0 otherwise." }),
     purpose: z.string().nullable(),
+    revenue: z
+      .object({ currency: z.string().meta({ example: "EUR" }) })
+      .nullable()
+      .meta({ description: "A revenue goal's currency (ISO 4217); null for a plain goal." }),
     created_at: timestamp,
   })
   .meta({ id: "Goal" });
@@ -70,6 +74,7 @@ export function toGoal(goal: GoalRow): z.infer<typeof goalResource> {
     match: goal.match,
     threshold: goal.threshold,
     purpose: goal.purpose,
+    revenue: goal.currency ? { currency: goal.currency } : null,
     created_at: iso(goal.createdAt),
   };
 }

@@ -20,6 +20,9 @@ import { siteConfig, type SiteConfig } from "./site-config";
 import { store } from "./store";
 import { noteCurrentVersion } from "./token";
 import { now as serviceNow } from "../lib/clock";
+import { amountCents } from "../lib/revenue";
+import type { RevenueDropReason } from "../lib/schema/revenue";
+import type { GoalRule } from "./goals";
 
 export async function handleBeacon(request: Request, env: CollectorWorkerEnv, ctx: ExecutionContext): Promise<Response> {
   if (isCrawler(request.headers.get("user-agent"))) {
@@ -102,10 +105,13 @@ export function beaconRows(
     for (const goal of site.goals) {
       if (!goalCompleted(goal, event)) continue;
       const once = countsOncePerSession(goal);
+      const kept = event.type === "event" ? beaconRevenue(event.revenue, goal) : null;
+      if (kept && "drop" in kept) (rows.revenueDrops ??= []).push({ siteId: site.id, ts: now, reason: kept.drop });
       rows.conversions.push({
         siteId: site.id,
         goalId: goal.id,
         value: event.type === "event" ? (event.value ?? null) : null,
+        revenue: kept && "cents" in kept ? kept : null,
         source: "beacon",
         key: once ? `goal:${goal.id}:${sessionId}` : null,
         ts: now,
@@ -120,6 +126,24 @@ export function beaconRows(
     rows.beacons.push({ siteId: site.id, origin: origin.origin, ts: now, path: beacon.events[0]!.path });
   }
   return rows;
+}
+
+/**
+ * A beacon's revenue for a goal, or why it is dropped: the conversion counts either way (a
+ * beacon is the visitor's one chance to be counted, and nobody reads its answer). A bad amount
+ * is `revenue_amount`; another currency than the goal's, or any on a goal without one,
+ * `revenue_currency` (no conversion rates: docs/collector.md, Revenue). Nothing sent, nothing dropped.
+ */
+export function beaconRevenue(
+  sent: unknown,
+  goal: GoalRule,
+): { cents: number; currency: string } | { drop: RevenueDropReason } | null {
+  if (sent === undefined) return null;
+  if (sent === null || typeof sent !== "object" || Array.isArray(sent)) return { drop: "revenue_amount" };
+  const { amount, currency } = sent as Record<string, unknown>;
+  if (!goal.currency || currency !== goal.currency) return { drop: "revenue_currency" };
+  const cents = amountCents(amount);
+  return cents === null ? { drop: "revenue_amount" } : { cents, currency: goal.currency };
 }
 
 /**

@@ -29,6 +29,8 @@ export interface GoalRule {
   threshold: number;
   /** A smoke-test goal: counted from s2s only, and recorded beside deployment markers. */
   smoke?: boolean;
+  /** A revenue goal's currency (ISO 4217); null or absent for a plain goal. */
+  currency?: string | null;
 }
 
 export interface BeaconFacts {

@@ -5,6 +5,7 @@
  * so the same statements run on the embedded server, sqld and Turso.
  */
 import type { InStatement } from "@libsql/client/web";
+import type { RevenueDropReason } from "../lib/schema/revenue";
 
 export interface EventRow {
   siteId: string;
@@ -68,6 +69,8 @@ export interface ConversionRow {
   siteId: string;
   goalId: string;
   value: number | null;
+  /** Revenue in integer cents and its currency (the goal's), or nulls. */
+  revenue?: { cents: number; currency: string } | null;
   source: "beacon" | "s2s";
   /** conversions.event_key: an idempotency id, or a goal+session key; null counts every time. */
   key: string | null;
@@ -92,6 +95,8 @@ export interface IngestRequest {
   conversions: ConversionRow[];
   /** Sites whose current token version the caller needs back (the s2s token path). */
   tokenSites: string[];
+  /** Beacon revenue amounts dropped (the conversion kept): counted per site, UTC day and reason. */
+  revenueDrops?: { siteId: string; ts: number; reason: RevenueDropReason }[];
 }
 
 export function emptyRequest(): IngestRequest {
@@ -147,6 +152,8 @@ const CONVERSION_ROWS = jsonRows(
     "event_key",
     "ts",
     "token_version",
+    "revenue",
+    "currency",
   ],
   "?2",
 );
@@ -242,12 +249,12 @@ export function writeStatements(all: IngestRequest[], now: number, windowMs: num
       // Each row looks up its session and checks the token version in the same statement.
       // `WHERE` also keeps SQLite from reading ON CONFLICT as a join.
       sql:
-        "INSERT INTO conversions (site_id, goal_id, session_id, value, source, event_key, ts) " +
+        "INSERT INTO conversions (site_id, goal_id, session_id, value, revenue, currency, source, event_key, ts) " +
         // Two primary-key lookups (current salt first), so each costs one index probe.
         "SELECT v.site_id, v.goal_id, coalesce(v.session_id, " +
         "(SELECT s.id FROM sessions s WHERE s.id = v.lookup_current AND s.site_id = v.site_id AND s.last_seen >= ?1), " +
         "(SELECT s.id FROM sessions s WHERE s.id = v.lookup_previous AND s.site_id = v.site_id AND s.last_seen >= ?1)), " +
-        `v.value, v.source, v.event_key, v.ts FROM (${CONVERSION_ROWS}) AS v ` +
+        `v.value, v.revenue, v.currency, v.source, v.event_key, v.ts FROM (${CONVERSION_ROWS}) AS v ` +
         "WHERE v.token_version IS NULL OR v.token_version = (SELECT token_version FROM sites WHERE id = v.site_id) " +
         "ON CONFLICT (site_id, event_key) DO NOTHING RETURNING site_id, event_key, session_id",
       args: [
@@ -264,6 +271,8 @@ export function writeStatements(all: IngestRequest[], now: number, windowMs: num
             c.key,
             c.ts,
             c.tokenVersion,
+            c.revenue?.cents ?? null,
+            c.revenue?.currency ?? null,
           ]),
         ),
       ],
@@ -281,6 +290,19 @@ export function writeStatements(all: IngestRequest[], now: number, windowMs: num
         "JOIN conversions c ON c.site_id = v.site_id AND c.event_key = v.event_key AND c.goal_id = v.goal_id AND c.source = 's2s' " +
         "WHERE true ON CONFLICT (conversion_id) DO NOTHING",
       args: [JSON.stringify(smoke.map((c) => [c.siteId, c.key, c.goalId, c.smoke!.id]))],
+    });
+  }
+  const drops = new Map<string, number>();
+  for (const d of all.flatMap((r) => r.revenueDrops ?? [])) {
+    const id = JSON.stringify([d.siteId, new Date(d.ts).toISOString().slice(0, 10), d.reason]);
+    drops.set(id, (drops.get(id) ?? 0) + 1);
+  }
+  if (drops.size > 0) {
+    statements.push({
+      sql:
+        `INSERT INTO revenue_drops (site_id, day, reason, count) ${jsonRows(["site_id", "day", "reason", "count"])} WHERE true ` +
+        "ON CONFLICT (site_id, day, reason) DO UPDATE SET count = revenue_drops.count + excluded.count",
+      args: [JSON.stringify([...drops].map(([id, count]) => [...(JSON.parse(id) as string[]), count]))],
     });
   }
   return statements;

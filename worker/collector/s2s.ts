@@ -25,6 +25,7 @@ import { store } from "./store";
 import { noteCurrentVersion, verifyServiceToken, type VerifiedToken } from "./token";
 import { outsideWindow, parseTimestamp } from "./window";
 import { now as serviceNow } from "../lib/clock";
+import { amountCents } from "../lib/revenue";
 
 /** `POST /s2s`. */
 export async function handleS2s(request: Request, env: CollectorWorkerEnv, ctx: ExecutionContext): Promise<Response> {
@@ -90,6 +91,34 @@ async function requireGoals(env: CollectorWorkerEnv, site: SiteConfig, items: Lo
   return new Map(fresh.goals.map((g) => [g.id, g]));
 }
 
+/**
+ * A conversion's revenue must be in its goal's currency: another one, or any on a goal without
+ * a currency, is a 422 naming `revenue.currency` (no conversion rates; docs/collector.md). A
+ * goal's currency set a moment ago is found by one fresh read.
+ */
+async function requireRevenueCurrencies(
+  env: CollectorWorkerEnv,
+  site: SiteConfig,
+  items: Located[],
+  goals: Map<string, GoalRule>,
+): Promise<Map<string, GoalRule>> {
+  const wrong = (byId: Map<string, GoalRule>) =>
+    items.find((item) => item.event.revenue && byId.get(item.event.goal_id)?.currency !== item.event.revenue.currency);
+  if (!wrong(goals)) return goals;
+  const fresh = (await siteConfig(env, site.id, { refresh: true })) ?? site;
+  const byId = new Map(fresh.goals.map((g) => [g.id, g]));
+  const item = wrong(byId);
+  if (item) {
+    const field = `${item.at}revenue.currency`;
+    const goal = byId.get(item.event.goal_id);
+    const why = goal?.currency
+      ? `must be ${goal.currency}, the goal's currency (amounts are not converted)`
+      : "the goal is not a revenue goal: give it a currency first (PATCH /api/v1/sites/{site}/goals/{goal})";
+    throw new HttpProblem(422, `${field}: ${why}`, { field });
+  }
+  return byId;
+}
+
 async function ingestConversions(
   env: CollectorWorkerEnv,
   ctx: ExecutionContext,
@@ -113,7 +142,7 @@ async function ingestConversions(
       throw new HttpProblem(403, `Origin ${origin?.hostname ?? "null"} is not on this site's allowlist.`, { field: "origin" });
     }
   }
-  const goals = await requireGoals(env, site, items);
+  const goals = await requireRevenueCurrencies(env, site, items, await requireGoals(env, site, items));
 
   const keys = items.some((item) => item.event.session) ? await sessionKeys(env, now) : null;
   const rows = emptyRequest();
@@ -124,6 +153,7 @@ async function ingestConversions(
       siteId: site.id,
       goalId: event.goal_id,
       value: event.value ?? null,
+      revenue: event.revenue ? { cents: amountCents(event.revenue.amount)!, currency: event.revenue.currency } : null,
       source: "s2s",
       // Every row gets a key, so the writer can say which were new: the caller's id (hashed), or a fresh one.
       key: event.id !== undefined ? await eventKeyOf(env.WREN_SECRET, site.id, event.id) : `auto:${randomToken(12)}`,

@@ -26,6 +26,7 @@ import {
   cut,
 } from "../lib/beacon-limits";
 import { siteId } from "../lib/ids";
+import { revenue } from "../lib/revenue";
 import { VITAL_METRICS } from "../lib/schema";
 
 export { BEACON_BODY_LIMIT, BEACON_MAX_EVENTS, MAX_PATH_LENGTH };
@@ -53,7 +54,12 @@ const cleanedText = (max: number) =>
 const utmParameter = cleanedText(MAX_SENT_UTM_LENGTH).optional();
 const utm = z.strictObject({ source: utmParameter, medium: utmParameter, campaign: utmParameter, content: utmParameter, term: utmParameter });
 const pageview = z.strictObject({ type: z.literal("pageview"), path, referrer: cleanedText(MAX_REFERRER_LENGTH).optional(), utm: utm.optional() });
-const customEvent = z.strictObject({ type: z.literal("event"), path, name: eventName, value: amount.optional() });
+/**
+ * A beacon's revenue is taken in any shape: a bad amount or currency drops the amount (counted
+ * in revenue_drops), never the event or its conversion (beacon.ts beaconRevenue).
+ */
+const beaconRevenue = z.unknown().optional().meta({ description: "`{amount, currency}`; an amount the collector cannot keep is dropped and counted, the event is kept." });
+const customEvent = z.strictObject({ type: z.literal("event"), path, name: eventName, value: amount.optional(), revenue: beaconRevenue });
 const engagement = z.strictObject({
   type: z.literal("engagement"),
   path,
@@ -80,6 +86,7 @@ export const conversion = z.strictObject({
   goal_id: z.string().min(1).max(100),
   session: trackerSessionId.optional(),
   value: amount.optional(),
+  revenue: revenue.optional(),
   id: z.string().min(1).max(200).optional(),
   timestamp: z.union([z.string().max(40), z.number()]).optional(),
 });

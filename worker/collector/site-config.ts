@@ -26,7 +26,7 @@ async function load(env: CollectorWorkerEnv, siteId: string): Promise<SiteConfig
   const [siteRows, goalRows] = await libsqlClient(env).batch(
     [
       { sql: "SELECT id, allowlist, token_version FROM sites WHERE id = ?", args: [siteId] },
-      { sql: "SELECT id, kind, match, threshold, purpose FROM goals WHERE site_id = ? ORDER BY id", args: [siteId] },
+      { sql: "SELECT id, kind, match, threshold, purpose, currency FROM goals WHERE site_id = ? ORDER BY id", args: [siteId] },
     ],
     "read",
   );
@@ -45,6 +45,7 @@ async function load(env: CollectorWorkerEnv, siteId: string): Promise<SiteConfig
     match: String(g.match),
     threshold: Number(g.threshold),
     smoke: isSmokeTestGoal({ kind: String(g.kind), purpose: g.purpose === null ? null : String(g.purpose) }),
+    currency: g.currency === null || g.currency === undefined ? null : String(g.currency),
   }));
   return { id: String(site.id), allowlist, tokenVersion: Number(site.token_version), goals };
 }

@@ -20,6 +20,8 @@ export interface GoalInput {
   match: string;
   threshold: number;
   purpose: string | null;
+  /** A revenue goal's ISO 4217 code, or null. */
+  currency?: string | null;
 }
 
 /** Inserts a goal; the same kind, match and threshold again returns the existing goal. */
@@ -104,9 +106,16 @@ export async function updateGoal(
   db: Database,
   siteId: string,
   goalId: string,
-  changes: { name?: string; purpose?: string | null },
+  changes: { name?: string; purpose?: string | null; revenue?: { currency: string } },
 ): Promise<GoalRow> {
   const goal = await requireGoal(db, siteId, goalId);
+  // A currency is set once: changing it would add two currencies into one figure (no rates).
+  const currency = changes.revenue?.currency ?? goal.currency;
+  if (goal.currency !== null && currency !== goal.currency) {
+    throw new HttpProblem(422, `revenue.currency: this goal's revenue is in ${goal.currency} and cannot change; create a new goal.`, {
+      field: "revenue.currency",
+    });
+  }
   const purpose = changes.purpose === undefined ? goal.purpose : changes.purpose;
   if (isSmokeTestGoal(goal) !== isSmokeTestGoal({ kind: goal.kind, purpose })) {
     throw new HttpProblem(422, "A goal cannot become a smoke-test goal or stop being one; create a new goal.", {
@@ -115,7 +124,7 @@ export async function updateGoal(
   }
   const [updated] = await db
     .update(goals)
-    .set({ name: changes.name ?? goal.name, purpose })
+    .set({ name: changes.name ?? goal.name, purpose, currency })
     .where(and(eq(goals.id, goalId), eq(goals.siteId, siteId)))
     .returning();
   if (!updated) throw new HttpProblem(404, `No goal ${goalId} on site ${siteId}.`, { field: "goal" });

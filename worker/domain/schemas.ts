@@ -4,6 +4,7 @@
  * unknown field is an error that names it.
  */
 import { z } from "zod";
+import { currency } from "../lib/revenue";
 import { GOAL_KINDS } from "../lib/schema";
 import { siteId } from "../lib/ids";
 import { MAX_PATTERN_LENGTH, MAX_PATTERN_STARS, starCount } from "../lib/glob";
@@ -82,6 +83,11 @@ const extensions = (match: string) =>
     .filter(Boolean)
     .join(" ");
 
+/** A revenue goal's settings: its currency (ISO 4217). Conversions carry amounts in it only. */
+const goalRevenue = z
+  .strictObject({ currency })
+  .meta({ description: "Makes the goal a revenue goal: conversions may carry `revenue: {amount, currency}` in this currency only." });
+
 export const goalCreateBody = z
   .strictObject({
     name: name.optional(),
@@ -97,6 +103,7 @@ export const goalCreateBody = z
       }),
     threshold: z.number().int().min(0).max(86_400).optional(),
     purpose: z.string().trim().min(1).max(100).optional(),
+    revenue: goalRevenue.optional(),
   })
   .transform((goal) => ({
     ...goal,
@@ -134,12 +141,13 @@ export const goalCreateBody = z
       ctx.addIssue({ code: "custom", path: ["threshold"], message: `a ${goal.kind} goal takes no threshold` });
     }
   })
-  .transform((goal) => ({
+  .transform(({ revenue, ...goal }) => ({
     ...goal,
     match: goal.match!,
     name: goal.name ?? `${goal.kind}: ${goal.match}`,
     threshold: goal.threshold ?? 0,
     purpose: goal.purpose ?? null,
+    currency: revenue?.currency ?? null,
   }));
 
 /** What of a goal may change: its labels. What it counts (kind, match, threshold) is its history's meaning. */
@@ -147,9 +155,10 @@ export const goalUpdateBody = z
   .strictObject({
     name: name.optional(),
     purpose: z.string().trim().min(1).max(100).nullable().optional(),
+    revenue: goalRevenue.optional(),
   })
-  .refine((body) => body.name !== undefined || body.purpose !== undefined, {
-    message: "give name or purpose",
+  .refine((body) => body.name !== undefined || body.purpose !== undefined || body.revenue !== undefined, {
+    message: "give name, purpose or revenue",
     path: ["name"],
   });
 

@@ -8,7 +8,7 @@ import { eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../lib/db";
 import { newId } from "../lib/ids";
 import { HttpProblem } from "../lib/problem";
-import { conversions, deploymentHookReceipts, deployments, events, goals, sessions, siteBeacons, sites, smokeConversions, vitals } from "../lib/schema";
+import { conversions, deploymentHookReceipts, deployments, events, goals, revenueDrops, sessions, siteBeacons, sites, smokeConversions, vitals } from "../lib/schema";
 import { deleteSiteRollupsStatements, rebuildSiteRollups } from "../reports/rollup";
 import { changeSiteZone } from "../reports/zone-change";
 import { ruleDeletes } from "./alert-rules";
@@ -130,6 +130,7 @@ export async function deleteSite(db: Database, id: string): Promise<void> {
     db.delete(events).where(eq(events.siteId, id)),
     db.delete(sessions).where(eq(sessions.siteId, id)),
     db.delete(siteBeacons).where(eq(siteBeacons.siteId, id)),
+    db.delete(revenueDrops).where(eq(revenueDrops.siteId, id)),
     db.delete(deployments).where(eq(deployments.siteId, id)),
     db.delete(deploymentHookReceipts).where(eq(deploymentHookReceipts.siteId, id)),
     db.delete(goals).where(eq(goals.siteId, id)),

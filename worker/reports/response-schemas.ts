@@ -21,6 +21,27 @@ const figureFields = {
 
 export const figureSchema = z.object(figureFields).meta({ id: "Figure", description: "A report figure with its qualifier." });
 
+/** A revenue figure (reports/revenue.ts): a figure in a revenue goal's currency. */
+export const revenueFigureSchema = z
+  .object({
+    ...figureFields,
+    currency: z.string().meta({ description: "The goal's ISO 4217 currency code.", example: "EUR" }),
+  })
+  .meta({
+    id: "RevenueFigure",
+    description:
+      "A sum of money of a revenue goal's converting units: shown only where their cell is, hidden when one unit holds more than 60 % of it, perturbed and rounded to whole currency units (docs/reports.md, Revenue).",
+  });
+
+const revenueFields = {
+  total_revenue: revenueFigureSchema
+    .optional()
+    .meta({ description: "Revenue goals only: the converting units' revenue, perturbed, in whole currency units." }),
+  average_revenue: revenueFigureSchema
+    .optional()
+    .meta({ description: "Revenue goals only: total_revenue / converting_sessions as shown, 2 decimals." }),
+};
+
 /** A report's figure: with `compare`, also its earlier side and the change (reports/compare.ts). */
 const reportFigureSchema = z
   .object({
@@ -189,6 +210,7 @@ export const conversionsResponse = z
           description: "The denominator: sessions seen on the site in the period (the timeseries' visitors).",
         }),
         rate: reportFigureSchema.meta({ description: "converting_sessions / sessions (0–1)." }),
+        ...revenueFields,
       }),
     ),
     totals: z.object({ conversions: reportFigureSchema, sessions: reportFigureSchema }),
@@ -233,6 +255,7 @@ export const breakdownResponse = z
         rate: reportFigureSchema
           .optional()
           .meta({ description: "With `goal`: converting_sessions / visitors (0–1), its denominator the row's visitors." }),
+        ...revenueFields,
       }),
     ),
     totals: z

@@ -43,6 +43,7 @@ import { MAX_HOURLY_DAYS, timeseriesReport } from "../../reports/timeseries";
 import { route } from "../registry";
 import { PAGED_REPORT_HEADERS, REPORT_HEADERS, REPORT_REFUSALS } from "./report-responses";
 import { now } from "../../lib/clock";
+import { perSessionFrom, withBreakdownRevenue, withConversionsRevenue } from "../../reports/revenue";
 
 export const reportRoutes = [
   route({
@@ -139,11 +140,19 @@ export const reportRoutes = [
         query.compare,
         query.period,
         (q) =>
-          q.cached("conversions", [plan], () =>
-            plan.by === "units"
-              ? filteredConversionsReport(q.db, q.scope, plan.filters)
-              : conversionsReport(q.db, q.scope, plan.by === "day-cells" ? plan.filter : undefined),
-          ),
+          q.cached("conversions", [plan], async () => {
+            const report =
+              plan.by === "units"
+                ? await filteredConversionsReport(q.db, q.scope, plan.filters)
+                : await conversionsReport(q.db, q.scope, plan.by === "day-cells" ? plan.filter : undefined);
+            // Revenue goals' figures (reports/revenue.ts); the day-cells filter reads older days, whose revenue reads suppressed.
+            const filtered =
+              plan.by === "units" ? plan.filters : plan.by === "day-cells" ? [{ ...plan.filter, negated: false }] : null;
+            const rows = await withConversionsRevenue(q.db, q.scope, report.rows, filtered, {
+              perSessionFrom: perSessionFrom(context.env),
+            });
+            return { ...report, rows };
+          }),
         compareConversions,
         filters.checkEarlier,
       );
@@ -347,11 +356,19 @@ export const reportRoutes = [
               query.compare,
               query.period,
               (q) =>
-                q.cached("breakdown", [query.dimension, query.goal, plan], () =>
-                  plan.by === "units"
-                    ? filteredBreakdownReport(q.db, q.scope, plan.filters, query.dimension, query.goal)
-                    : breakdownReport(q.db, q.scope, query.dimension, query.goal),
-                ),
+                q.cached("breakdown", [query.dimension, query.goal, plan], async () => {
+                  const report =
+                    plan.by === "units"
+                      ? await filteredBreakdownReport(q.db, q.scope, plan.filters, query.dimension, query.goal)
+                      : await breakdownReport(q.db, q.scope, query.dimension, query.goal);
+                  if (!query.goal) return report;
+                  const filters = plan.by === "units" ? plan.filters : [];
+                  const opts = { perSessionFrom: perSessionFrom(context.env) };
+                  return {
+                    ...report,
+                    rows: await withBreakdownRevenue(q.db, q.scope, report.rows, query.dimension, query.goal, filters, opts),
+                  };
+                }),
               compareBreakdown,
               filters.checkEarlier,
             );

@@ -67,6 +67,8 @@ export const goals = sqliteTable(
     threshold: integer("threshold").notNull().default(0),
     /** Free-form marker such as "smoke-test". */
     purpose: text("purpose"),
+    /** A revenue goal's ISO 4217 code (`EUR`); null for a plain goal. Conversions in another currency are refused. */
+    currency: text("currency"),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("goals_site_kind_match_threshold").on(t.siteId, t.kind, t.match, t.threshold)],

@@ -66,6 +66,10 @@ export const conversions = sqliteTable(
     /** Null when the session was not seen in the window: the conversion still counts. */
     sessionId: text("session_id"),
     value: real("value"),
+    /** The conversion's revenue in integer cents (hundredths of `currency`); null without one. */
+    revenue: integer("revenue"),
+    /** The revenue's ISO 4217 code: always the goal's currency (others are refused or dropped). */
+    currency: text("currency"),
     source: text("source", { enum: ["beacon", "s2s"] }).notNull(),
     /**
      * Idempotency key: a keyed hash of the caller's `id` (never the id itself), or a goal and

@@ -8,7 +8,7 @@
  * incrementally; their `id` rises with every insert, which tells a catch-up which units it
  * added.
  */
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, real, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { pageviewDimensionColumns } from "./columns";
 
 /** Per source table, the highest raw row id folded in; `mark:` rows are scratch marks of a catch-up. */
@@ -182,6 +182,10 @@ export const rollupGoalDayUnits = sqliteTable(
     unit: text("unit").notNull(),
     /** The unit's conversions that day: moved with it when its dimensions are set (dimension cells). */
     conversions: integer("conversions").notNull().default(0),
+    /** The unit's revenue that day in cents, summed like `conversions`: what revenue figures sum per cell (privacy/revenue.ts). */
+    revenue: integer("revenue").notNull().default(0),
+    /** The same moved by the unit's own keyed fraction, revenue × (1 + mᵤ) (privacy/revenue.ts): summed and maxed per cell. */
+    revenueMoved: real("revenue_moved").notNull().default(0),
   },
   (t) => [
     uniqueIndex("rollup_goal_day_units_key").on(t.siteId, t.goalId, t.day, t.unit),

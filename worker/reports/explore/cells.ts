@@ -25,6 +25,8 @@ export interface Cell {
   keySum: number;
   /** With a grouping's `bounces`: its units of a single pageview that day, and their key sum (engagement.ts). */
   bounces?: { units: number; keySum: number };
+  /** With a grouping's `revenue` (keys include `goal`): the units' revenue in cents, the largest, and their shares (privacy/revenue.ts). */
+  revenue?: { cents: number; largest: number; shares: number; trueLargest: number };
 }
 
 /**
@@ -94,10 +96,14 @@ function narrowed(units: Statement, groupings: readonly Grouping[]): Statement {
   return { sql: `SELECT ${columns.join(", ")} FROM (${units.sql})`, args: units.args };
 }
 
-/** One grouping of a report's cells: its keys; `bounces`: also each cell's bounces (a cell inside it, read in the same pass). */
+/**
+ * One grouping of a report's cells: its keys; `bounces`: also each cell's bounces (a cell inside
+ * it, read in the same pass); `revenue`: also each cell's revenue (its keys must include `goal`).
+ */
 export interface Grouping {
   keys: readonly CellKey[];
   bounces?: boolean;
+  revenue?: boolean;
 }
 
 const BOUNCES = [
@@ -105,6 +111,13 @@ const BOUNCES = [
   "sum(CASE WHEN u.pageviews = 1 THEN u.unit_key ELSE 0 END) AS bounce_key_sum",
 ];
 const NO_BOUNCES = ["0 AS bounce_units", "0 AS bounce_key_sum"];
+const REVENUE = [
+  "sum(g.revenue) AS rev_cents",
+  "max(g.revenue_moved) AS rev_largest",
+  "total(g.revenue_moved - g.revenue) AS rev_shares",
+  "max(g.revenue) AS rev_true_largest",
+];
+const NO_REVENUE = ["0 AS rev_cents", "0 AS rev_largest", "0 AS rev_shares", "0 AS rev_true_largest"];
 
 /** The cells of `units` grouped by `keys` (none: the one cell of all of them). */
 export async function readCells(
@@ -137,7 +150,7 @@ export async function readCellGroupings(
     const events = parts.find((p) => p.events !== undefined)?.events ?? "u.pageviews";
     const selects = Array.from({ length: width }, (_, i) => `${parts[i]?.select ?? "NULL"} AS k${i}`);
     return (
-      `SELECT ${[`${index} AS grouping`, ...selects, "count(*) AS units", `sum(${events}) AS events`, "sum(u.unit_key) AS key_sum", ...(grouping.bounces ? BOUNCES : NO_BOUNCES)].join(", ")} FROM u ` +
+      `SELECT ${[`${index} AS grouping`, ...selects, "count(*) AS units", `sum(${events}) AS events`, "sum(u.unit_key) AS key_sum", ...(grouping.bounces ? BOUNCES : NO_BOUNCES), ...(grouping.revenue ? REVENUE : NO_REVENUE)].join(", ")} FROM u ` +
       parts.map((p) => p.join ?? "").join(" ") +
       (parts.length > 0 ? ` GROUP BY ${parts.map((_, i) => `k${i}`).join(", ")}` : "")
     );
@@ -159,6 +172,16 @@ export async function readCellGroupings(
       events: Number(r.events ?? 0),
       keySum: Number(r.key_sum ?? 0),
       ...(all[index]!.bounces ? { bounces: { units: Number(r.bounce_units), keySum: Number(r.bounce_key_sum) } } : {}),
+      ...(all[index]!.revenue
+        ? {
+            revenue: {
+              cents: Number(r.rev_cents ?? 0),
+              largest: Number(r.rev_largest ?? 0),
+              shares: Number(r.rev_shares ?? 0),
+              trueLargest: Number(r.rev_true_largest ?? 0),
+            },
+          }
+        : {}),
     });
   }
   return out;

@@ -35,8 +35,8 @@ const COLUMNS = [
   ...DIMENSIONS.map((d) => `s.${d} AS ${d}`),
 ];
 
-/** One filter as a condition on the session-day `s`. */
-function condition(filter: Filter, siteId: string): Statement {
+/** One filter as a condition on the session-day `s` (also read from the goals' side: reports/revenue.ts). */
+export function condition(filter: Filter, siteId: string): Statement {
   const not = filter.negated ? "NOT " : "";
   if (onSessionDimension(filter)) {
     // `is not` keeps the session-days without any value: they do not have this one.

@@ -42,6 +42,11 @@
  *   and 30 minutes, fixed for a minute; below k "fewer than k", else its unit set's cell-key
  *   noise and the band of width k that falls in, so one session never moves it by one.
  *
+ * - Revenue (revenue.ts; "Revenue"): a revenue goal's sums of money, shown only where rule F
+ *   shows the converting units' cell, hidden when one unit's moved amount is more than 60 % of the
+ *   sum (τ-ARGUS's dominance rule), each unit's amount moved by its own persistent keyed fraction
+ *   and the cell by a keyed draw scaled by its largest amount (the ABS TableBuilder's magnitudes).
+ *
  * The page-day atoms are decided in SQL by rules 1, 3, 4 and 7 together (page-atoms.ts), for
  * every query that reads pages. Rules 5 (same atoms everywhere), 6 (the sessions list) and 9
  * (breakdowns, breakdown.ts) are how the reports use these. explain.ts (and breakdown-explain.ts)
@@ -87,3 +92,4 @@ export { bandOf } from "./bands";
 export { bandedOnTrueCounts, bandedToday, exactToday, type TodayCell, type TodayRule } from "./today";
 export { exactFiltered, filteredOnTrueCounts, filteredRule, type FilteredCell, type FilteredRule } from "./filtered";
 export { perturbWithTails, tailSteps } from "./filtered";
+export { cellOnlyRevenue, exactRevenue, revenueRule, unitShareSql, type RevenueCell, type RevenueRule } from "./revenue";

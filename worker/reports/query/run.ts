@@ -15,12 +15,15 @@ import type { ReportScope } from "../scope";
 import { durationMedianAt } from "../histogram";
 import { localMinuteLabel } from "../timezone";
 import { cellKeyOf, type QueryBody, type QueryMetric } from "./schema";
+import { engineRevenueCell, revenueFigures, revenueGoals, type RevenueOptions } from "../revenue";
 
 export interface QueryRow {
   dimensions: (string | null)[];
   metrics: (number | null)[];
   qualifiers: Figure["qualifier"][];
   other: boolean;
+  /** With a revenue metric: the row's goal's currency, null for a plain goal. */
+  currency?: string | null;
   /** With `include.comparisons`: the same group's figures in the earlier period, and the change. */
   comparison?: { metrics: (number | null)[]; qualifiers: Figure["qualifier"][]; change: (number | null)[] };
 }
@@ -44,6 +47,8 @@ function refuse(metrics: readonly QueryMetric[], keys: readonly CellKey[]): void
   need("views_per_visit", !byGoal && !byPage, "is per visit, not per page or goal.");
   need("bounce_rate", !byGoal, "is per visit, not per goal.");
   need("visit_duration", !byGoal, "is per visit, not per goal.");
+  need("total_revenue", byGoal, "is a revenue goal's: group by event:goal.");
+  need("average_revenue", byGoal, "is a revenue goal's: group by event:goal.");
 }
 
 const key = (cell: Cell, drop = -1) => JSON.stringify(cell.keys.filter((_, i) => i !== drop));
@@ -68,23 +73,25 @@ export async function runQuery(
   db: ReadOnlyDatabase,
   scope: ReportScope,
   body: QueryBody,
-  options: ExploreOptions = {},
+  options: ExploreOptions & { revenue?: RevenueOptions } = {},
 ): Promise<QueryResult> {
   const keys = body.dimensions.map(cellKeyOf);
   refuse(body.metrics, keys);
   const units = filteredUnits(scope, body.filters);
   const goalAt = keys.indexOf("goal");
   const wanted = (metric: QueryMetric) => body.metrics.includes(metric);
+  const wantsRevenue = wanted("total_revenue") || wanted("average_revenue");
   // One statement for every grouping the metrics need: the units are cut once.
   const groupings: Grouping[] = [
-    { keys, bounces: wanted("bounce_rate") },
+    { keys, bounces: wanted("bounce_rate"), revenue: wantsRevenue },
     ...(goalAt >= 0 ? [{ keys: keys.filter((k) => k !== "goal") }] : []),
   ];
   // The medians are reduced per group in SQL (explore/medians.ts): a statement of their own.
-  const [read, days, medians] = await Promise.all([
+  const [read, days, medians, currencies] = await Promise.all([
     readCellGroupings(db, scope, units, groupings),
     daysWithData(db, scope),
     wanted("visit_duration") ? readDurationMedians(db, scope, units, keys) : (new Map() as GroupMedians),
+    wantsRevenue ? revenueGoals(db, scope.siteId) : new Map<string, string>(),
   ]);
   const [cells, denominators = []] = read as [Cell[], Cell[]?];
   const denominatorOf = new Map(denominators.map((c) => [key(c), c]));
@@ -97,8 +104,14 @@ export async function runQuery(
       hidden = true;
       continue;
     }
+    const currency = wantsRevenue ? (currencies.get(String(cell.keys[goalAt])) ?? null) : undefined;
+    const revenue = currency ? revenueFigures(engineRevenueCell(cell), currency, scope, main.units, options.revenue) : null;
     const figure = (metric: QueryMetric): Figure => {
       switch (metric) {
+        case "total_revenue":
+          return revenue ? revenue.total_revenue : SUPPRESSED;
+        case "average_revenue":
+          return revenue ? revenue.average_revenue : SUPPRESSED;
         case "visitors":
         case "visits":
           return main.units;
@@ -131,6 +144,7 @@ export async function runQuery(
       metrics: figures.map((f) => f.value),
       qualifiers: figures.map((f) => f.qualifier),
       other: false,
+      ...(currency !== undefined ? { currency } : {}),
     });
   }
   sortRows(rows, body);

@@ -24,6 +24,8 @@ export const QUERY_METRICS = [
   "visit_duration",
   "events",
   "conversion_rate",
+  "total_revenue",
+  "average_revenue",
 ] as const;
 export type QueryMetric = (typeof QUERY_METRICS)[number];
 
@@ -133,6 +135,10 @@ export const queryResponse = z.object({
       metrics: z.array(figureValue).meta({ description: "The values, in the order of `metrics`; null where suppressed." }),
       qualifiers: z.array(z.enum(["exact", "estimated", "suppressed"])).meta({ description: "Each value's qualifier." }),
       other: z.boolean().meta({ description: "The one row standing for every group hidden below k: no label, no figures." }),
+      currency: z.string().nullable().optional().meta({
+        description:
+          "With `total_revenue` or `average_revenue`: the row's goal's currency (ISO 4217), null for a goal without one (its revenue metrics are null, suppressed).",
+      }),
       comparison: z
         .object({
           metrics: z.array(figureValue),

@@ -8,6 +8,7 @@ import type { InStatement } from "@libsql/client/web";
 import { dimensionFoldStatements, goalDimensionFoldStatements } from "../dimension-fold";
 import { bandSql, bucketSql } from "../histogram";
 import { unitKeySql } from "../noise";
+import { unitShareSql } from "../privacy/revenue";
 import { rawRows, type Range } from "./raw-rows";
 import { mark, setMark, type Source } from "./sources";
 import type { ZoneGroup } from "./zones";
@@ -94,11 +95,15 @@ export function foldStatements(source: Source, zone: ZoneGroup, range: Range): I
           "INSERT INTO rollup_goal_day (site_id, goal_id, day, units, conversions) SELECT site_id, goal_id, day, 0, count(*) FROM raw WHERE true GROUP BY site_id, goal_id, day " +
             `ON CONFLICT (${GOAL_DAY}) DO UPDATE SET conversions = rollup_goal_day.conversions + excluded.conversions`,
         ),
-        // Units with their conversions that day: moved with them between dimension cells (dimension-fold.ts).
+        // Units with their conversions that day: moved with them between dimension cells (dimension-fold.ts),
+        // and their revenue in cents, as sent and moved by the unit's own fraction (privacy/revenue.ts), which
+        // the revenue figures sum and max per cell: the fraction is computed once per unit and fold, not per read.
         setMark("goal_day", "rollup_goal_day_units"),
         withRaw(
-          "INSERT INTO rollup_goal_day_units (site_id, goal_id, day, unit, conversions) SELECT site_id, goal_id, day, unit, count(*) FROM raw WHERE true " +
-            "GROUP BY site_id, goal_id, day, unit ON CONFLICT (site_id, goal_id, day, unit) DO UPDATE SET conversions = rollup_goal_day_units.conversions + excluded.conversions",
+          "INSERT INTO rollup_goal_day_units (site_id, goal_id, day, unit, conversions, revenue, revenue_moved) " +
+            `SELECT site_id, goal_id, day, unit, count(*), sum(revenue), sum(revenue) * (1 + ${unitShareSql(unitKeySql("unit"))}) FROM raw WHERE true ` +
+            "GROUP BY site_id, goal_id, day, unit ON CONFLICT (site_id, goal_id, day, unit) DO UPDATE SET conversions = rollup_goal_day_units.conversions + excluded.conversions, " +
+            "revenue = rollup_goal_day_units.revenue + excluded.revenue, revenue_moved = rollup_goal_day_units.revenue_moved + excluded.revenue_moved",
         ),
         countNew("goal_day", "rollup_goal_day_units", "rollup_goal_day", "site_id, goal_id, day", "units", GOAL_DAY),
         ...goalDimensionFoldStatements(withRaw, mark("goal_day")),

@@ -32,12 +32,13 @@ export function GoalForm({
   const [match, setMatch] = useState("");
   const [threshold, setThreshold] = useState("");
   const [purpose, setPurpose] = useState("");
+  const [currency, setCurrency] = useState("");
   const [name, setName] = useState("");
   const [outcome, setOutcome] = useState("");
   const spec = GOAL_KINDS[kind];
   const form = useApiForm({
     id: FORM,
-    fields: ["kind", "match", ...(spec.threshold ? ["threshold"] : []), "purpose", "name"],
+    fields: ["kind", "match", ...(spec.threshold ? ["threshold"] : []), "purpose", "revenue.currency", "name"],
     async send() {
       setOutcome("");
       const body = {
@@ -45,6 +46,8 @@ export function GoalForm({
         match: match.trim() || undefined,
         threshold: spec.threshold && threshold !== "" ? Number(threshold) : undefined,
         purpose: purpose.trim() || undefined,
+        // A revenue goal: the API checks the code (ISO 4217, upper case) and names the field when wrong.
+        revenue: currency.trim() ? { currency: currency.trim() } : undefined,
         name: name.trim() || undefined,
       };
       const call = api.POST("/api/v1/sites/{id}/goals", { params: { path: { id: site } }, body });
@@ -56,6 +59,7 @@ export function GoalForm({
       setMatch("");
       setThreshold("");
       setPurpose("");
+      setCurrency("");
       setName("");
       onCreated(goal, created);
     },
@@ -111,6 +115,25 @@ export function GoalForm({
         hint={`Optional: a free label, e.g. content depth. “${SMOKE_TEST}” on an event goal makes it a smoke test: posted by your deploy script, kept out of every report and shown with the deployments.`}
       >
         {(props) => <input {...props} maxLength={100} value={purpose} onInput={(e) => setPurpose(valueOf(e))} />}
+      </Field>
+      <Field
+        form={form}
+        field="revenue.currency"
+        label="Currency"
+        hint="Optional: makes it a revenue goal. Conversions then carry amounts in this currency (ISO 4217, e.g. EUR); reports show their total and average, perturbed."
+      >
+        {(props) => (
+          <input
+            {...props}
+            maxLength={3}
+            autoComplete="off"
+            autoCapitalize="characters"
+            spellcheck={false}
+            placeholder="EUR"
+            value={currency}
+            onInput={(e) => setCurrency(valueOf(e))}
+          />
+        )}
       </Field>
       <Field
         form={form}
