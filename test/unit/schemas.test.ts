@@ -77,6 +77,7 @@ describe("goalCreateBody", () => {
       name: "outbound: *",
       threshold: 0,
       purpose: null,
+      currency: null,
     });
     expect(goalCreateBody.parse({ kind: "download" })).toEqual({
       kind: "download",
@@ -84,6 +85,7 @@ describe("goalCreateBody", () => {
       name: "download: *",
       threshold: 0,
       purpose: null,
+      currency: null,
     });
     expect(goalCreateBody.parse({ kind: "not-found" })).toEqual({
       kind: "not-found",
@@ -91,6 +93,7 @@ describe("goalCreateBody", () => {
       name: "not-found: /*",
       threshold: 0,
       purpose: null,
+      currency: null,
     });
     // Extensions as written become their one stored form, so the same goal is found again.
     expect(goalCreateBody.parse({ kind: "download", match: ".PDF, zip  csv" }).match).toBe("pdf zip csv");
