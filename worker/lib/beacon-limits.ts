@@ -22,6 +22,12 @@ export const MAX_SENT_UTM_LENGTH = 500;
 /** Custom event names: matched exactly against event goals, so refused rather than changed. */
 export const EVENT_NAME_PATTERN = /^[\p{L}\p{N} _.:/-]{1,100}$/u;
 export const MAX_EVENT_NAME_LENGTH = 100;
+/** Custom properties on a pageview or event (Plausible's number); the tracker sends no more. */
+export const MAX_PROPS = 30;
+/** A property name: matched exactly against the site's allowlist, so never changed, only dropped. */
+export const PROP_NAME_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
+/** A property value after cleanText; longer values are cut, as paths are. */
+export const MAX_PROP_VALUE_LENGTH = 200;
 /** An event's or conversion's value, either sign. */
 export const MAX_AMOUNT = 1e12;
 /** Engagement: seconds visible (a day), scroll depth in percent. */
