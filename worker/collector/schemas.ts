@@ -16,6 +16,8 @@ import {
   MAX_AMOUNT,
   MAX_ENGAGEMENT_SECONDS,
   MAX_PATH_LENGTH,
+  MAX_PROP_VALUE_LENGTH,
+  MAX_PROPS,
   MAX_REFERRER_LENGTH,
   MAX_SCROLL,
   MAX_SENT_UTM_LENGTH,
@@ -26,6 +28,7 @@ import {
 } from "../lib/beacon-limits";
 import { siteId } from "../lib/ids";
 import { VITAL_METRICS } from "../lib/schema";
+import { isPropsObject, readProps } from "./props";
 
 export { BEACON_MAX_EVENTS, MAX_PATH_LENGTH };
 export const BEACON_BODY_LIMIT = 16 * 1024;
@@ -49,11 +52,38 @@ const cleanedText = (max: number) =>
     .transform((value) => cleanText(value, max))
     .meta({ description: `Control characters and unpaired surrogates are removed, and a longer value is cut to ${max} characters.` });
 
+const PROPS_DOC = {
+  type: "object",
+  additionalProperties: { type: "string" },
+  description:
+    `Custom properties, name → text (docs/collector.md "Custom properties"). Kept only under the site's allowed names (and the reserved \`url\`, \`file\`); at most ${MAX_PROPS}, names matching /^[A-Za-z0-9_.:-]{1,64}$/, values cleaned and cut to ${MAX_PROP_VALUE_LENGTH} characters. What is dropped is counted per reason, never stored.`,
+};
+/** A beacon's props: accepted in any shape (a beacon is never refused for them), read by collector/props.ts. */
+const beaconProps = z.unknown().transform(readProps).meta(PROPS_DOC);
+/** The API's props: an object of text values, or a 422 naming `props`; names then go as on beacons. */
+const apiProps = z
+  .unknown()
+  .superRefine((value, ctx) => {
+    if (!isPropsObject(value)) ctx.addIssue({ code: "custom", message: "must be an object of text values" });
+    else {
+      const bad = Object.entries(value).find(([, v]) => typeof v !== "string");
+      if (bad) ctx.addIssue({ code: "custom", message: `must be an object of text values (${JSON.stringify(bad[0].slice(0, 64))} is not text)` });
+    }
+  })
+  .transform(readProps)
+  .meta(PROPS_DOC);
+
 /** The landing page's campaign parameters, as the tracker read them (utm_* and ref); each trimmed and cut to 100 characters when stored. */
 const utmParameter = cleanedText(MAX_SENT_UTM_LENGTH).optional();
 const utm = z.strictObject({ source: utmParameter, medium: utmParameter, campaign: utmParameter, content: utmParameter, term: utmParameter });
-const pageview = z.strictObject({ type: z.literal("pageview"), path, referrer: cleanedText(MAX_REFERRER_LENGTH).optional(), utm: utm.optional() });
-const customEvent = z.strictObject({ type: z.literal("event"), path, name: eventName, value: amount.optional() });
+const pageview = z.strictObject({
+  type: z.literal("pageview"),
+  path,
+  referrer: cleanedText(MAX_REFERRER_LENGTH).optional(),
+  utm: utm.optional(),
+  props: beaconProps.optional(),
+});
+const customEvent = z.strictObject({ type: z.literal("event"), path, name: eventName, value: amount.optional(), props: beaconProps.optional() });
 const engagement = z.strictObject({
   type: z.literal("engagement"),
   path,
@@ -82,6 +112,7 @@ export const conversion = z.strictObject({
   value: amount.optional(),
   id: z.string().min(1).max(200).optional(),
   timestamp: z.union([z.string().max(40), z.number()]).optional(),
+  props: apiProps.optional(),
 });
 export type Conversion = z.infer<typeof conversion>;
 

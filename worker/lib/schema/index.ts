@@ -11,3 +11,4 @@ export * from "./operations";
 export * from "./rollups";
 export * from "./dimension-pairs";
 export * from "./engagement";
+export * from "./props";
