@@ -10,12 +10,11 @@
  * Objects are read with Object.entries and built with Object.fromEntries (own keys only), so a
  * name such as `__proto__` is a name like any other and never reaches a prototype.
  */
-import { MAX_PROP_VALUE_LENGTH, MAX_PROPS, PROP_NAME_PATTERN, cleanText } from "../lib/beacon-limits";
+import { MAX_PROP_VALUE_LENGTH, MAX_PROPS, PROP_NAME_PATTERN, RESERVED_PROPS, cleanText } from "../lib/beacon-limits";
 import type { PropDropReason } from "../lib/schema/props";
 import type { PropDropRow } from "./rows";
 
-/** Always allowed, never counted as drops: sent by the tracker's opt-ins (outbound links, downloads). */
-export const RESERVED_PROPS: readonly string[] = ["url", "file"];
+export { RESERVED_PROPS };
 
 /** Props as read from a request, before the allowlist: cleaned candidates, and what was dropped already. */
 export interface SentProps {

@@ -28,6 +28,8 @@ export const MAX_PROPS = 30;
 export const PROP_NAME_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
 /** A property value after cleanText; longer values are cut, as paths are. */
 export const MAX_PROP_VALUE_LENGTH = 200;
+/** Props the tracker's opt-ins send (outbound links: `url`, downloads: `file`): always kept, on no allowlist. */
+export const RESERVED_PROPS: readonly string[] = ["url", "file"];
 /** An event's or conversion's value, either sign. */
 export const MAX_AMOUNT = 1e12;
 /** Engagement: seconds visible (a day), scroll depth in percent. */
