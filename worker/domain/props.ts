@@ -7,6 +7,8 @@
 import type { Database } from "../lib/db";
 import { HttpProblem } from "../lib/problem";
 import { PROP_DROP_REASONS, type PropDropReason } from "../lib/schema";
+
+export { PROP_DROP_REASONS };
 import { RESERVED_PROPS } from "../lib/beacon-limits";
 import { requireSite } from "./sites";
 import { now } from "../lib/clock";

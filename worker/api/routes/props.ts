@@ -1,9 +1,8 @@
 /** A site's custom property names (domain/props.ts): list with the recent drops, allow one, stop one. */
 import { z } from "zod";
-import { MAX_SITE_PROPS, PROP_DROP_DAYS, addSiteProp, removeSiteProp, siteProps } from "../../domain/props";
+import { MAX_SITE_PROPS, PROP_DROP_DAYS, PROP_DROP_REASONS, addSiteProp, removeSiteProp, siteProps } from "../../domain/props";
 import { PROP_NAME_PATTERN } from "../../lib/beacon-limits";
 import { siteId } from "../../lib/ids";
-import { PROP_DROP_REASONS } from "../../lib/schema";
 import { siteParams } from "../params";
 import { route } from "../registry";
 

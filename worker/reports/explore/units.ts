@@ -3,7 +3,8 @@
  * row per unit and local day with a pageview) that match every filter. A filter on a session
  * dimension reads the session-day's own value (its first pageview's; the exit page its last
  * one's); a page filter, whether the unit viewed the path that day (rollup_page_day_units); a
- * goal filter, whether it completed the goal that day (rollup_goal_day_units). These per-session
+ * goal filter, whether it completed the goal that day (rollup_goal_day_units); a property filter,
+ * whether any of its events that day carried the value (rollup_prop_day_units). These per-session
  * rows are kept for WREN_RAW_RETENTION_DAYS only, so filters reach back that far (explore/window.ts).
  *
  * Units with no pageview that day (a conversion posted by a backend, an engagement ping) have no
@@ -12,6 +13,7 @@
 import type { InValue } from "@libsql/client/web";
 import { DIMENSIONS } from "../dimensions";
 import type { ReportScope } from "../scope";
+import { isPropKey, propName } from "./cells";
 import { onSessionDimension, type Filter } from "./filters";
 
 /** An SQL subquery and its arguments, in order. */
@@ -41,6 +43,12 @@ function condition(filter: Filter, siteId: string): Statement {
   if (onSessionDimension(filter)) {
     // `is not` keeps the session-days without any value: they do not have this one.
     return { sql: filter.negated ? `s.${filter.dimension} IS NOT ?` : `s.${filter.dimension} = ?`, args: [filter.value] };
+  }
+  if (isPropKey(filter.dimension)) {
+    return {
+      sql: `${not}EXISTS (SELECT 1 FROM rollup_prop_day_units pr WHERE pr.site_id = ? AND pr.day = s.day AND pr.unit = s.unit AND pr.name = ? AND pr.value = ?)`,
+      args: [siteId, propName(filter.dimension), filter.value],
+    };
   }
   if (filter.dimension === "page") {
     return {
