@@ -188,3 +188,26 @@ describe("s2s and API props", () => {
     expect(await rows(db, "SELECT props FROM conversions WHERE site_id = ? ORDER BY id DESC LIMIT 1", [shop.id])).toEqual([{ props: '{"method":"sso"}' }]);
   });
 });
+
+describe("wren props", () => {
+  it("lists the names and the last 7 days' drops, removes a name, and refuses a bad name or an unknown one", async () => {
+    const listed = await stack.cli(["props", "list", "--site", shop.id, "--json"]);
+    expect(listed.code, listed.stderr).toBe(0);
+    const body = JSON.parse(listed.stdout);
+    expect(body.names).toEqual(["__proto__", "method", "plan"]);
+    // Every drop the tests above counted, per reason (all today).
+    expect(body.drops).toEqual(await drops().then((d) => ({ not_allowed: 0, invalid_name: 0, invalid_value: 0, too_many: 0, ...d })));
+    const removed = await stack.cli(["props", "remove", "--site", shop.id, "__proto__", "--json"]);
+    expect([removed.code, JSON.parse(removed.stdout)]).toEqual([0, { site: shop.id, name: "__proto__", removed: true }]);
+    const again = await stack.cli(["props", "remove", "--site", shop.id, "__proto__"]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("does not allow the property __proto__");
+    const bad = await stack.cli(["props", "add", "--site", shop.id, "bad name"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("NAME: must be a property name");
+    const reserved = await stack.cli(["props", "add", "--site", shop.id, "url"]);
+    expect(reserved.code).toBe(1);
+    expect(reserved.stderr).toContain("reserved");
+    expect((await rows(db, "SELECT name FROM site_props WHERE site_id = ? ORDER BY name", [shop.id])).map((r) => r.name)).toEqual(["method", "plan"]);
+  });
+});
