@@ -7,7 +7,8 @@ import { openSiteFlag } from "../site";
 import type { Invocation, PROPS_LIST_OPTIONS, PROPS_NAME_OPTIONS } from "./registry";
 
 function propName(name: string | undefined): string {
-  if (!name || !PROP_NAME_PATTERN.test(name)) throw new CliError("NAME: must be a property name (1–64 of A–Z a–z 0–9 _ . : -)", 2);
+  if (!name || !PROP_NAME_PATTERN.test(name))
+    throw new CliError("NAME: must be a property name (1–64 of A–Z a–z 0–9 _ . : -)", 2);
   return name;
 }
 
@@ -24,16 +25,30 @@ export async function listPropsCommand(settings: Settings, { values }: Invocatio
   });
 }
 
-export async function addPropCommand(settings: Settings, { values, positionals }: Invocation<typeof PROPS_NAME_OPTIONS>): Promise<void> {
+export async function addPropCommand(
+  settings: Settings,
+  { values, positionals }: Invocation<typeof PROPS_NAME_OPTIONS>,
+): Promise<void> {
   const name = propName(positionals[0]);
   const { db, site } = await openSiteFlag(settings, values.site);
   const { created } = await addSiteProp(db, site.id, name);
-  print(values.json ?? false, { site: site.id, name, created }, () => `${created ? "Allowed" : "Already allowed:"} ${name} on ${site.id}.`);
+  print(
+    values.json ?? false,
+    { site: site.id, name, created },
+    () => `${created ? "Allowed" : "Already allowed:"} ${name} on ${site.id}.`,
+  );
 }
 
-export async function removePropCommand(settings: Settings, { values, positionals }: Invocation<typeof PROPS_NAME_OPTIONS>): Promise<void> {
+export async function removePropCommand(
+  settings: Settings,
+  { values, positionals }: Invocation<typeof PROPS_NAME_OPTIONS>,
+): Promise<void> {
   const name = propName(positionals[0]);
   const { db, site } = await openSiteFlag(settings, values.site);
   await removeSiteProp(db, site.id, name);
-  print(values.json ?? false, { site: site.id, name, removed: true }, () => `No longer kept: ${name} on ${site.id} (props stored already stay).`);
+  print(
+    values.json ?? false,
+    { site: site.id, name, removed: true },
+    () => `No longer kept: ${name} on ${site.id} (props stored already stay).`,
+  );
 }

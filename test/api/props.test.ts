@@ -16,7 +16,9 @@ let site: string;
 let other: string;
 
 const names = async (db: Client, siteId: string) =>
-  (await db.execute({ sql: "SELECT name FROM site_props WHERE site_id = ? ORDER BY name", args: [siteId] })).rows.map((r) => String(r.name));
+  (await db.execute({ sql: "SELECT name FROM site_props WHERE site_id = ? ORDER BY name", args: [siteId] })).rows.map((r) =>
+    String(r.name),
+  );
 
 beforeAll(async () => {
   f = await apiFixture();
@@ -64,7 +66,8 @@ describe("the allowlist routes", () => {
       expect([res.status, res.body.field]).toEqual([422, "name"]);
     }
     expect(await names(db, other)).toEqual([]);
-    for (let i = 0; i < MAX_SITE_PROPS; i++) expect((await f.admin("PUT", `/api/v1/sites/${other}/props/n${i}`)).status).toBe(201);
+    for (let i = 0; i < MAX_SITE_PROPS; i++)
+      expect((await f.admin("PUT", `/api/v1/sites/${other}/props/n${i}`)).status).toBe(201);
     const over = await f.admin("PUT", `/api/v1/sites/${other}/props/one-more`);
     expect([over.status, over.body.field]).toEqual([422, "name"]);
     expect((await names(db, other)).length).toBe(MAX_SITE_PROPS);
@@ -112,7 +115,11 @@ describe("dimension=prop:NAME on the breakdown", () => {
     expect(res.status, res.text).toBe(200);
     expect(res.body.dimension).toBe("prop:plan");
     // 13 sessions with pro (12 here, 1 from the first test), 2 with free: hidden, no label.
-    const rows = res.body.rows as { value: string | null; other: boolean; visitors: { value: number | null; qualifier: string } }[];
+    const rows = res.body.rows as {
+      value: string | null;
+      other: boolean;
+      visitors: { value: number | null; qualifier: string };
+    }[];
     expect(rows.map((r) => [r.value, r.other, r.visitors.qualifier])).toEqual([
       ["pro", false, "estimated"],
       [null, true, "suppressed"],

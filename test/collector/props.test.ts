@@ -47,7 +47,9 @@ async function dropsOf(action: () => Promise<unknown>): Promise<Record<string, n
   const before = await drops();
   await action();
   const after = await drops();
-  return Object.fromEntries(Object.entries(after).flatMap(([r, n]) => (n - (before[r] ?? 0) > 0 ? [[r, n - (before[r] ?? 0)]] : [])));
+  return Object.fromEntries(
+    Object.entries(after).flatMap(([r, n]) => (n - (before[r] ?? 0) > 0 ? [[r, n - (before[r] ?? 0)]] : [])),
+  );
 }
 
 const lastEventProps = async () =>
@@ -76,7 +78,11 @@ describe("beacon props", () => {
   it("keeps the allowlisted props on pageviews and events (and the event's conversions), drops the rest and counts each drop by reason", async () => {
     const counted = await dropsOf(async () => {
       const answer = await beacon([
-        { type: "pageview", path: "/", props: { plan: "pro", typo: "x", "bad name": "y", method: "", url: "https://out.example" } },
+        {
+          type: "pageview",
+          path: "/",
+          props: { plan: "pro", typo: "x", "bad name": "y", method: "", url: "https://out.example" },
+        },
         { type: "event", path: "/", name: "signup", props: { plan: "free", method: "google", n: 5 } },
       ]);
       expect(answer).toEqual({ status: 202, body: { accepted: 2 } });
@@ -87,14 +93,16 @@ describe("beacon props", () => {
       // The reserved `url` (outbound links) is kept without being allowed, and never counted.
       { kind: "pageview", props: '{"plan":"pro","url":"https://out.example"}' },
     ]);
-    expect(await rows(db, "SELECT goal_id, props FROM conversions WHERE site_id = ? ORDER BY id DESC LIMIT 1", [shop.id])).toEqual([
-      { goal_id: signup, props: '{"plan":"free","method":"google"}' },
-    ]);
+    expect(
+      await rows(db, "SELECT goal_id, props FROM conversions WHERE site_id = ? ORDER BY id DESC LIMIT 1", [shop.id]),
+    ).toEqual([{ goal_id: signup, props: '{"plan":"free","method":"google"}' }]);
   });
 
   it("stores no props (null) and counts nothing when none are sent, or props is not an object", async () => {
     for (const props of [undefined, "plan=pro", ["pro"], null, 7]) {
-      const counted = await dropsOf(async () => expect((await beacon([{ type: "pageview", path: "/", props }])).status).toBe(202));
+      const counted = await dropsOf(async () =>
+        expect((await beacon([{ type: "pageview", path: "/", props }])).status).toBe(202),
+      );
       expect(counted).toEqual({});
       expect(await lastEventProps()).toBeNull();
     }
@@ -103,7 +111,9 @@ describe("beacon props", () => {
   it("takes 1000 props: the first 30 are read, the other 970 dropped as too_many, and the beacon is stored", async () => {
     const sent = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [i === 3 ? "plan" : `p${i}`, "v"]));
     const before = await collectorCounts(db);
-    const counted = await dropsOf(async () => expect((await beacon([{ type: "pageview", path: "/many", props: sent }])).status).toBe(202));
+    const counted = await dropsOf(async () =>
+      expect((await beacon([{ type: "pageview", path: "/many", props: sent }])).status).toBe(202),
+    );
     expect(counted).toEqual({ too_many: 970, not_allowed: 29 });
     expect(await lastEventProps()).toBe('{"plan":"v"}');
     expect((await collectorCounts(db)).events).toBe(before.events + 1);
@@ -115,15 +125,21 @@ describe("beacon props", () => {
         {
           type: "pageview",
           path: "/hostile",
-          props: JSON.parse('{"plan":"p\\u0000r\\u0007o\\u009f","pla\\u0000n":"x","__proto__":"polluted","method":"' + "m".repeat(5000) + '"}'),
+          props: JSON.parse(
+            '{"plan":"p\\u0000r\\u0007o\\u009f","pla\\u0000n":"x","__proto__":"polluted","method":"' + "m".repeat(5000) + '"}',
+          ),
         },
       ]);
       expect(answer.status).toBe(202);
     });
     expect(counted).toEqual({ invalid_name: 1 });
-    expect(JSON.parse(String(await lastEventProps()))).toEqual(JSON.parse(`{"plan":"pro","__proto__":"polluted","method":"${"m".repeat(200)}"}`));
+    expect(JSON.parse(String(await lastEventProps()))).toEqual(
+      JSON.parse(`{"plan":"pro","__proto__":"polluted","method":"${"m".repeat(200)}"}`),
+    );
     // A value that is only control characters is empty once cleaned.
-    expect(await dropsOf(() => beacon([{ type: "pageview", path: "/", props: { plan: "\u0001\u0002" } }]))).toEqual({ invalid_value: 1 });
+    expect(await dropsOf(() => beacon([{ type: "pageview", path: "/", props: { plan: "\u0001\u0002" } }]))).toEqual({
+      invalid_value: 1,
+    });
   });
 
   it("refuses a beacon over its size bound (a 1 MB value) with 413, storing nothing and counting nothing", async () => {
@@ -144,9 +160,9 @@ describe("s2s and API props", () => {
       expect(answer.body.accepted).toBe(1);
     });
     expect(counted).toEqual({ not_allowed: 1, invalid_name: 1 });
-    expect(await rows(db, "SELECT source, props FROM conversions WHERE site_id = ? ORDER BY id DESC LIMIT 1", [shop.id])).toEqual([
-      { source: "s2s", props: '{"plan":"pro"}' },
-    ]);
+    expect(await rows(db, "SELECT source, props FROM conversions WHERE site_id = ? ORDER BY id DESC LIMIT 1", [shop.id])).toEqual(
+      [{ source: "s2s", props: '{"plan":"pro"}' }],
+    );
   });
 
   it("refuses a non-object or a non-text value with a 422 naming events.N.props, writing nothing", async () => {
@@ -185,7 +201,9 @@ describe("s2s and API props", () => {
     expect(await collectorCounts(db)).toEqual(before);
     const kept = await post({ site: shop.id, goal_id: signup, props: { method: "sso" } });
     expect(kept.status).toBe(202);
-    expect(await rows(db, "SELECT props FROM conversions WHERE site_id = ? ORDER BY id DESC LIMIT 1", [shop.id])).toEqual([{ props: '{"method":"sso"}' }]);
+    expect(await rows(db, "SELECT props FROM conversions WHERE site_id = ? ORDER BY id DESC LIMIT 1", [shop.id])).toEqual([
+      { props: '{"method":"sso"}' },
+    ]);
   });
 });
 
@@ -196,7 +214,9 @@ describe("wren props", () => {
     const body = JSON.parse(listed.stdout);
     expect(body.names).toEqual(["__proto__", "method", "plan"]);
     // Every drop the tests above counted, per reason (all today).
-    expect(body.drops).toEqual(await drops().then((d) => ({ not_allowed: 0, invalid_name: 0, invalid_value: 0, too_many: 0, ...d })));
+    expect(body.drops).toEqual(
+      await drops().then((d) => ({ not_allowed: 0, invalid_name: 0, invalid_value: 0, too_many: 0, ...d })),
+    );
     const removed = await stack.cli(["props", "remove", "--site", shop.id, "__proto__", "--json"]);
     expect([removed.code, JSON.parse(removed.stdout)]).toEqual([0, { site: shop.id, name: "__proto__", removed: true }]);
     const again = await stack.cli(["props", "remove", "--site", shop.id, "__proto__"]);
@@ -208,6 +228,8 @@ describe("wren props", () => {
     const reserved = await stack.cli(["props", "add", "--site", shop.id, "url"]);
     expect(reserved.code).toBe(1);
     expect(reserved.stderr).toContain("reserved");
-    expect((await rows(db, "SELECT name FROM site_props WHERE site_id = ? ORDER BY name", [shop.id])).map((r) => r.name)).toEqual(["method", "plan"]);
+    expect((await rows(db, "SELECT name FROM site_props WHERE site_id = ? ORDER BY name", [shop.id])).map((r) => r.name)).toEqual(
+      ["method", "plan"],
+    );
   });
 });

@@ -210,7 +210,10 @@ describe.each([
         },
         // Custom properties: the allowlist, a drop count, and props the fold keeps per unit.
         { sql: "INSERT INTO site_props (site_id, name) VALUES (?, 'plan')", args: [siteId] },
-        { sql: "INSERT INTO prop_drops (site_id, day, reason, count) VALUES (?, '2026-11-02', 'not_allowed', 1)", args: [siteId] },
+        {
+          sql: "INSERT INTO prop_drops (site_id, day, reason, count) VALUES (?, '2026-11-02', 'not_allowed', 1)",
+          args: [siteId],
+        },
         { sql: `UPDATE events SET props = '{"plan":"pro"}' WHERE site_id = ?`, args: [siteId] },
       ],
       "write",

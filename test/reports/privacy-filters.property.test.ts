@@ -195,7 +195,10 @@ async function load(s: Scenario): Promise<void> {
   // Every event of a unit with the property carries it, as the collector stores it (events.props).
   const tagged = s.units.flatMap((u, i) => (u.plan ? [sessionOf(u, i)] : []));
   if (tagged.length > 0) {
-    await db.client.execute({ sql: "UPDATE events SET props = ? WHERE session_id IN (SELECT value FROM json_each(?))", args: [PROPS, JSON.stringify(tagged)] });
+    await db.client.execute({
+      sql: "UPDATE events SET props = ? WHERE session_id IN (SELECT value FROM json_each(?))",
+      args: [PROPS, JSON.stringify(tagged)],
+    });
   }
   await catchUp(db.client as never);
 }
@@ -274,7 +277,13 @@ async function read(s: Scenario, rule: FilteredRule): Promise<Reading[]> {
       const planMatch = (u: Unit) => inCombo(u) && u.plan;
       const proRow = byPlan.rows.find((r) => !r.other && r.value === "pro");
       if (!proRow) {
-        add({ label: `${label} plan pro`, match: planMatch, kind: "units", events: pageviews, shown: { value: null, qualifier: "suppressed" } });
+        add({
+          label: `${label} plan pro`,
+          match: planMatch,
+          kind: "units",
+          events: pageviews,
+          shown: { value: null, qualifier: "suppressed" },
+        });
       } else {
         pair(`${label} plan pro`, planMatch, { units: proRow.visitors, events: proRow.pageviews }, pageviews);
         add({

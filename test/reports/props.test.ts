@@ -45,14 +45,24 @@ async function addPropEvents(client: Client, events: PropEvent[]): Promise<void>
   await client.batch(
     events.map((e) => ({
       sql: "INSERT INTO events (site_id, session_id, kind, name, path, ts, props) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      args: [SITE, e.session, e.kind ?? "pageview", e.kind === "event" ? "signup" : null, e.path ?? "/", e.ts, e.props ? JSON.stringify(e.props) : null],
+      args: [
+        SITE,
+        e.session,
+        e.kind ?? "pageview",
+        e.kind === "event" ? "signup" : null,
+        e.path ?? "/",
+        e.ts,
+        e.props ? JSON.stringify(e.props) : null,
+      ],
     })),
     "write",
   );
 }
 
 const propRows = async (client: Client) =>
-  (await client.execute("SELECT day, name, value, unit, events FROM rollup_prop_day_units ORDER BY day, unit, name, value")).rows.map((r) => ({
+  (
+    await client.execute("SELECT day, name, value, unit, events FROM rollup_prop_day_units ORDER BY day, unit, name, value")
+  ).rows.map((r) => ({
     ...r,
   }));
 
@@ -87,7 +97,9 @@ describe("the fold", () => {
     { day: "2026-11-21", name: "plan", value: "pro", unit: "a", events: 1 },
   ];
   const sorted = (list: Record<string, unknown>[]) =>
-    [...list].sort((x, y) => JSON.stringify([x.day, x.unit, x.name, x.value]).localeCompare(JSON.stringify([y.day, y.unit, y.name, y.value])));
+    [...list].sort((x, y) =>
+      JSON.stringify([x.day, x.unit, x.name, x.value]).localeCompare(JSON.stringify([y.day, y.unit, y.name, y.value])),
+    );
 
   it("keeps each unit's values of each day with the events that carried them", async () => {
     const db = await fresh();
@@ -107,7 +119,10 @@ describe("the fold", () => {
     // The id-keyed unit is the sessionless event's own row id: 5th stored here.
     expect(await propRows(db.client)).toEqual(sorted(want(order.indexOf(4) + 1)));
     const again = await fresh();
-    await addPropEvents(again.client, order.map((i) => events[i]!));
+    await addPropEvents(
+      again.client,
+      order.map((i) => events[i]!),
+    );
     await catchUp(again.client as never, 2);
     expect(await propRows(again.client)).toEqual(await propRows(db.client));
   });
@@ -180,7 +195,9 @@ describe("the engine's prop:NAME", () => {
     // `is not` keeps the units without the value, those without any value included: 3 free + 8 none.
     const not = await filteredPagesReport(db.reader, s, [f("prop:plan!:pro")]);
     const rest = await expected(db, [...free, ...none], 11);
-    expect(not.rows[0]).toEqual(rest.shown ? { path: "/", other: false, visitors: rest.units, pageviews: rest.events } : expect.anything());
+    expect(not.rows[0]).toEqual(
+      rest.shown ? { path: "/", other: false, visitors: rest.units, pageviews: rest.events } : expect.anything(),
+    );
     expect(not.rows.some((r) => r.path === "/pricing")).toBe(false); // 2 sessions: hidden
   });
 
@@ -188,10 +205,22 @@ describe("the engine's prop:NAME", () => {
     const db = await fresh();
     await seed(db);
     const s = await scope(db);
-    const body = queryBody.parse({ site_id: SITE, metrics: ["visitors", "events"], date_range: "day", dimensions: ["event:props:plan"] });
+    const body = queryBody.parse({
+      site_id: SITE,
+      metrics: ["visitors", "events"],
+      date_range: "day",
+      dimensions: ["event:props:plan"],
+    });
     const result = await runQuery(db.reader, s, body);
     const proCell = await expected(db, pro, 18);
-    expect(result.rows).toEqual([{ dimensions: ["pro"], metrics: [proCell.units.value, proCell.events.value], qualifiers: ["estimated", "estimated"], other: false }]);
+    expect(result.rows).toEqual([
+      {
+        dimensions: ["pro"],
+        metrics: [proCell.units.value, proCell.events.value],
+        qualifiers: ["estimated", "estimated"],
+        other: false,
+      },
+    ]);
     expect(result.hidden).toBe(true);
     const filtered = queryBody.parse({
       site_id: SITE,
@@ -206,13 +235,18 @@ describe("the engine's prop:NAME", () => {
       ["/pricing", (await expected(db, pro, 9)).units.value],
     ]);
     // A name off the pattern is no dimension; pageviews are not counted per property value (its events are).
-    expect(() => queryBody.parse({ site_id: SITE, metrics: ["visitors"], date_range: "day", dimensions: ["event:props:bad name"] })).toThrow();
-    await expect(runQuery(db.reader, s, queryBody.parse({ ...body, metrics: ["pageviews"] }))).rejects.toMatchObject({ status: 422 });
+    expect(() =>
+      queryBody.parse({ site_id: SITE, metrics: ["visitors"], date_range: "day", dimensions: ["event:props:bad name"] }),
+    ).toThrow();
+    await expect(runQuery(db.reader, s, queryBody.parse({ ...body, metrics: ["pageviews"] }))).rejects.toMatchObject({
+      status: 422,
+    });
   });
 
   it("reads a filter's name up to its first `:` and refuses a malformed one", () => {
     expect(parseFilter("prop:plan:pro:max")).toEqual({ dimension: "prop:plan", negated: false, value: "pro:max" });
     expect(parseFilter("prop:plan!:pro")).toEqual({ dimension: "prop:plan", negated: true, value: "pro" });
-    for (const bad of ["prop:plan", "prop::pro", "prop:bad name:x", "prop:plan:"]) expect(parseFilter(bad)).toHaveProperty("error");
+    for (const bad of ["prop:plan", "prop::pro", "prop:bad name:x", "prop:plan:"])
+      expect(parseFilter(bad)).toHaveProperty("error");
   });
 });

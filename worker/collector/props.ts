@@ -56,7 +56,10 @@ export function readProps(input: unknown): SentProps {
 }
 
 /** The props kept under the site's allowlist, as stored (JSON, null when none), and every drop. */
-export function keptProps(sent: SentProps | undefined, allowed: ReadonlySet<string>): { json: string | null; drops: PropDropCounts } {
+export function keptProps(
+  sent: SentProps | undefined,
+  allowed: ReadonlySet<string>,
+): { json: string | null; drops: PropDropCounts } {
   if (!sent) return { json: null, drops: {} };
   const drops: PropDropCounts = { ...sent.drops };
   const kept: [string, string][] = [];

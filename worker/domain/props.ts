@@ -36,12 +36,17 @@ export async function siteProps(db: Database, siteId: string): Promise<SiteProps
   const [names, drops] = await db.$client.batch(
     [
       { sql: "SELECT name FROM site_props WHERE site_id = ? ORDER BY name", args: [siteId] },
-      { sql: "SELECT reason, sum(count) AS n FROM prop_drops WHERE site_id = ? AND day >= ? GROUP BY reason", args: [siteId, since] },
+      {
+        sql: "SELECT reason, sum(count) AS n FROM prop_drops WHERE site_id = ? AND day >= ? GROUP BY reason",
+        args: [siteId, since],
+      },
     ],
     "read",
   );
   const counts = Object.fromEntries(PROP_DROP_REASONS.map((r) => [r, 0])) as Record<PropDropReason, number>;
-  for (const row of drops!.rows) if ((PROP_DROP_REASONS as readonly string[]).includes(String(row.reason))) counts[String(row.reason) as PropDropReason] = Number(row.n);
+  for (const row of drops!.rows)
+    if ((PROP_DROP_REASONS as readonly string[]).includes(String(row.reason)))
+      counts[String(row.reason) as PropDropReason] = Number(row.n);
   return { names: names!.rows.map((r) => String(r.name)), drops: counts, drops_since: since };
 }
 
@@ -59,9 +64,14 @@ export async function addSiteProp(db: Database, siteId: string, name: string): P
     args: [siteId, name, now(), MAX_SITE_PROPS],
   });
   if (rs.rows.length > 0) return { created: true };
-  const exists = await db.$client.execute({ sql: "SELECT 1 FROM site_props WHERE site_id = ? AND name = ?", args: [siteId, name] });
+  const exists = await db.$client.execute({
+    sql: "SELECT 1 FROM site_props WHERE site_id = ? AND name = ?",
+    args: [siteId, name],
+  });
   if (exists.rows.length > 0) return { created: false };
-  throw new HttpProblem(422, `name: a site allows at most ${MAX_SITE_PROPS} property names; remove one first.`, { field: "name" });
+  throw new HttpProblem(422, `name: a site allows at most ${MAX_SITE_PROPS} property names; remove one first.`, {
+    field: "name",
+  });
 }
 
 /** Stops keeping `name` (stored props stay); 404 when the site does not allow it. */

@@ -301,7 +301,8 @@ function tasks(horizon: RetentionHorizon, limit: number, k: number): Task[] {
     args: [horizon.daysBefore],
   });
   // Each unit's custom props (no rowid, like rollup_session_day): read by the key's range, each site's first days.
-  const oldProps = "SELECT site_id, day, unit, name, value FROM rollup_prop_day_units WHERE site_id IN (SELECT id FROM sites) AND day < ?";
+  const oldProps =
+    "SELECT site_id, day, unit, name, value FROM rollup_prop_day_units WHERE site_id IN (SELECT id FROM sites) AND day < ?";
   list.push({
     table: "rollup_prop_day_units",
     probe: `${oldProps} LIMIT 1`,

@@ -16,9 +16,18 @@ const sitePropParams = z.strictObject({
 
 const propName = z.object({ name: z.string() });
 const sitePropsResource = z.object({
-  names: z.array(z.string()).meta({ description: `The names props are kept under (at most ${MAX_SITE_PROPS}), alphabetical; \`url\` and \`file\` are always kept.` }),
+  names: z
+    .array(z.string())
+    .meta({
+      description: `The names props are kept under (at most ${MAX_SITE_PROPS}), alphabetical; \`url\` and \`file\` are always kept.`,
+    }),
   drops: z
-    .object(Object.fromEntries(PROP_DROP_REASONS.map((r) => [r, z.number().int()])) as Record<(typeof PROP_DROP_REASONS)[number], z.ZodNumber>)
+    .object(
+      Object.fromEntries(PROP_DROP_REASONS.map((r) => [r, z.number().int()])) as Record<
+        (typeof PROP_DROP_REASONS)[number],
+        z.ZodNumber
+      >,
+    )
     .meta({ description: `Props dropped per reason over the last ${PROP_DROP_DAYS} UTC days (today included).` }),
   drops_since: z.string().meta({ format: "date", description: "The first UTC day the drops count." }),
 });
@@ -56,7 +65,9 @@ export const propRoutes = [
       201: { description: "Allowed now.", schema: propName },
       200: { description: "Already allowed.", schema: propName },
       404: { description: "No such site." },
-      422: { description: `The name is reserved (\`url\`, \`file\`), or the site allows ${MAX_SITE_PROPS} names already; \`field\` names it.` },
+      422: {
+        description: `The name is reserved (\`url\`, \`file\`), or the site allows ${MAX_SITE_PROPS} names already; \`field\` names it.`,
+      },
     },
     async handle({ db, params, reply }) {
       const { created } = await addSiteProp(db, params.id, params.name);
@@ -73,7 +84,10 @@ export const propRoutes = [
     scope: "write:goals",
     params: sitePropParams,
     site: { from: "params", name: "id" },
-    responses: { 204: { description: "No longer kept." }, 404: { description: "No such site, or the site does not allow the name." } },
+    responses: {
+      204: { description: "No longer kept." },
+      404: { description: "No such site, or the site does not allow the name." },
+    },
     async handle({ db, params, reply }) {
       await removeSiteProp(db, params.id, params.name);
       return reply(204);

@@ -153,7 +153,9 @@ export async function readCellGroupings(
   const branches = all.map((grouping, index) => {
     const parts = grouping.keys.map((key, at) => keyPart(key, scope, at));
     args.push(...parts.flatMap((p) => p.joinArgs ?? []));
-    const events = (parts.find((p) => p.events !== undefined && !p.weakEvents) ?? parts.find((p) => p.events !== undefined))?.events ?? "u.pageviews";
+    const events =
+      (parts.find((p) => p.events !== undefined && !p.weakEvents) ?? parts.find((p) => p.events !== undefined))?.events ??
+      "u.pageviews";
     const selects = Array.from({ length: width }, (_, i) => `${parts[i]?.select ?? "NULL"} AS k${i}`);
     return (
       `SELECT ${[`${index} AS grouping`, ...selects, "count(*) AS units", `sum(${events}) AS events`, "sum(u.unit_key) AS key_sum", ...(grouping.bounces ? BOUNCES : NO_BOUNCES)].join(", ")} FROM u ` +

@@ -80,7 +80,11 @@ export function requirePerSessionDays(
  */
 export function requirePropPeriod(period: Period, env: { WREN_RAW_RETENTION_DAYS?: string | null }, field: string): void {
   if (period.hours) {
-    throw new HttpProblem(400, `${field}: a custom property applies to whole days, not to the running day's closed hours (today, 24h).`, { field });
+    throw new HttpProblem(
+      400,
+      `${field}: a custom property applies to whole days, not to the running day's closed hours (today, 24h).`,
+      { field },
+    );
   }
   requirePerSessionDays(period, filterContext(env), field);
 }

@@ -60,7 +60,10 @@ export async function filteredBreakdownReport(
   // A unit has none, one or several values of a property: its totals are cells of their own (all the units).
   const groupings: CellKey[][] = goal ? [[dimension], [dimension, "goal"]] : [[dimension]];
   if (prop) groupings.push([], ...(goal ? [["goal"] as CellKey[]] : []));
-  const [[cells = [], ...rest], days] = await Promise.all([readCellGroupings(db, scope, units, groupings), daysWithData(db, scope)]);
+  const [[cells = [], ...rest], days] = await Promise.all([
+    readCellGroupings(db, scope, units, groupings),
+    daysWithData(db, scope),
+  ]);
   const goalCells = goal ? rest.shift()! : [];
   const [total] = prop ? rest[0]! : summedOver(cells, 0);
   const goalTotals = prop ? (rest[1] ?? []) : summedOver(goalCells, 0);

@@ -39,9 +39,17 @@ function refuse(metrics: readonly QueryMetric[], keys: readonly CellKey[]): void
   const need = (metric: QueryMetric, ok: boolean, why: string) => {
     if (metrics.includes(metric) && !ok) throw new HttpProblem(422, `metrics: ${metric} ${why}`, { field: "metrics" });
   };
-  need("events", byGoal || byProp, "counts a goal's conversions (group by event:goal) or the events that carried a property's value (group by event:props:NAME).");
+  need(
+    "events",
+    byGoal || byProp,
+    "counts a goal's conversions (group by event:goal) or the events that carried a property's value (group by event:props:NAME).",
+  );
   need("conversion_rate", byGoal, "is a goal's converting visitors over all visitors: group by event:goal.");
-  need("pageviews", !byGoal && !byProp, "is not counted per goal or property value (group by event:page instead; a property's value counts events).");
+  need(
+    "pageviews",
+    !byGoal && !byProp,
+    "is not counted per goal or property value (group by event:page instead; a property's value counts events).",
+  );
   need("views_per_visit", !byGoal && !byPage && !byProp, "is per visit, not per page, goal or property value.");
   need("bounce_rate", !byGoal, "is per visit, not per goal.");
   need("visit_duration", !byGoal, "is per visit, not per goal.");

@@ -64,7 +64,10 @@ function bodyFilter(raw: unknown): Filter | string {
   if (!Array.isArray(values) || values.length !== 1 || typeof values[0] !== "string")
     return 'must name exactly one value, as a list: ["DE"]';
   // A property's value is exact, and its name may hold a `:`: made here, not parsed from text.
-  if (prop) return values[0] === "" ? "must name a value" : { dimension: prop, negated: FILTER_OPERATORS[op as keyof typeof FILTER_OPERATORS], value: values[0] };
+  if (prop)
+    return values[0] === ""
+      ? "must name a value"
+      : { dimension: prop, negated: FILTER_OPERATORS[op as keyof typeof FILTER_OPERATORS], value: values[0] };
   const parsed = parseFilter(`${key}${FILTER_OPERATORS[op as keyof typeof FILTER_OPERATORS] ? "!" : ""}:${values[0]}`);
   return "error" in parsed ? parsed.error : parsed;
 }
