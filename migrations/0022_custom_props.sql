@@ -19,7 +19,7 @@ CREATE TABLE `rollup_prop_day_units` (
 	PRIMARY KEY(`site_id`, `day`, `unit`, `name`, `value`)
 ) WITHOUT ROWID;
 --> statement-breakpoint
-CREATE INDEX `rollup_prop_day_units_by_value` ON `rollup_prop_day_units` (`site_id`,`day`,`name`,`value`);--> statement-breakpoint
+CREATE INDEX `rollup_prop_day_units_by_value` ON `rollup_prop_day_units` (`site_id`,`name`,`value`,`day`);--> statement-breakpoint
 CREATE TABLE `site_props` (
 	`site_id` text NOT NULL,
 	`name` text NOT NULL,

@@ -52,7 +52,8 @@ export const rollupPropDayUnits = sqliteTable(
   },
   (t) => [
     primaryKey({ columns: [t.siteId, t.day, t.unit, t.name, t.value] }),
-    // A `prop:NAME:value` filter: the units with the value on a day.
-    index("rollup_prop_day_units_by_value").on(t.siteId, t.day, t.name, t.value),
+    // A `prop:NAME:value` filter: the value's units over a period's days. Name and value before the
+    // day (the design had the day first): an index can take equalities then one range, not a range first.
+    index("rollup_prop_day_units_by_value").on(t.siteId, t.name, t.value, t.day),
   ],
 );
