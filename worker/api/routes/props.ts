@@ -16,11 +16,9 @@ const sitePropParams = z.strictObject({
 
 const propName = z.object({ name: z.string() });
 const sitePropsResource = z.object({
-  names: z
-    .array(z.string())
-    .meta({
-      description: `The names props are kept under (at most ${MAX_SITE_PROPS}), alphabetical; \`url\` and \`file\` are always kept.`,
-    }),
+  names: z.array(z.string()).meta({
+    description: `The names props are kept under (at most ${MAX_SITE_PROPS}), alphabetical; \`url\` and \`file\` are always kept.`,
+  }),
   drops: z
     .object(
       Object.fromEntries(PROP_DROP_REASONS.map((r) => [r, z.number().int()])) as Record<
