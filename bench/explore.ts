@@ -10,6 +10,9 @@
  *   npm run bench explore                        (1 M and 10 M; ~12 minutes on 2 cores)
  *   BENCH_EXPLORE_SCALES=1000000 npm run bench explore
  *
+ * A quarter of the pageviews and events carry a custom property (`plan`: pro, free or team),
+ * broken down and filtered by as `prop:plan` (issue 39) through the same engine.
+ *
  * Targets: every filtered report p95 ≤ 150 ms at 1 M events and ≤ 500 ms at 10 M, computed;
  * ≤ 10 ms cached. The last line is one JSON object with the figures.
  */
@@ -118,6 +121,25 @@ function cases(): Case[] {
       },
     );
   }
+  // Custom properties (issue 39): a join like a page's, and a filter like a goal's.
+  const PRO = filters("prop:plan:pro");
+  list.push(
+    {
+      name: "breakdown prop:plan, filter",
+      path: `/api/v1/breakdown?${p}&dimension=prop:plan`,
+      compute: (db, s) => filteredBreakdownReport(db, s, [], "prop:plan"),
+    },
+    {
+      name: "breakdown prop:plan, 1 filter",
+      path: `/api/v1/breakdown?${p}&dimension=prop:plan${q(ONE)}`,
+      compute: (db, s) => filteredBreakdownReport(db, s, ONE, "prop:plan"),
+    },
+    {
+      name: "pages, prop filter",
+      path: `/api/v1/pages?${p}&limit=100${q(PRO)}`,
+      compute: (db, s) => filteredPagesReport(db, s, PRO),
+    },
+  );
   list.push({
     name: "query source × country",
     path: "",
@@ -154,6 +176,9 @@ async function time(runs: number, once: () => Promise<unknown>): Promise<{ p50: 
 async function scale(events: number) {
   return inScratchFolder("explore", async (dir) => {
     const { g, client } = await benchHistory(dir, events);
+    await client.execute(
+      "UPDATE events SET props = json_object('plan', CASE id % 3 WHEN 0 THEN 'pro' WHEN 1 THEN 'free' ELSE 'team' END) WHERE kind IN ('pageview', 'event') AND id % 4 = 0",
+    );
     await catchUp(client as never);
     const sessionDays = Number((await client.execute("SELECT count(*) AS n FROM rollup_session_day")).rows[0]!.n);
     client.close();

@@ -97,6 +97,9 @@ export const GOALS_CREATE_OPTIONS = {
 } as const satisfies OptionSpecs;
 export const GOALS_LIST_OPTIONS = { site, json } as const satisfies OptionSpecs;
 
+export const PROPS_LIST_OPTIONS = { site, json } as const satisfies OptionSpecs;
+export const PROPS_NAME_OPTIONS = { site, json } as const satisfies OptionSpecs;
+
 export const TOKEN_OPTIONS = { json } as const satisfies OptionSpecs;
 
 export const DEPLOYMENTS_CREATE_OPTIONS = {
@@ -219,6 +222,27 @@ export const COMMANDS: CommandSpec<any>[] = [
     options: GOALS_LIST_OPTIONS,
     summary: "list a site's goals",
     run: async (settings, input) => (await import("./goals")).listGoalsCommand(settings, input),
+  }),
+  command({
+    words: ["props", "list"],
+    args: [],
+    options: PROPS_LIST_OPTIONS,
+    summary: "list the custom property names a site keeps, and the props dropped in the last 7 days",
+    run: async (settings, input) => (await import("./props")).listPropsCommand(settings, input),
+  }),
+  command({
+    words: ["props", "add"],
+    args: ["NAME"],
+    options: PROPS_NAME_OPTIONS,
+    summary: "keep custom props under NAME (at most 50 names a site)",
+    run: async (settings, input) => (await import("./props")).addPropCommand(settings, input),
+  }),
+  command({
+    words: ["props", "remove"],
+    args: ["NAME"],
+    options: PROPS_NAME_OPTIONS,
+    summary: "stop keeping props under NAME (props stored already stay)",
+    run: async (settings, input) => (await import("./props")).removePropCommand(settings, input),
   }),
   command({
     words: ["token"],

@@ -66,6 +66,21 @@ const cases: Case[] = [
     success: 200,
     request: async (f, s) => ({ method: "PATCH", path: `/api/v1/sites/${s}/goals/${(await f.makeGoal(s)).id}`, body: { name: "Renamed" } }),
   },
+  { name: "GET /api/v1/sites/:id/props", scope: "read:sites", siteBound: true, siteField: "id", success: 200, request: async (_f, s) => ({ method: "GET", path: `/api/v1/sites/${s}/props` }) },
+  { name: "PUT /api/v1/sites/:id/props/:name", scope: "write:goals", siteBound: true, siteField: "id", success: 201, request: async (_f, s) => ({ method: "PUT", path: `/api/v1/sites/${s}/props/${fresh()}` }) },
+  {
+    name: "DELETE /api/v1/sites/:id/props/:name",
+    scope: "write:goals",
+    siteBound: true,
+    siteField: "id",
+    success: 204,
+    request: async (f, s) => {
+      const name = fresh();
+      const made = await f.admin("PUT", `/api/v1/sites/${s}/props/${name}`);
+      if (made.status !== 201) throw new Error(`prop put: ${made.status} ${made.text}`);
+      return { method: "DELETE", path: `/api/v1/sites/${s}/props/${name}` };
+    },
+  },
   { name: "GET /api/v1/sites/:id/goals", scope: "read:sites", siteBound: true, siteField: "id", success: 200, request: async (_f, s) => ({ method: "GET", path: `/api/v1/sites/${s}/goals` }) },
   {
     name: "DELETE /api/v1/sites/:id/goals/:goal",

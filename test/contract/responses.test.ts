@@ -145,7 +145,8 @@ function concrete(template: string): string {
     .replace("/deployments/{id}", `/deployments/${ids.dep}`)
     .replace("/alerts/{id}", `/alerts/${ids.alr}`)
     .replace(/\{(id|site)\}/, ids.site)
-    .replace("{goal}", ids.goal);
+    .replace("{goal}", ids.goal)
+    .replace("{name}", "plan");
 }
 
 /** How each key route is called to succeed, by operation: [path, body?]. */
@@ -168,6 +169,9 @@ function keyRouteCalls(): Record<string, [string, unknown?]> {
     "GET /api/v1/sites/{id}/goals": [`/api/v1/sites/${ids.site}/goals`],
     "PATCH /api/v1/sites/{id}/goals/{goal}": [`/api/v1/sites/${ids.site}/goals/${ids.goal}`, { purpose: "sales" }],
     "DELETE /api/v1/sites/{id}/goals/{goal}": [`/api/v1/sites/${ids.site}/goals/${ids.doomedGoal}`],
+    "GET /api/v1/sites/{id}/props": [`/api/v1/sites/${ids.site}/props`],
+    "PUT /api/v1/sites/{id}/props/{name}": [`/api/v1/sites/${ids.site}/props/plan`],
+    "DELETE /api/v1/sites/{id}/props/{name}": [`/api/v1/sites/${ids.site}/props/plan`],
     "GET /api/v1/sessions": [`/api/v1/sessions?site=${ids.site}`],
     "POST /api/v1/events": ["/api/v1/events", { site: ids.site, goal_id: ids.goal, id: "order-1" }],
     "GET /api/v1/pages": [`/api/v1/pages?site=${ids.site}`],
@@ -200,7 +204,7 @@ const methodOf = (op: string) => op.split(" ")[0]!;
 describe("the key routes", () => {
   it("succeed as documented, the report formats and the second answers (200 on a re-post) included", async () => {
     const calls = keyRouteCalls();
-    const success: Record<string, number> = { POST: 201, DELETE: 204 };
+    const success: Record<string, number> = { POST: 201, PUT: 201, DELETE: 204 };
     const special: Record<string, number> = {
       "POST /api/v1/sites": 200,
       "POST /api/v1/events": 202,
@@ -216,6 +220,11 @@ describe("the key routes", () => {
       if (op === "POST /api/v1/sites/{id}/deployment-hook") hookSecret = JSON.parse(answer.text).secret;
     }
     // Made before: the same again answers 200 with it.
+    const prop = `/api/v1/sites/${ids.site}/props/method`;
+    await expectAnswer("PUT /api/v1/sites/{id}/props/{name}", 201, admin("PUT", prop));
+    await expectAnswer("PUT /api/v1/sites/{id}/props/{name}", 200, admin("PUT", prop));
+    // A reserved name (the tracker's opt-ins send it, always kept) is no name to allow.
+    await expectAnswer("PUT /api/v1/sites/{id}/props/{name}", 422, admin("PUT", `/api/v1/sites/${ids.site}/props/url`));
     await expectAnswer(
       "POST /api/v1/sites/{id}/goals",
       200,
@@ -266,6 +275,9 @@ describe("the key routes", () => {
       ["GET /api/v1/sites/{id}/goals", `/api/v1/sites/${UNKNOWN.site}/goals`],
       ["PATCH /api/v1/sites/{id}/goals/{goal}", `/api/v1/sites/${ids.site}/goals/${UNKNOWN.goal}`, { name: "x" }],
       ["DELETE /api/v1/sites/{id}/goals/{goal}", `/api/v1/sites/${ids.site}/goals/${UNKNOWN.goal}`],
+      ["GET /api/v1/sites/{id}/props", `/api/v1/sites/${UNKNOWN.site}/props`],
+      ["PUT /api/v1/sites/{id}/props/{name}", `/api/v1/sites/${UNKNOWN.site}/props/plan`],
+      ["DELETE /api/v1/sites/{id}/props/{name}", `/api/v1/sites/${ids.site}/props/never-allowed`],
       ["GET /api/v1/sessions", `/api/v1/sessions?site=${UNKNOWN.site}`],
       ["POST /api/v1/events", "/api/v1/events", { site: UNKNOWN.site, goal_id: ids.goal }],
       ...["pages", "vitals", "conversions", "timeseries", "overview", "aggregate"].map((r): [string, string] => [
@@ -298,6 +310,7 @@ describe("the key routes", () => {
       ["GET /api/v1/keys/{id}/usage", `/api/v1/keys/${ids.key}/usage?days=0`],
       ["GET /api/v1/sites/{id}", "/api/v1/sites/nope"],
       ["GET /api/v1/sites/{id}/arrivals", "/api/v1/sites/nope/arrivals"],
+      ["PUT /api/v1/sites/{id}/props/{name}", `/api/v1/sites/${ids.site}/props/not%20a%20name`],
       ["GET /api/v1/sessions", `/api/v1/sessions?site=${ids.site}&cursor=nope`],
       ["GET /api/v1/pages", `/api/v1/pages?site=${ids.site}&limit=0`],
       ["GET /api/v1/aggregate", `/api/v1/aggregate?site=${ids.site}&period=24h`],
@@ -507,7 +520,9 @@ describe("every operation", () => {
     const paths = new Set(contract.operations().map((op) => op.split(" ")[1]!));
     for (const template of paths) {
       const path = concrete(template);
-      contract.checkMethodNotAllowed("PUT", path, await anyone("PUT", path, {}));
+      // A path that answers PUT (a site's prop name) is tried with PATCH.
+      const method = contract.operations().includes(`PUT ${template}`) ? "PATCH" : "PUT";
+      contract.checkMethodNotAllowed(method, path, await anyone(method, path, {}));
     }
     const usage = `/api/v1/keys/${ids.key}/usage`;
     contract.checkMethodNotAllowed("DELETE", usage, await anyone("DELETE", usage));

@@ -167,6 +167,8 @@ describe.each([
     "deployment_hook_receipts",
     "goals",
     "revenue_drops",
+    "site_props",
+    "prop_drops",
   ];
 
   async function seed(siteId: string): Promise<void> {
@@ -211,6 +213,13 @@ describe.each([
           sql: "INSERT INTO smoke_conversions (conversion_id, site_id, goal_id, external_id, attached, ts) SELECT id, site_id, goal_id, 'v1', 1, ts FROM conversions WHERE site_id = ?",
           args: [siteId],
         },
+        // Custom properties: the allowlist, a drop count, and props the fold keeps per unit.
+        { sql: "INSERT INTO site_props (site_id, name) VALUES (?, 'plan')", args: [siteId] },
+        {
+          sql: "INSERT INTO prop_drops (site_id, day, reason, count) VALUES (?, '2026-11-02', 'not_allowed', 1)",
+          args: [siteId],
+        },
+        { sql: `UPDATE events SET props = '{"plan":"pro"}' WHERE site_id = ?`, args: [siteId] },
       ],
       "write",
     );

@@ -5,13 +5,16 @@
  * 1 … k − 1 victims in one combination (day one), other people, and the attacker's sybils: any
  * number, anywhere, some padding the victims' combination, some tagged with a campaign of its own
  * (`utm_campaign` c1) so that a cell with `utm_campaign!:c1` is another cell of the same people.
+ * A custom property (issue 39; the attacker holds write:goals, so it allows the name) is one more
+ * grouping: some people and sybils carry `plan` = pro on every event, victims too or not.
  * The attacker reads every report it can form: the breakdowns by country and by source (with the
- * goal), the pages, the daily timeseries and the conversions, under no filter and every
- * combination of one or two (is / is not, on country, source, page, goal and its campaign), for
+ * goal), by the property (`prop:plan`, with the goal), the pages, the daily timeseries and the
+ * conversions, under no filter and every combination of one or two (is / is not, on country,
+ * source, page, goal, its campaign and the property), for
  * every day and over both; and the unfiltered reports of each day.
  *
  * It then solves everything at once (filter-system.ts). Unknowns: the units of others in each
- * atom (day × country × source × page set × converted: 72). It knows its sybils, the rule's
+ * atom (day × country × source × page set × converted × plan: 144). It knows its sybils, the rule's
  * source, the public table's −5 … +5 and nothing secret. Rule F (served): a shown cell of s own
  * units reading S holds max(k, S − 5) − s … S + 5 − s others, a hidden one at most k + 4 − s (its
  * perturbed count fell below k); its pageviews likewise, or at most the shown visitors + 5 where
@@ -55,7 +58,9 @@ const PAGE_SETS = [1, 2, 3] as const;
 const PATHS = ["/", "/pricing"] as const;
 /** Runs of the served property (a quarter of them with the rule taken out): ~1 s each on a quiet machine, every report under 147 filter combinations; FX_RUNS=100 for a long run. */
 const RUNS = Number(process.env.FX_RUNS ?? 16);
-const ATOMS = DAYS.length * COUNTRIES.length * SOURCES.length * PAGE_SETS.length * 2;
+const ATOMS = DAYS.length * COUNTRIES.length * SOURCES.length * PAGE_SETS.length * 2 * 2;
+/** The custom property every event of a unit with `plan` carries. */
+const PROPS = '{"plan":"pro"}';
 
 interface Unit {
   day: number;
@@ -66,6 +71,8 @@ interface Unit {
   sybil: boolean;
   /** A sybil tagged utm_campaign=c1 (nobody else is: the attacker made the name up). */
   campaign: boolean;
+  /** Its events carry the custom property plan = pro. */
+  plan: boolean;
 }
 
 interface Scenario {
@@ -76,18 +83,22 @@ interface Scenario {
   victims: number;
 }
 
-const atomOf = (u: Pick<Unit, "day" | "country" | "source" | "pages" | "converts">) =>
-  (((u.day * COUNTRIES.length + u.country) * SOURCES.length + u.source) * PAGE_SETS.length + (u.pages - 1)) * 2 +
-  (u.converts ? 1 : 0);
+const atomOf = (u: Pick<Unit, "day" | "country" | "source" | "pages" | "converts" | "plan">) =>
+  ((((u.day * COUNTRIES.length + u.country) * SOURCES.length + u.source) * PAGE_SETS.length + (u.pages - 1)) * 2 +
+    (u.converts ? 1 : 0)) *
+    2 +
+  (u.plan ? 1 : 0);
 
 /** A representative unit of others for each atom. */
-const ATOM_UNITS: Unit[] = Array.from({ length: ATOMS }, (_, i) => {
+const ATOM_UNITS: Unit[] = Array.from({ length: ATOMS }, (_, a) => {
+  const plan = a % 2 === 1;
+  const i = Math.floor(a / 2);
   const converts = i % 2 === 1;
   const pages = (Math.floor(i / 2) % 3) + 1;
   const source = Math.floor(i / 6) % 2;
   const country = Math.floor(i / 12) % 3;
   const day = Math.floor(i / 36);
-  return { day, country, source, pages, converts, sybil: false, campaign: false };
+  return { day, country, source, pages, converts, sybil: false, campaign: false, plan };
 });
 
 const pageCount = (u: Unit) => (u.pages === 3 ? 2 : 1);
@@ -111,9 +122,10 @@ const CHOICES: Choice[] = [
   ...PATHS.map((p, i) => ({ dimension: `page ${p}`, text: `page:${p}`, match: (u: Unit) => (u.pages & (1 << i)) !== 0 })),
   { dimension: "goal", text: `goal:${GOAL}`, match: (u: Unit) => u.converts },
   { dimension: "utm_campaign", text: "utm_campaign:c1", match: (u: Unit) => u.campaign },
-].flatMap(({ dimension, text, match }) => [
+  { dimension: "plan", text: "prop:plan:pro", not: "prop:plan!:pro", match: (u: Unit) => u.plan },
+].flatMap(({ dimension, text, not, match }: { dimension: string; text: string; not?: string; match: (u: Unit) => boolean }) => [
   { dimension, filter: parsed(text), match },
-  { dimension, filter: parsed(text.replace(":", "!:")), match: (u: Unit) => !match(u) },
+  { dimension, filter: parsed(not ?? text.replace(":", "!:")), match: (u: Unit) => !match(u) },
 ]);
 
 /** No filter, each one, and each pair on two dimensions (two values of one dimension: empty, or one of them). */
@@ -180,6 +192,14 @@ async function load(s: Scenario): Promise<void> {
       u.converts ? [{ site: SITE, goal: GOAL, session: sessionOf(u, i), ts: at(DAYS[u.day]!, 10, 30) }] : [],
     ),
   );
+  // Every event of a unit with the property carries it, as the collector stores it (events.props).
+  const tagged = s.units.flatMap((u, i) => (u.plan ? [sessionOf(u, i)] : []));
+  if (tagged.length > 0) {
+    await db.client.execute({
+      sql: "UPDATE events SET props = ? WHERE session_id IN (SELECT value FROM json_each(?))",
+      args: [PROPS, JSON.stringify(tagged)],
+    });
+  }
   await catchUp(db.client as never);
 }
 
@@ -252,6 +272,30 @@ async function read(s: Scenario, rule: FilteredRule): Promise<Reading[]> {
           shown: report.totals.converting_sessions!,
         });
       }
+      // By the property: its one value a row, its units those carrying it, its events their pageviews (each carries it).
+      const byPlan = await filteredBreakdownReport(db.reader, scope, filters, "prop:plan", GOAL, { rule });
+      const planMatch = (u: Unit) => inCombo(u) && u.plan;
+      const proRow = byPlan.rows.find((r) => !r.other && r.value === "pro");
+      if (!proRow) {
+        add({
+          label: `${label} plan pro`,
+          match: planMatch,
+          kind: "units",
+          events: pageviews,
+          shown: { value: null, qualifier: "suppressed" },
+        });
+      } else {
+        pair(`${label} plan pro`, planMatch, { units: proRow.visitors, events: proRow.pageviews }, pageviews);
+        add({
+          label: `${label} plan pro converting`,
+          match: (u) => planMatch(u) && u.converts,
+          kind: "units",
+          events: one,
+          shown: proRow.converting_sessions!,
+        });
+      }
+      // A property's totals are all the filtered units' own cell.
+      pair(`${label} plan total`, inCombo, { units: byPlan.totals.visitors, events: byPlan.totals.pageviews }, pageviews);
       const pages = await filteredPagesReport(db.reader, scope, filters, undefined, { rule });
       PATHS.forEach((path, p) => {
         const row = pages.rows.find((r) => !r.other && r.path === path);
@@ -437,6 +481,7 @@ const scenarios = fc
       source: fc.integer({ min: 0, max: 1 }),
       pages: fc.constantFrom(...PAGE_SETS),
       converts: fc.boolean(),
+      plan: fc.boolean(),
     }),
     count: fc.integer({ min: 1, max: 4 }),
     pad: fc.integer({ min: 0, max: 8 }),
@@ -450,6 +495,7 @@ const scenarios = fc
         converts: fc.boolean(),
         sybil: fc.boolean(),
         campaign: fc.boolean(),
+        plan: fc.boolean(),
       }),
       { maxLength: 16 },
     ),
@@ -473,6 +519,7 @@ const unit = (country: number, source: number, pages: number, more: Partial<Unit
   converts: false,
   sybil: false,
   campaign: false,
+  plan: false,
   ...more,
 });
 
@@ -490,6 +537,22 @@ const padded: Scenario = {
     ...Array.from({ length: 5 }, () => unit(0, 1, 1, { sybil: true })),
   ],
   victims: atomOf(unit(0, 1, 3)),
+};
+
+/**
+ * k = 5. Six people from DE via Google view "/"; two victims there too carry the property plan =
+ * pro; the attacker allows the name and pads with five sybils carrying it. Exact, `prop:plan`'s
+ * row pro reads 7: 7 − 5 = 2 victims, whom nothing else tells apart.
+ */
+const propertyPadded: Scenario = {
+  k: 5,
+  days: 1,
+  units: [
+    ...Array.from({ length: 6 }, () => unit(0, 0, 1)),
+    ...Array.from({ length: 2 }, () => unit(0, 0, 1, { plan: true })),
+    ...Array.from({ length: 5 }, () => unit(0, 0, 1, { plan: true, sybil: true })),
+  ],
+  victims: atomOf(unit(0, 0, 1, { plan: true })),
 };
 
 /**
@@ -539,6 +602,14 @@ describe("FX: every filtered report under every combination of two filters, solv
     const exact = await attack(padded, exactFiltered);
     expect(exact.pins).toContainEqual({ what: `atom ${padded.victims}`, value: 2, excused: false });
     const served = await attack(padded, filteredRule);
+    expect(served.pins.filter((p) => !p.excused)).toEqual([]);
+  }, 120_000);
+
+  it("by a custom property: with the noise taken out (exactFiltered), pins the victims the sybils padded; served, it does not", async () => {
+    await load(propertyPadded);
+    const exact = await attack(propertyPadded, exactFiltered);
+    expect(exact.pins).toContainEqual({ what: `atom ${propertyPadded.victims}`, value: 2, excused: false });
+    const served = await attack(propertyPadded, filteredRule);
     expect(served.pins.filter((p) => !p.excused)).toEqual([]);
   }, 120_000);
 

@@ -34,7 +34,8 @@ describe("report filters in the URL", () => {
   });
 
   it("name every dimension the API filters on, and no other", () => {
-    expect(Object.keys(FILTER_LABEL).sort()).toEqual([...FILTER_DIMENSIONS].sort());
+    // Custom properties (`prop:NAME`) are the API's only: the dashboard does not offer them yet.
+    expect(Object.keys(FILTER_LABEL).sort()).toEqual(FILTER_DIMENSIONS.filter((d) => d !== "prop:NAME").sort());
     expect(parseFilter("page:/pricing")).toEqual({ dimension: "page", negated: false, value: "/pricing" });
     expect(parseFilter("goal!:goal_abc")).toEqual({ dimension: "goal", negated: true, value: "goal_abc" });
     for (const text of ["country", "country:", ":DE", "planet:Mars", "constructor:x", "!:DE"])

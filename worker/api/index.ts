@@ -46,6 +46,7 @@ for (const spec of apiRoutes) {
   if (spec.method === "GET") router.get(spec.path, handler);
   else if (spec.method === "POST") router.post(spec.path, handler);
   else if (spec.method === "PATCH") router.patch(spec.path, handler);
+  else if (spec.method === "PUT") router.put(spec.path, handler);
   else router.delete(spec.path, handler);
 }
 

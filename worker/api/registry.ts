@@ -15,7 +15,7 @@ import type { Caller } from "../domain/access";
 import type { ApiEnv } from "./env";
 import type { Replier, Reply, Responses } from "./reply";
 
-export type Method = "GET" | "POST" | "PATCH" | "DELETE";
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /**
  * How a route's caller proves who it is: an API key (`Authorization: Bearer wren_…`), a

@@ -11,6 +11,7 @@ import { isCrawler } from "./crawlers";
 import type { CollectorWorkerEnv } from "./env";
 import { countsOncePerSession, goalCompleted } from "./goals";
 import { canonicalHostname, corsHeaders, originAllowed, requestOrigin, type RequestOrigin } from "./origin";
+import { keptProps, noteDrops } from "./props";
 import { emptyRequest, type BeaconSeen, type IngestRequest } from "./rows";
 import { describeIssue } from "../lib/issues";
 import { pageviewDimensions, visitorDimensions, type VisitorDimensions } from "./dimensions/visitor";
@@ -83,7 +84,10 @@ export function beaconRows(
   const rows = emptyRequest();
   let entryPath: string | null = null;
   for (const event of beacon.events) {
-    const common = { siteId: site.id, sessionId, path: event.path, ts: now, dimensions: null };
+    // Pageviews and events carry props; the drops are counted once per event, its conversions keep the same props.
+    const { json: props, drops } = keptProps(event.type === "pageview" || event.type === "event" ? event.props : undefined, site.props);
+    noteDrops(rows.propDrops, site.id, now, drops);
+    const common = { siteId: site.id, sessionId, path: event.path, ts: now, dimensions: null, props };
     switch (event.type) {
       case "pageview": {
         entryPath ??= event.path;
@@ -99,7 +103,7 @@ export function beaconRows(
         rows.events.push({ ...common, kind: "engagement", name: null, referrer: null, value: null, seconds: event.seconds, scrollDepth: event.scroll });
         break;
       case "vital":
-        rows.vitals.push({ ...common, metric: event.metric, value: event.value });
+        rows.vitals.push({ siteId: site.id, sessionId, path: event.path, ts: now, metric: event.metric, value: event.value });
         break;
     }
     for (const goal of site.goals) {
@@ -118,6 +122,7 @@ export function beaconRows(
         sessionId,
         lookup: null,
         tokenVersion: null,
+        props,
       });
     }
   }

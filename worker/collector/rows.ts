@@ -20,6 +20,8 @@ export interface EventRow {
   ts: number;
   /** A pageview's dimensions (dimensions/visitor.ts); null on other kinds. */
   dimensions: PageviewDimensions | null;
+  /** The custom properties kept (collector/props.ts), as stored: a JSON object; null when none. */
+  props?: string | null;
 }
 
 /** What the collector derives for a pageview: coarse values only, never the User-Agent or address. */
@@ -72,6 +74,8 @@ export interface ConversionRow {
   /** Revenue in integer cents and its currency (the goal's), or nulls. */
   revenue?: { cents: number; currency: string } | null;
   source: "beacon" | "s2s";
+  /** The custom properties kept, as on EventRow. */
+  props?: string | null;
   /** conversions.event_key: an idempotency id, or a goal+session key; null counts every time. */
   key: string | null;
   ts: number;
@@ -87,12 +91,23 @@ export interface ConversionRow {
   smoke?: { id: string | null };
 }
 
+/** Custom properties dropped at the edge (collector/props.ts), per site, UTC day and reason. */
+export interface PropDropRow {
+  siteId: string;
+  day: string;
+  reason: string;
+  count: number;
+  /** s2s with a token: counted only while the site's token version still equals this (as its conversions). */
+  tokenVersion: number | null;
+}
+
 export interface IngestRequest {
   events: EventRow[];
   vitals: VitalRow[];
   sessions: SessionTouch[];
   beacons: BeaconSeen[];
   conversions: ConversionRow[];
+  propDrops: PropDropRow[];
   /** Sites whose current token version the caller needs back (the s2s token path). */
   tokenSites: string[];
   /** Beacon revenue amounts dropped (the conversion kept): counted per site, UTC day and reason. */
@@ -100,7 +115,7 @@ export interface IngestRequest {
 }
 
 export function emptyRequest(): IngestRequest {
-  return { events: [], vitals: [], sessions: [], beacons: [], conversions: [], tokenSites: [] };
+  return { events: [], vitals: [], sessions: [], beacons: [], conversions: [], propDrops: [], tokenSites: [] };
 }
 
 /**
@@ -135,6 +150,7 @@ const EVENT_ROWS = jsonRows([
   "os",
   "device",
   "country",
+  "props",
 ]);
 const NO_DIMENSIONS = new Array<null>(10).fill(null);
 const VITAL_ROWS = jsonRows(["site_id", "session_id", "path", "metric", "value", "ts"]);
@@ -154,9 +170,11 @@ const CONVERSION_ROWS = jsonRows(
     "token_version",
     "revenue",
     "currency",
+    "props",
   ],
   "?2",
 );
+const PROP_DROP_ROWS = jsonRows(["site_id", "day", "reason", "count", "token_version"]);
 const SMOKE_ROWS = jsonRows(["site_id", "event_key", "goal_id", "external_id"]);
 
 function mergeSessions(
@@ -181,6 +199,17 @@ function mergeBeacons(seen: BeaconSeen[]): BeaconSeen[] {
     const key = `${b.siteId}\u0000${b.origin}`;
     const m = merged.get(key);
     if (!m || b.ts < m.ts) merged.set(key, b);
+  }
+  return [...merged.values()];
+}
+
+function mergeDrops(drops: PropDropRow[]): PropDropRow[] {
+  const merged = new Map<string, PropDropRow>();
+  for (const d of drops) {
+    const key = `${d.siteId}\u0000${d.day}\u0000${d.reason}\u0000${d.tokenVersion}`;
+    const m = merged.get(key);
+    if (m) m.count += d.count;
+    else merged.set(key, { ...d });
   }
   return [...merged.values()];
 }
@@ -215,14 +244,37 @@ export function writeStatements(all: IngestRequest[], now: number, windowMs: num
     statements.push({
       sql:
         "INSERT INTO events (site_id, session_id, kind, name, path, referrer, value, seconds, scroll_depth, ts, " +
-        `source, utm_source, utm_medium, utm_campaign, utm_content, utm_term, browser, os, device, country) ${EVENT_ROWS}`,
+        `source, utm_source, utm_medium, utm_campaign, utm_content, utm_term, browser, os, device, country, props) ${EVENT_ROWS}`,
       args: [
         JSON.stringify(
           events.map((e) => {
             const d = e.dimensions;
             return [
-              e.siteId, e.sessionId, e.kind, e.name, e.path, e.referrer, e.value, e.seconds, e.scrollDepth, e.ts,
-              ...(d ? [d.source, d.utmSource, d.utmMedium, d.utmCampaign, d.utmContent, d.utmTerm, d.browser, d.os, d.device, d.country] : NO_DIMENSIONS),
+              e.siteId,
+              e.sessionId,
+              e.kind,
+              e.name,
+              e.path,
+              e.referrer,
+              e.value,
+              e.seconds,
+              e.scrollDepth,
+              e.ts,
+              ...(d
+                ? [
+                    d.source,
+                    d.utmSource,
+                    d.utmMedium,
+                    d.utmCampaign,
+                    d.utmContent,
+                    d.utmTerm,
+                    d.browser,
+                    d.os,
+                    d.device,
+                    d.country,
+                  ]
+                : NO_DIMENSIONS),
+              e.props ?? null,
             ];
           }),
         ),
@@ -249,12 +301,12 @@ export function writeStatements(all: IngestRequest[], now: number, windowMs: num
       // Each row looks up its session and checks the token version in the same statement.
       // `WHERE` also keeps SQLite from reading ON CONFLICT as a join.
       sql:
-        "INSERT INTO conversions (site_id, goal_id, session_id, value, revenue, currency, source, event_key, ts) " +
+        "INSERT INTO conversions (site_id, goal_id, session_id, value, revenue, currency, source, event_key, ts, props) " +
         // Two primary-key lookups (current salt first), so each costs one index probe.
         "SELECT v.site_id, v.goal_id, coalesce(v.session_id, " +
         "(SELECT s.id FROM sessions s WHERE s.id = v.lookup_current AND s.site_id = v.site_id AND s.last_seen >= ?1), " +
         "(SELECT s.id FROM sessions s WHERE s.id = v.lookup_previous AND s.site_id = v.site_id AND s.last_seen >= ?1)), " +
-        `v.value, v.revenue, v.currency, v.source, v.event_key, v.ts FROM (${CONVERSION_ROWS}) AS v ` +
+        `v.value, v.revenue, v.currency, v.source, v.event_key, v.ts, v.props FROM (${CONVERSION_ROWS}) AS v ` +
         "WHERE v.token_version IS NULL OR v.token_version = (SELECT token_version FROM sites WHERE id = v.site_id) " +
         "ON CONFLICT (site_id, event_key) DO NOTHING RETURNING site_id, event_key, session_id",
       args: [
@@ -273,9 +325,20 @@ export function writeStatements(all: IngestRequest[], now: number, windowMs: num
             c.tokenVersion,
             c.revenue?.cents ?? null,
             c.revenue?.currency ?? null,
+            c.props ?? null,
           ]),
         ),
       ],
+    });
+  }
+  const drops = mergeDrops(all.flatMap((r) => r.propDrops));
+  if (drops.length > 0) {
+    statements.push({
+      sql:
+        `INSERT INTO prop_drops (site_id, day, reason, count) SELECT v.site_id, v.day, v.reason, v.count FROM (${PROP_DROP_ROWS}) AS v ` +
+        "WHERE v.token_version IS NULL OR v.token_version = (SELECT token_version FROM sites WHERE id = v.site_id) " +
+        "ON CONFLICT (site_id, day, reason) DO UPDATE SET count = prop_drops.count + excluded.count",
+      args: [JSON.stringify(drops.map((d) => [d.siteId, d.day, d.reason, d.count, d.tokenVersion]))],
     });
   }
   const smoke = conversions.filter((c) => c.smoke !== undefined && c.key !== null);
@@ -292,17 +355,17 @@ export function writeStatements(all: IngestRequest[], now: number, windowMs: num
       args: [JSON.stringify(smoke.map((c) => [c.siteId, c.key, c.goalId, c.smoke!.id]))],
     });
   }
-  const drops = new Map<string, number>();
+  const revenueDrops = new Map<string, number>();
   for (const d of all.flatMap((r) => r.revenueDrops ?? [])) {
     const id = JSON.stringify([d.siteId, new Date(d.ts).toISOString().slice(0, 10), d.reason]);
-    drops.set(id, (drops.get(id) ?? 0) + 1);
+    revenueDrops.set(id, (revenueDrops.get(id) ?? 0) + 1);
   }
-  if (drops.size > 0) {
+  if (revenueDrops.size > 0) {
     statements.push({
       sql:
         `INSERT INTO revenue_drops (site_id, day, reason, count) ${jsonRows(["site_id", "day", "reason", "count"])} WHERE true ` +
         "ON CONFLICT (site_id, day, reason) DO UPDATE SET count = revenue_drops.count + excluded.count",
-      args: [JSON.stringify([...drops].map(([id, count]) => [...(JSON.parse(id) as string[]), count]))],
+      args: [JSON.stringify([...revenueDrops].map(([id, count]) => [...(JSON.parse(id) as string[]), count]))],
     });
   }
   return statements;

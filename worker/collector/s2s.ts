@@ -16,6 +16,7 @@ import type { CollectorWorkerEnv } from "./env";
 import { eventKeyOf } from "./event-key";
 import type { GoalRule } from "./goals";
 import { originAllowed, requestOrigin } from "./origin";
+import { keptProps, noteDrops } from "./props";
 import { emptyRequest, type ConversionRow } from "./rows";
 import { describeIssue } from "../lib/issues";
 import { conversion, conversionBatch, S2S_BODY_LIMIT, type Conversion } from "./schemas";
@@ -149,6 +150,9 @@ async function ingestConversions(
   rows.tokenSites.push(site.id);
   const submitted: ConversionRow[] = [];
   for (const [i, { event }] of items.entries()) {
+    // Names off the allowlist are dropped and counted, as on beacons: a typo must not lose a conversion.
+    const { json: props, drops } = keptProps(event.props, site.props);
+    noteDrops(rows.propDrops, site.id, now, drops, token.version);
     const row: ConversionRow = {
       siteId: site.id,
       goalId: event.goal_id,
@@ -161,6 +165,7 @@ async function ingestConversions(
       sessionId: null,
       lookup: event.session && keys ? await sessionCandidates(keys, site.id, event.session) : null,
       tokenVersion: token.version,
+      props,
       // A smoke test: listed beside its deployment marker with the caller's id (domain/deployments.ts).
       ...(goals.get(event.goal_id)?.smoke ? { smoke: { id: event.id ?? null } } : {}),
     };

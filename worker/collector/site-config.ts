@@ -1,5 +1,6 @@
 /**
- * What the collector needs to know about a site: its origin allowlist and its goals. Read
+ * What the collector needs to know about a site: its origin allowlist, its goals and the names
+ * of the custom properties it keeps (site_props). Read
  * with one batch and kept in the isolate for a few seconds, so steady beacon traffic costs
  * no reads; a goal created a moment ago is picked up by `refresh` (s2s) or within the TTL.
  */
@@ -18,15 +19,18 @@ export interface SiteConfig {
   /** The s2s token version in force when this was read. */
   tokenVersion: number;
   goals: GoalRule[];
+  /** The custom property names the site keeps (collector/props.ts); a name added a moment ago is picked up within the TTL. */
+  props: ReadonlySet<string>;
 }
 
 const cache = new Map<string, { config: SiteConfig | null; loadedAt: number }>();
 
 async function load(env: CollectorWorkerEnv, siteId: string): Promise<SiteConfig | null> {
-  const [siteRows, goalRows] = await libsqlClient(env).batch(
+  const [siteRows, goalRows, propRows] = await libsqlClient(env).batch(
     [
       { sql: "SELECT id, allowlist, token_version FROM sites WHERE id = ?", args: [siteId] },
       { sql: "SELECT id, kind, match, threshold, purpose, currency FROM goals WHERE site_id = ? ORDER BY id", args: [siteId] },
+      { sql: "SELECT name FROM site_props WHERE site_id = ?", args: [siteId] },
     ],
     "read",
   );
@@ -47,11 +51,16 @@ async function load(env: CollectorWorkerEnv, siteId: string): Promise<SiteConfig
     smoke: isSmokeTestGoal({ kind: String(g.kind), purpose: g.purpose === null ? null : String(g.purpose) }),
     currency: g.currency === null || g.currency === undefined ? null : String(g.currency),
   }));
-  return { id: String(site.id), allowlist, tokenVersion: Number(site.token_version), goals };
+  const props = new Set((propRows?.rows ?? []).map((r) => String(r.name)));
+  return { id: String(site.id), allowlist, tokenVersion: Number(site.token_version), goals, props };
 }
 
 /** The site's config, at most SITE_CONFIG_TTL_MS old (or freshly read with `refresh`). */
-export async function siteConfig(env: CollectorWorkerEnv, siteId: string, options: { refresh?: boolean } = {}): Promise<SiteConfig | null> {
+export async function siteConfig(
+  env: CollectorWorkerEnv,
+  siteId: string,
+  options: { refresh?: boolean } = {},
+): Promise<SiteConfig | null> {
   const now = Date.now();
   const hit = cache.get(siteId);
   if (hit && !options.refresh && now - hit.loadedAt < SITE_CONFIG_TTL_MS) return hit.config;

@@ -77,7 +77,7 @@ let flushNumbers = 0;
 let handedOver = 0;
 
 function rowCount(r: IngestRequest): number {
-  return r.events.length + r.vitals.length + r.sessions.length + r.beacons.length + r.conversions.length + 1;
+  return r.events.length + r.vitals.length + r.sessions.length + r.beacons.length + r.conversions.length + r.propDrops.length + 1;
 }
 
 function busy(): number {

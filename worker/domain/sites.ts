@@ -8,7 +8,21 @@ import { eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../lib/db";
 import { newId } from "../lib/ids";
 import { HttpProblem } from "../lib/problem";
-import { conversions, deploymentHookReceipts, deployments, events, goals, revenueDrops, sessions, siteBeacons, sites, smokeConversions, vitals } from "../lib/schema";
+import {
+  conversions,
+  deploymentHookReceipts,
+  deployments,
+  events,
+  goals,
+  propDrops,
+  revenueDrops,
+  sessions,
+  siteBeacons,
+  siteProps,
+  sites,
+  smokeConversions,
+  vitals,
+} from "../lib/schema";
 import { deleteSiteRollupsStatements, rebuildSiteRollups } from "../reports/rollup";
 import { changeSiteZone } from "../reports/zone-change";
 import { ruleDeletes } from "./alert-rules";
@@ -134,6 +148,8 @@ export async function deleteSite(db: Database, id: string): Promise<void> {
     db.delete(deployments).where(eq(deployments.siteId, id)),
     db.delete(deploymentHookReceipts).where(eq(deploymentHookReceipts.siteId, id)),
     db.delete(goals).where(eq(goals.siteId, id)),
+    db.delete(siteProps).where(eq(siteProps.siteId, id)),
+    db.delete(propDrops).where(eq(propDrops.siteId, id)),
     db.delete(sites).where(eq(sites.id, id)),
   ].map((query) => {
     const { sql: text, params } = query.toSQL();
@@ -158,5 +174,10 @@ export interface SiteVerification {
 export async function siteVerification(db: Database, id: string): Promise<SiteVerification> {
   await requireSite(db, id);
   const [first] = await db.select().from(siteBeacons).where(eq(siteBeacons.siteId, id)).orderBy(siteBeacons.firstSeen).limit(1);
-  return { verified: first !== undefined, firstSeen: first?.firstSeen ?? null, origin: first?.origin ?? null, path: first?.path ?? null };
+  return {
+    verified: first !== undefined,
+    firstSeen: first?.firstSeen ?? null,
+    origin: first?.origin ?? null,
+    path: first?.path ?? null,
+  };
 }

@@ -236,7 +236,7 @@ export const funnelsResponse = z
 export const breakdownResponse = z
   .object({
     ...meta,
-    dimension: z.enum(DIMENSIONS),
+    dimension: z.union([z.enum(DIMENSIONS), z.string().regex(/^prop:/)]).meta({ description: "The dimension asked for: a session dimension, or `prop:NAME`." }),
     rows: z.array(
       z.object({
         value: z.string().nullable().meta({

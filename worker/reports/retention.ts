@@ -32,6 +32,8 @@
  * - Labels of rollup cells never shown (label-scrub.ts), for local days before `daysBefore`:
  *   replaced by opaque tokens that keep every decision of the day as it was.
  *
+ * - Each unit's custom props of a day (rollup_prop_day_units) with the other units rows: the
+ *   per-session rows filtered reports read (`prop:NAME`), kept as long as those.
  * - Session-days (rollup_session_day) only once their site-day's engagement row and histogram
  *   exist (rollup_engagement_day, rollup_duration_histogram; written here if missing), so the
  *   site's engagement figures outlive them.
@@ -296,6 +298,15 @@ function tasks(horizon: RetentionHorizon, limit: number, k: number): Task[] {
     table: "rollup_session_day",
     probe: `${oldSessionDays} LIMIT 1`,
     statement: `DELETE FROM rollup_session_day WHERE (site_id, day, unit) IN (${oldSessionDays} LIMIT ${limit})`,
+    args: [horizon.daysBefore],
+  });
+  // Each unit's custom props (no rowid, like rollup_session_day): read by the key's range, each site's first days.
+  const oldProps =
+    "SELECT site_id, day, unit, name, value FROM rollup_prop_day_units WHERE site_id IN (SELECT id FROM sites) AND day < ?";
+  list.push({
+    table: "rollup_prop_day_units",
+    probe: `${oldProps} LIMIT 1`,
+    statement: `DELETE FROM rollup_prop_day_units WHERE (site_id, day, unit, name, value) IN (${oldProps} LIMIT ${limit})`,
     args: [horizon.daysBefore],
   });
   // Before any hour units of a day go, the day's remainder is settled from them.

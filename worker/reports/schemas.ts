@@ -12,6 +12,7 @@ import { decodeCursor } from "./list";
 import { HOUR_PERIODS, PERIODS } from "./period";
 import { COMPARE_MODES } from "./compare";
 import { DIMENSIONS } from "./dimensions";
+import type { PropKey } from "./explore/cells";
 import { FILTER_DIMENSIONS, filterText, MAX_FILTERS, parseFilter, type Filter } from "./explore/filters";
 import { INTERVALS } from "./timeseries";
 import { canonicalTimeZone } from "./timezone";
@@ -177,7 +178,7 @@ const filter = z
   .optional()
   .meta({
     param: {
-      description: `Only the visitors matching every filter (up to ${MAX_FILTERS}, repeat the parameter): \`dimension:value\` (is) or \`dimension!:value\` (is not), on ${FILTER_DIMENSIONS.map((d) => `\`${d}\``).join(", ")} (\`country:DE\`, \`source!:Google\`, \`page:/pricing\`, \`goal:goal_…\`). Whole days within WREN_RAW_RETENTION_DAYS (a single \`is\` filter on a session dimension reaches further on the daily timeseries and the conversions report); not with \`today\` or \`24h\`. Case is ignored where the values are a fixed set (\`country\`, \`device\`, \`source\`'s names and hosts); other values are exact.`,
+      description: `Only the visitors matching every filter (up to ${MAX_FILTERS}, repeat the parameter): \`dimension:value\` (is) or \`dimension!:value\` (is not), on ${FILTER_DIMENSIONS.map((d) => `\`${d}\``).join(", ")} (\`country:DE\`, \`source!:Google\`, \`page:/pricing\`, \`goal:goal_…\`, \`prop:plan:pro\`: a custom property, its name ending at the first \`:\`). Whole days within WREN_RAW_RETENTION_DAYS (a single \`is\` filter on a session dimension reaches further on the daily timeseries and the conversions report); not with \`today\` or \`24h\`. Case is ignored where the values are a fixed set (\`country\`, \`device\`, \`source\`'s names and hosts); other values are exact.`,
     },
   });
 
@@ -280,13 +281,22 @@ export const timeseriesQuery = z.strictObject({
   compare,
 });
 
+/** A session dimension, or `prop:NAME` (reports/explore/cells.ts). */
+export const breakdownDimension = z.union([
+  z.enum(DIMENSIONS),
+  z
+    .string()
+    .regex(/^prop:[A-Za-z0-9_.:-]{1,64}$/, "must be prop:NAME, NAME a property name")
+    .transform((value) => value as PropKey),
+]);
+
 export const breakdownQuery = z.strictObject({
   ...todayPeriodParams,
   filter,
-  dimension: z.enum(DIMENSIONS).meta({
+  dimension: breakdownDimension.meta({
     param: {
       description:
-        "What to break visitors down by: `source` (grouped referrer), `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `entry_page`, `exit_page`, `browser`, `os`, `device` or `country` (ISO 3166-1 alpha-2).",
+        "What to break visitors down by: `source` (grouped referrer), `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `entry_page`, `exit_page`, `browser`, `os`, `device` or `country` (ISO 3166-1 alpha-2), or a custom property, `prop:NAME` (its values, within WREN_RAW_RETENTION_DAYS, not with `today` or `24h`).",
     },
   }),
   goal: goalId

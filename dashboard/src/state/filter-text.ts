@@ -3,11 +3,25 @@
  * (`country:DE`, `source!:Google`), how the URL's parameters are read back into at most three
  * (one per dimension), and what adding one does. state/filters.ts keeps them in the URL.
  */
-// The generated types, not api/client.ts: this module is also checked without the DOM (test/unit).
-import type { components } from "../api/openapi";
 
-/** The dimensions a filter can be on: a breakdown's, a page viewed, a goal completed. */
-export type FilterDimension = components["schemas"]["BreakdownReport"]["dimension"] | "page" | "goal";
+/**
+ * The dimensions a filter can be on: a breakdown's session dimensions (the API's dimension less
+ * its `prop:NAME`, which the dashboard does not offer yet), a page viewed, a goal completed.
+ */
+export type FilterDimension = SessionDimension | "page" | "goal";
+type SessionDimension =
+  | "source"
+  | "utm_source"
+  | "utm_medium"
+  | "utm_campaign"
+  | "utm_content"
+  | "utm_term"
+  | "entry_page"
+  | "exit_page"
+  | "browser"
+  | "os"
+  | "device"
+  | "country";
 
 /** The API's limit (worker/reports/explore/filters.ts MAX_FILTERS). */
 export const MAX_FILTERS = 3;

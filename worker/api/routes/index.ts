@@ -9,6 +9,7 @@ import { goalRoutes } from "./goals";
 import { keyRoutes } from "./keys";
 import { liveRoutes } from "./live";
 import { overviewRoutes } from "./overview";
+import { propRoutes } from "./props";
 import { queryRoutes } from "./query";
 import { reportRoutes } from "./reports";
 import { sessionRoutes } from "./sessions";
@@ -20,6 +21,7 @@ export const apiRoutes: Route[] = [
   ...siteRoutes,
   ...arrivalRoutes,
   ...goalRoutes,
+  ...propRoutes,
   ...sessionRoutes,
   ...eventRoutes,
   ...reportRoutes,

@@ -24,8 +24,13 @@ import {
   filteredFunnelReport,
   filteredPagesReport,
   filteredTimeseriesReport,
+  filterContext,
   filterPlanner,
+  isPropKey,
+  requirePerSessionDays,
+  requirePropPeriod,
 } from "../../reports/explore";
+import type { Dimension } from "../../reports/dimensions";
 import { requireFunnelPeriod, retentionDays } from "../../reports/retention";
 import {
   breakdownQuery,
@@ -344,12 +349,21 @@ export const reportRoutes = [
       else if (["converting_sessions", "conversions", "rate"].includes(query.sort)) {
         throw new HttpProblem(400, `sort: ${query.sort} needs a goal.`, { field: "sort" });
       }
-      if (query.period === "today") refuseTodayBreakdown(query.dimension, query.goal);
+      // A custom property is read from per-session rows (reports/explore), like a filter.
+      const prop = isPropKey(query.dimension);
+      if (query.period === "today" && !prop) refuseTodayBreakdown(query.dimension as Dimension, query.goal);
       const filters = filterPlanner(context.env, query.filter);
-      const p = await prepareReport(context, query.site, query, (period) => filters.check(period));
+      const p = await prepareReport(context, query.site, query, (period) => {
+        filters.check(period);
+        if (prop) requirePropPeriod(period, context.env, "dimension");
+      });
       const plan = filters.plan;
+      const checkEarlier = (earlier: { from: string }) => {
+        filters.checkEarlier(earlier);
+        if (prop) requirePerSessionDays(earlier, filterContext(context.env), "compare");
+      };
       const { report, comparison } =
-        p.scope.hours && !query.compare
+        p.scope.hours && !query.compare && !prop
           ? { report: await todayBreakdownReport(p.db, p.scope, query.dimension as TodayDimension), comparison: undefined }
           : await comparedReport(
               p,
@@ -357,20 +371,29 @@ export const reportRoutes = [
               query.period,
               (q) =>
                 q.cached("breakdown", [query.dimension, query.goal, plan], async () => {
-                  const report =
-                    plan.by === "units"
-                      ? await filteredBreakdownReport(q.db, q.scope, plan.filters, query.dimension, query.goal)
-                      : await breakdownReport(q.db, q.scope, query.dimension, query.goal);
-                  if (!query.goal) return report;
                   const filters = plan.by === "units" ? plan.filters : [];
+                  const report =
+                    plan.by === "units" || prop
+                      ? await filteredBreakdownReport(q.db, q.scope, filters, query.dimension, query.goal)
+                      : await breakdownReport(q.db, q.scope, query.dimension as Dimension, query.goal);
+                  // Revenue per property value is not read yet (a unit may hold several values).
+                  if (!query.goal || prop) return report;
                   const opts = { perSessionFrom: perSessionFrom(context.env) };
                   return {
                     ...report,
-                    rows: await withBreakdownRevenue(q.db, q.scope, report.rows, query.dimension, query.goal, filters, opts),
+                    rows: await withBreakdownRevenue(
+                      q.db,
+                      q.scope,
+                      report.rows,
+                      query.dimension as Dimension,
+                      query.goal,
+                      filters,
+                      opts,
+                    ),
                   };
                 }),
               compareBreakdown,
-              filters.checkEarlier,
+              checkEarlier,
             );
       const sort = query.sort;
       const page = sortedPage(

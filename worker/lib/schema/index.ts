@@ -11,4 +11,5 @@ export * from "./operations";
 export * from "./rollups";
 export * from "./dimension-pairs";
 export * from "./engagement";
+export * from "./props";
 export * from "./revenue";

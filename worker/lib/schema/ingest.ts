@@ -50,6 +50,8 @@ export const events = sqliteTable(
      * Null on other kinds and on rows stored before dimensions existed.
      */
     ...pageviewDimensionColumns(),
+    /** Custom properties kept (on the site's allowlist, schema/props.ts): a JSON object of strings; null when none. */
+    props: text("props"),
   },
   (t) => [index("events_site_ts").on(t.siteId, t.ts), index("events_site_path_ts").on(t.siteId, t.path, t.ts)],
 );
@@ -77,6 +79,8 @@ export const conversions = sqliteTable(
      */
     eventKey: text("event_key"),
     ts: integer("ts").notNull(),
+    /** Custom properties kept, as on events.props. */
+    props: text("props"),
   },
   (t) => [
     index("conversions_site_goal_ts").on(t.siteId, t.goalId, t.ts),

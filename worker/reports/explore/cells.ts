@@ -1,9 +1,9 @@
 /**
  * The cells of a filtered report: the filtered units (units.ts) grouped by up to two keys — a
- * session dimension, the page viewed, the goal completed, the day or the hour — each group one
+ * session dimension, the page viewed, the goal completed, a custom property's value, the day or the hour — each group one
  * cell with its distinct units, their events and their key sum, read in one query. What is
  * counted as events follows the keys: pageviews of the page with `page`, conversions of the goal
- * with `goal`, the session-day's pageviews otherwise.
+ * with `goal`, the events that carried the value with `prop:NAME`, the session-day's pageviews otherwise.
  *
  * Units are session-days, so a unit seen on two days of the period is two units: a visitor count
  * over days is a count of daily visits, as everywhere in Wren (salts rotate daily).
@@ -14,8 +14,14 @@ import { durationBucketSql } from "../histogram";
 import type { ReportScope } from "../scope";
 import type { Statement } from "./units";
 
-/** What cells are grouped by; `duration`: the visit duration's bucket (histogram.ts; −1 without a span), for medians. */
-export type CellKey = Dimension | "page" | "goal" | "day" | "hour" | "duration";
+/** What cells are grouped by; `duration`: the visit duration's bucket (histogram.ts; −1 without a span), for medians; `prop:NAME`: the values of a custom property. */
+export type CellKey = Dimension | "page" | "goal" | "day" | "hour" | "duration" | PropKey;
+
+/** A custom property as a key (rollup_prop_day_units): a unit has each value any of its events that day carried. */
+export type PropKey = `prop:${string}`;
+export const PROP_KEY_PREFIX = "prop:";
+export const isPropKey = (key: string): key is PropKey => key.startsWith(PROP_KEY_PREFIX) && key.length > PROP_KEY_PREFIX.length;
+export const propName = (key: PropKey): string => key.slice(PROP_KEY_PREFIX.length);
 
 export interface Cell {
   /** The keys' values, in the order asked; null where a unit has no value of a dimension. */
@@ -41,10 +47,23 @@ export interface KeyPart {
   joinArgs?: Statement["args"];
   select: string;
   events?: string;
+  /** These events yield to another key's (a property's events under a goal: its conversions). */
+  weakEvents?: boolean;
 }
 
-export function keyPart(key: CellKey, scope: ReportScope): KeyPart {
+export function keyPart(key: CellKey, scope: ReportScope, at = 0): KeyPart {
   if (isDimension(key)) return { select: `u.${key}` };
+  if (isPropKey(key)) {
+    // The primary key (site, day, unit, name, value) finds a unit's values of the name; units without one are in no cell.
+    const alias = `pr${at}`;
+    return {
+      join: `CROSS JOIN rollup_prop_day_units ${alias} ON ${alias}.site_id = ? AND ${alias}.day = u.day AND ${alias}.unit = u.unit AND ${alias}.name = ?`,
+      joinArgs: [scope.siteId, propName(key)],
+      select: `${alias}.value`,
+      events: `${alias}.events`,
+      weakEvents: true,
+    };
+  }
   switch (key) {
     case "day":
       return { select: "u.day" };
@@ -145,9 +164,11 @@ export async function readCellGroupings(
   const width = Math.max(0, ...all.map((g) => g.keys.length));
   const args: Statement["args"] = [...units.args];
   const branches = all.map((grouping, index) => {
-    const parts = grouping.keys.map((key) => keyPart(key, scope));
+    const parts = grouping.keys.map((key, at) => keyPart(key, scope, at));
     args.push(...parts.flatMap((p) => p.joinArgs ?? []));
-    const events = parts.find((p) => p.events !== undefined)?.events ?? "u.pageviews";
+    const events =
+      (parts.find((p) => p.events !== undefined && !p.weakEvents) ?? parts.find((p) => p.events !== undefined))?.events ??
+      "u.pageviews";
     const selects = Array.from({ length: width }, (_, i) => `${parts[i]?.select ?? "NULL"} AS k${i}`);
     return (
       `SELECT ${[`${index} AS grouping`, ...selects, "count(*) AS units", `sum(${events}) AS events`, "sum(u.unit_key) AS key_sum", ...(grouping.bounces ? BOUNCES : NO_BOUNCES), ...(grouping.revenue ? REVENUE : NO_REVENUE)].join(", ")} FROM u ` +

@@ -24,7 +24,7 @@ export async function readDurationMedians(
   units: Statement,
   keys: readonly CellKey[],
 ): Promise<GroupMedians> {
-  const parts = keys.map((key) => keyPart(key, scope));
+  const parts = keys.map((key, at) => keyPart(key, scope, at));
   const names = keys.map((_, i) => `k${i}`);
   const partition = names.length > 0 ? `PARTITION BY ${names.join(", ")} ` : "";
   const sameGroup = names.length > 0 ? names.map((k) => `h.${k} IS r.${k}`).join(" AND ") : "1";

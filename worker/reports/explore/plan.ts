@@ -74,6 +74,21 @@ export function requirePerSessionDays(
   );
 }
 
+/**
+ * A grouping by a custom property (`dimension=prop:NAME`): read from per-session rows like a
+ * filter, so whole days within retention only (422 naming `field`), never closed hours (400).
+ */
+export function requirePropPeriod(period: Period, env: { WREN_RAW_RETENTION_DAYS?: string | null }, field: string): void {
+  if (period.hours) {
+    throw new HttpProblem(
+      400,
+      `${field}: a custom property applies to whole days, not to the running day's closed hours (today, 24h).`,
+      { field },
+    );
+  }
+  requirePerSessionDays(period, filterContext(env), field);
+}
+
 /** The plan's context from a route's bindings and the service clock. */
 export function filterContext(env: { WREN_RAW_RETENTION_DAYS?: string | null }, dayCells = false): PlanContext {
   return { now: now(), retentionDays: retentionDays(env.WREN_RAW_RETENTION_DAYS), dayCells };

@@ -3,7 +3,9 @@
  * units — "the sources of the visitors from Germany" — each row a cell through rule F
  * (shown.ts), hidden rows one `other` row without label or count, and totals cells of their own
  * (not sums of shown rows: a sum would tell the hidden rows' total; a breakdown's total cell is
- * added up from all its values' true cells, hidden ones included, before the rule).
+ * added up from all its values' true cells, hidden ones included, before the rule). A custom
+ * property (`prop:NAME`) is a breakdown too: a row per value, its units those with an event that
+ * carried it and its `pageviews` those events; the totals are all the filtered units' own cell.
  */
 import type { ReadOnlyDatabase } from "../../lib/read-only";
 import type { BreakdownReport, BreakdownRow } from "../breakdown";
@@ -12,7 +14,7 @@ import { ratio, SUPPRESSED } from "../figures";
 import type { PagesReport, PageRow } from "../pages";
 import { pathFilter } from "../pattern";
 import type { ReportScope } from "../scope";
-import { readCellGroupings, summedOver, type Cell } from "./cells";
+import { isPropKey, readCellGroupings, summedOver, type Cell, type CellKey, type PropKey } from "./cells";
 import type { Filter } from "./filters";
 import { cellFigures, daysWithData, type ExploreOptions } from "./shown";
 import { filteredUnits } from "./units";
@@ -48,18 +50,23 @@ export async function filteredBreakdownReport(
   db: ReadOnlyDatabase,
   scope: ReportScope,
   filters: readonly Filter[],
-  dimension: Dimension,
+  dimension: Dimension | PropKey,
   goal?: string,
   options: ExploreOptions = {},
 ): Promise<BreakdownReport> {
   const units = filteredUnits(scope, filters);
+  const prop = isPropKey(dimension);
   // Every unit has one value of a session dimension (null too): the totals are the values' cells added up.
-  const [[cells = [], goalCells = []], days] = await Promise.all([
-    readCellGroupings(db, scope, units, goal ? [[dimension], [dimension, "goal"]] : [[dimension]]),
+  // A unit has none, one or several values of a property: its totals are cells of their own (all the units).
+  const groupings: CellKey[][] = goal ? [[dimension], [dimension, "goal"]] : [[dimension]];
+  if (prop) groupings.push([], ...(goal ? [["goal"] as CellKey[]] : []));
+  const [[cells = [], ...rest], days] = await Promise.all([
+    readCellGroupings(db, scope, units, groupings),
     daysWithData(db, scope),
   ]);
-  const [total] = summedOver(cells, 0);
-  const goalTotals = summedOver(goalCells, 0);
+  const goalCells = goal ? rest.shift()! : [];
+  const [total] = prop ? rest[0]! : summedOver(cells, 0);
+  const goalTotals = prop ? (rest[1] ?? []) : summedOver(goalCells, 0);
   const ofGoal = new Map(goalCells.filter((c) => c.keys[1] === goal).map((c) => [c.keys[0], c]));
   const rows: BreakdownRow[] = [];
   let hidden = false;

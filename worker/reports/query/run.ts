@@ -7,7 +7,7 @@ import { HttpProblem } from "../../lib/problem";
 import type { ReadOnlyDatabase } from "../../lib/read-only";
 import { delta } from "../compare";
 import { round, SUPPRESSED, weakest, type Figure } from "../figures";
-import { readCellGroupings, type Cell, type CellKey, type Grouping } from "../explore/cells";
+import { isPropKey, readCellGroupings, type Cell, type CellKey, type Grouping } from "../explore/cells";
 import { cellFigures, daysWithData, type CellFigures, type ExploreOptions } from "../explore/shown";
 import { readDurationMedians, type GroupMedians } from "../explore/medians";
 import { filteredUnits } from "../explore/units";
@@ -38,13 +38,22 @@ export interface QueryResult {
 function refuse(metrics: readonly QueryMetric[], keys: readonly CellKey[]): void {
   const byGoal = keys.includes("goal");
   const byPage = keys.includes("page");
+  const byProp = keys.some(isPropKey);
   const need = (metric: QueryMetric, ok: boolean, why: string) => {
     if (metrics.includes(metric) && !ok) throw new HttpProblem(422, `metrics: ${metric} ${why}`, { field: "metrics" });
   };
-  need("events", byGoal, "counts a goal's conversions: group by event:goal.");
+  need(
+    "events",
+    byGoal || byProp,
+    "counts a goal's conversions (group by event:goal) or the events that carried a property's value (group by event:props:NAME).",
+  );
   need("conversion_rate", byGoal, "is a goal's converting visitors over all visitors: group by event:goal.");
-  need("pageviews", !byGoal, "is not counted per goal (group by event:page instead).");
-  need("views_per_visit", !byGoal && !byPage, "is per visit, not per page or goal.");
+  need(
+    "pageviews",
+    !byGoal && !byProp,
+    "is not counted per goal or property value (group by event:page instead; a property's value counts events).",
+  );
+  need("views_per_visit", !byGoal && !byPage && !byProp, "is per visit, not per page, goal or property value.");
   need("bounce_rate", !byGoal, "is per visit, not per goal.");
   need("visit_duration", !byGoal, "is per visit, not per goal.");
   need("total_revenue", byGoal, "is a revenue goal's: group by event:goal.");

@@ -7,13 +7,16 @@
  *   rows hidden below k are one `other` row: Wren publishes no figure without them;
  * - a filter has one value (`["is", "visit:country", ["DE"]]`): OR-ed values are a union of
  *   cells the engine does not cut; up to three filters, AND-ed, as everywhere;
- * - dates: `day`, `7d`, `30d` or `[from, to]` (local dates), within the periods reports take.
+ * - dates: `day`, `7d`, `30d` or `[from, to]` (local dates), within the periods reports take;
+ * - custom properties are `event:props:NAME` (Plausible's spelling), as a dimension or a filter:
+ *   the engine's `prop:NAME` (a session-day has each value any of its events carried).
  */
 import { z } from "zod";
 import { siteId } from "../../lib/ids";
 import { DIMENSIONS } from "../dimensions";
 import { parseFilter, MAX_FILTERS, type Filter } from "../explore/filters";
-import type { CellKey } from "../explore/cells";
+import type { CellKey, PropKey } from "../explore/cells";
+import { PROP_NAME_PATTERN } from "../../lib/beacon-limits";
 
 export const QUERY_METRICS = [
   "visitors",
@@ -38,6 +41,14 @@ const DIMENSION_KEYS: Record<string, CellKey> = {
   "time:hour": "hour",
 };
 export const QUERY_DIMENSIONS = Object.keys(DIMENSION_KEYS);
+const PROPS_PREFIX = "event:props:";
+
+/** `event:props:NAME` as the engine's key; undefined when it is not one. */
+function propKeyOf(dimension: string): PropKey | undefined {
+  if (!dimension.startsWith(PROPS_PREFIX)) return undefined;
+  const name = dimension.slice(PROPS_PREFIX.length);
+  return PROP_NAME_PATTERN.test(name) ? `prop:${name}` : undefined;
+}
 
 const FILTER_OPERATORS = { is: false, is_not: true } as const;
 
@@ -48,11 +59,17 @@ function bodyFilter(raw: unknown): Filter | string {
   const [op, dimension, values] = raw as unknown[];
   if (typeof op !== "string" || !(op in FILTER_OPERATORS))
     return `operator must be one of ${Object.keys(FILTER_OPERATORS).join(", ")}`;
-  const key = typeof dimension === "string" ? DIMENSION_KEYS[dimension] : undefined;
+  const prop = typeof dimension === "string" ? propKeyOf(dimension) : undefined;
+  const key = typeof dimension === "string" ? (prop ?? DIMENSION_KEYS[dimension]) : undefined;
   if (!key || key === "day" || key === "hour")
-    return `dimension must be one of ${QUERY_DIMENSIONS.filter((d) => !d.startsWith("time:")).join(", ")}`;
+    return `dimension must be one of ${QUERY_DIMENSIONS.filter((d) => !d.startsWith("time:")).join(", ")} or event:props:NAME`;
   if (!Array.isArray(values) || values.length !== 1 || typeof values[0] !== "string")
     return 'must name exactly one value, as a list: ["DE"]';
+  // A property's value is exact, and its name may hold a `:`: made here, not parsed from text.
+  if (prop)
+    return values[0] === ""
+      ? "must name a value"
+      : { dimension: prop, negated: FILTER_OPERATORS[op as keyof typeof FILTER_OPERATORS], value: values[0] };
   const parsed = parseFilter(`${key}${FILTER_OPERATORS[op as keyof typeof FILTER_OPERATORS] ? "!" : ""}:${values[0]}`);
   return "error" in parsed ? parsed.error : parsed;
 }
@@ -72,12 +89,17 @@ export const queryBody = z.strictObject({
     description: "`day` (the last published day), `7d`, `30d`, or `[from, to]` local dates (inclusive).",
   }),
   dimensions: z
-    .array(z.enum(QUERY_DIMENSIONS as [string, ...string[]]))
+    .array(
+      z.union([
+        z.enum(QUERY_DIMENSIONS as [string, ...string[]]),
+        z.string().regex(/^event:props:[A-Za-z0-9_.:-]{1,64}$/, "must be a dimension, or event:props:NAME"),
+      ]),
+    )
     .max(2)
     .default([])
     .refine((d) => new Set(d).size === d.length, "must not repeat a dimension")
     .refine((d) => !(d.includes("event:page") && d.includes("event:goal")), "event:page and event:goal cannot be crossed")
-    .meta({ description: "Group by up to two dimensions." }),
+    .meta({ description: "Group by up to two dimensions; `event:props:NAME` groups by a custom property's values." }),
   filters: z
     .array(z.unknown())
     .max(MAX_FILTERS)
@@ -122,7 +144,7 @@ export const queryBody = z.strictObject({
 export type QueryBody = z.output<typeof queryBody>;
 
 export function cellKeyOf(dimension: string): CellKey {
-  return DIMENSION_KEYS[dimension]!;
+  return propKeyOf(dimension) ?? DIMENSION_KEYS[dimension]!;
 }
 
 const figureValue = z.number().nullable();

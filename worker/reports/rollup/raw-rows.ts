@@ -46,7 +46,7 @@ export function rawRows(source: Source, zone: ZoneGroup, range: Range): { sql: s
       return {
         sql:
           `SELECT ${common}, f.id AS id, f.kind AS kind, f.path AS path, coalesce(f.session_id, 'e:' || f.id) AS unit, ` +
-          `${PAGEVIEW_DIMENSIONS.map((d) => `f.${d} AS ${d}`).join(", ")} ${from}`,
+          `${PAGEVIEW_DIMENSIONS.map((d) => `f.${d} AS ${d}`).join(", ")}, f.props AS props ${from}`,
         args,
       };
     case "conversions":

@@ -34,6 +34,7 @@ export const ROLLUP_TABLES = [
   "rollup_dimension_pair_day",
   "rollup_engagement_day",
   "rollup_duration_histogram",
+  "rollup_prop_day_units",
 ] as const;
 
 /** Statements that delete a site's rollups: add them to the batch that deletes the site. */

@@ -87,6 +87,14 @@ export function foldStatements(source: Source, zone: ZoneGroup, range: Range): I
             "GROUP BY site_id, day, path, unit ON CONFLICT (site_id, day, path, unit) DO UPDATE SET pageviews = rollup_page_day_units.pageviews + excluded.pageviews",
         ),
         countNew("page_day", "rollup_page_day_units", "rollup_page_day", "site_id, day, path", "visitors", PAGE_DAY),
+        // Each unit's custom props of the day, with the events that carried them (reports/explore `prop:NAME`).
+        // Added up per key, so rows arriving late or split across folds give the same rows.
+        withRaw(
+          "INSERT INTO rollup_prop_day_units (site_id, day, name, value, unit, events) " +
+            "SELECT r.site_id, r.day, j.key, j.value, r.unit, count(*) FROM raw r CROSS JOIN json_each(r.props) j " +
+            "WHERE r.props IS NOT NULL AND json_valid(r.props) AND j.type = 'text' GROUP BY r.site_id, r.day, r.unit, j.key, j.value " +
+            "ON CONFLICT (site_id, day, unit, name, value) DO UPDATE SET events = rollup_prop_day_units.events + excluded.events",
+        ),
         ...dimensionFoldStatements(withRaw),
       ];
     case "conversions":

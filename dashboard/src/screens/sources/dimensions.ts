@@ -1,10 +1,10 @@
 /**
  * The breakdown's dimensions as the Sources screen names them, and the panels that show them.
  */
-import type { Schemas } from "../../api/client";
-import { FILTER_LABEL } from "../../state/filter-text";
+import { FILTER_LABEL, type FilterDimension } from "../../state/filter-text";
 
-export type Dimension = Schemas["BreakdownReport"]["dimension"];
+/** The session dimensions (the API's `prop:NAME` breakdowns are not offered here yet). */
+export type Dimension = Exclude<FilterDimension, "page" | "goal">;
 
 /** Each dimension as the dashboard names it: the filter chips' names (one list). */
 export const DIMENSION_LABEL: Readonly<Record<Dimension, string>> = FILTER_LABEL;
