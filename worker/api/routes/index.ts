@@ -3,6 +3,7 @@ import type { Route } from "../registry";
 import { aggregateRoutes } from "./aggregate";
 import { alertRoutes } from "./alerts";
 import { arrivalRoutes } from "./arrivals";
+import { breakdownRoutes } from "./breakdown";
 import { deploymentRoutes } from "./deployments";
 import { eventRoutes } from "./events";
 import { goalRoutes } from "./goals";
@@ -25,6 +26,7 @@ export const apiRoutes: Route[] = [
   ...sessionRoutes,
   ...eventRoutes,
   ...reportRoutes,
+  ...breakdownRoutes,
   ...queryRoutes,
   ...aggregateRoutes,
   ...vitalsRoutes,
