@@ -306,6 +306,22 @@ describe("issue 39 in the dashboard", () => {
     );
     expect((await revenueCells(/^Conversions by goal/))[0]).toBe(money(proTotal, false));
 
+    // With the goal on the Sources screen, each country's row carries its revenue as the API answers it.
+    await page.goto(`${f.stack.url}/dashboard/s/${site}/sources?period=day&goal=${buy}`);
+    const countries = page.getByRole("table", { name: /^Countries/ });
+    await draws(
+      () => countries.locator("tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.children].slice(-2).map((td) => td.textContent))),
+      async () => {
+        const body = await api(`/api/v1/breakdown?site=${site}&period=day&dimension=country&goal=${buy}&sort=visitors&order=desc&limit=10`);
+        return (body.rows as { total_revenue: Money; average_revenue: Money }[]).map((r) => [money(r.total_revenue, false), money(r.average_revenue, true)]);
+      },
+    );
+    expect(await countries.locator("thead th").evaluateAll((ths) => ths.slice(-2).map((th) => th.textContent))).toEqual(["Revenue", "Average revenue"]);
+    // Germany's buyers are the pro plan's (the rule's figure); France's 6 buyers of 8 sessions are hidden, and their revenue says "hidden", not "< 5".
+    const byCountry = Object.fromEntries((await rowsOf(page, /^Countries/)).map((r) => [r[0], r.slice(-2)]));
+    expect(byCountry["DE Germany"]![0]).toBe(money(proTotal, false));
+    expect(byCountry["FR France"]).toEqual(["hidden", "hidden"]);
+
     // The outbound goal opens to its links' hosts: docs.example shown, rare.example (2) in the other row.
     await page.goto(`${f.stack.url}/dashboard/s/${site}/goals?period=day`);
     const toggle = page.getByRole("button", { name: "Show hosts of Outbound" });
