@@ -33,6 +33,8 @@ let site = "";
 let bare = "";
 let buy = "";
 let outbound = "";
+let download = "";
+let notFound = "";
 
 const Y = lastCompleteDay("UTC", Date.now());
 const TODAY = new Date().toISOString().slice(0, 10);
@@ -51,6 +53,12 @@ const plain = Array.from({ length: 10 }, (_, i) => `plain-session-${i}xxxxxx`);
 /** Outbound clicks: 7 sessions to docs.example, 2 to rare.example. */
 const clicks = [...pro.slice(0, 7).map(([s]) => [s, "https://docs.example"] as const), ...free.slice(0, 2).map(([s]) => [s, "https://rare.example"] as const)];
 
+/** Downloads: 6 pro sessions of guide.pdf, 2 of rare.zip. */
+const downloads = [
+  ...proSessions.slice(6, 12).map((s) => [s, "/files/guide.pdf"] as const),
+  ...proSessions.slice(12).map((s) => [s, "/files/rare.zip"] as const),
+];
+
 beforeAll(async () => {
   f = await apiFixture({ WREN_RATE_LIMIT: "100000/60" });
   browser = await launchChromium();
@@ -58,11 +66,13 @@ beforeAll(async () => {
   bare = (await f.makeSite("bare.wren.test", "Bare shop")).id;
   buy = (await f.makeGoal(site, { name: "Purchase", kind: "event", match: "purchase", revenue: { currency: "EUR" } })).id;
   outbound = (await f.makeGoal(site, { name: "Outbound", kind: "outbound" })).id;
+  download = (await f.makeGoal(site, { name: "Downloads", kind: "download" })).id;
+  notFound = (await f.makeGoal(site, { name: "Missing", kind: "not-found" })).id;
   for (const name of ["method", "plan"]) expect((await f.admin("PUT", `/api/v1/sites/${site}/props/${name}`)).status).toBe(201);
   await f.seedHistory(async (history) => {
-    const event = (session: string, minute: number, kind: string, name: string | null, props: object | null, country: string) => ({
-      sql: "INSERT INTO events (site_id, session_id, kind, name, path, ts, props, country) VALUES (?, ?, ?, ?, '/', ?, ?, ?)",
-      args: [site, session, kind, name, at(minute), props ? JSON.stringify(props) : null, country],
+    const event = (session: string, minute: number, kind: string, name: string | null, props: object | null, country: string, path = "/") => ({
+      sql: "INSERT INTO events (site_id, session_id, kind, name, path, ts, props, country) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      args: [site, session, kind, name, path, at(minute), props ? JSON.stringify(props) : null, country],
     });
     const conversion = (goal: string, session: string, minute: number, cents: number | null) => ({
       sql: "INSERT INTO conversions (site_id, goal_id, session_id, revenue, currency, source, ts) VALUES (?, ?, ?, ?, ?, 's2s', ?)",
@@ -78,6 +88,12 @@ beforeAll(async () => {
       ...[...pro, ...free].map(([s, cents], i) => conversion(buy, s, 40 + i, cents)),
       ...clicks.map(([s, url], i) => event(s, 60 + i, "event", "Outbound Link: Click", { url }, "DE")),
       ...clicks.map(([s], i) => conversion(outbound, s, 60 + i, null)),
+      ...downloads.map(([s, file], i) => event(s, 90 + i, "event", "File Download", { file }, "DE")),
+      ...downloads.map(([s], i) => conversion(download, s, 90 + i, null)),
+      // The plain sessions reach a missing page: its pageview and its 404 event.
+      ...plain.map((s, i) => event(s, 100 + i, "pageview", null, null, "US", "/old-pricing")),
+      ...plain.map((s, i) => event(s, 100 + i, "event", "404", null, "US", "/old-pricing")),
+      ...plain.map((s, i) => conversion(notFound, s, 100 + i, null)),
     ];
     await history.batch(rows, "write");
     await history.batch(
@@ -340,6 +356,38 @@ describe("issue 39 in the dashboard", () => {
       () => hosts(),
     );
     expect((await hosts()).map((r) => r[0])).toEqual(["https://docs.example", "Other hosts (fewer than 5 each)"]);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  it("Goals: a download goal opens to its files, a not-found goal to its paths, through the k-filter", async () => {
+    const { page, context, errors } = await openDashboardPage(browser);
+    await signIn(page, f.stack.url, f.stack.adminKey!);
+    await page.goto(`${f.stack.url}/dashboard/s/${site}/goals?period=day`);
+    type Row = { value?: string | null; path?: string | null; other: boolean; visitors: Figure; pageviews: Figure };
+    const drawn = (rows: Row[], what: string) =>
+      rows.map((r) => [r.other ? `Other ${what} (fewer than 5 each)` : (r.value ?? r.path), shown(r.visitors), shown(r.pageviews)]);
+
+    await page.getByRole("button", { name: "Show files of Downloads" }).click();
+    const files = async () =>
+      drawn((await api(`/api/v1/breakdown?site=${site}&period=day&dimension=prop:file&goal=${download}&sort=visitors&order=desc&limit=50`)).rows, "files");
+    await draws(
+      () => rowsOf(page, /^Downloads by file, Downloads/),
+      () => files(),
+    );
+    expect((await files()).map((r) => r[0])).toEqual(["/files/guide.pdf", "Other files (fewer than 5 each)"]);
+
+    await page.getByRole("button", { name: "Show paths of Missing" }).click();
+    const paths = async () =>
+      drawn(
+        (await api(`/api/v1/pages?site=${site}&period=day&filter=${encodeURIComponent(`goal:${notFound}`)}&sort=visitors&order=desc&limit=50`)).rows,
+        "paths",
+      );
+    await draws(
+      () => rowsOf(page, /^Pages of the visits that reached a missing page, Missing/),
+      () => paths(),
+    );
+    expect((await paths()).map((r) => r[0])).toContain("/old-pricing");
     expect(errors).toEqual([]);
     await context.close();
   }, 120_000);
