@@ -12,6 +12,7 @@
  */
 import { createClient, type Client } from "@libsql/client";
 import { join } from "node:path";
+import AxeBuilder from "@axe-core/playwright";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unitKey } from "../../worker/reports/noise";
@@ -51,7 +52,10 @@ const free = Array.from({ length: 6 }, (_, i) => [`free-session-${i}xxxxxxx`, 15
 const team = ["team-session-0xxxxxxx", "team-session-1xxxxxxx"];
 const plain = Array.from({ length: 10 }, (_, i) => `plain-session-${i}xxxxxx`);
 /** Outbound clicks: 7 sessions to docs.example, 2 to rare.example. */
-const clicks = [...pro.slice(0, 7).map(([s]) => [s, "https://docs.example"] as const), ...free.slice(0, 2).map(([s]) => [s, "https://rare.example"] as const)];
+const clicks = [
+  ...pro.slice(0, 7).map(([s]) => [s, "https://docs.example"] as const),
+  ...free.slice(0, 2).map(([s]) => [s, "https://rare.example"] as const),
+];
 
 /** Downloads: 6 pro sessions of guide.pdf, 2 of rare.zip. */
 const downloads = [
@@ -70,7 +74,15 @@ beforeAll(async () => {
   notFound = (await f.makeGoal(site, { name: "Missing", kind: "not-found" })).id;
   for (const name of ["method", "plan"]) expect((await f.admin("PUT", `/api/v1/sites/${site}/props/${name}`)).status).toBe(201);
   await f.seedHistory(async (history) => {
-    const event = (session: string, minute: number, kind: string, name: string | null, props: object | null, country: string, path = "/") => ({
+    const event = (
+      session: string,
+      minute: number,
+      kind: string,
+      name: string | null,
+      props: object | null,
+      country: string,
+      path = "/",
+    ) => ({
       sql: "INSERT INTO events (site_id, session_id, kind, name, path, ts, props, country) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       args: [site, session, kind, name, path, at(minute), props ? JSON.stringify(props) : null, country],
     });
@@ -130,12 +142,18 @@ async function expectedTotal(units: readonly (readonly [string, number])[]): Pro
     shares: units.reduce((a, [, c], i) => a + c * unitShare(keys[i]!, key), 0),
   };
   const value = revenueRule.shown(cell, key, 5);
-  return value === null ? { value: null, qualifier: "suppressed", currency: "EUR" } : { value, qualifier: "estimated", currency: "EUR" };
+  return value === null
+    ? { value: null, qualifier: "suppressed", currency: "EUR" }
+    : { value, qualifier: "estimated", currency: "EUR" };
 }
 
 /** A figure as the dashboard draws it (k = 5). */
 const shown = (figure: Figure) =>
-  figure.qualifier === "suppressed" || figure.value === null ? "< 5" : figure.qualifier === "estimated" ? `≈ ${figure.value}` : String(figure.value);
+  figure.qualifier === "suppressed" || figure.value === null
+    ? "< 5"
+    : figure.qualifier === "estimated"
+      ? `≈ ${figure.value}`
+      : String(figure.value);
 /** Money as the dashboard draws it: "≈ €2,380", "≈ €58.05", "hidden". */
 const money = (figure: Money, cents: boolean) =>
   figure.value === null
@@ -146,6 +164,14 @@ async function api(path: string) {
   const res = await f.admin("GET", path);
   expect(res.status, res.text).toBe(200);
   return res.body;
+}
+
+/** Axe's serious and critical violations on the page as it is now (test/browser/dashboard.test.ts). */
+async function seriousViolations(page: Page): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  return violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
 
 const rowsOf = (page: Page, table: RegExp) =>
@@ -213,9 +239,13 @@ describe("issue 39 in the dashboard", () => {
       ["invalid_value", "3", "The value was empty or not text."],
       ["too_many", "0", "The event carried more than 30 properties; the rest were dropped."],
     ]);
-    expect(await page.getByRole("table", { name: /^Properties dropped since/ }).locator("caption").textContent()).toBe(
-      `Properties dropped since ${props.drops_since} (the last 7 days)`,
-    );
+    expect(
+      await page
+        .getByRole("table", { name: /^Properties dropped since/ })
+        .locator("caption")
+        .textContent(),
+    ).toBe(`Properties dropped since ${props.drops_since} (the last 7 days)`);
+    expect(await seriousViolations(page)).toEqual([]);
     // The browser logs the refused request itself; the page shows no error.
     expect([...new Set(errors)]).toEqual(["Failed to load resource: the server responded with a status of 400 ()"]);
     await context.close();
@@ -239,9 +269,15 @@ describe("issue 39 in the dashboard", () => {
     await signIn(page, f.stack.url, f.stack.adminKey!);
     await page.goto(`${f.stack.url}/dashboard/s/${site}/sources?period=day`);
     const breakdown = async (filter = "") => {
-      const body = await api(`/api/v1/breakdown?site=${site}&period=day&dimension=prop:plan&sort=visitors&order=desc&limit=10${filter}`);
+      const body = await api(
+        `/api/v1/breakdown?site=${site}&period=day&dimension=prop:plan&sort=visitors&order=desc&limit=10${filter}`,
+      );
       return (body.rows as { value: string | null; other: boolean; visitors: Figure; pageviews: Figure }[]).map((r) => [
-        r.other ? "Other values (fewer than 5 each)" : decodeURIComponent(filter).includes(`prop:plan:${r.value}`) ? `✓ ${r.value}` : r.value,
+        r.other
+          ? "Other values (fewer than 5 each)"
+          : decodeURIComponent(filter).includes(`prop:plan:${r.value}`)
+            ? `✓ ${r.value}`
+            : r.value,
         shown(r.visitors),
         shown(r.pageviews),
       ]);
@@ -259,6 +295,7 @@ describe("issue 39 in the dashboard", () => {
     const panel = page.locator("section[aria-labelledby=props-title]");
     expect(await panel.locator("thead th").allTextContents()).toEqual(["Value↕", "Visitors▼", "Events↕"]);
     expect(await panel.getByRole("button", { name: "team" }).count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
 
     await panel.getByRole("button", { name: "pro", exact: true }).click();
     await expect.poll(() => chips(page)).toEqual(["Property plan is pro"]);
@@ -272,7 +309,9 @@ describe("issue 39 in the dashboard", () => {
     await page.goto(`${f.stack.url}/dashboard/s/${bare}/sources?period=day`);
     const none = page.locator("section[aria-labelledby=props-title]");
     await none.getByText("No custom properties yet.").waitFor();
-    expect(await none.getByRole("link", { name: "Settings" }).getAttribute("href")).toBe(`/dashboard/s/${bare}/settings?period=day`);
+    expect(await none.getByRole("link", { name: "Settings" }).getAttribute("href")).toBe(
+      `/dashboard/s/${bare}/settings?period=day`,
+    );
     expect(errors).toEqual([]);
     await context.close();
   }, 120_000);
@@ -284,7 +323,9 @@ describe("issue 39 in the dashboard", () => {
     expect(total.qualifier).toBe("estimated");
     const conversionsRow = async (filter = "") => {
       const body = await api(`/api/v1/conversions?site=${site}&period=day${filter}`);
-      return (body.rows as { goal: { id: string }; total_revenue?: Money; average_revenue?: Money }[]).find((r) => r.goal.id === buy)!;
+      return (body.rows as { goal: { id: string }; total_revenue?: Money; average_revenue?: Money }[]).find(
+        (r) => r.goal.id === buy,
+      )!;
     };
     expect((await conversionsRow()).total_revenue).toEqual(total);
     const revenueCells = (table: RegExp) =>
@@ -303,11 +344,19 @@ describe("issue 39 in the dashboard", () => {
       },
     );
     expect((await revenueCells(/^Conversions by goal/))[0]).toBe(money(total, false));
-    const cell = page.getByRole("table", { name: /^Conversions by goal/ }).locator("tbody tr", { hasText: "Purchase" }).locator("td.num .figure").nth(1);
+    const cell = page
+      .getByRole("table", { name: /^Conversions by goal/ })
+      .locator("tbody tr", { hasText: "Purchase" })
+      .locator("td.num .figure")
+      .nth(1);
     expect(await cell.getAttribute("data-qualifier")).toBe("estimated");
     // The outbound goal has no revenue: a dash, not a zero.
     expect(
-      await page.getByRole("table", { name: /^Conversions by goal/ }).locator("tbody tr", { hasText: "Outbound" }).locator("td.num").evaluateAll((tds) => tds.slice(1).map((td) => td.textContent)),
+      await page
+        .getByRole("table", { name: /^Conversions by goal/ })
+        .locator("tbody tr", { hasText: "Outbound" })
+        .locator("td.num")
+        .evaluateAll((tds) => tds.slice(1).map((td) => td.textContent)),
     ).toEqual(["—not a revenue goal", "—not a revenue goal"]);
 
     // Filtered to the pro plan: the rule's figure of the pro buyers.
@@ -326,13 +375,24 @@ describe("issue 39 in the dashboard", () => {
     await page.goto(`${f.stack.url}/dashboard/s/${site}/sources?period=day&goal=${buy}`);
     const countries = page.getByRole("table", { name: /^Countries/ });
     await draws(
-      () => countries.locator("tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.children].slice(-2).map((td) => td.textContent))),
+      () =>
+        countries
+          .locator("tbody tr")
+          .evaluateAll((trs) => trs.map((tr) => [...tr.children].slice(-2).map((td) => td.textContent))),
       async () => {
-        const body = await api(`/api/v1/breakdown?site=${site}&period=day&dimension=country&goal=${buy}&sort=visitors&order=desc&limit=10`);
-        return (body.rows as { total_revenue: Money; average_revenue: Money }[]).map((r) => [money(r.total_revenue, false), money(r.average_revenue, true)]);
+        const body = await api(
+          `/api/v1/breakdown?site=${site}&period=day&dimension=country&goal=${buy}&sort=visitors&order=desc&limit=10`,
+        );
+        return (body.rows as { total_revenue: Money; average_revenue: Money }[]).map((r) => [
+          money(r.total_revenue, false),
+          money(r.average_revenue, true),
+        ]);
       },
     );
-    expect(await countries.locator("thead th").evaluateAll((ths) => ths.slice(-2).map((th) => th.textContent))).toEqual(["Revenue", "Average revenue"]);
+    expect(await countries.locator("thead th").evaluateAll((ths) => ths.slice(-2).map((th) => th.textContent))).toEqual([
+      "Revenue",
+      "Average revenue",
+    ]);
     // Germany's buyers are the pro plan's (the rule's figure); France's 6 buyers of 8 sessions are hidden, and their revenue says "hidden", not "< 5".
     const byCountry = Object.fromEntries((await rowsOf(page, /^Countries/)).map((r) => [r[0], r.slice(-2)]));
     expect(byCountry["DE Germany"]![0]).toBe(money(proTotal, false));
@@ -344,7 +404,9 @@ describe("issue 39 in the dashboard", () => {
     await toggle.click();
     expect(await toggle.getAttribute("aria-expanded")).toBe("true");
     const hosts = async () => {
-      const body = await api(`/api/v1/breakdown?site=${site}&period=day&dimension=prop:url&goal=${outbound}&sort=visitors&order=desc&limit=50`);
+      const body = await api(
+        `/api/v1/breakdown?site=${site}&period=day&dimension=prop:url&goal=${outbound}&sort=visitors&order=desc&limit=50`,
+      );
       return (body.rows as { value: string | null; other: boolean; visitors: Figure; pageviews: Figure }[]).map((r) => [
         r.other ? "Other hosts (fewer than 5 each)" : r.value,
         shown(r.visitors),
@@ -366,11 +428,22 @@ describe("issue 39 in the dashboard", () => {
     await page.goto(`${f.stack.url}/dashboard/s/${site}/goals?period=day`);
     type Row = { value?: string | null; path?: string | null; other: boolean; visitors: Figure; pageviews: Figure };
     const drawn = (rows: Row[], what: string) =>
-      rows.map((r) => [r.other ? `Other ${what} (fewer than 5 each)` : (r.value ?? r.path), shown(r.visitors), shown(r.pageviews)]);
+      rows.map((r) => [
+        r.other ? `Other ${what} (fewer than 5 each)` : (r.value ?? r.path),
+        shown(r.visitors),
+        shown(r.pageviews),
+      ]);
 
     await page.getByRole("button", { name: "Show files of Downloads" }).click();
     const files = async () =>
-      drawn((await api(`/api/v1/breakdown?site=${site}&period=day&dimension=prop:file&goal=${download}&sort=visitors&order=desc&limit=50`)).rows, "files");
+      drawn(
+        (
+          await api(
+            `/api/v1/breakdown?site=${site}&period=day&dimension=prop:file&goal=${download}&sort=visitors&order=desc&limit=50`,
+          )
+        ).rows,
+        "files",
+      );
     await draws(
       () => rowsOf(page, /^Downloads by file, Downloads/),
       () => files(),
@@ -380,7 +453,11 @@ describe("issue 39 in the dashboard", () => {
     await page.getByRole("button", { name: "Show paths of Missing" }).click();
     const paths = async () =>
       drawn(
-        (await api(`/api/v1/pages?site=${site}&period=day&filter=${encodeURIComponent(`goal:${notFound}`)}&sort=visitors&order=desc&limit=50`)).rows,
+        (
+          await api(
+            `/api/v1/pages?site=${site}&period=day&filter=${encodeURIComponent(`goal:${notFound}`)}&sort=visitors&order=desc&limit=50`,
+          )
+        ).rows,
         "paths",
       );
     await draws(
@@ -388,6 +465,7 @@ describe("issue 39 in the dashboard", () => {
       () => paths(),
     );
     expect((await paths()).map((r) => r[0])).toContain("/old-pricing");
+    expect(await seriousViolations(page)).toEqual([]);
     expect(errors).toEqual([]);
     await context.close();
   }, 120_000);

@@ -52,7 +52,15 @@ describe("report filters in the URL", () => {
     expect([plan, notMethod].map(filterText).map(parseOnServer)).toEqual([plan, notMethod]);
     expect(filterLabel("prop:plan")).toBe("Property plan");
     expect(filterLabel("country")).toBe("Country");
-    for (const text of ["prop:", "prop:plan", "prop:plan:", "prop::pro", "prop:!:pro", "prop:pl an:pro", `prop:${"x".repeat(65)}:v`])
+    for (const text of [
+      "prop:",
+      "prop:plan",
+      "prop:plan:",
+      "prop::pro",
+      "prop:!:pro",
+      "prop:pl an:pro",
+      `prop:${"x".repeat(65)}:v`,
+    ])
       expect(parseFilter(text), text).toBeNull();
     // One per property name, each its own dimension.
     expect(readFilters(["prop:plan:pro", "prop:plan:free", "prop:method:google"]).map(filterText)).toEqual([

@@ -100,7 +100,9 @@ function AddProp({ site, onAdded }: { site: string; onAdded: (name: string) => v
     id: "prop-add",
     fields: ["name"],
     send: () =>
-      unwrap(api.PUT("/api/v1/sites/{id}/props/{name}", { params: { path: { id: site, name: name.trim() } } })).then((d) => d.name),
+      unwrap(api.PUT("/api/v1/sites/{id}/props/{name}", { params: { path: { id: site, name: name.trim() } } })).then(
+        (d) => d.name,
+      ),
     done: (added) => {
       setName("");
       onAdded(added);
@@ -126,8 +128,9 @@ function RemoveProp({ site, name, onRemoved }: { site: string; name: string; onR
   const [problem, setProblem] = useState<ApiProblem | null>(null);
   const remove = () => {
     setProblem(null);
-    return unwrap(api.DELETE("/api/v1/sites/{id}/props/{name}", { params: { path: { id: site, name } } })).then(onRemoved, (error: unknown) =>
-      setProblem(ApiProblem.from(error)),
+    return unwrap(api.DELETE("/api/v1/sites/{id}/props/{name}", { params: { path: { id: site, name } } })).then(
+      onRemoved,
+      (error: unknown) => setProblem(ApiProblem.from(error)),
     );
   };
   return (

@@ -31,18 +31,34 @@ export function revenueText(figure: RevenueFigure, cents = false): string {
   return figure.qualifier === "estimated" ? `≈ ${text}` : text;
 }
 
-export function RevenueView({ figure, cents = false }: { figure: RevenueFigure; /** An average: with cents. */ cents?: boolean }) {
+export function RevenueView({
+  figure,
+  cents = false,
+}: {
+  figure: RevenueFigure;
+  /** An average: with cents. */ cents?: boolean;
+}) {
   const text = revenueText(figure, cents);
   if (figure.qualifier === "suppressed" || figure.value === null) {
     return (
-      <span class="figure suppressed" title={REVENUE_HIDDEN_REASON} aria-label={`${text}. ${REVENUE_HIDDEN_REASON}`} data-qualifier="suppressed">
+      <span
+        class="figure suppressed"
+        title={REVENUE_HIDDEN_REASON}
+        aria-label={`${text}. ${REVENUE_HIDDEN_REASON}`}
+        data-qualifier="suppressed"
+      >
         {text}
       </span>
     );
   }
   if (figure.qualifier === "estimated") {
     return (
-      <span class="figure estimated" title={REVENUE_ESTIMATED_REASON} aria-label={`${text}. ${REVENUE_ESTIMATED_REASON}`} data-qualifier="estimated">
+      <span
+        class="figure estimated"
+        title={REVENUE_ESTIMATED_REASON}
+        aria-label={`${text}. ${REVENUE_ESTIMATED_REASON}`}
+        data-qualifier="estimated"
+      >
         {text}
       </span>
     );

@@ -130,7 +130,9 @@ export function ConversionsTable({
                   {revenue && (
                     <>
                       <td class="num">{row.total_revenue ? <RevenueView figure={row.total_revenue} /> : <NoRevenue />}</td>
-                      <td class="num">{row.average_revenue ? <RevenueView figure={row.average_revenue} cents /> : <NoRevenue />}</td>
+                      <td class="num">
+                        {row.average_revenue ? <RevenueView figure={row.average_revenue} cents /> : <NoRevenue />}
+                      </td>
                     </>
                   )}
                 </tr>,

@@ -49,17 +49,33 @@ export function TrackerGoalDetail({ site, goal, kind, name }: { site: string; go
   const load = useLoad(async () => {
     if (!list) return null;
     if (kind === "not-found") {
-      const report = await unwrap(api.GET("/api/v1/pages", { params: { query: { site, ...days, filter, sort: "visitors", order: "desc", limit: GOALS_LIMIT } } }));
+      const report = await unwrap(
+        api.GET("/api/v1/pages", {
+          params: { query: { site, ...days, filter, sort: "visitors", order: "desc", limit: GOALS_LIMIT } },
+        }),
+      );
       if (typeof report === "string") throw new Error("The pages came back as text.");
-      const rows: DetailRow[] = report.rows.map((r) => ({ label: r.path, other: r.other, visitors: r.visitors, events: r.pageviews }));
+      const rows: DetailRow[] = report.rows.map((r) => ({
+        label: r.path,
+        other: r.other,
+        visitors: r.visitors,
+        events: r.pageviews,
+      }));
       return { k: report.k, period: report.period, rows };
     }
     const report = await unwrap(
       api.GET("/api/v1/breakdown", {
-        params: { query: { site, ...days, filter, dimension: PROP[kind], goal, sort: "visitors", order: "desc", limit: GOALS_LIMIT } },
+        params: {
+          query: { site, ...days, filter, dimension: PROP[kind], goal, sort: "visitors", order: "desc", limit: GOALS_LIMIT },
+        },
       }),
     );
-    const rows: DetailRow[] = report.rows.map((r) => ({ label: r.value, other: r.other, visitors: r.visitors, events: r.pageviews }));
+    const rows: DetailRow[] = report.rows.map((r) => ({
+      label: r.value,
+      other: r.other,
+      visitors: r.visitors,
+      events: r.pageviews,
+    }));
     return { k: report.k, period: report.period, rows };
   }, [site, goal, JSON.stringify(days), (list ?? []).map(filterText).join()]);
   return (
@@ -98,8 +114,13 @@ export function TrackerGoalDetail({ site, goal, kind, name }: { site: string; go
               </thead>
               <tbody>
                 {data.rows.map((row) => (
-                  <tr key={row.other ? "\u0000other" : (row.label ?? "\u0000none")} class={row.other ? OTHER_ROW_CLASS : undefined}>
-                    <th scope="row">{row.other ? <OtherLabel k={data.k} what={spec.what} /> : <code>{row.label ?? "(none)"}</code>}</th>
+                  <tr
+                    key={row.other ? "\u0000other" : (row.label ?? "\u0000none")}
+                    class={row.other ? OTHER_ROW_CLASS : undefined}
+                  >
+                    <th scope="row">
+                      {row.other ? <OtherLabel k={data.k} what={spec.what} /> : <code>{row.label ?? "(none)"}</code>}
+                    </th>
                     <td class="num">
                       <FigureView figure={row.visitors} k={data.k} />
                     </td>

@@ -57,9 +57,9 @@ export function PropsPanel({
         <Empty>
           <p>No custom properties yet.</p>
           <p>
-            Allow a property's name in the site's <a href={linkTo(`/s/${encodeURIComponent(site)}/settings`)}>Settings</a>, then send
-            it from your pages: <code>{'wren.track("signup", {props: {plan: "pro"}})'}</code> or <code>data-props</code> on the
-            snippet.
+            Allow a property's name in the site's <a href={linkTo(`/s/${encodeURIComponent(site)}/settings`)}>Settings</a>, then
+            send it from your pages: <code>{'wren.track("signup", {props: {plan: "pro"}})'}</code> or <code>data-props</code> on
+            the snippet.
           </p>
         </Empty>
       )}
