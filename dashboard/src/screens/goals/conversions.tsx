@@ -112,7 +112,7 @@ export function ConversionsTable({
                     {expandable && (
                       <button
                         type="button"
-                        class="link tracker-goal-toggle"
+                        class="tracker-goal-toggle"
                         aria-expanded={expanded}
                         aria-label={`${TRACKER_DETAIL[kind].show} of ${row.goal.name}`}
                         onClick={() => setOpen(expanded ? null : id)}
