@@ -305,6 +305,13 @@ describe("issue 39 in the dashboard", () => {
       () => breakdown(`&filter=${encodeURIComponent("prop:plan:pro")}`),
     );
 
+    // The chip follows to the Overview, whose figures read it without a refusal.
+    await page.getByRole("navigation", { name: "Site" }).getByRole("link", { name: "Overview", exact: true }).click();
+    await expect.poll(() => chips(page)).toEqual(["Property plan is pro"]);
+    await page.locator("table.overview-points").waitFor();
+    await expect.poll(() => page.locator(".loading").count()).toBe(0);
+    expect(await page.locator(".failure").allTextContents()).toEqual([]);
+
     // A site without names says how to add one.
     await page.goto(`${f.stack.url}/dashboard/s/${bare}/sources?period=day`);
     const none = page.locator("section[aria-labelledby=props-title]");
