@@ -69,19 +69,3 @@ export function RevenueView({
     </span>
   );
 }
-
-/** Total and average of one row: "≈ €2,380 (≈ €58.05 each)"; nothing for a plain goal. */
-export function RevenuePair({ total, average }: { total?: RevenueFigure | undefined; average?: RevenueFigure | undefined }) {
-  if (!total) return null;
-  return (
-    <span class="revenue">
-      <RevenueView figure={total} />
-      {average && average.qualifier !== "suppressed" && (
-        <>
-          {" "}
-          (<RevenueView figure={average} cents /> on average)
-        </>
-      )}
-    </span>
-  );
-}

@@ -2,8 +2,8 @@
  * Sources: where visitors come from and what they use, over whole days or today's closed hours
  * (GET /api/v1/breakdown; today as bands, never the last 24 hours): sources and campaigns,
  * entry and exit pages, devices, browsers, systems, countries and custom properties, each a
- * panel of its top values. A goal adds each value's converting sessions and rate (whole days only). Every panel
- * reads the report filters (state/filters.ts), and choosing a value adds it to them: above the
+ * panel of its top values. A goal adds each value's converting sessions and rate (whole days
+ * only), and a revenue goal its revenue. Every panel reads the report filters (state/filters.ts), and choosing a value adds it to them: above the
  * panels, the filtered visitors per day and their conversions.
  */
 import { api, unwrap } from "../../api/client";
