@@ -3,8 +3,9 @@
  * (GET /api/v1/breakdown; today as bands, never the last 24 hours): sources and campaigns,
  * entry and exit pages, devices, browsers, systems, countries and custom properties, each a
  * panel of its top values. A goal adds each value's converting sessions and rate (whole days
- * only), and a revenue goal its revenue. Every panel reads the report filters (state/filters.ts), and choosing a value adds it to them: above the
- * panels, the filtered visitors per day and their conversions.
+ * only), and a revenue goal its revenue. Every panel reads the report filters
+ * (state/filters.ts), and choosing a value adds it to them: above the panels, the filtered
+ * visitors per day and their conversions.
  */
 import { api, unwrap } from "../../api/client";
 import { useLoad } from "../../state/load";
