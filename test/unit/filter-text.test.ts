@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import {
   FILTER_LABEL,
+  filterLabel,
   filterText,
   flipped,
   parseFilter,
@@ -34,12 +35,38 @@ describe("report filters in the URL", () => {
   });
 
   it("name every dimension the API filters on, and no other", () => {
-    // Custom properties (`prop:NAME`) are the API's only: the dashboard does not offer them yet.
+    // Custom properties (`prop:NAME`) are named by their own name, below.
     expect(Object.keys(FILTER_LABEL).sort()).toEqual(FILTER_DIMENSIONS.filter((d) => d !== "prop:NAME").sort());
     expect(parseFilter("page:/pricing")).toEqual({ dimension: "page", negated: false, value: "/pricing" });
     expect(parseFilter("goal!:goal_abc")).toEqual({ dimension: "goal", negated: true, value: "goal_abc" });
     for (const text of ["country", "country:", ":DE", "planet:Mars", "constructor:x", "!:DE"])
       expect(parseFilter(text), text).toBeNull();
+  });
+
+  it("read a custom property's filter as the API does: the name ends at the first : after prop:", () => {
+    const plan: Filter = { dimension: "prop:plan", negated: false, value: "pro:max" };
+    const notMethod: Filter = { dimension: "prop:sign-up.method", negated: true, value: "google" };
+    expect(parseFilter("prop:plan:pro:max")).toEqual(plan);
+    expect(parseFilter("prop:sign-up.method!:google")).toEqual(notMethod);
+    expect([plan, notMethod].map(filterText)).toEqual(["prop:plan:pro:max", "prop:sign-up.method!:google"]);
+    expect([plan, notMethod].map(filterText).map(parseOnServer)).toEqual([plan, notMethod]);
+    expect(filterLabel("prop:plan")).toBe("Property plan");
+    expect(filterLabel("country")).toBe("Country");
+    for (const text of [
+      "prop:",
+      "prop:plan",
+      "prop:plan:",
+      "prop::pro",
+      "prop:!:pro",
+      "prop:pl an:pro",
+      `prop:${"x".repeat(65)}:v`,
+    ])
+      expect(parseFilter(text), text).toBeNull();
+    // One per property name, each its own dimension.
+    expect(readFilters(["prop:plan:pro", "prop:plan:free", "prop:method:google"]).map(filterText)).toEqual([
+      "prop:plan:pro",
+      "prop:method:google",
+    ]);
   });
 
   it("keep the first three valid filters, one per dimension, leaving out what is no filter", () => {

@@ -14,6 +14,7 @@ const VitalsScreen = lazyScreen(() => import("./vitals").then((m) => m.VitalsScr
 const GoalsScreen = lazyScreen(() => import("./goals").then((m) => m.GoalsScreen));
 const SessionsScreen = lazyScreen(() => import("./sessions").then((m) => m.SessionsScreen));
 const DeploymentsScreen = lazyScreen(() => import("./deployments").then((m) => m.DeploymentsScreen));
+const SiteSettingsScreen = lazyScreen(() => import("./site-settings").then((m) => m.SiteSettingsScreen));
 const AlertsScreen = lazyScreen(() => import("./alerts").then((m) => m.AlertsScreen));
 export const KeysScreen = lazyScreen(() => import("./keys").then((m) => m.KeysScreen));
 export const WizardScreen = lazyScreen(() => import("./wizard").then((m) => m.WizardScreen));
@@ -37,4 +38,5 @@ export const SITE_SCREENS: readonly SiteScreen[] = [
   { slug: "sessions", title: "Sessions", scopes: ["read:sessions"], periodic: false, component: SessionsScreen },
   { slug: "deployments", title: "Deployments", scopes: ["read:reports"], periodic: false, component: DeploymentsScreen },
   { slug: "alerts", title: "Alerts", scopes: ["read:reports", "write:alerts"], periodic: false, component: AlertsScreen },
+  { slug: "settings", title: "Settings", scopes: ["read:sites"], periodic: false, component: SiteSettingsScreen },
 ];

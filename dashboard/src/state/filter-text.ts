@@ -5,10 +5,12 @@
  */
 
 /**
- * The dimensions a filter can be on: a breakdown's session dimensions (the API's dimension less
- * its `prop:NAME`, which the dashboard does not offer yet), a page viewed, a goal completed.
+ * The dimensions a filter can be on: a breakdown's session dimensions, a custom property
+ * (`prop:plan`), a page viewed, a goal completed.
  */
-export type FilterDimension = SessionDimension | "page" | "goal";
+export type FilterDimension = SessionDimension | PropDimension | "page" | "goal";
+/** A custom property's dimension: `prop:` and the property's name. */
+export type PropDimension = `prop:${string}`;
 type SessionDimension =
   | "source"
   | "utm_source"
@@ -26,8 +28,8 @@ type SessionDimension =
 /** The API's limit (worker/reports/explore/filters.ts MAX_FILTERS). */
 export const MAX_FILTERS = 3;
 
-/** Each dimension as the dashboard names it. */
-export const FILTER_LABEL: Readonly<Record<FilterDimension, string>> = {
+/** Each named dimension as the dashboard names it (a property by filterLabel). */
+export const FILTER_LABEL: Readonly<Record<Exclude<FilterDimension, PropDimension>, string>> = {
   source: "Source",
   utm_source: "UTM source",
   utm_medium: "UTM medium",
@@ -44,7 +46,20 @@ export const FILTER_LABEL: Readonly<Record<FilterDimension, string>> = {
   goal: "Goal",
 };
 
-const isFilterDimension = (name: string): name is FilterDimension => Object.hasOwn(FILTER_LABEL, name);
+/** The collector's property name pattern less `:`, which would end the name in a filter (docs/reports.md). */
+const FILTER_PROP_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/** A property's dimension: `prop:plan` → "plan"; null for any other. */
+export const propName = (dimension: string): string | null => (dimension.startsWith("prop:") ? dimension.slice(5) : null);
+
+const isFilterDimension = (name: string): name is FilterDimension =>
+  Object.hasOwn(FILTER_LABEL, name) || FILTER_PROP_NAME.test(propName(name) ?? "");
+
+/** A dimension as the dashboard names it: "Country", or a property as "Property plan". */
+export const filterLabel = (dimension: FilterDimension): string => {
+  const prop = propName(dimension);
+  return prop === null ? FILTER_LABEL[dimension as Exclude<FilterDimension, PropDimension>] : `Property ${prop}`;
+};
 
 export interface Filter {
   dimension: FilterDimension;
@@ -53,9 +68,13 @@ export interface Filter {
   value: string;
 }
 
-/** "country:DE" or "country!:DE" → a filter; null when the text is no filter. */
+/**
+ * "country:DE" or "country!:DE" → a filter; null when the text is no filter. A property's name
+ * ends at the first `:` after `prop:` ("prop:plan:pro:max" is the value "pro:max" of plan).
+ */
 export function parseFilter(text: string): Filter | null {
-  const at = text.indexOf(":");
+  const prefix = text.startsWith("prop:") ? 5 : 0;
+  const at = text.indexOf(":", prefix);
   const negated = at > 0 && text.charAt(at - 1) === "!";
   const dimension = text.slice(0, negated ? at - 1 : at);
   const value = text.slice(at + 1);

@@ -6,7 +6,7 @@
  */
 import { computed, signal } from "@preact/signals";
 import {
-  FILTER_LABEL,
+  filterLabel,
   filterText,
   flipped,
   MAX_FILTERS,
@@ -18,7 +18,7 @@ import {
 } from "./filter-text";
 import { path, query, setQuery } from "./location";
 
-export { FILTER_LABEL, filterText, MAX_FILTERS, type Filter, type FilterDimension } from "./filter-text";
+export { FILTER_LABEL, filterLabel, filterText, MAX_FILTERS, type Filter, type FilterDimension } from "./filter-text";
 
 /** The URL's filters (filter-text.ts readFilters). */
 export const filters = computed<readonly Filter[]>(() => readFilters(query.value.getAll("filter")));
@@ -52,7 +52,7 @@ export function addFilter(dimension: FilterDimension, value: string): boolean {
   const next = withFilter(filters.value, dimension, value);
   if (!next) {
     refused.value = {
-      text: `At most ${MAX_FILTERS} filters: remove one to add ${FILTER_LABEL[dimension].toLowerCase()}.`,
+      text: `At most ${MAX_FILTERS} filters: remove one to add ${filterLabel(dimension).toLowerCase()}.`,
       view: currentView(),
     };
     return false;

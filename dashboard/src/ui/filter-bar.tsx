@@ -9,7 +9,7 @@ import { useLayoutEffect, useRef } from "preact/hooks";
 import { useGoalNames } from "../state/goal-names";
 import {
   clearFilters,
-  FILTER_LABEL,
+  filterLabel,
   filterNotice,
   filters,
   filterText,
@@ -31,7 +31,7 @@ function valueName(filter: Filter, goalNames: ReadonlyMap<string, string>): stri
 
 /** "Country is Germany", "Source is not Google". */
 export function filterSentence(filter: Filter, goalNames: ReadonlyMap<string, string>, negated = filter.negated): string {
-  return `${FILTER_LABEL[filter.dimension]} ${negated ? "is not" : "is"} ${valueName(filter, goalNames)}`;
+  return `${filterLabel(filter.dimension)} ${negated ? "is not" : "is"} ${valueName(filter, goalNames)}`;
 }
 
 /** The id of the bar's line on how filters are added: where the focus goes when the last chip goes. */
@@ -62,7 +62,7 @@ export function FilterBar({ site }: { site: string }) {
             const sentence = filterSentence(filter, goalNames);
             return (
               <li key={filterText(filter)} class="chip" title={filterText(filter)}>
-                <span>{FILTER_LABEL[filter.dimension]}</span>
+                <span>{filterLabel(filter.dimension)}</span>
                 <button
                   type="button"
                   class="chip-flip"

@@ -2,8 +2,11 @@
  * Conversions per goal over the period (GET /api/v1/conversions): conversions counted, and
  * the rate written with its denominator ("6 of 8 sessions, 75 %"). This report reads today's
  * and the last 24 hours' closed hours too, so it takes the period as picked; and the report
- * filters (state/filters.ts), a goal's row adding `goal:` to them.
+ * filters (state/filters.ts), a goal's row adding `goal:` to them. A revenue goal's row adds its
+ * total and average revenue in its currency (ui/revenue.tsx); a tracker goal's row (outbound,
+ * download, not-found) opens to its hosts, files or missing paths (tracker-goal.tsx).
  */
+import { useState } from "preact/hooks";
 import { api, unwrap, type Schemas } from "../../api/client";
 import { useLoad } from "../../state/load";
 import { filterQuery } from "../../state/filters";
@@ -13,6 +16,8 @@ import { FigureView, RateView } from "../../ui/figure";
 import { Freshness } from "../../ui/freshness";
 import { CaptionRange } from "../../ui/report-range";
 import { Empty, Loaded } from "../../ui/states";
+import { RevenueView } from "../../ui/revenue";
+import { isTrackerKind, TRACKER_DETAIL, TrackerGoalDetail } from "./tracker-goal";
 
 type Report = Schemas["ConversionsReport"];
 
@@ -29,7 +34,7 @@ export function ConversionsReport({ site, goalsKey }: { site: string; /** Change
       {(report) => (
         <>
           <Freshness range={report.period} next={report.next_figures} />
-          <ConversionsTable report={report} />
+          <ConversionsTable report={report} site={site} />
         </>
       )}
     </Loaded>
@@ -42,16 +47,23 @@ export function ConversionsReport({ site, goalsKey }: { site: string; /** Change
  */
 export function ConversionsTable({
   report,
+  site,
   of = "",
   sessions = "sessions on the site",
   empty = "Create a goal above: its conversions appear here once visitors reach it (smoke-test goals are shown with deployments instead).",
 }: {
   report: Report;
+  /** Where given, a tracker goal's row opens to what it counted. */
+  site?: string;
   of?: string;
   sessions?: string;
   empty?: string;
 }) {
   const { k } = report;
+  const [open, setOpen] = useState<string | null>(null);
+  // Revenue columns only where a goal has revenue: a plain goal's report keeps its three.
+  const revenue = report.rows.some((row) => row.total_revenue);
+  const columns = revenue ? 5 : 3;
   if (report.rows.length === 0) {
     return (
       <Empty>
@@ -74,24 +86,65 @@ export function ConversionsTable({
                 Conversions
               </th>
               <th scope="col">Converting sessions and rate</th>
+              {revenue && (
+                <>
+                  <th scope="col" class="num">
+                    Revenue
+                  </th>
+                  <th scope="col" class="num">
+                    Average revenue
+                  </th>
+                </>
+              )}
             </tr>
           </thead>
           <tbody>
-            {report.rows.map((row) => (
-              <tr key={row.goal.id} class="filter-row" onClick={rowFilter("goal", row.goal.id)}>
-                <th scope="row">
-                  <FilterButton dimension="goal" value={row.goal.id}>
-                    {row.goal.name}
-                  </FilterButton>
-                </th>
-                <td class="num">
-                  <FigureView figure={row.conversions} k={k} />
-                </td>
-                <td>
-                  <RateView numerator={row.converting_sessions} denominator={row.sessions} rate={row.rate} k={k} />
-                </td>
-              </tr>
-            ))}
+            {report.rows.map((row) => {
+              const { kind, id } = row.goal;
+              const expandable = site !== undefined && isTrackerKind(kind);
+              const expanded = expandable && open === id;
+              return [
+                <tr key={id} class="filter-row" onClick={rowFilter("goal", id)}>
+                  <th scope="row">
+                    <FilterButton dimension="goal" value={id}>
+                      {row.goal.name}
+                    </FilterButton>
+                    {expandable && (
+                      <button
+                        type="button"
+                        class="tracker-goal-toggle"
+                        aria-expanded={expanded}
+                        aria-label={`${TRACKER_DETAIL[kind].show} of ${row.goal.name}`}
+                        onClick={() => setOpen(expanded ? null : id)}
+                      >
+                        {TRACKER_DETAIL[kind].show}
+                      </button>
+                    )}
+                  </th>
+                  <td class="num">
+                    <FigureView figure={row.conversions} k={k} />
+                  </td>
+                  <td>
+                    <RateView numerator={row.converting_sessions} denominator={row.sessions} rate={row.rate} k={k} />
+                  </td>
+                  {revenue && (
+                    <>
+                      <td class="num">{row.total_revenue ? <RevenueView figure={row.total_revenue} /> : <NoRevenue />}</td>
+                      <td class="num">
+                        {row.average_revenue ? <RevenueView figure={row.average_revenue} cents /> : <NoRevenue />}
+                      </td>
+                    </>
+                  )}
+                </tr>,
+                expanded && site !== undefined && isTrackerKind(kind) && (
+                  <tr key={`${id}-detail`} class="table-panel-row">
+                    <td colSpan={columns}>
+                      <TrackerGoalDetail site={site} goal={id} kind={kind} name={row.goal.name} />
+                    </td>
+                  </tr>
+                ),
+              ];
+            })}
           </tbody>
           <tfoot>
             <tr>
@@ -102,11 +155,22 @@ export function ConversionsTable({
               <td>
                 <FigureView figure={report.totals.sessions} k={k} /> {sessions}
               </td>
+              {revenue && <td colSpan={2} />}
             </tr>
           </tfoot>
         </table>
       </div>
       {report.next_cursor && <p class="hint">Showing the first {LIMIT} goals.</p>}
+    </>
+  );
+}
+
+/** A plain goal's cell in a revenue column: not a zero. */
+function NoRevenue() {
+  return (
+    <>
+      <span aria-hidden="true">—</span>
+      <span class="sr-only">not a revenue goal</span>
     </>
   );
 }

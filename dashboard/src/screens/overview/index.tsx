@@ -23,7 +23,7 @@ import { SmokeList, useGoalNames } from "./smoke";
 import { Trend, useTimeseries } from "./trend";
 import { NotFiltered } from "../../ui/filter-bar";
 import { filterQuery, filters } from "../../state/filters";
-import { FILTER_LABEL } from "../../state/filter-text";
+import { filterLabel } from "../../state/filter-text";
 
 /** The filters the comparison (the running hours) cannot take: worker/reports/explore/overview.ts FILTERS_THAT_MOVE. */
 const MOVING = ["page", "goal", "exit_page"] as const;
@@ -113,7 +113,7 @@ export function OverviewScreen({ site }: { site: string }) {
             {moving.length > 0 && (
               <NotFiltered
                 what={`The comparison is`}
-                why={`by ${moving.map((f) => FILTER_LABEL[f.dimension].toLowerCase()).join(" or ")}: it reads the running day's closed hours, and a visitor's later pageviews can still change those; its other filters apply`}
+                why={`by ${moving.map((f) => filterLabel(f.dimension).toLowerCase()).join(" or ")}: it reads the running day's closed hours, and a visitor's later pageviews can still change those; its other filters apply`}
               />
             )}
             <Loaded load={overview} what="the comparison">

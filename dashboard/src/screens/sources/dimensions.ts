@@ -1,13 +1,13 @@
 /**
  * The breakdown's dimensions as the Sources screen names them, and the panels that show them.
  */
-import { FILTER_LABEL, type FilterDimension } from "../../state/filter-text";
+import { filterLabel, type FilterDimension } from "../../state/filter-text";
 
-/** The session dimensions (the API's `prop:NAME` breakdowns are not offered here yet). */
+/** The session dimensions and the custom properties (`prop:NAME`, the Properties panel's). */
 export type Dimension = Exclude<FilterDimension, "page" | "goal">;
 
 /** Each dimension as the dashboard names it: the filter chips' names (one list). */
-export const DIMENSION_LABEL: Readonly<Record<Dimension, string>> = FILTER_LABEL;
+export const dimensionLabel = (dimension: Dimension): string => filterLabel(dimension);
 
 export interface PanelSpec {
   /** Prefixes the panel's parameters in the URL (?countries_sort=…) and its elements' ids. */

@@ -1,10 +1,11 @@
 /**
  * Sources: where visitors come from and what they use, over whole days or today's closed hours
  * (GET /api/v1/breakdown; today as bands, never the last 24 hours): sources and campaigns,
- * entry and exit pages, devices, browsers, systems and countries, each a panel of its top
- * values. A goal adds each value's converting sessions and rate (whole days only). Every panel
- * reads the report filters (state/filters.ts), and choosing a value adds it to them: above the
- * panels, the filtered visitors per day and their conversions.
+ * entry and exit pages, devices, browsers, systems, countries and custom properties, each a
+ * panel of its top values. A goal adds each value's converting sessions and rate (whole days
+ * only), and a revenue goal its revenue. Every panel reads the report filters
+ * (state/filters.ts), and choosing a value adds it to them: above the panels, the filtered
+ * visitors per day and their conversions.
  */
 import { api, unwrap } from "../../api/client";
 import { useLoad } from "../../state/load";
@@ -18,6 +19,7 @@ import { BandsHint, NO_GOAL_TODAY, RollingDayNote } from "../../ui/report-today"
 import { isSmokeTest } from "../goals/kinds";
 import { PANELS } from "./dimensions";
 import { BreakdownPanel } from "./panel";
+import { PropsPanel } from "./props";
 
 // Its own chunk: the chart library loads when a filter is first set, not with the screen.
 const FilteredReports = lazyScreen(() => import("./filtered").then((m) => m.FilteredReports), "the filtered reports");
@@ -114,6 +116,7 @@ export function SourcesScreen({ site }: { site: string }) {
         {PANELS.map((spec) => (
           <BreakdownPanel key={spec.id} site={site} spec={spec} goal={goal} goalName={goalName} filters={list} />
         ))}
+        <PropsPanel site={site} goal={goal} goalName={goalName} filters={list} />
       </div>
     </div>
   );

@@ -20,7 +20,8 @@ import { SortHeader, urlSort, type Order } from "../../ui/table-sort";
 import { OtherLabel, OTHER_ROW_CLASS } from "../../ui/other-row";
 import { filterQuery, filterText, type Filter } from "../../state/filters";
 import { FilterButton, rowFilter } from "../../ui/filter-row";
-import { countryName, DIMENSION_LABEL, type Dimension, type PanelSpec } from "./dimensions";
+import { RevenueView } from "../../ui/revenue";
+import { countryName, dimensionLabel, type Dimension, type PanelSpec } from "./dimensions";
 
 type Report = Schemas["BreakdownReport"];
 type Row = Report["rows"][number];
@@ -73,8 +74,9 @@ export function BreakdownPanel({
   const asked = Number(query.value.get(param("rows")));
   const limit = Number.isInteger(asked) && asked > PAGE ? Math.min(asked, MAX_ROWS) : PAGE;
   const days = todayPeriodParams(period.value);
-  // Today has no exit pages (the API refuses them): the panel says why instead of asking.
-  const notToday = dimension === "exit_page" && days.period === "today";
+  // Today has no exit pages nor properties (the API refuses them): the panel says why instead of asking.
+  const property = dimension.startsWith("prop:");
+  const notToday = (dimension === "exit_page" || property) && days.period === "today";
   // The view: what the figures are of. Sort and row count only reorder or extend it.
   const view = JSON.stringify([site, days, dimension, goal, filters.map(filterText)]);
   const params = {
@@ -112,7 +114,13 @@ export function BreakdownPanel({
   const choose = (next: Dimension) => setQuery({ [spec.id]: next, [param("rows")]: undefined }, true);
 
   let body;
-  if (notToday) {
+  if (notToday && property) {
+    body = (
+      <p class="report-note" role="note">
+        No properties for today: they are read from whole days of per-session rows. Choose Yesterday or longer.
+      </p>
+    );
+  } else if (notToday) {
     body = (
       <p class="report-note" role="note">
         No exit pages for today: {NO_EXIT_PAGES_TODAY}. Entry pages are read for today; exit pages for Yesterday or longer.
@@ -127,7 +135,9 @@ export function BreakdownPanel({
       </Empty>
     );
   } else {
-    const label = DIMENSION_LABEL[dimension];
+    const label = property ? "Value" : dimensionLabel(dimension);
+    // A revenue goal's rows carry its revenue (docs/reports.md, Revenue): two more columns.
+    const revenue = goal !== "" && report.rows.some((row) => row.total_revenue);
     body = (
       <>
         <div class="table-wrap" aria-busy={busy || undefined}>
@@ -141,9 +151,10 @@ export function BreakdownPanel({
               <tr>
                 <SortHeader column="value" label={label} state={sort} defaultOrder={defaultOrder} onSort={onSort} />
                 <SortHeader column="visitors" label="Visitors" state={sort} defaultOrder={defaultOrder} onSort={onSort} numeric />
+                {/* A property's `pageviews` are the events that carried the value (docs/reports.md). */}
                 <SortHeader
                   column="pageviews"
-                  label="Pageviews"
+                  label={property ? "Events" : "Pageviews"}
                   state={sort}
                   defaultOrder={defaultOrder}
                   onSort={onSort}
@@ -162,6 +173,16 @@ export function BreakdownPanel({
                     <SortHeader column="rate" label="Rate" state={sort} defaultOrder={defaultOrder} onSort={onSort} numeric />
                   </>
                 )}
+                {revenue && (
+                  <>
+                    <th scope="col" class="num">
+                      Revenue
+                    </th>
+                    <th scope="col" class="num">
+                      Average revenue
+                    </th>
+                  </>
+                )}
               </tr>
             </thead>
             <tbody>
@@ -174,6 +195,7 @@ export function BreakdownPanel({
                   today={report.period.end !== undefined}
                   dimension={dimension}
                   goal={goal !== ""}
+                  revenue={revenue}
                 />
               ))}
             </tbody>
@@ -269,6 +291,7 @@ function ValueRow({
   today,
   dimension,
   goal,
+  revenue,
 }: {
   row: Row;
   k: number;
@@ -278,9 +301,11 @@ function ValueRow({
   today: boolean;
   dimension: Dimension;
   goal: boolean;
+  revenue: boolean;
 }) {
   const { value } = row;
-  const pickable = !row.other && value !== null;
+  // A property whose name has a `:` can be broken down by but not filtered on (docs/reports.md).
+  const pickable = !row.other && value !== null && !dimension.slice("prop:".length).includes(":");
   return (
     <tr
       class={row.other ? OTHER_ROW_CLASS : pickable ? "filter-row" : undefined}
@@ -291,6 +316,8 @@ function ValueRow({
           <OtherLabel k={k} today={today} />
         ) : value === null ? (
           <span class="muted">(none)</span>
+        ) : !pickable ? (
+          value
         ) : (
           <FilterButton dimension={dimension} value={value}>
             <ValueLabel dimension={dimension} value={value} />
@@ -313,6 +340,12 @@ function ValueRow({
             )}
           </td>
           <td class="num">{row.rate && <FigureView figure={row.rate} k={k} format="percent" />}</td>
+        </>
+      )}
+      {revenue && (
+        <>
+          <td class="num">{row.total_revenue && <RevenueView figure={row.total_revenue} />}</td>
+          <td class="num">{row.average_revenue && <RevenueView figure={row.average_revenue} cents />}</td>
         </>
       )}
     </tr>

@@ -1,0 +1,71 @@
+/**
+ * How a revenue figure is drawn: the amount in its goal's currency (Intl.NumberFormat: "€5,571",
+ * an average with its cents), "≈" when estimated (every shown revenue is: perturbed), and
+ * "hidden" when suppressed — never "< k", which would read as a count of money. Each carries a
+ * tooltip saying why, in the words of docs/reports.md (Revenue).
+ */
+import type { Schemas } from "../api/client";
+import { ESTIMATED_REASON } from "./figure";
+
+export type RevenueFigure = Schemas["RevenueFigure"];
+
+export const REVENUE_ESTIMATED_REASON = `${ESTIMATED_REASON} Revenue is perturbed by up to a fifth of its largest buyer's amount and rounded to whole currency units.`;
+
+export const REVENUE_HIDDEN_REASON =
+  "Hidden: its converting sessions are hidden, one of them holds most of the sum (their amount would be readable), or the period reaches back past the per-session rows Wren keeps.";
+
+/** The amount as money: whole units for a total, cents for an average. */
+export function moneyText(value: number, currency: string, cents: boolean): string {
+  return new Intl.NumberFormat("en", {
+    style: "currency",
+    currency,
+    minimumFractionDigits: cents ? 2 : 0,
+    maximumFractionDigits: cents ? 2 : 0,
+  }).format(value);
+}
+
+/** The figure as the screen writes it: "≈ €5,571", "≈ €58.03", "hidden". */
+export function revenueText(figure: RevenueFigure, cents = false): string {
+  if (figure.qualifier === "suppressed" || figure.value === null) return "hidden";
+  const text = moneyText(figure.value, figure.currency, cents);
+  return figure.qualifier === "estimated" ? `≈ ${text}` : text;
+}
+
+export function RevenueView({
+  figure,
+  cents = false,
+}: {
+  figure: RevenueFigure;
+  /** An average: with cents. */ cents?: boolean;
+}) {
+  const text = revenueText(figure, cents);
+  if (figure.qualifier === "suppressed" || figure.value === null) {
+    return (
+      <span
+        class="figure suppressed"
+        title={REVENUE_HIDDEN_REASON}
+        aria-label={`${text}. ${REVENUE_HIDDEN_REASON}`}
+        data-qualifier="suppressed"
+      >
+        {text}
+      </span>
+    );
+  }
+  if (figure.qualifier === "estimated") {
+    return (
+      <span
+        class="figure estimated"
+        title={REVENUE_ESTIMATED_REASON}
+        aria-label={`${text}. ${REVENUE_ESTIMATED_REASON}`}
+        data-qualifier="estimated"
+      >
+        {text}
+      </span>
+    );
+  }
+  return (
+    <span class="figure" data-qualifier="exact">
+      {text}
+    </span>
+  );
+}
