@@ -13,13 +13,27 @@ import { launchChromium } from "../helpers/browser";
 import { serveOnLoopback, type LoopbackServer } from "../helpers/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStack, type Stack } from "../helpers/stack";
-import { BROWSER_UA, collectorCounts, count, createGoal, createSite, ensureTrackerBuilt, openDb, rows, sleep, type TestSite } from "../collector/helpers";
+import {
+  BROWSER_UA,
+  collectorCounts,
+  count,
+  createGoal,
+  createSite,
+  ensureTrackerBuilt,
+  openDb,
+  rows,
+  sleep,
+  type TestSite,
+} from "../collector/helpers";
 import { eventually } from "../helpers/wait";
 import { BeaconRecorder } from "../helpers/beacon-recorder";
 import { BEACON_BODY_LIMIT } from "../../worker/lib/beacon-limits";
 
 // The callbacks passed to page.evaluate run in the page; these are the page globals they use.
-declare const window: { scrollY: number; innerHeight: number; wren?: { v?: number; props(props: unknown): void } } & Record<string, any>;
+declare const window: { scrollY: number; innerHeight: number; wren?: { v?: number; props(props: unknown): void } } & Record<
+  string,
+  any
+>;
 declare const document: { documentElement: { scrollHeight: number }; referrer: string };
 
 let stack: Stack;
@@ -28,7 +42,16 @@ let shop: TestSite;
 let browser: Browser;
 let pages: LoopbackServer;
 let pagePort: number;
-let goals: { article: string; signup: string; read: string; scrolled: string; purchase: string; spaStep: string; landing: string; notFound: string };
+let goals: {
+  article: string;
+  signup: string;
+  read: string;
+  scrolled: string;
+  purchase: string;
+  spaStep: string;
+  landing: string;
+  notFound: string;
+};
 const recorder = new BeaconRecorder(() => stack.url);
 
 /** The site's backend: the page hands it `wren.session()`, it posts the conversion to /s2s. */
@@ -50,37 +73,40 @@ function html(title: string, body: string, head = ""): string {
 
 const article = () =>
   html(
-  "Article",
-  `<h1>An article worth reading</h1>
+    "Article",
+    `<h1>An article worth reading</h1>
    <p id="lead">Long enough to be the largest contentful paint of this page, and to read for a while.</p>
    <button id="signup" onclick="wren.track('signup', {value: 42})">Sign up</button>
    <div style="height: 4000px; background: linear-gradient(#fff, #eee)"></div>
    <p id="end">The end.</p>`,
-);
+  );
 
 const spa = () =>
   html(
-  "App",
-  `<h1>Single-page app</h1>
+    "App",
+    `<h1>Single-page app</h1>
    <button id="step2" onclick="history.pushState({}, '', '/spa/step-2')">Step 2</button>
    <button id="step3" onclick="history.pushState({}, '', '/spa/step-3')">Step 3</button>
    <button id="same" onclick="history.replaceState({x: 1}, '', location.pathname)">Same path</button>`,
-);
+  );
 
 // A hostile page: storage throws and sendBeacon is broken; the tracker must cope silently.
 const hostile = () =>
   html(
-  "Hostile",
-  `<h1>Hostile page</h1><button id="go" onclick="wren.track('signup')">Go</button>`,
-  `<script>
+    "Hostile",
+    `<h1>Hostile page</h1><button id="go" onclick="wren.track('signup')">Go</button>`,
+    `<script>
      Object.defineProperty(window, "sessionStorage", { get() { throw new DOMException("denied", "SecurityError"); } });
      navigator.sendBeacon = function () { throw new Error("beacons disabled"); };
    </script>`,
-);
+  );
 
 // The snippet told to leave vitals out.
 const noVitals = () =>
-  html("No vitals", "<h1>No vitals here</h1><p>Painted, and measured by nobody.</p>").replace("<script defer", '<script data-vitals="false" defer');
+  html("No vitals", "<h1>No vitals here</h1><p>Painted, and measured by nobody.</p>").replace(
+    "<script defer",
+    '<script data-vitals="false" defer',
+  );
 
 /** A page of the tracker's options; `snippet` is the tag (through the recorder, or the site's own). */
 function optionsPage(path: string): string | null {
@@ -106,7 +132,14 @@ function optionsPage(path: string): string | null {
       );
     case "/props-huge":
       // 30 props of 200 three-byte characters: the pageview alone is over the body limit.
-      return page("Huge", shop.snippet.replace("<script ", `<script data-props='${JSON.stringify(Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`p${i}`, "語".repeat(200)])))}' `), "<p>Huge props</p>");
+      return page(
+        "Huge",
+        shop.snippet.replace(
+          "<script ",
+          `<script data-props='${JSON.stringify(Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`p${i}`, "語".repeat(200)])))}' `,
+        ),
+        "<p>Huge props</p>",
+      );
     case "/missing/page":
       return page(
         "Not found",
@@ -125,7 +158,11 @@ function optionsPage(path: string): string | null {
       return page("Partner", "", "<p>Another site, without the snippet.</p>");
     case "/history-app/":
       // data-props that do not parse are ignored: the pageviews still go (a refused beacon would lose them).
-      return page("History app", shop.snippet.replace("<script ", `<script data-props='{"author": ana}' `), `<button id="anchor" onclick="location.hash = '#/settings'">Anchor</button>`);
+      return page(
+        "History app",
+        shop.snippet.replace("<script ", `<script data-props='{"author": ana}' `),
+        `<button id="anchor" onclick="location.hash = '#/settings'">Anchor</button>`,
+      );
   }
   return null;
 }
@@ -156,9 +193,9 @@ function servePage(req: IncomingMessage, res: ServerResponse): void {
           ? hostile()
           : path === "/no-vitals"
             ? noVitals()
-          : path === "/from"
-            ? html("From", `<a id="go" href="${new URL(req.url ?? "/", "http://x").searchParams.get("to") ?? "/next"}">Go</a>`)
-            : html("Next", "<p>Next page</p>");
+            : path === "/from"
+              ? html("From", `<a id="go" href="${new URL(req.url ?? "/", "http://x").searchParams.get("to") ?? "/next"}">Go</a>`)
+              : html("Next", "<p>Next page</p>");
   res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page);
 }
 
@@ -169,7 +206,6 @@ async function newPage(options: { userAgent?: string } = {}): Promise<{ context:
   page.on("pageerror", (error) => errors.push(error));
   return { context, page, errors };
 }
-
 
 const conversionsOf = (goal: string) => count(db, "SELECT count(*) FROM conversions WHERE goal_id = ?", [goal]);
 
@@ -213,8 +249,17 @@ describe("the tracker on the registered domain", () => {
     expect(await page.evaluate(() => typeof (window as unknown as { wren?: { v?: number } }).wren?.v)).toBe("number");
 
     // The pageview arrives and counts on the page goal.
-    expect(await eventually(() => count(db, "SELECT count(*) FROM events WHERE kind = 'pageview' AND path = '/article'"), (n) => n === 1)).toBe(1);
-    const [session] = await rows<{ id: string; entry_path: string }>(db, "SELECT id, entry_path FROM sessions WHERE site_id = ?", [shop.id]);
+    expect(
+      await eventually(
+        () => count(db, "SELECT count(*) FROM events WHERE kind = 'pageview' AND path = '/article'"),
+        (n) => n === 1,
+      ),
+    ).toBe(1);
+    const [session] = await rows<{ id: string; entry_path: string }>(
+      db,
+      "SELECT id, entry_path FROM sessions WHERE site_id = ?",
+      [shop.id],
+    );
     expect(session!.entry_path).toBe("/article");
 
     // Once web-vitals has loaded, interact: a click (an INP interaction, and the custom event) and a scroll to the end.
@@ -259,7 +304,8 @@ describe("the tracker on the registered domain", () => {
     expect(await count(db, "SELECT count(*) FROM vitals WHERE session_id <> ?", [session!.id])).toBe(0);
     // Besides, only the next page's TTFB and FCP, which left with its pageview or first paint.
     const others = await eventually(
-      () => rows<{ path: string; metric: string }>(db, "SELECT path, metric FROM vitals WHERE path <> '/article' ORDER BY metric"),
+      () =>
+        rows<{ path: string; metric: string }>(db, "SELECT path, metric FROM vitals WHERE path <> '/article' ORDER BY metric"),
       (found) => found.length >= 2,
     );
     expect(others).toEqual([
@@ -267,25 +313,42 @@ describe("the tracker on the registered domain", () => {
       { path: "/next", metric: "TTFB" },
     ]);
 
-    await eventually(() => conversionsOf(goals.scrolled), (n) => n === 1);
+    await eventually(
+      () => conversionsOf(goals.scrolled),
+      (n) => n === 1,
+    );
     expect(await conversionsOf(goals.article)).toBe(1);
-    expect(await rows(db, "SELECT value, source FROM conversions WHERE goal_id = ?", [goals.signup])).toEqual([{ value: 42, source: "beacon" }]);
+    expect(await rows(db, "SELECT value, source FROM conversions WHERE goal_id = ?", [goals.signup])).toEqual([
+      { value: 42, source: "beacon" },
+    ]);
     expect(await conversionsOf(goals.read)).toBe(1);
     expect(await conversionsOf(goals.scrolled)).toBe(1);
-    expect(await rows(db, "SELECT value, source FROM conversions WHERE goal_id = ?", [goals.purchase])).toEqual([{ value: 99.5, source: "s2s" }]);
+    expect(await rows(db, "SELECT value, source FROM conversions WHERE goal_id = ?", [goals.purchase])).toEqual([
+      { value: 99.5, source: "s2s" },
+    ]);
     // Every conversion, from the browser and from the backend, is on the one session.
-    expect(await rows(db, "SELECT DISTINCT session_id FROM conversions WHERE site_id = ?", [shop.id])).toEqual([{ session_id: session!.id }]);
+    expect(await rows(db, "SELECT DISTINCT session_id FROM conversions WHERE site_id = ?", [shop.id])).toEqual([
+      { session_id: session!.id },
+    ]);
 
-    const engagement = await rows<{ seconds: number; scroll: number }>(db, "SELECT max(seconds) AS seconds, max(scroll_depth) AS scroll FROM events WHERE kind = 'engagement' AND path = '/article'");
+    const engagement = await rows<{ seconds: number; scroll: number }>(
+      db,
+      "SELECT max(seconds) AS seconds, max(scroll_depth) AS scroll FROM events WHERE kind = 'engagement' AND path = '/article'",
+    );
     expect(engagement[0]!.seconds).toBeGreaterThanOrEqual(2);
     expect(engagement[0]!.scroll).toBe(100);
     expect(await count(db, "SELECT count(*) FROM events WHERE kind = 'event' AND name = 'signup' AND value = 42")).toBe(1);
 
     // The next page of the same tab continues the session.
-    await eventually(() => count(db, "SELECT count(*) FROM events WHERE kind = 'pageview' AND path = '/next'"), (n) => n === 1);
+    await eventually(
+      () => count(db, "SELECT count(*) FROM events WHERE kind = 'pageview' AND path = '/next'"),
+      (n) => n === 1,
+    );
     expect(await count(db, "SELECT count(*) FROM events WHERE session_id = ? AND kind = 'pageview'", [session!.id])).toBe(2);
     expect(await count(db, "SELECT count(*) FROM sessions WHERE site_id = ?", [shop.id])).toBe(1);
-    expect(await rows(db, "SELECT origin FROM site_beacons WHERE site_id = ?", [shop.id])).toEqual([{ origin: `http://shop.test:${pagePort}` }]);
+    expect(await rows(db, "SELECT origin FROM site_beacons WHERE site_id = ?", [shop.id])).toEqual([
+      { origin: `http://shop.test:${pagePort}` },
+    ]);
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -297,7 +360,9 @@ describe("the tracker on the registered domain", () => {
     await page.waitForFunction(() => performance.getEntriesByName("first-contentful-paint").length > 0);
     await page.waitForLoadState("load");
     await sleep(300); // the vitals part would load just after the load event
-    expect(await page.evaluate(() => performance.getEntriesByType("resource").some((e) => e.name.includes("t.js?vitals")))).toBe(false);
+    expect(await page.evaluate(() => performance.getEntriesByType("resource").some((e) => e.name.includes("t.js?vitals")))).toBe(
+      false,
+    );
     await page.goto(`http://shop.test:${pagePort}/next`);
     // Its pageview and its engagement arrive (so its beacons were sent); no vitals came with them.
     const kinds = await eventually(
@@ -338,7 +403,9 @@ describe("the tracker on the registered domain", () => {
     const { context, page, errors } = await newPage();
     const pageviews = () => count(db, "SELECT count(*) FROM events WHERE kind = 'pageview'");
     const before = await pageviews();
-    await page.goto(`http://shop.test:${pagePort}/spa?utm_source=newsletter&utm_medium=email&utm_campaign=launch%20week&email=alice%40example.com&token=s3cr3t`);
+    await page.goto(
+      `http://shop.test:${pagePort}/spa?utm_source=newsletter&utm_medium=email&utm_campaign=launch%20week&email=alice%40example.com&token=s3cr3t`,
+    );
     // The landing's beacon is stored before the navigation's is sent: two in flight may be stored in either order.
     await eventually(pageviews, (n) => n === before + 1);
     await page.click("#step2");
@@ -353,14 +420,33 @@ describe("the tracker on the registered domain", () => {
     // Chromium's Client Hints win over the User-Agent it was told to present; loopback has no country.
     const visitor = { browser: `Chromium ${browser.version().split(".")[0]}`, os: "Linux", device: "desktop", country: null };
     expect(views).toEqual([
-      { path: "/spa", source: "Direct / None", utm_source: "newsletter", utm_medium: "email", utm_campaign: "launch week", utm_content: null, utm_term: null, ...visitor },
+      {
+        path: "/spa",
+        source: "Direct / None",
+        utm_source: "newsletter",
+        utm_medium: "email",
+        utm_campaign: "launch week",
+        utm_content: null,
+        utm_term: null,
+        ...visitor,
+      },
       // A navigation inside the page is not a landing: no campaign, and the page itself is no referrer.
-      { path: "/spa/step-2", source: "Direct / None", utm_source: null, utm_medium: null, utm_campaign: null, utm_content: null, utm_term: null, ...visitor },
+      {
+        path: "/spa/step-2",
+        source: "Direct / None",
+        utm_source: null,
+        utm_medium: null,
+        utm_campaign: null,
+        utm_content: null,
+        utm_term: null,
+        ...visitor,
+      },
     ]);
     // Nothing of the rest of the query string, of the User-Agent or of the address is stored anywhere.
     for (const { name } of await rows<{ name: string }>(db, "SELECT name FROM sqlite_master WHERE type = 'table'")) {
       const dump = JSON.stringify(await rows(db, `SELECT * FROM "${name}"`));
-      for (const secret of ["alice", "s3cr3t", BROWSER_UA, "X11; Linux x86_64", "AppleWebKit", "127.0.0.1"]) expect(dump, name).not.toContain(secret);
+      for (const secret of ["alice", "s3cr3t", BROWSER_UA, "X11; Linux x86_64", "AppleWebKit", "127.0.0.1"])
+        expect(dump, name).not.toContain(secret);
     }
     expect(errors).toEqual([]);
     await context.close();
@@ -413,7 +499,12 @@ describe("the tracker on the registered domain", () => {
       w.wren.track("signup", null);
     });
     // fetch(keepalive) carried the beacons that sendBeacon could not: the pageview and three events.
-    expect(await eventually(() => count(db, "SELECT count(*) FROM events WHERE path = '/hostile'"), (n) => n === before + 4)).toBe(before + 4);
+    expect(
+      await eventually(
+        () => count(db, "SELECT count(*) FROM events WHERE path = '/hostile'"),
+        (n) => n === before + 4,
+      ),
+    ).toBe(before + 4);
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -434,7 +525,10 @@ describe("the same snippet on another domain", () => {
     for (let i = 0; i < 12; i++) await page.mouse.wheel(0, 500);
     await sleep(2_300);
     await page.goto(`http://evil.test:${pagePort}/next`);
-    await eventually(async () => refusals.length, (n) => n >= 3);
+    await eventually(
+      async () => refusals.length,
+      (n) => n >= 3,
+    );
     await sleep(500);
     expect(refusals.length).toBeGreaterThanOrEqual(3);
     expect(new Set(refusals)).toEqual(new Set([403]));
@@ -455,7 +549,10 @@ describe("the same snippet on another domain", () => {
     await page.goto(`http://shop.test:${pagePort}/next`);
     // The pageview, then (when the page painted after the tracker ran) its TTFB and FCP.
     await page.waitForFunction(() => performance.getEntriesByName("first-contentful-paint").length > 0);
-    await eventually(async () => statuses.length, (n) => n >= 1);
+    await eventually(
+      async () => statuses.length,
+      (n) => n >= 1,
+    );
     await sleep(300);
     expect(statuses.length).toBeGreaterThanOrEqual(1);
     expect(new Set(statuses)).toEqual(new Set([403]));
@@ -466,13 +563,19 @@ describe("the same snippet on another domain", () => {
 
 describe("the tracker's options", () => {
   const beaconsOf = (name: string) => recorder.beacons().filter((b) => b.body?.events.some((e) => e.name === name));
-  const linkPartLoaded = (page: Page) => page.waitForFunction(() => performance.getEntriesByType("resource").some((e) => e.name.endsWith("/w/t.js?track")));
+  const linkPartLoaded = (page: Page) =>
+    page.waitForFunction(() => performance.getEntriesByType("resource").some((e) => e.name.endsWith("/w/t.js?track")));
 
   it("sends an outbound click by sendBeacon before the next page loads: left click, middle click and keyboard alike, the link's origin only", async () => {
     const { context, page, errors } = await newPage();
     const links = `http://shop.test:${pagePort}/links`;
     const partner = `http://evil.test:${pagePort}/partner?from=links`;
-    const outbound = { type: "event", path: "/links", name: "Outbound Link: Click", props: { url: `http://evil.test:${pagePort}` } };
+    const outbound = {
+      type: "event",
+      path: "/links",
+      name: "Outbound Link: Click",
+      props: { url: `http://evil.test:${pagePort}` },
+    };
 
     await page.goto(links);
     await linkPartLoaded(page);
@@ -485,7 +588,10 @@ describe("the tracker's options", () => {
     await page.goto(links);
     await linkPartLoaded(page);
     await page.click("#out", { button: "middle" });
-    await eventually(async () => beaconsOf("Outbound Link: Click").length, (n) => n === 2);
+    await eventually(
+      async () => beaconsOf("Outbound Link: Click").length,
+      (n) => n === 2,
+    );
     await page.click("#out", { button: "right" });
     await page.keyboard.press("Escape");
     await Promise.all([page.waitForURL(/\/elsewhere$/, { waitUntil: "load" }), page.click("#inside")]);
@@ -508,7 +614,10 @@ describe("the tracker's options", () => {
     await linkPartLoaded(page);
     await page.click("#pdf");
     await page.click("#csv-inner"); // a click inside the link counts as the link's
-    const downloads = await eventually(async () => beaconsOf("File Download"), (found) => found.length === 2);
+    const downloads = await eventually(
+      async () => beaconsOf("File Download"),
+      (found) => found.length === 2,
+    );
     expect(downloads.map((b) => b.body!.events)).toEqual([
       [{ type: "event", path: "/links", name: "File Download", props: { file: "/files/report.pdf" } }],
       [{ type: "event", path: "/links", name: "File Download", props: { file: `evil.test:${pagePort}/files/export.csv` } }],
@@ -521,11 +630,21 @@ describe("the tracker's options", () => {
     const { context, page, errors } = await newPage();
     await page.goto(`http://shop.test:${pagePort}/missing/page`);
     const found = await eventually(
-      () => rows<{ name: string; path: string }>(db, "SELECT name, path FROM events WHERE kind = 'event' AND name = '404'"),
+      () =>
+        rows<{ name: string; path: string; props: string | null }>(
+          db,
+          "SELECT name, path, props FROM events WHERE kind = 'event' AND name = '404'",
+        ),
       (r) => r.length === 1,
     );
-    expect(found).toEqual([{ name: "404", path: "/missing/page" }]);
-    expect(await eventually(() => conversionsOf(goals.notFound), (n) => n === 1)).toBe(1);
+    // The collector gives it its own path as the prop `path` (what the not-found goal is broken down by).
+    expect(found).toEqual([{ name: "404", path: "/missing/page", props: JSON.stringify({ path: "/missing/page" }) }]);
+    expect(
+      await eventually(
+        () => conversionsOf(goals.notFound),
+        (n) => n === 1,
+      ),
+    ).toBe(1);
     expect(await rows(db, "SELECT source FROM conversions WHERE goal_id = ?", [goals.notFound])).toEqual([{ source: "beacon" }]);
     expect(errors).toEqual([]);
     await context.close();
@@ -535,23 +654,44 @@ describe("the tracker's options", () => {
     const { context, page, errors } = await newPage();
     await page.goto(`http://shop.test:${pagePort}/props`);
     const pageviews = () => recorder.events().filter((e) => e.type === "pageview" && e.path.startsWith("/props"));
-    await eventually(async () => pageviews(), (found) => found.length === 1);
+    await eventually(
+      async () => pageviews(),
+      (found) => found.length === 1,
+    );
     expect(pageviews()[0]).toMatchObject({ path: "/props", props: { author: "ana", draft: "false" } });
     expect(Object.keys(pageviews()[0]!.props!)).toEqual(["author", "draft"]);
 
     await page.click("#buy");
-    const purchase = await eventually(async () => recorder.events().filter((e) => e.name === "purchase"), (found) => found.length === 1);
-    expect(purchase).toEqual([{ type: "event", path: "/props", name: "purchase", value: 2, props: { plan: "pro", seats: "3" }, revenue: { amount: 12.5, currency: "EUR" } }]);
+    const purchase = await eventually(
+      async () => recorder.events().filter((e) => e.name === "purchase"),
+      (found) => found.length === 1,
+    );
+    expect(purchase).toEqual([
+      {
+        type: "event",
+        path: "/props",
+        name: "purchase",
+        value: 2,
+        props: { plan: "pro", seats: "3" },
+        revenue: { amount: 12.5, currency: "EUR" },
+      },
+    ]);
 
     await page.evaluate(() => {
       window.wren!.props({ section: "docs", page: 2 });
       window.history.pushState({}, "", "/props/two");
     });
-    await eventually(async () => pageviews(), (found) => found.length === 2);
+    await eventually(
+      async () => pageviews(),
+      (found) => found.length === 2,
+    );
     expect(pageviews()[1]).toEqual({ type: "pageview", path: "/props/two", props: { section: "docs", page: "2" } });
 
     await page.click("#burst");
-    const burst = await eventually(async () => recorder.beacons().filter((b) => b.body?.events.some((e) => e.name?.startsWith("step "))), (found) => found.length === 5);
+    const burst = await eventually(
+      async () => recorder.beacons().filter((b) => b.body?.events.some((e) => e.name?.startsWith("step "))),
+      (found) => found.length === 5,
+    );
     // Five beacons in flight at once reach the recorder in any order: the set is what the tracker owes.
     const sent = burst.flatMap((b) => b.body!.events.map((e) => [e.name, Object.keys(e.props!).length]));
     expect(sent.sort((a, b) => String(a[0]).localeCompare(String(b[0])))).toEqual([0, 1, 2, 3, 4].map((i) => [`step ${i}`, 30]));
@@ -566,7 +706,12 @@ describe("the tracker's options", () => {
   it("counts a pageview whose data-props alone are over the body limit, without them", async () => {
     const { context, page, errors } = await newPage();
     await page.goto(`http://shop.test:${pagePort}/props-huge`);
-    expect(await eventually(() => count(db, "SELECT count(*) FROM events WHERE kind = 'pageview' AND path = '/props-huge'"), (n) => n === 1)).toBe(1);
+    expect(
+      await eventually(
+        () => count(db, "SELECT count(*) FROM events WHERE kind = 'pageview' AND path = '/props-huge'"),
+        (n) => n === 1,
+      ),
+    ).toBe(1);
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -575,7 +720,8 @@ describe("the tracker's options", () => {
     const { context, page, errors } = await newPage();
     const hashPageviews = (n: number) =>
       eventually(
-        () => rows<{ path: string }>(db, "SELECT path FROM events WHERE kind = 'pageview' AND path LIKE '/hash-app/%' ORDER BY id"),
+        () =>
+          rows<{ path: string }>(db, "SELECT path FROM events WHERE kind = 'pageview' AND path LIKE '/hash-app/%' ORDER BY id"),
         (found) => found.length === n,
       );
     await page.goto(`http://shop.test:${pagePort}/hash-app/`);
@@ -590,10 +736,16 @@ describe("the tracker's options", () => {
     expect(paths.map((p) => p.path)).toEqual(["/hash-app/", "/hash-app/settings", "/hash-app/inbox", "/hash-app/settings"]);
 
     await page.goto(`http://shop.test:${pagePort}/history-app/`);
-    await eventually(() => count(db, "SELECT count(*) FROM events WHERE kind = 'pageview' AND path = '/history-app/'"), (n) => n === 1);
+    await eventually(
+      () => count(db, "SELECT count(*) FROM events WHERE kind = 'pageview' AND path = '/history-app/'"),
+      (n) => n === 1,
+    );
     await page.click("#anchor");
     await page.goto(`http://shop.test:${pagePort}/history-app/`); // a beacon after the hash change has had its time
-    await eventually(() => count(db, "SELECT count(*) FROM events WHERE kind = 'pageview' AND path = '/history-app/'"), (n) => n === 2);
+    await eventually(
+      () => count(db, "SELECT count(*) FROM events WHERE kind = 'pageview' AND path = '/history-app/'"),
+      (n) => n === 2,
+    );
     expect(await count(db, "SELECT count(*) FROM events WHERE kind = 'pageview' AND path LIKE '/history-app/_%'")).toBe(0);
     expect(errors).toEqual([]);
     await context.close();

@@ -12,6 +12,7 @@ import type { CollectorWorkerEnv } from "./env";
 import { countsOncePerSession, goalCompleted } from "./goals";
 import { canonicalHostname, corsHeaders, originAllowed, requestOrigin, type RequestOrigin } from "./origin";
 import { keptProps, noteDrops } from "./props";
+import { NOT_FOUND_EVENT, NOT_FOUND_PROP } from "../lib/reserved-events";
 import { emptyRequest, type BeaconSeen, type IngestRequest } from "./rows";
 import { describeIssue } from "../lib/issues";
 import { pageviewDimensions, visitorDimensions, type VisitorDimensions } from "./dimensions/visitor";
@@ -73,6 +74,11 @@ function referrerHost(referrer: string | undefined, origin: RequestOrigin): stri
   }
 }
 
+/** A `404` event's props with its own path added (NOT_FOUND_PROP), whatever the allowlist: the collector's, not the page's. */
+function withMissingPath(props: string | null, path: string): string {
+  return JSON.stringify({ ...(props ? (JSON.parse(props) as Record<string, string>) : {}), [NOT_FOUND_PROP]: path });
+}
+
 export function beaconRows(
   beacon: BeaconBody,
   site: SiteConfig,
@@ -85,7 +91,8 @@ export function beaconRows(
   let entryPath: string | null = null;
   for (const event of beacon.events) {
     // Pageviews and events carry props; the drops are counted once per event, its conversions keep the same props.
-    const { json: props, drops } = keptProps(event.type === "pageview" || event.type === "event" ? event.props : undefined, site.props);
+    const { json: sent, drops } = keptProps(event.type === "pageview" || event.type === "event" ? event.props : undefined, site.props);
+    const props = event.type === "event" && event.name === NOT_FOUND_EVENT ? withMissingPath(sent, event.path) : sent;
     noteDrops(rows.propDrops, site.id, now, drops);
     const common = { siteId: site.id, sessionId, path: event.path, ts: now, dimensions: null, props };
     switch (event.type) {

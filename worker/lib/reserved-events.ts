@@ -10,6 +10,12 @@ export const OUTBOUND_EVENT = "Outbound Link: Click";
 export const DOWNLOAD_EVENT = "File Download";
 /** `wren.notFound()` on the site's 404 page, on the missing path. Goal kind `not-found`. */
 export const NOT_FOUND_EVENT = "404";
+/**
+ * The prop the collector gives a `404` event: its own path, the missing one, so that a not-found
+ * goal's paths are a `prop:path` breakdown like an outbound goal's hosts (the pages of the
+ * visits that reached one would list every page they saw).
+ */
+export const NOT_FOUND_PROP = "path";
 
 /** A download goal's `match`: space-separated extensions without their dot, or `*` for any. */
 export const DOWNLOAD_MATCH_PATTERN = /^(\*|[a-z0-9]{1,10}( [a-z0-9]{1,10}){0,49})$/;

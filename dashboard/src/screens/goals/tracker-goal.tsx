@@ -1,15 +1,13 @@
 /**
  * What a tracker goal counted, opened under its row of the conversions table: an `outbound`
  * goal's links by host (`dimension=prop:url&goal=ID`), a `download` goal's files
- * (`dimension=prop:file&goal=ID`), a `not-found` goal's pages (GET /api/v1/pages with
- * `filter=goal:ID`: the pages of the sessions that reached a missing one, the missing paths
- * among them). One table for the three, every figure through the k-filter as elsewhere: hidden
+ * (`dimension=prop:file&goal=ID`), a `not-found` goal's missing paths (`dimension=prop:path&goal=ID`:
+ * the collector gives each `404` event its own path as that prop). One table for the three, every figure through the k-filter as elsewhere: hidden
  * values in the `other` row, qualifiers drawn by FigureView. Whole days only (properties and
  * filters are read from per-session rows): an hourly period reads yesterday, and says so.
  */
 import { api, unwrap, type Figure } from "../../api/client";
-import { filterQuery, filters, filterText, MAX_FILTERS, type Filter } from "../../state/filters";
-import { withFilter } from "../../state/filter-text";
+import { filterQuery, filters, filterText, type Filter } from "../../state/filters";
 import { useLoad } from "../../state/load";
 import { dayPeriodParams, isHourly, period } from "../../state/period";
 import { FigureView } from "../../ui/figure";
@@ -23,13 +21,13 @@ export type TrackerKind = "outbound" | "download" | "not-found";
 export const TRACKER_DETAIL: Readonly<Record<TrackerKind, { show: string; column: string; caption: string; what: string }>> = {
   outbound: { show: "Show hosts", column: "Host", caption: "Outbound clicks by host", what: "hosts" },
   download: { show: "Show files", column: "File", caption: "Downloads by file", what: "files" },
-  "not-found": { show: "Show paths", column: "Path", caption: "Pages of the visits that reached a missing page", what: "paths" },
+  "not-found": { show: "Show paths", column: "Path", caption: "Missing pages by path", what: "paths" },
 };
 
 export const isTrackerKind = (kind: string): kind is TrackerKind => Object.hasOwn(TRACKER_DETAIL, kind);
 
-/** The prop each kind's events carry (docs/collector.md, reserved props). */
-const PROP: Readonly<Record<Exclude<TrackerKind, "not-found">, string>> = { outbound: "prop:url", download: "prop:file" };
+/** The prop each kind's events carry (docs/collector.md, reserved props; `path` the collector's own). */
+const PROP: Readonly<Record<TrackerKind, string>> = { outbound: "prop:url", download: "prop:file", "not-found": "prop:path" };
 
 interface DetailRow {
   label: string | null;
@@ -42,27 +40,10 @@ const GOALS_LIMIT = 50;
 
 export function TrackerGoalDetail({ site, goal, kind, name }: { site: string; goal: string; kind: TrackerKind; name: string }) {
   const days = dayPeriodParams(period.value);
-  // The report filters; a missing page's visits are those with the goal (in place of another goal's filter).
-  const list: readonly Filter[] | null = kind === "not-found" ? withFilter(filters.value, "goal", goal) : filters.value;
-  const { filter } = filterQuery(list ?? []);
+  const list: readonly Filter[] = filters.value;
+  const { filter } = filterQuery(list);
   const spec = TRACKER_DETAIL[kind];
   const load = useLoad(async () => {
-    if (!list) return null;
-    if (kind === "not-found") {
-      const report = await unwrap(
-        api.GET("/api/v1/pages", {
-          params: { query: { site, ...days, filter, sort: "visitors", order: "desc", limit: GOALS_LIMIT } },
-        }),
-      );
-      if (typeof report === "string") throw new Error("The pages came back as text.");
-      const rows: DetailRow[] = report.rows.map((r) => ({
-        label: r.path,
-        other: r.other,
-        visitors: r.visitors,
-        events: r.pageviews,
-      }));
-      return { k: report.k, period: report.period, rows };
-    }
     const report = await unwrap(
       api.GET("/api/v1/breakdown", {
         params: {
@@ -77,7 +58,7 @@ export function TrackerGoalDetail({ site, goal, kind, name }: { site: string; go
       events: r.pageviews,
     }));
     return { k: report.k, period: report.period, rows };
-  }, [site, goal, JSON.stringify(days), (list ?? []).map(filterText).join()]);
+  }, [site, goal, JSON.stringify(days), list.map(filterText).join()]);
   return (
     <div class="tracker-goal-detail">
       {isHourly(period.value) && (
@@ -87,11 +68,7 @@ export function TrackerGoalDetail({ site, goal, kind, name }: { site: string; go
       )}
       <Loaded load={load} what={`the ${spec.what}`}>
         {(data) =>
-          data === null ? (
-            <p class="report-note" role="note">
-              The paths need the goal as a filter, and {MAX_FILTERS} are set: remove one to see them.
-            </p>
-          ) : data.rows.length === 0 ? (
+          data.rows.length === 0 ? (
             <Empty>
               <p>Nothing recorded for {name} in this period.</p>
             </Empty>
@@ -108,7 +85,7 @@ export function TrackerGoalDetail({ site, goal, kind, name }: { site: string; go
                     Visitors
                   </th>
                   <th scope="col" class="num">
-                    {kind === "not-found" ? "Pageviews" : "Clicks"}
+                    {kind === "not-found" ? "Hits" : "Clicks"}
                   </th>
                 </tr>
               </thead>
