@@ -1,5 +1,6 @@
 /**
- * A site's first day in real Chromium against the real stack: a verified site (Europe/Berlin)
+ * A site's first day in real Chromium against the real stack: a verified site (Europe/Berlin, or
+ * another zone when Berlin's day has just begun: see ZONE)
  * with six visitors in an hour that has closed and one beacon in the running hour shows the
  * Overview's first-day panel — the band of beacons, up to when it is counted, and when this
  * hour's and today's figures appear, in the site's zone — and every report screen starts with
@@ -18,7 +19,15 @@ import { waitForPublication } from "../helpers/stack";
 import { addEvents } from "../reports/helpers";
 
 const DOMAIN = "first-day.wren.test";
-const ZONE = "Europe/Berlin";
+/**
+ * The site's zone: one where the seeded hour and the three before it lie in today, local — Berlin
+ * unless its day began less than five hours ago (then a seeded hour yesterday reads by other rules,
+ * and a CI run between 23:00 and 04:00 UTC failed), else New York or Tokyo.
+ */
+const ZONE = ["Europe/Berlin", "America/New_York", "Asia/Tokyo"].find((zone) => {
+  const hour = Number(new Intl.DateTimeFormat("en-GB", { timeZone: zone, hour: "2-digit", hourCycle: "h23" }).format(new Date()));
+  return hour >= 5 && hour <= 21;
+})!;
 const HOUR = 3_600_000;
 const GRACE = 15_000;
 
@@ -120,7 +129,7 @@ describe("the first day", () => {
       `This hour's figures appear at ${formatTime(arrivals.next_figures.hour, ZONE)} (${ZONE}); its pages and sources join today's ranges then; vitals and funnels at ${formatInstant(arrivals.next_figures.day, ZONE)}, when the day ends.`,
     );
     // The local time, in the site's zone: "15:00 CET" for an hour that ends at 14:00 UTC.
-    expect(formatTime(arrivals.next_figures.hour, ZONE)).toMatch(/^\d{2}:00 CES?T$/);
+    expect(formatTime(arrivals.next_figures.hour, ZONE)).toMatch(/^\d{2}:00 (?:[A-Z]{3,5}|GMT[+-]\d{1,2})$/);
     expect(errors).toEqual([]);
     await done();
   }, 60_000);
@@ -173,7 +182,9 @@ describe("the first day", () => {
     // The reasons the API gives (the hours before the day's first hour of k read as quiet hours).
     const series = (await f.admin("GET", `/api/v1/timeseries?site=${site}&period=24h`)).body;
     const given = new Map<string, string>(
-      series.points.filter((p: { hidden?: string }) => p.hidden).map((p: { start: string; hidden: string }) => [p.start, p.hidden]),
+      series.points
+        .filter((p: { hidden?: string }) => p.hidden)
+        .map((p: { start: string; hidden: string }) => [p.start, p.hidden]),
     );
     expect(given.size).toBeGreaterThan(0);
     expect([...given.values()].every((reason) => reason in REASONS)).toBe(true);
