@@ -100,6 +100,31 @@ export function bucketBounds(metric: VitalMetric, bucket: number): { lower: numb
  */
 export const BLOCK_LEVELS = [0, 1, 2, 3, 4, 5, 6] as const;
 
+/** The bucket holding a quantile's rank, the samples (or units) below and in it, and all of them. */
+export interface QuantileRank {
+  bucket: number;
+  below: number;
+  n: number;
+  total: number;
+}
+
+/**
+ * SQL: two CTEs, `c` and then `r`, over the histogram CTE `histogram` (columns `partition`…,
+ * `bucket`, `n`): `r` holds per partition the one bucket where the cumulative count first
+ * reaches the quantile `numerator / denominator` of the total — the rank quantileRange and
+ * durationMedianAt read — with `bucket`, `n`, `below` and `total`. Integer comparisons, so a
+ * rank on a bucket edge falls as the TypeScript loops put it.
+ */
+export function quantileRankSql(histogram: string, partition: readonly string[], numerator: number, denominator: number): string {
+  const over = partition.length > 0 ? `PARTITION BY ${partition.join(", ")} ` : "";
+  const columns = [...partition, "bucket", "n"].join(", ");
+  return (
+    `c AS (SELECT ${columns}, sum(n) OVER (${over}ORDER BY bucket) AS upto, sum(n) OVER (${over}) AS total FROM ${histogram}), ` +
+    `r AS (SELECT ${columns}, upto - n AS below, total FROM c ` +
+    `WHERE upto * ${denominator} >= total * ${numerator} AND (upto - n) * ${denominator} < total * ${numerator})`
+  );
+}
+
 /**
  * p75 as the report shows it (docs/reports.md, rule 8, "p75"). The rank's bucket alone can be a group
  * of one: five sybils at 10 ms and one at 60 s put rank 6 of 7 on a victim's sample. So p75 is
@@ -112,7 +137,7 @@ export const BLOCK_LEVELS = [0, 1, 2, 3, 4, 5, 6] as const;
  */
 export function quantileRange(
   metric: VitalMetric,
-  rank: { bucket: number; below: number; n: number; total: number },
+  rank: QuantileRank,
   level: number | null,
 ): { p75: Figure; p75_low: Figure; p75_high: Figure } {
   if (level === null) return { p75: SUPPRESSED, p75_low: SUPPRESSED, p75_high: SUPPRESSED };
@@ -177,20 +202,12 @@ export function durationMedian(histogram: Map<number, number>, k: number): { val
   return durationMedianAt({ bucket, below, n, total }, blocks, k);
 }
 
-/** The bucket holding a median, the units below and in it, and all the units. */
-export interface MedianRank {
-  bucket: number;
-  below: number;
-  n: number;
-  total: number;
-}
-
 /**
  * The median as durationMedian shows it, from its rank and the units in the rank bucket's block
  * at each level (`blocks`, by BLOCK_LEVELS), however they were counted (explore/medians.ts in SQL).
  */
 export function durationMedianAt(
-  rank: MedianRank,
+  rank: QuantileRank,
   blocks: readonly number[],
   k: number,
 ): { value: Figure; low: Figure; high: Figure } {

@@ -7,13 +7,13 @@
  * limit on a large site grouped by page and country.
  */
 import type { ReadOnlyDatabase } from "../../lib/read-only";
-import { BLOCK_LEVELS, type MedianRank } from "../histogram";
+import { BLOCK_LEVELS, quantileRankSql, type QuantileRank } from "../histogram";
 import type { ReportScope } from "../scope";
 import { keyPart, type CellKey } from "./cells";
 import type { Statement } from "./units";
 
 /** A group's median rank and block counts, by the JSON of its keys' values (as run.ts keys its cells). */
-export type GroupMedians = Map<string, { rank: MedianRank; blocks: number[] }>;
+export type GroupMedians = Map<string, { rank: QuantileRank; blocks: number[] }>;
 
 const valueOf = (v: unknown): string | number | null =>
   v === null || v === undefined ? null : typeof v === "number" || typeof v === "bigint" ? Number(v) : String(v);
@@ -26,7 +26,6 @@ export async function readDurationMedians(
 ): Promise<GroupMedians> {
   const parts = keys.map((key, at) => keyPart(key, scope, at));
   const names = keys.map((_, i) => `k${i}`);
-  const partition = names.length > 0 ? `PARTITION BY ${names.join(", ")} ` : "";
   const sameGroup = names.length > 0 ? names.map((k) => `h.${k} IS r.${k}`).join(" AND ") : "1";
   const perLevel = BLOCK_LEVELS.map((l) => `sum(CASE WHEN h.bucket >> ${l} = r.bucket >> ${l} THEN h.n ELSE 0 END) AS l${l}`);
   const rs = await db.query({
@@ -34,9 +33,9 @@ export async function readDurationMedians(
       `WITH u AS MATERIALIZED (${units.sql}), ` +
       `h AS MATERIALIZED (SELECT ${[...parts.map((p, i) => `${p.select} AS k${i}`), `${keyPart("duration", scope).select} AS bucket`, "count(*) AS n"].join(", ")} ` +
       `FROM u ${parts.map((p) => p.join ?? "").join(" ")} GROUP BY ${[...names, "bucket"].join(", ")}), ` +
-      `c AS (SELECT *, sum(n) OVER (${partition}ORDER BY bucket) AS upto, sum(n) OVER (${partition}) AS total FROM h WHERE bucket >= 0), ` +
-      "r AS (SELECT * FROM c WHERE upto * 2 >= total AND (upto - n) * 2 < total) " +
-      `SELECT ${[...names.map((k) => `r.${k} AS ${k}`), "r.bucket AS bucket", "r.n AS n", "r.upto - r.n AS below", "r.total AS total", ...perLevel].join(", ")} ` +
+      "spans AS (SELECT * FROM h WHERE bucket >= 0), " +
+      `${quantileRankSql("spans", names, 1, 2)} ` +
+      `SELECT ${[...names.map((k) => `r.${k} AS ${k}`), "r.bucket AS bucket", "r.n AS n", "r.below AS below", "r.total AS total", ...perLevel].join(", ")} ` +
       `FROM r JOIN h ON ${sameGroup} GROUP BY ${names.length > 0 ? names.map((k) => `r.${k}`).join(", ") : "r.bucket"}`,
     args: [...units.args, ...parts.flatMap((p) => p.joinArgs ?? [])],
   });

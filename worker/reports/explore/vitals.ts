@@ -10,7 +10,16 @@
 import type { ReadOnlyDatabase } from "../../lib/read-only";
 import { VITAL_METRICS } from "../../lib/schema";
 import { ratio, SUPPRESSED, type Figure } from "../figures";
-import { bandSql, BLOCK_LEVELS, bucketSql, quantileRange, THRESHOLDS, type VitalMetric } from "../histogram";
+import {
+  bandSql,
+  BLOCK_LEVELS,
+  bucketSql,
+  quantileRange,
+  quantileRankSql,
+  THRESHOLDS,
+  type QuantileRank,
+  type VitalMetric,
+} from "../histogram";
 import { pathFilter } from "../pattern";
 import { datesOf } from "../period";
 import type { ReportScope } from "../scope";
@@ -51,7 +60,7 @@ interface RowTally {
   /** The row's cell and each rating group's: distinct units, samples, key sum. */
   cells: Record<"all" | (typeof RATINGS)[number], Cell>;
   /** The bucket holding rank p75, the samples below it and in it, the row's samples; null without samples. */
-  rank: { bucket: number; below: number; n: number; total: number } | null;
+  rank: QuantileRank | null;
   /** Per block level (BLOCK_LEVELS), the distinct units with a sample in the rank bucket's block. */
   blockUnits: number[];
 }
@@ -80,9 +89,7 @@ async function tallies(db: ReadOnlyDatabase, samples: Statement): Promise<RowTal
       "FROM s GROUP BY path, metric, unit), " +
       `cells AS (SELECT path, metric, ${CELLS.map(perCell).join(", ")} FROM pu GROUP BY path, metric), ` +
       "h AS (SELECT path, metric, bucket, count(*) AS n FROM s GROUP BY path, metric, bucket), " +
-      "c AS (SELECT path, metric, bucket, n, sum(n) OVER (PARTITION BY path, metric ORDER BY bucket) AS upto, " +
-      "sum(n) OVER (PARTITION BY path, metric) AS total FROM h), " +
-      "r AS (SELECT path, metric, bucket, n, upto - n AS below, total FROM c WHERE upto * 4 >= total * 3 AND (upto - n) * 4 < total * 3), " +
+      `${quantileRankSql("h", ["path", "metric"], 3, 4)}, ` +
       `b AS (SELECT r.path AS path, r.metric AS metric, ${perLevel.join(", ")} FROM r JOIN s ON s.path = r.path AND s.metric = r.metric GROUP BY r.path, r.metric) ` +
       `SELECT cells.*, r.bucket AS bucket, r.below AS below, r.n AS n, r.total AS total, ${BLOCK_LEVELS.map((l) => `b.l${l} AS l${l}`).join(", ")} ` +
       "FROM cells LEFT JOIN r ON r.path = cells.path AND r.metric = cells.metric " +
