@@ -43,12 +43,12 @@ const DAY_MS = 86_400_000;
 const at = (minute: number) => Date.parse(`${Y}T12:00:00Z`) + minute * 60_000;
 
 /**
- * Yesterday's sessions: plan pro (24, the first 12 buying 10…120 EUR), free (12, the first 4 buying
- * 15…30 EUR), team (2: the `other` row), and 12 without a plan (in the US), the first 6 buying
- * 20…25 EUR: a country's buyers are shown only when the other countries' are 0 or at least k. Every row the test
- * expects shown has at least 12 units (and a goal's row at least 12 that did not convert), and
- * every row it expects hidden fewer than k: rule F's threshold is noisy, so a cell of 6–9 units
- * is shown or hidden by the stack's own noise key.
+ * Yesterday's sessions: plan pro (24, the first 12 buying 10…120 EUR), free (12, the first 4
+ * buying 15…30 EUR), team (2: the `other` row), and 12 without a plan (in the US), the first 6
+ * buying 20…25 EUR: a country's buyers are shown only when the other countries' are 0 or at least
+ * k. Every row the test expects shown has at least 12 units, and every row it expects hidden fewer
+ * than k: rule F's threshold is noisy, so a cell of 6–9 units is shown or hidden by each stack's
+ * own noise key.
  */
 const proSessions = Array.from({ length: 24 }, (_, i) => `pro-session-${String(i).padStart(2, "0")}xxxxxxx`);
 const pro = proSessions.slice(0, 12).map((s, i) => [s, (i + 1) * 1000] as const);
