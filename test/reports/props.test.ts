@@ -127,6 +127,34 @@ describe("the fold", () => {
     expect(await propRows(again.client)).toEqual(await propRows(db.client));
   });
 
+  it("adds a server-to-server conversion's props to its unit, and not a beacon conversion's (its event's are counted)", async () => {
+    const db = await fresh();
+    const goal = "purchase";
+    await addGoal(db.client, SITE, goal);
+    await addPropEvents(db.client, [{ session: "a", ts: at(DAY, 10, 1), props: { plan: "pro" } }]);
+    const conversion = (session: string | null, source: string, minute: number, props: object) => ({
+      sql: "INSERT INTO conversions (site_id, goal_id, session_id, source, ts, props) VALUES (?, ?, ?, ?, ?, ?)",
+      args: [SITE, goal, session, source, at(DAY, 11, minute), JSON.stringify(props)],
+    });
+    await db.client.batch(
+      [
+        conversion("a", "s2s", 1, { plan: "pro", tier: "gold" }),
+        conversion("a", "beacon", 2, { plan: "pro" }),
+        conversion(null, "s2s", 3, { plan: "free", seats: 3 }),
+      ],
+      "write",
+    );
+    await catchUp(db.client as never);
+    expect(await propRows(db.client)).toEqual(
+      sorted([
+        { day: DAY, name: "plan", value: "pro", unit: "a", events: 2 },
+        { day: DAY, name: "tier", value: "gold", unit: "a", events: 1 },
+        // A sessionless conversion is a unit of its own; a non-text value is not a label.
+        { day: DAY, name: "plan", value: "free", unit: "c:3", events: 1 },
+      ]),
+    );
+  });
+
   it("are deleted by retention with the other per-session rows, and with the site", async () => {
     const db = await fresh();
     await addPropEvents(db.client, [

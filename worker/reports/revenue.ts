@@ -12,6 +12,7 @@
  * without a pageview that day has no dimensions: explore/units.ts).
  */
 import type { ReadOnlyDatabase } from "../lib/read-only";
+import type { Row } from "@libsql/client";
 import type { Cell } from "./explore/cells";
 import type { Filter } from "./explore/filters";
 import { condition } from "./explore/units";
@@ -84,6 +85,19 @@ export function revenueFigures(
   };
 }
 
+/** A revenue cell from a row of the cell queries below (their columns are named alike). */
+function revenueCellOf(r: Row): RevenueCell {
+  return {
+    units: Number(r.units),
+    conversions: Number(r.conversions),
+    keySum: Number(r.key_sum),
+    cents: Number(r.cents ?? 0),
+    largest: Number(r.largest ?? 0),
+    shares: Number(r.shares ?? 0),
+    trueLargest: Number(r.true_largest ?? 0),
+  };
+}
+
 /** An engine cell with its revenue as the rule reads it. */
 export function engineRevenueCell(cell: Cell): RevenueCell {
   return {
@@ -115,20 +129,7 @@ export async function goalRevenueCells(
       `WHERE g.site_id = ? AND g.day >= ? AND g.day <= ? AND g.goal_id IN (${goalIds.map(() => "?").join(", ")}) GROUP BY g.goal_id`,
     args: [scope.siteId, scope.from, scope.to, ...goalIds],
   });
-  return new Map(
-    rs.rows.map((r) => [
-      String(r.goal),
-      {
-        units: Number(r.units),
-        conversions: Number(r.conversions),
-        keySum: Number(r.key_sum),
-        cents: Number(r.cents ?? 0),
-        largest: Number(r.largest ?? 0),
-        shares: Number(r.shares ?? 0),
-        trueLargest: Number(r.true_largest ?? 0),
-      },
-    ]),
-  );
+  return new Map(rs.rows.map((r) => [String(r.goal), revenueCellOf(r)]));
 }
 
 /**
@@ -161,15 +162,7 @@ export async function filteredRevenueCells(
   return new Map(
     rs.rows.map((r) => [
       JSON.stringify(by ? [r.value === null ? null : String(r.value), String(r.goal)] : [String(r.goal)]),
-      {
-        units: Number(r.units),
-        conversions: Number(r.conversions),
-        keySum: Number(r.key_sum),
-        cents: Number(r.cents ?? 0),
-        largest: Number(r.largest ?? 0),
-        shares: Number(r.shares ?? 0),
-        trueLargest: Number(r.true_largest ?? 0),
-      },
+      revenueCellOf(r),
     ]),
   );
 }

@@ -51,7 +51,7 @@ export function rawRows(source: Source, zone: ZoneGroup, range: Range): { sql: s
       };
     case "conversions":
       return {
-        sql: `SELECT ${common}, f.goal_id AS goal_id, f.session_id AS session_id, coalesce(f.revenue, 0) AS revenue, coalesce(f.session_id, 'c:' || f.id) AS unit ${from}`,
+        sql: `SELECT ${common}, f.goal_id AS goal_id, f.session_id AS session_id, coalesce(f.revenue, 0) AS revenue, coalesce(f.session_id, 'c:' || f.id) AS unit, f.source AS source, f.props AS props ${from}`,
         args,
       };
     case "vitals":

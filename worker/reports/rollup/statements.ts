@@ -115,6 +115,14 @@ export function foldStatements(source: Source, zone: ZoneGroup, range: Range): I
         ),
         countNew("goal_day", "rollup_goal_day_units", "rollup_goal_day", "site_id, goal_id, day", "units", GOAL_DAY),
         ...goalDimensionFoldStatements(withRaw, mark("goal_day")),
+        // A server-to-server conversion's props are its unit's, as a beacon event's are (the plan a
+        // backend knows). A beacon's conversion carries its event's props, which the events fold counts.
+        withRaw(
+          "INSERT INTO rollup_prop_day_units (site_id, day, name, value, unit, events) " +
+            "SELECT r.site_id, r.day, j.key, j.value, r.unit, count(*) FROM raw r CROSS JOIN json_each(r.props) j " +
+            "WHERE r.source = 's2s' AND r.props IS NOT NULL AND json_valid(r.props) AND j.type = 'text' GROUP BY r.site_id, r.day, r.unit, j.key, j.value " +
+            "ON CONFLICT (site_id, day, unit, name, value) DO UPDATE SET events = rollup_prop_day_units.events + excluded.events",
+        ),
 
         withRaw(
           "INSERT INTO rollup_goal_hour (site_id, goal_id, hour, day, units, conversions) SELECT site_id, goal_id, hour, day, 0, count(*) FROM raw WHERE true GROUP BY site_id, goal_id, hour, day " +
