@@ -32,6 +32,7 @@ const toOpenApiPath = (path: string) => path.replace(/:(\w+)/g, "{$1}");
 const SECURITY: Record<AuthKind, Record<string, string[]>[]> = {
   key: [{ apiKey: [] }, { sessionCookie: [] }],
   public: [],
+  session: [{ sessionCookie: [] }],
   "site-token": [{ siteToken: [] }],
   // The signature covers the raw body with a per-site secret: headers (documented as the
   // operation's header parameters), not a scheme OpenAPI can describe; no API key.

@@ -291,11 +291,11 @@ export const authRoutes = [
     path: "/api/v1/session",
     summary: "Who is signed in: the account, its roles and scopes, and a fresh CSRF token",
     tag: "People",
-    auth: "key",
+    auth: "session",
     scope: "any",
     responses: {
       200: { description: "The signed-in person.", schema: sessionResource },
-      403: { description: "Called with an API key, not a session." },
+      403: { description: "Not a signed-in person." },
     },
     async handle({ db, request, caller, reply }) {
       const account = requireAccount(caller);
@@ -310,7 +310,7 @@ export const authRoutes = [
     path: "/api/v1/session",
     summary: "Sign out: ends this session and clears the cookie",
     tag: "People",
-    auth: "key",
+    auth: "session",
     scope: "any",
     responses: {
       204: { description: "Signed out.", headers: SET_COOKIE },
@@ -329,7 +329,7 @@ export const authRoutes = [
     path: "/api/v1/account/sessions",
     summary: "Your signed-in sessions: a coarse browser label and times (no IP, no full User-Agent)",
     tag: "People",
-    auth: "key",
+    auth: "session",
     scope: "any",
     responses: {
       200: {
@@ -372,7 +372,7 @@ export const authRoutes = [
     path: "/api/v1/account/sessions/:id",
     summary: "End one of your sessions (another browser); it is refused at once",
     tag: "People",
-    auth: "key",
+    auth: "session",
     scope: "any",
     params: z.strictObject({ id: sessionId }),
     responses: {
