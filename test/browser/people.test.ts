@@ -66,13 +66,13 @@ describe("people in the dashboard", () => {
 
     const admin = await personWithPasskeys();
     await joinWith(admin.page, link, "Ada");
-    await expect.poll(() => admin.page.getByRole("link", { name: "People" }).isVisible()).toBe(true);
-    await expect.poll(() => admin.page.getByRole("link", { name: "Ada" }).isVisible()).toBe(true);
+    await expect.poll(() => admin.page.getByRole("link", { name: "People", exact: true }).isVisible()).toBe(true);
+    await expect.poll(() => admin.page.getByRole("link", { name: "Ada", exact: true }).isVisible()).toBe(true);
 
     await admin.page.getByRole("button", { name: "Sign out" }).click();
     await admin.page.getByRole("button", { name: "Sign in with a passkey" }).click();
-    await admin.page.getByRole("link", { name: "People" }).click();
-    await admin.page.getByRole("heading", { name: "People" }).waitFor();
+    await admin.page.getByRole("link", { name: "People", exact: true }).click();
+    await admin.page.getByRole("heading", { name: "People", exact: true }).waitFor();
 
     await admin.page.getByLabel("Site").last().selectOption(siteId);
     await admin.page.getByLabel("Role").selectOption("viewer");
@@ -88,7 +88,7 @@ describe("people in the dashboard", () => {
     await viewer.page.getByRole("heading", { name: "Overview" }).waitFor();
     expect(await viewer.page.getByText("read:reports").count()).toBe(0); // no "needs read:reports" notice
     for (const hidden of ["People", "Keys", "Audit"])
-      expect(await viewer.page.getByRole("link", { name: hidden }).count(), hidden).toBe(0);
+      expect(await viewer.page.getByRole("link", { name: hidden, exact: true }).count(), hidden).toBe(0);
     await viewer.page.goto(`${origin}/dashboard/s/${siteId}/goals`);
     await viewer.page.getByText("Signups").first().waitFor();
     expect(await viewer.page.getByRole("button", { name: "New goal" }).count()).toBe(0);
