@@ -228,6 +228,19 @@ describe("people: passkeys, sessions, roles, invitations, audit", () => {
     expect((await f.admin("GET", "/api/v1/account/sessions")).status).toBe(401);
   });
 
+  it("the operator invites from the shell: `wren people invite` prints a one-time link that binds its role", async () => {
+    const made = await f.stack.cli(["people", "invite", "--role", "editor", "--site", site, "--json"]);
+    expect(made.code, made.stderr).toBe(0);
+    const out = JSON.parse(made.stdout);
+    expect(out).toMatchObject({ site, role: "editor", link: expect.stringMatching(/\/dashboard\/invite#[A-Za-z0-9_-]{43}$/) });
+    const cli = browser(f.stack.url);
+    const joined = await join(cli, tokenOf(out.link), "Cleo");
+    expect(joined.body.grants).toEqual([{ site, role: "editor" }]);
+    const refused = await f.stack.cli(["people", "invite", "--role", "owner", "--site", site]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("--role");
+  });
+
   it("the audit log names actor and action and never a token", async () => {
     const entries = (await admin.call("GET", "/api/v1/audit?limit=500")).body.entries as {
       action: string;
