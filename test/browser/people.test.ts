@@ -74,8 +74,8 @@ describe("people in the dashboard", () => {
     await admin.page.getByRole("link", { name: "People", exact: true }).click();
     await admin.page.getByRole("heading", { name: "People", exact: true }).waitFor();
 
-    await admin.page.getByLabel("Site").last().selectOption(siteId);
-    await admin.page.getByLabel("Role").selectOption("viewer");
+    await admin.page.locator('form.invite select[name="site"]').selectOption(siteId);
+    await admin.page.locator('form.invite select[name="role"]').selectOption("viewer");
     await admin.page.getByRole("button", { name: "Invite" }).click();
     const viewerLink = (await admin.page.getByTestId("invitation-link").textContent())!;
     expect(viewerLink).toMatch(/\/dashboard\/invite#[A-Za-z0-9_-]{43}$/);

@@ -83,7 +83,7 @@ export function SignInScreen() {
           aria-errormessage={problem ? "sign-in-problem" : undefined}
         />
         <button type="submit" disabled={busy}>
-          {busy ? "Signing in…" : "Sign in with the key"}
+          {busy ? "Signing in…" : "Sign in"}
         </button>
         {problem && (
           <p id="sign-in-problem" class="failure" role="alert">

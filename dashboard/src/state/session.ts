@@ -11,6 +11,12 @@ import { startAuthentication } from "@simplewebauthn/browser";
 import { api, setApiKey, setCsrfToken, unwrap, type ApiKey, type Schemas, type Scope } from "../api/client";
 
 const STORAGE = "wren.apiKey";
+/**
+ * A hint, not a secret: this browser signed a person in. The session cookie is HttpOnly, so the
+ * page cannot see it; without the hint a reload would ask GET /api/v1/session of every visitor
+ * and log a 401 for each one that uses a key or is signed out.
+ */
+const PERSON_HINT = "wren.signedInPerson";
 
 /** The signed-in key's description; null while signed out. */
 export const currentKey = signal<ApiKey | null>(null);
@@ -43,6 +49,7 @@ export async function signIn(key: string): Promise<void> {
 
 /** Takes a signed-in person's session (after a passkey sign-in or registration, or a reload). */
 export async function usePersonSession(session: Schemas["PersonSession"]): Promise<void> {
+  localStorage.setItem(PERSON_HINT, "1");
   setCsrfToken(session.csrf_token);
   person.value = session;
   currentKey.value = await unwrap(api.GET("/api/v1/keys/current"));
@@ -62,8 +69,12 @@ export async function signInWithPasskey(): Promise<void> {
 export async function resume(): Promise<boolean> {
   const key = sessionStorage.getItem(STORAGE);
   if (!key) {
+    if (!localStorage.getItem(PERSON_HINT)) return false;
     const answer = await api.GET("/api/v1/session").catch(() => undefined);
-    if (!answer?.data) return false;
+    if (!answer?.data) {
+      localStorage.removeItem(PERSON_HINT);
+      return false;
+    }
     await usePersonSession(answer.data);
     return true;
   }
@@ -79,6 +90,7 @@ export async function resume(): Promise<boolean> {
 /** Forgets the key (or ends the person's session) and everything read with it. */
 export async function signOut(): Promise<void> {
   sessionStorage.removeItem(STORAGE);
+  localStorage.removeItem(PERSON_HINT);
   setApiKey(null);
   if (person.value) await api.DELETE("/api/v1/session").catch(() => undefined);
   location.replace("/dashboard/");
