@@ -82,6 +82,25 @@ describe("people: passkeys, sessions, roles, invitations, audit", () => {
     expect((await admin.call("GET", "/api/v1/session")).status).toBe(200);
   });
 
+  it("a signed-in person adds a second passkey (cookie + CSRF) and signs in with it; without CSRF nothing is added", async () => {
+    const passkeys = await count("passkeys");
+    const options = await admin.call("POST", "/api/v1/auth/passkey/register/options", {});
+    expect(options.status, options.text).toBe(200);
+    const response = admin.authenticator.register(options.body.options);
+    const body = { challenge_id: options.body.challenge_id, name: "Laptop", response };
+    const forged = await admin.call("POST", "/api/v1/auth/passkey/register", body, { "x-wren-csrf": "" });
+    expect([forged.status, forged.body.field]).toEqual([403, "x-wren-csrf"]);
+    expect(await count("passkeys")).toBe(passkeys);
+    const added = await admin.call("POST", "/api/v1/auth/passkey/register", body);
+    expect(added.status, added.text).toBe(201);
+    expect(added.body.passkey.name).toBe("Laptop");
+    expect(await count("passkeys")).toBe(passkeys + 1);
+    // Signed out, nobody can add one without an invitation.
+    const anonymous = await client(f.stack.url)("POST", "/api/v1/auth/passkey/register/options", {}, { origin: f.stack.url });
+    expect(anonymous.status).toBe(401);
+    expect((await signIn(admin)).answer.status).toBe(200); // the newest passkey: the laptop's
+  });
+
   it("a replayed passkey assertion (same challenge) is refused, and no session is made", async () => {
     const { answer, sent } = await signIn(admin);
     expect(answer.status).toBe(200);
