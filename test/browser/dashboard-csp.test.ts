@@ -75,7 +75,7 @@ describe("the dashboard under its CSP", () => {
     const response = await page.goto(`${stack.url}/dashboard/`);
     expect(response?.headers()["content-security-policy"]).toContain("script-src 'self'");
     await page.getByLabel("API key").fill(stack.adminKey!);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.getByRole("heading", { name: "Sites" }).waitFor();
     // The stylesheet applied: the header is a flex row (a browser's default is block).
     expect(await page.evaluate(() => getComputedStyle(document.querySelector("header")).display)).toBe("flex");

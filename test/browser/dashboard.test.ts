@@ -284,7 +284,7 @@ describe("the operator's walk-through", () => {
     await page.getByRole("link", { name: /Secret admin site/ }).waitFor();
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByLabel("API key").fill(readerKey);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.getByRole("button", { name: "Sign out" }).waitFor();
     expect(await page.getByRole("link", { name: "Keys" }).count()).toBe(0);
     const text = (await page.locator("body").textContent()) ?? "";
@@ -367,6 +367,9 @@ describe("every screen: accessible, responsive, dark mode, no console errors", (
     const { page, context } = await openPage();
     await page.goto(`${f.stack.url}/dashboard/`);
     await page.getByLabel("API key").waitFor();
+    // People's passkey button comes first, then the operators' key field.
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement.textContent)).toBe("Sign in with a passkey");
     await page.keyboard.press("Tab");
     expect(await page.evaluate(() => (globalThis as any).document.activeElement.id)).toBe("api-key");
     await page.keyboard.type(f.stack.adminKey!);

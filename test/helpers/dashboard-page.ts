@@ -40,6 +40,6 @@ export async function openDashboardPage(browser: Browser, options: PageOptions =
 export async function signIn(page: Page, baseUrl: string, key: string): Promise<void> {
   await page.goto(`${baseUrl}/dashboard/`);
   await page.getByLabel("API key").fill(key);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await page.getByRole("button", { name: "Sign out" }).waitFor();
 }

@@ -13,3 +13,5 @@ export * from "./dimension-pairs";
 export * from "./engagement";
 export * from "./props";
 export * from "./revenue";
+export * from "./people";
+export * from "./audit";
