@@ -5,8 +5,9 @@ import type { RateLimiter } from "./ratelimit";
 import type { PublisherEnv } from "../reports/publisher";
 import type { Publisher } from "../reports/publisher-object";
 import type { AlertScheduler } from "../alerts/scheduler";
+import type { OidcEnv } from "../domain/people/oidc-config";
 
-export interface ApiEnv extends DatabaseBindings, PublisherEnv, ClockBindings {
+export interface ApiEnv extends DatabaseBindings, PublisherEnv, ClockBindings, OidcEnv {
   WREN_SECRET: string;
   /** The collector's HTTP paths (a service binding, or the front door over loopback). */
   COLLECTOR: Fetcher;
@@ -25,6 +26,11 @@ export interface ApiEnv extends DatabaseBindings, PublisherEnv, ClockBindings {
   WREN_WEBHOOK_ALLOW?: string | null;
   /** This start's id (`wren start` makes one each time), shown by /healthz so the supervisor probes its own child. */
   WREN_INSTANCE?: string | null;
+  /**
+   * The way out to the OpenID provider (config.capnp's `oidc-network`), for sign-in alone;
+   * absent under wrangler, where global fetch reaches the network.
+   */
+  OIDC_NETWORK?: Fetcher;
   /** The built dashboard (a `disk` service); absent when the dashboard is served elsewhere. */
   DASHBOARD?: Fetcher;
 }
