@@ -165,6 +165,11 @@ export class CookieJar {
     this.hosts.set(host, jar);
   }
 
+  set(url: string, name: string, value: string): void {
+    const host = new URL(url).host;
+    this.hosts.set(host, (this.hosts.get(host) ?? new Map<string, string>()).set(name, value));
+  }
+
   header(url: string): string {
     const jar = this.hosts.get(new URL(url).host);
     return jar ? [...jar].map(([name, value]) => `${name}=${value}`).join("; ") : "";

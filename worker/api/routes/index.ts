@@ -16,6 +16,7 @@ import { reportRoutes } from "./reports";
 import { sessionRoutes } from "./sessions";
 import { vitalsRoutes } from "./vitals";
 import { siteRoutes } from "./sites";
+import { oidcRoutes } from "./oidc";
 
 export const apiRoutes: Route[] = [
   ...keyRoutes,
@@ -34,4 +35,5 @@ export const apiRoutes: Route[] = [
   ...liveRoutes,
   ...deploymentRoutes,
   ...alertRoutes,
+  ...oidcRoutes,
 ];

@@ -18,13 +18,14 @@
  */
 import * as oauth from "oauth4webapi";
 import { and, eq, gt, lte, sql } from "drizzle-orm";
-import { sha256Hex } from "../../lib/crypto";
+import { sha256Hex, toBase64Url } from "../../lib/crypto";
 import type { Database } from "../../lib/db";
 import { oidcLogins } from "../../lib/schema";
 import type { OidcConfig } from "./oidc-config";
 
 /** What a callback's failure is called in the redirect to the sign-in screen (`?sign_in_error=`). */
 export const OIDC_ERRORS = {
+  not_configured: "Signing in with an identity provider is not set up on this Wren.",
   state_mismatch: "The sign-in could not be matched to this browser, or was already used. Start again.",
   login_expired: "The sign-in took longer than 10 minutes. Start again.",
   issuer_mismatch: "The answer came from another identity provider than the one configured.",
@@ -121,6 +122,44 @@ export async function discover(config: OidcConfig, fetcher: OidcFetch): Promise<
   return discovered;
 }
 
+/*
+ * The invitation token travels through the provider's round trip sealed in the login row with a
+ * key derived from the state (AES-GCM): the database alone cannot recover it, and the state is
+ * only in the browser.
+ */
+const encoder = new TextEncoder();
+
+async function sealKey(state: string): Promise<CryptoKey> {
+  const raw = await crypto.subtle.digest("SHA-256", encoder.encode(`wren-oidc-invitation\u0000${state}`));
+  return crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]);
+}
+
+function fromBase64Url(text: string): Uint8Array {
+  const b64 = text.replace(/-/g, "+").replace(/_/g, "/");
+  return Uint8Array.from(atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4)), (c) => c.charCodeAt(0));
+}
+
+/** The invitation token sealed under the state (for oidc_logins.invitation_sealed). */
+export async function sealInvitation(state: string, token: string): Promise<string> {
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv }, await sealKey(state), encoder.encode(token)));
+  const out = new Uint8Array(iv.length + sealed.length);
+  out.set(iv);
+  out.set(sealed, iv.length);
+  return toBase64Url(out);
+}
+
+/** The invitation token back, or null when the seal does not open with this state. */
+export async function openInvitation(state: string, sealed: string): Promise<string | null> {
+  try {
+    const bytes = fromBase64Url(sealed);
+    const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: bytes.slice(0, 12) }, await sealKey(state), bytes.slice(12));
+    return new TextDecoder().decode(plain);
+  } catch {
+    return null;
+  }
+}
+
 /** The absolute path (and query) to land on after signing in: same origin only, else the dashboard. */
 export function safeReturnTo(value: string | undefined, publicUrl: string): string {
   const fallback = "/dashboard/";
@@ -152,7 +191,7 @@ export async function beginLogin(
   db: Database,
   config: OidcConfig,
   fetcher: OidcFetch,
-  input: { redirectUri: string; invitationId: string | null; returnTo: string; at: number },
+  input: { redirectUri: string; invitation: { id: string; token: string } | null; returnTo: string; at: number },
 ): Promise<BeganLogin> {
   const { as } = await discover(config, fetcher);
   const state = oauth.generateRandomState();
@@ -169,7 +208,8 @@ export async function beginLogin(
     stateHash: await sha256Hex(state),
     codeVerifier,
     nonce,
-    invitationId: input.invitationId,
+    invitationId: input.invitation?.id ?? null,
+    invitationSealed: input.invitation ? await sealInvitation(state, input.invitation.token) : null,
     returnTo: input.returnTo,
     expiresAt: input.at + LOGIN_TTL_MS,
   });
@@ -196,7 +236,8 @@ export interface VerifiedIdentity {
 
 export interface CompletedLogin {
   identity: VerifiedIdentity;
-  invitationId: string | null;
+  /** The invitation token the sign-in started with, unsealed. */
+  invitationToken: string | null;
   returnTo: string;
 }
 
@@ -241,6 +282,7 @@ export async function completeLogin(
     .returning();
   if (!login) throw new OidcRefusal("state_mismatch");
   if (login.expiresAt <= input.at) throw new OidcRefusal("login_expired");
+  const invitationToken = login.invitationSealed ? await openInvitation(state, login.invitationSealed) : null;
 
   try {
     const provider = await discover(config, fetcher);
@@ -277,7 +319,7 @@ export async function completeLogin(
         emailVerified: email !== null && claims.email_verified === true,
         name,
       },
-      invitationId: login.invitationId,
+      invitationToken,
       returnTo: login.returnTo,
     };
   } catch (error) {

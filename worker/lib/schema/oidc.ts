@@ -5,6 +5,7 @@
  */
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { createdAt } from "./columns";
+import { accounts } from "./people";
 
 /**
  * A provider's person, as an account of Wren. An unknown pair signs in only with an invitation
@@ -17,7 +18,9 @@ export const oidcIdentities = sqliteTable(
     issuer: text("issuer").notNull(),
     /** The ID token's `sub`: stable and unique within the issuer (OIDC Core §2). */
     subject: text("subject").notNull(),
-    accountId: text("account_id").notNull(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.issuer, t.subject] }), index("oidc_identities_account").on(t.accountId)],
@@ -38,6 +41,11 @@ export const oidcLogins = sqliteTable(
     nonce: text("nonce").notNull(),
     /** The invitation the sign-in redeems for a new person, if it came with one. */
     invitationId: text("invitation_id"),
+    /**
+     * That invitation's token, AES-GCM-sealed with a key derived from the state (only the
+     * browser has it): redeeming takes the token (domain/people/oidc-accounts.ts).
+     */
+    invitationSealed: text("invitation_sealed"),
     /** A path on this service to land on afterwards (same origin only). */
     returnTo: text("return_to").notNull(),
     expiresAt: integer("expires_at").notNull(),
