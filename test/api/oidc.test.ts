@@ -24,7 +24,7 @@ import {
   startTestProvider,
   type TestProvider,
 } from "../helpers/oidc-provider";
-import { startStack, type Stack } from "../helpers/stack";
+import { runWren, startStack, type Stack } from "../helpers/stack";
 
 let stack: Stack;
 let provider: TestProvider;
@@ -319,7 +319,62 @@ describe("OIDC sign-in", () => {
       button: "Sign in with Test IdP",
       pkce_s256: "yes",
     });
+    // A provider at a private address the service's OIDC network would not reach: said before starting.
+    const refused = await runWren(["oidc", "check"], { ...stack.env, WREN_OIDC_ISSUER: "https://10.0.0.1/realms/x", WREN_OIDC_ALLOW: "" });
+    expect([refused.code, refused.stderr.trim()]).toEqual([
+      1,
+      "wren: WREN_OIDC_ISSUER: 10.0.0.1 is at 10.0.0.1, not a public address (WREN_OIDC_ALLOW may allow it)",
+    ]);
   });
+
+  it("refuses a known identity whose account was disabled, writing nothing", async () => {
+    const db = stack.openDatabase();
+    const account = `acct_${randomBytes(8).toString("hex")}`;
+    await db.execute({ sql: "INSERT INTO accounts (id, name, email, created_at, disabled_at) VALUES (?, 'Gone', NULL, ?, ?)", args: [account, stack.now(), stack.now()] });
+    await db.execute({ sql: "INSERT INTO oidc_identities (issuer, subject, account_id, created_at) VALUES (?, 'gone-sub', ?, ?)", args: [provider.issuer, account, stack.now()] });
+    db.close();
+    provider.signInAs({ sub: "gone-sub" });
+    const { jar, url } = await toCallback(`${wren}/api/v1/auth/oidc/start`);
+    const before = await counts();
+    expect(errorOf((await finish(url, jar)).location)).toBe("account_disabled");
+    expect(await counts()).toEqual(before);
+  });
+
+  it("with WREN_OIDC_LINK_BY_EMAIL=true links a new subject to the account with its email only when the provider verified it", async () => {
+    await stack.stop("SIGTERM", { keepDatabase: true });
+    stack = await startStack({ dataDir: stack.dataDir, env: { ...stack.env, WREN_OIDC_LINK_BY_EMAIL: "true" } });
+    const db = stack.openDatabase();
+    const account = `acct_${randomBytes(8).toString("hex")}`;
+    await db.execute({ sql: "INSERT INTO accounts (id, name, email, created_at) VALUES (?, 'Grace', 'grace@example.com', ?)", args: [account, stack.now()] });
+    await db.execute({ sql: "INSERT INTO account_grants (account_id, site_id, role) VALUES (?, ?, 'editor')", args: [account, secondSite] });
+    db.close();
+
+    // Unverified: anyone can type an email at many providers.
+    provider.signInAs({ sub: "grace-unverified", email: "grace@example.com", email_verified: false });
+    let flow = await toCallback(`${wren}/api/v1/auth/oidc/start`);
+    let before = await counts();
+    expect(errorOf((await finish(flow.url, flow.jar)).location)).toBe("unknown_identity");
+    expect(await counts()).toEqual(before);
+
+    // Verified (the provider's case differs): linked, signed in as Grace, with Grace's role.
+    provider.signInAs({ sub: "grace-sub", email: "Grace@Example.com", email_verified: true });
+    flow = await toCallback(`${wren}/api/v1/auth/oidc/start`);
+    before = await counts();
+    expect(await finish(flow.url, flow.jar)).toEqual({ status: 302, location: "/dashboard/" });
+    expect(await counts()).toEqual({
+      ...before,
+      oidc_identities: before.oidc_identities + 1,
+      dashboard_sessions: before.dashboard_sessions + 1,
+      audit_log: before.audit_log + 1,
+    });
+    const check = stack.openDatabase();
+    const linked = (await check.execute("SELECT account_id FROM oidc_identities WHERE subject = 'grace-sub'")).rows[0]!;
+    check.close();
+    expect(linked.account_id).toBe(account);
+    const session = flow.jar.get(new URL(wren).host, "wren_session")!;
+    const sites = await client(wren)("GET", "/api/v1/sites", undefined, { cookie: `wren_session=${session}` });
+    expect(sites.body.sites.map((s: { id: string }) => s.id)).toEqual([secondSite]);
+  }, 120_000);
 
   // Last: the service restarts with its clock moved.
   it("refuses a sign-in finished after its 10 minutes (the service's clock moved), writing nothing", async () => {
