@@ -48,9 +48,14 @@ describe("the OpenAPI document", () => {
     expect(Object.keys(pages)).toEqual(["application/json", "text/csv", "application/x-ndjson"]);
   });
 
+  const PUBLIC_ROUTES = ["GET /api/v1/auth/oidc/start", "GET /api/v1/auth/oidc/callback"];
+
   it("secures every route with an API key but the signed webhook and the collector's paths, and documents the 401", () => {
     for (const [name, op] of operationsOf(doc)) {
-      if (name in ROUTE_OPERATION_IDS) {
+      if (PUBLIC_ROUTES.includes(name)) {
+        // A browser's sign-in: no credentials, so no 401.
+        expect([op.security, op.responses["401"]], name).toEqual([[], undefined]);
+      } else if (name in ROUTE_OPERATION_IDS) {
         expect(op.security, name).toEqual(name.startsWith("POST /hooks/") ? [] : [{ apiKey: [] }]);
         expect(op.responses["401"], name).toBeDefined();
       } else {
@@ -251,6 +256,8 @@ describe("the OpenAPI document", () => {
     expect(apiRoutes.map((r) => r.operationId).sort()).toEqual(Object.values(ROUTE_OPERATION_IDS).sort());
     expect(apiRoutes.filter((r) => r.auth !== "key").map((r) => [r.operationId, r.auth])).toEqual([
       ["recordDeploymentWebhook", "webhook-signature"],
+      ["createOidcSignIn", "public"],
+      ["recordOidcCallback", "public"],
     ]);
   });
 });

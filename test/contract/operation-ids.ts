@@ -47,6 +47,8 @@ export const ROUTE_OPERATION_IDS = {
   "DELETE /api/v1/alerts/{id}": "deleteAlertRule",
   "GET /api/v1/alerts/{id}/history": "getAlertHistory",
   "POST /api/v1/alerts/{id}/test": "testAlertRule",
+  "GET /api/v1/auth/oidc/start": "createOidcSignIn",
+  "GET /api/v1/auth/oidc/callback": "recordOidcCallback",
 };
 
 /** The paths the route table does not hold: the collector's and the api worker's own (worker/api/openapi/front-door.ts). */

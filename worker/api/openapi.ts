@@ -66,6 +66,7 @@ const TAGS: Record<string, string> = {
   Reports:
     "Figures through the k-anonymity filter, each {value, qualifier}: pages, vitals, conversions, funnels, timeseries, breakdowns and the overview.",
   Alerts: "Alert rules and their webhook notifications.",
+  "Sign-in": "Signing people in to the dashboard: with the operator's OpenID provider (a browser's redirects, no key).",
   Collector: "The tracker script and the beacons it sends: no key, taken only from the site's own pages.",
   Service: "Health and this document.",
 };
@@ -105,6 +106,8 @@ function responsesOf(spec: Route): Record<string, unknown> {
   for (const status of GENERIC_REFUSALS[kind]) {
     if (!takesBody && BODY_REFUSALS.includes(status)) continue;
     if (status === 403 && forbidsNothing) continue;
+    // A public route takes no credentials, so none can fail to verify.
+    if (status === 401 && spec.auth === "public") continue;
     responses[status] ??= refusal(kind, status);
   }
   return responses;

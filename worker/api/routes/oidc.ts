@@ -109,7 +109,7 @@ const callbackQuery = z.looseObject({
 
 export const oidcRoutes = [
   route({
-    operationId: "startOidcSignIn",
+    operationId: "createOidcSignIn",
     method: "GET",
     path: "/api/v1/auth/oidc/start",
     summary: "Sign in with the operator's OpenID provider: redirects the browser there",
@@ -153,7 +153,7 @@ export const oidcRoutes = [
     },
   }),
   route({
-    operationId: "completeOidcSignIn",
+    operationId: "recordOidcCallback",
     method: "GET",
     path: CALLBACK_PATH,
     summary: "The provider's redirect back: signs the person in and redirects to the dashboard",
