@@ -32,10 +32,7 @@ declare module "oidc-provider" {
     interactions?: { url: (ctx: unknown, interaction: Interaction) => string };
     cookies?: { keys?: string[] };
     ttl?: Record<string, number>;
-    findAccount?: (
-      ctx: unknown,
-      id: string,
-    ) => Promise<{ accountId: string; claims: () => Record<string, unknown> } | undefined>;
+    findAccount?: (ctx: unknown, id: string) => Promise<{ accountId: string; claims: () => Record<string, unknown> } | undefined>;
   }
 
   export default class Provider {

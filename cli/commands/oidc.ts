@@ -23,7 +23,8 @@ export async function oidcCheckCommand(settings: Settings, { values }: Invocatio
     if (error instanceof OidcConfigError) throw new CliError(error.message);
     throw error;
   }
-  if (!config) throw new CliError("OIDC is not configured: set WREN_OIDC_ISSUER, WREN_OIDC_CLIENT_ID and WREN_OIDC_CLIENT_SECRET");
+  if (!config)
+    throw new CliError("OIDC is not configured: set WREN_OIDC_ISSUER, WREN_OIDC_CLIENT_ID and WREN_OIDC_CLIENT_SECRET");
   const issuer = new URL(config.issuer);
   const host = issuer.hostname.replace(/^\[(.*)\]$/, "$1");
   let addresses: string[];
@@ -42,13 +43,18 @@ export async function oidcCheckCommand(settings: Settings, { values }: Invocatio
     });
   const refused = addresses.filter((a) => !allowed(a));
   if (refused.length > 0) {
-    throw new CliError(`WREN_OIDC_ISSUER: ${host} is at ${refused.join(", ")}, not a public address (WREN_OIDC_ALLOW may allow it)`);
+    throw new CliError(
+      `WREN_OIDC_ISSUER: ${host} is at ${refused.join(", ")}, not a public address (WREN_OIDC_ALLOW may allow it)`,
+    );
   }
   let as: oauth.AuthorizationServer;
   try {
     as = await oauth.processDiscoveryResponse(
       issuer,
-      await oauth.discoveryRequest(issuer, { [oauth.allowInsecureRequests]: config.allowInsecure, signal: AbortSignal.timeout(10_000) }),
+      await oauth.discoveryRequest(issuer, {
+        [oauth.allowInsecureRequests]: config.allowInsecure,
+        signal: AbortSignal.timeout(10_000),
+      }),
     );
   } catch (error) {
     throw new CliError(`the provider's discovery at ${config.issuer} failed: ${(error as Error).message}`);
@@ -68,7 +74,8 @@ export async function oidcCheckCommand(settings: Settings, { values }: Invocatio
     jwks_uri: as.jwks_uri!,
     pkce_s256: pkce === undefined ? "not announced" : pkce.includes("S256") ? "yes" : "no",
   };
-  if (pkce !== undefined && !pkce.includes("S256")) throw new CliError("the provider does not support PKCE with S256, which Wren requires");
+  if (pkce !== undefined && !pkce.includes("S256"))
+    throw new CliError("the provider does not support PKCE with S256, which Wren requires");
   print(values.json ?? false, result, () =>
     [
       `The provider answers as ${result.issuer}.`,

@@ -37,13 +37,17 @@ let secondSite = "";
 
 const TABLES = ["accounts", "account_grants", "oidc_identities", "dashboard_sessions", "audit_log", "invitations"] as const;
 
-async function counts(): Promise<Record<string, number>> {
+type Counts = Record<(typeof TABLES)[number] | "used_invitations", number>;
+
+async function counts(): Promise<Counts> {
   const db = stack.openDatabase();
   try {
-    const out: Record<string, number> = {};
+    const out = {} as Counts;
     for (const table of TABLES) out[table] = Number((await db.execute(`SELECT count(*) AS n FROM ${table}`)).rows[0]!.n);
     // Used invitations too: a refused sign-in must not spend one.
-    out.used_invitations = Number((await db.execute("SELECT count(*) AS n FROM invitations WHERE used_at IS NOT NULL")).rows[0]!.n);
+    out.used_invitations = Number(
+      (await db.execute("SELECT count(*) AS n FROM invitations WHERE used_at IS NOT NULL")).rows[0]!.n,
+    );
     return out;
   } finally {
     db.close();
@@ -57,7 +61,14 @@ async function invite(site: string, role: "viewer" | "editor" | "admin", at = st
   try {
     await db.execute({
       sql: "INSERT INTO invitations (id, token_hash, site_id, role, email, invited_by, created_at, expires_at) VALUES (?, ?, ?, ?, NULL, 'test', ?, ?)",
-      args: [`inv_${randomBytes(8).toString("hex")}`, createHash("sha256").update(token).digest("hex"), site, role, at, at + 86_400_000],
+      args: [
+        `inv_${randomBytes(8).toString("hex")}`,
+        createHash("sha256").update(token).digest("hex"),
+        site,
+        role,
+        at,
+        at + 86_400_000,
+      ],
     });
   } finally {
     db.close();
@@ -68,7 +79,11 @@ async function invite(site: string, role: "viewer" | "editor" | "admin", at = st
 const isCallback = (url: string) => url.startsWith(callback);
 
 /** Runs a sign-in from `start` up to the callback URL the provider sends the browser to (not requested). */
-async function toCallback(start: string, jar = new CookieJar(), change?: (url: string) => string): Promise<{ jar: CookieJar; url: string }> {
+async function toCallback(
+  start: string,
+  jar = new CookieJar(),
+  change?: (url: string) => string,
+): Promise<{ jar: CookieJar; url: string }> {
   const { last, response } = await browse(start, jar, { stop: isCallback, change });
   expect(response, `stopped at ${last}`).toBeNull();
   return { jar, url: last };
@@ -132,16 +147,23 @@ describe("OIDC sign-in", () => {
       used_invitations: before.used_invitations + 1,
     });
     const db = stack.openDatabase();
-    const identity = (await db.execute("SELECT issuer, subject, account_id FROM oidc_identities WHERE subject = 'alice-sub'")).rows[0]!;
+    const identity = (await db.execute("SELECT issuer, subject, account_id FROM oidc_identities WHERE subject = 'alice-sub'"))
+      .rows[0]!;
+    const aliceId = String(identity.account_id);
     expect([identity.issuer, identity.subject]).toEqual([provider.issuer, "alice-sub"]);
-    const account = (await db.execute({ sql: "SELECT name FROM accounts WHERE id = ?", args: [identity.account_id] })).rows[0]!;
+    const account = (await db.execute({ sql: "SELECT name FROM accounts WHERE id = ?", args: [aliceId] })).rows[0]!;
     expect(account.name).toBe("Alice");
-    const grants = (await db.execute({ sql: "SELECT site_id, role FROM account_grants WHERE account_id = ?", args: [identity.account_id] })).rows;
+    const grants = (await db.execute({ sql: "SELECT site_id, role FROM account_grants WHERE account_id = ?", args: [aliceId] }))
+      .rows;
     expect(grants.map((g) => [g.site_id, g.role])).toEqual([[siteId, "viewer"]]);
-    const sessions = (await db.execute({ sql: "SELECT method FROM dashboard_sessions WHERE account_id = ?", args: [identity.account_id] })).rows;
+    const sessions = (await db.execute({ sql: "SELECT method FROM dashboard_sessions WHERE account_id = ?", args: [aliceId] }))
+      .rows;
     expect(sessions.map((s) => s.method)).toEqual(["oidc"]);
     const audit = (
-      await db.execute({ sql: "SELECT action, actor_kind, actor_id, detail FROM audit_log WHERE actor_id = ? ORDER BY at, action", args: [identity.account_id] })
+      await db.execute({
+        sql: "SELECT action, actor_kind, actor_id, detail FROM audit_log WHERE actor_id = ? ORDER BY at, action",
+        args: [aliceId],
+      })
     ).rows.map((r) => [r.action, r.actor_kind, JSON.parse(String(r.detail)).method]);
     expect(audit).toEqual([
       ["account.join", "account", "oidc"],
@@ -155,7 +177,12 @@ describe("OIDC sign-in", () => {
     const sites = await asAlice("GET", "/api/v1/sites", undefined, cookie);
     expect(sites.status, sites.text).toBe(200);
     expect(sites.body.sites.map((s: { id: string }) => s.id)).toEqual([siteId]);
-    const write = await asAlice("POST", `/api/v1/sites/${siteId}/goals`, { kind: "page", match: "/x" }, { ...cookie, origin: wren });
+    const write = await asAlice(
+      "POST",
+      `/api/v1/sites/${siteId}/goals`,
+      { kind: "page", match: "/x" },
+      { ...cookie, origin: wren },
+    );
     expect(write.status).toBe(403);
 
     // Again, without an invitation: the identity is known now; a new session, no new account.
@@ -163,11 +190,17 @@ describe("OIDC sign-in", () => {
     const beforeAgain = await counts();
     expect(await finish(again.url, again.jar)).toEqual({ status: 302, location: "/dashboard/" });
     const afterAgain = await counts();
-    expect(afterAgain).toEqual({ ...beforeAgain, dashboard_sessions: beforeAgain.dashboard_sessions + 1, audit_log: beforeAgain.audit_log + 1 });
+    expect(afterAgain).toEqual({
+      ...beforeAgain,
+      dashboard_sessions: beforeAgain.dashboard_sessions + 1,
+      audit_log: beforeAgain.audit_log + 1,
+    });
 
     // The spent invitation cannot make a second person.
     provider.signInAs({ sub: "mallory-sub", email: "mallory@example.com", email_verified: true, name: "Mallory" });
-    const start = await browse(`${wren}/api/v1/auth/oidc/start?invitation=${token}`, new CookieJar(), { stop: (u) => !u.startsWith(wren) });
+    const start = await browse(`${wren}/api/v1/auth/oidc/start?invitation=${token}`, new CookieJar(), {
+      stop: (u) => !u.startsWith(wren),
+    });
     expect(errorOf(start.hops[0]!.location!)).toBe("invitation_invalid");
   });
 
@@ -211,7 +244,8 @@ describe("OIDC sign-in", () => {
     provider.signInAs({ sub: "carol-sub", email: "carol@example.com", email_verified: true, name: "Carol" });
     let nonce = "";
     const { jar, url } = await toCallback(`${wren}/api/v1/auth/oidc/start?invitation=${token}`, new CookieJar(), (next) => {
-      if (next.startsWith(provider.issuer) && new URL(next).searchParams.has("nonce")) nonce = new URL(next).searchParams.get("nonce")!;
+      if (next.startsWith(provider.issuer) && new URL(next).searchParams.has("nonce"))
+        nonce = new URL(next).searchParams.get("nonce")!;
       return next;
     });
     // A genuine ID token of the same provider, person and nonce, but issued to other-client.
@@ -248,7 +282,8 @@ describe("OIDC sign-in", () => {
     // Wren's authorization request, sent to the other provider instead (same client id there).
     const { jar, url } = await toCallback(`${wren}/api/v1/auth/oidc/start?invitation=${token}`, new CookieJar(), (next) => {
       const u = new URL(next);
-      if (u.origin === provider.issuer && u.pathname === "/auth" && u.searchParams.has("state")) return `${other.issuer}/auth${u.search}`;
+      if (u.origin === provider.issuer && u.pathname === "/auth" && u.searchParams.has("state"))
+        return `${other.issuer}/auth${u.search}`;
       return next;
     });
     expect(new URL(url).searchParams.get("iss")).toBe(other.issuer);
@@ -279,7 +314,13 @@ describe("OIDC sign-in", () => {
       return (await finish(url, jar)).location;
     };
     expect(await land(`/dashboard/s/${siteId}/pages?period=7d`)).toBe(`/dashboard/s/${siteId}/pages?period=7d`);
-    for (const elsewhere of ["https://evil.example/dashboard/", "//evil.example/x", "/\\evil.example", "javascript:alert(1)", `${wren}.evil.example/`]) {
+    for (const elsewhere of [
+      "https://evil.example/dashboard/",
+      "//evil.example/x",
+      "/\\evil.example",
+      "javascript:alert(1)",
+      `${wren}.evil.example/`,
+    ]) {
       expect(await land(elsewhere), elsewhere).toBe("/dashboard/");
     }
   });
@@ -303,7 +344,10 @@ describe("OIDC sign-in", () => {
     expect(post.status).toBe(405);
     // An unknown invitation of the right shape: back to the sign-in, before the provider.
     const unknownInvitation = await fetch(`${wren}/api/v1/auth/oidc/start?invitation=${"A".repeat(43)}`, { redirect: "manual" });
-    expect([unknownInvitation.status, unknownInvitation.headers.get("location")]).toEqual([302, "/dashboard/?sign_in_error=invitation_invalid"]);
+    expect([unknownInvitation.status, unknownInvitation.headers.get("location")]).toEqual([
+      302,
+      "/dashboard/?sign_in_error=invitation_invalid",
+    ]);
     expect(await counts()).toEqual(before);
   });
 
@@ -320,7 +364,11 @@ describe("OIDC sign-in", () => {
       pkce_s256: "yes",
     });
     // A provider at a private address the service's OIDC network would not reach: said before starting.
-    const refused = await runWren(["oidc", "check"], { ...stack.env, WREN_OIDC_ISSUER: "https://10.0.0.1/realms/x", WREN_OIDC_ALLOW: "" });
+    const refused = await runWren(["oidc", "check"], {
+      ...stack.env,
+      WREN_OIDC_ISSUER: "https://10.0.0.1/realms/x",
+      WREN_OIDC_ALLOW: "",
+    });
     expect([refused.code, refused.stderr.trim()]).toEqual([
       1,
       "wren: WREN_OIDC_ISSUER: 10.0.0.1 is at 10.0.0.1, not a public address (WREN_OIDC_ALLOW may allow it)",
@@ -330,8 +378,14 @@ describe("OIDC sign-in", () => {
   it("refuses a known identity whose account was disabled, writing nothing", async () => {
     const db = stack.openDatabase();
     const account = `acct_${randomBytes(8).toString("hex")}`;
-    await db.execute({ sql: "INSERT INTO accounts (id, name, email, created_at, disabled_at) VALUES (?, 'Gone', NULL, ?, ?)", args: [account, stack.now(), stack.now()] });
-    await db.execute({ sql: "INSERT INTO oidc_identities (issuer, subject, account_id, created_at) VALUES (?, 'gone-sub', ?, ?)", args: [provider.issuer, account, stack.now()] });
+    await db.execute({
+      sql: "INSERT INTO accounts (id, name, email, created_at, disabled_at) VALUES (?, 'Gone', NULL, ?, ?)",
+      args: [account, stack.now(), stack.now()],
+    });
+    await db.execute({
+      sql: "INSERT INTO oidc_identities (issuer, subject, account_id, created_at) VALUES (?, 'gone-sub', ?, ?)",
+      args: [provider.issuer, account, stack.now()],
+    });
     db.close();
     provider.signInAs({ sub: "gone-sub" });
     const { jar, url } = await toCallback(`${wren}/api/v1/auth/oidc/start`);
@@ -345,8 +399,14 @@ describe("OIDC sign-in", () => {
     stack = await startStack({ dataDir: stack.dataDir, env: { ...stack.env, WREN_OIDC_LINK_BY_EMAIL: "true" } });
     const db = stack.openDatabase();
     const account = `acct_${randomBytes(8).toString("hex")}`;
-    await db.execute({ sql: "INSERT INTO accounts (id, name, email, created_at) VALUES (?, 'Grace', 'grace@example.com', ?)", args: [account, stack.now()] });
-    await db.execute({ sql: "INSERT INTO account_grants (account_id, site_id, role) VALUES (?, ?, 'editor')", args: [account, secondSite] });
+    await db.execute({
+      sql: "INSERT INTO accounts (id, name, email, created_at) VALUES (?, 'Grace', 'grace@example.com', ?)",
+      args: [account, stack.now()],
+    });
+    await db.execute({
+      sql: "INSERT INTO account_grants (account_id, site_id, role) VALUES (?, ?, 'editor')",
+      args: [account, secondSite],
+    });
     db.close();
 
     // Unverified: anyone can type an email at many providers.
@@ -382,7 +442,10 @@ describe("OIDC sign-in", () => {
     provider.signInAs({ sub: "frank-sub", email: "frank@example.com", email_verified: true });
     const { jar, url } = await toCallback(`${wren}/api/v1/auth/oidc/start?invitation=${token}`);
     await stack.stop("SIGTERM", { keepDatabase: true });
-    stack = await startStack({ dataDir: stack.dataDir, env: { ...stack.env, WREN_TEST_CLOCK_OFFSET_MS: String(10 * 60_000 + 1_000) } });
+    stack = await startStack({
+      dataDir: stack.dataDir,
+      env: { ...stack.env, WREN_TEST_CLOCK_OFFSET_MS: String(10 * 60_000 + 1_000) },
+    });
     const before = await counts();
     expect(errorOf((await finish(url, jar)).location)).toBe("login_expired");
     expect(await counts()).toEqual(before);

@@ -7,7 +7,11 @@ import { describe, expect, it } from "vitest";
 import { oidcConfig, oidcRedirectUri } from "../../worker/domain/people/oidc-config";
 import { safeReturnTo } from "../../worker/domain/people/oidc";
 
-const BASE = { WREN_OIDC_ISSUER: "https://id.example.com/realms/acme", WREN_OIDC_CLIENT_ID: "wren", WREN_OIDC_CLIENT_SECRET: "s3cret" };
+const BASE = {
+  WREN_OIDC_ISSUER: "https://id.example.com/realms/acme",
+  WREN_OIDC_CLIENT_ID: "wren",
+  WREN_OIDC_CLIENT_SECRET: "s3cret",
+};
 
 describe("oidcConfig", () => {
   it("is off without issuer and client id, and takes the defaults otherwise", () => {
@@ -40,10 +44,18 @@ describe("oidcConfig", () => {
   });
 
   it("allows plain http only to a host, address or block WREN_OIDC_ALLOW names", () => {
-    expect(oidcConfig({ ...BASE, WREN_OIDC_ISSUER: "http://127.0.0.1:9000", WREN_OIDC_ALLOW: "127.0.0.1" })?.allowInsecure).toBe(true);
-    expect(oidcConfig({ ...BASE, WREN_OIDC_ISSUER: "http://10.1.2.3/kc", WREN_OIDC_ALLOW: "10.0.0.0/8" })?.allowInsecure).toBe(true);
-    expect(oidcConfig({ ...BASE, WREN_OIDC_ISSUER: "http://keycloak:8080/realms/x", WREN_OIDC_ALLOW: "keycloak" })?.allowInsecure).toBe(true);
-    expect(() => oidcConfig({ ...BASE, WREN_OIDC_ISSUER: "http://10.1.2.3", WREN_OIDC_ALLOW: "192.168.0.0/16" })).toThrow(/plain http/);
+    expect(oidcConfig({ ...BASE, WREN_OIDC_ISSUER: "http://127.0.0.1:9000", WREN_OIDC_ALLOW: "127.0.0.1" })?.allowInsecure).toBe(
+      true,
+    );
+    expect(oidcConfig({ ...BASE, WREN_OIDC_ISSUER: "http://10.1.2.3/kc", WREN_OIDC_ALLOW: "10.0.0.0/8" })?.allowInsecure).toBe(
+      true,
+    );
+    expect(
+      oidcConfig({ ...BASE, WREN_OIDC_ISSUER: "http://keycloak:8080/realms/x", WREN_OIDC_ALLOW: "keycloak" })?.allowInsecure,
+    ).toBe(true);
+    expect(() => oidcConfig({ ...BASE, WREN_OIDC_ISSUER: "http://10.1.2.3", WREN_OIDC_ALLOW: "192.168.0.0/16" })).toThrow(
+      /plain http/,
+    );
   });
 });
 

@@ -2,6 +2,7 @@
 import { useState } from "preact/hooks";
 import { ApiProblem } from "../api/client";
 import { signIn } from "../state/session";
+import { OidcSignInButton, OidcSignInError } from "./oidc-sign-in";
 
 export function SignInScreen() {
   const [key, setKey] = useState("");
@@ -27,6 +28,8 @@ export function SignInScreen() {
   return (
     <main id="main" class="sign-in">
       <h1>Wren</h1>
+      <OidcSignInError />
+      <OidcSignInButton />
       <form onSubmit={submit} aria-describedby="sign-in-hint">
         <label for="api-key">API key</label>
         <input

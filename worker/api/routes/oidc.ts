@@ -91,12 +91,7 @@ const startQuery = z.strictObject({
     .meta({ param: { description: "A path on this service to land on afterwards; anything else is ignored (the dashboard)." } }),
 });
 
-const param = (description: string) =>
-  z
-    .string()
-    .max(4096)
-    .optional()
-    .meta({ param: { description } });
+const param = (description: string) => z.string().max(4096).optional().meta({ param: { description } });
 
 // Loose: providers add their own parameters (Keycloak's session_state).
 const callbackQuery = z.looseObject({

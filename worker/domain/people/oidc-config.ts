@@ -56,7 +56,13 @@ export function oidcConfig(env: OidcEnv): OidcConfig | null {
   } catch {
     throw new OidcConfigError(`WREN_OIDC_ISSUER must be an https:// URL, got "${issuerText}"`);
   }
-  if ((issuer.protocol !== "https:" && issuer.protocol !== "http:") || issuer.search || issuer.hash || issuer.username || issuer.password) {
+  if (
+    (issuer.protocol !== "https:" && issuer.protocol !== "http:") ||
+    issuer.search ||
+    issuer.hash ||
+    issuer.username ||
+    issuer.password
+  ) {
     throw new OidcConfigError(`WREN_OIDC_ISSUER must be an https:// URL without query or credentials, got "${issuerText}"`);
   }
   let allow: WebhookAllow;
@@ -74,7 +80,9 @@ export function oidcConfig(env: OidcEnv): OidcConfig | null {
         return address.kind() === range[0].kind() && address.match(range as never);
       }));
   if (issuer.protocol === "http:" && !named) {
-    throw new OidcConfigError(`WREN_OIDC_ISSUER must be an https:// URL (plain http:// only for a host WREN_OIDC_ALLOW names), got "${issuerText}"`);
+    throw new OidcConfigError(
+      `WREN_OIDC_ISSUER must be an https:// URL (plain http:// only for a host WREN_OIDC_ALLOW names), got "${issuerText}"`,
+    );
   }
   const link = trimmed(env.WREN_OIDC_LINK_BY_EMAIL).toLowerCase();
   if (link !== "" && link !== "true" && link !== "false") {

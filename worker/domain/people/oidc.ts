@@ -22,24 +22,9 @@ import { sha256Hex, toBase64Url } from "../../lib/crypto";
 import type { Database } from "../../lib/db";
 import { oidcLogins } from "../../lib/schema";
 import type { OidcConfig } from "./oidc-config";
+import type { OidcErrorCode } from "../../lib/oidc-errors";
 
-/** What a callback's failure is called in the redirect to the sign-in screen (`?sign_in_error=`). */
-export const OIDC_ERRORS = {
-  not_configured: "Signing in with an identity provider is not set up on this Wren.",
-  state_mismatch: "The sign-in could not be matched to this browser, or was already used. Start again.",
-  login_expired: "The sign-in took longer than 10 minutes. Start again.",
-  issuer_mismatch: "The answer came from another identity provider than the one configured.",
-  provider_refused: "The identity provider did not sign you in.",
-  provider_unavailable: "The identity provider could not be reached. Try again later.",
-  nonce_mismatch: "The identity provider's answer does not belong to this sign-in.",
-  audience_mismatch: "The identity provider's answer was issued to another application.",
-  id_token_invalid: "The identity provider's answer could not be verified.",
-  unknown_identity: "This account has no access to Wren. Ask an admin for an invitation.",
-  invitation_invalid: "This invitation is not valid: it expired, was used or was revoked.",
-  account_disabled: "This account was removed from Wren.",
-  busy: "Too many sign-ins are under way. Try again in a few minutes.",
-} as const;
-export type OidcErrorCode = keyof typeof OIDC_ERRORS;
+export { OIDC_ERRORS, type OidcErrorCode } from "../../lib/oidc-errors";
 
 /** A sign-in refused; `code` goes to the sign-in screen, nothing from the provider does. */
 export class OidcRefusal extends Error {
@@ -92,7 +77,8 @@ function httpOptions(config: OidcConfig, fetcher: OidcFetch, origins: Set<string
   return {
     [oauth.allowInsecureRequests]: config.allowInsecure,
     [oauth.customFetch]: (url: string, init: RequestInit) => {
-      if (!origins.has(new URL(url).origin)) return Promise.reject(new Error(`refused: ${new URL(url).origin} is not the provider's`));
+      if (!origins.has(new URL(url).origin))
+        return Promise.reject(new Error(`refused: ${new URL(url).origin} is not the provider's`));
       return fetcher(url, { ...init, redirect: "manual" });
     },
     signal: AbortSignal.timeout(10_000),
@@ -142,7 +128,9 @@ function fromBase64Url(text: string): Uint8Array {
 /** The invitation token sealed under the state (for oidc_logins.invitation_sealed). */
 export async function sealInvitation(state: string, token: string): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
-  const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv }, await sealKey(state), encoder.encode(token)));
+  const sealed = new Uint8Array(
+    await crypto.subtle.encrypt({ name: "AES-GCM", iv }, await sealKey(state), encoder.encode(token)),
+  );
   const out = new Uint8Array(iv.length + sealed.length);
   out.set(iv);
   out.set(sealed, iv.length);
@@ -307,7 +295,10 @@ export async function completeLogin(
       login.codeVerifier,
       options,
     );
-    const result = await oauth.processAuthorizationCodeResponse(as, client, response, { expectedNonce: login.nonce, requireIdToken: true });
+    const result = await oauth.processAuthorizationCodeResponse(as, client, response, {
+      expectedNonce: login.nonce,
+      requireIdToken: true,
+    });
     const claims = oauth.getValidatedIdTokenClaims(result)!;
     const email = typeof claims.email === "string" && claims.email.length <= 254 ? claims.email.trim().toLowerCase() : null;
     const name = typeof claims.name === "string" && claims.name.trim() ? claims.name.trim().slice(0, 100) : null;
