@@ -66,7 +66,8 @@ const TAGS: Record<string, string> = {
   Reports:
     "Figures through the k-anonymity filter, each {value, qualifier}: pages, vitals, conversions, funnels, timeseries, breakdowns and the overview.",
   Alerts: "Alert rules and their webhook notifications.",
-  "Sign-in": "Signing people in to the dashboard: with the operator's OpenID provider (a browser's redirects, no key).",
+  People:
+    "People and sign-in: passkeys, dashboard sessions (cookie + CSRF), roles per site, invitations and the audit log (admins).",
   Collector: "The tracker script and the beacons it sends: no key, taken only from the site's own pages.",
   Service: "Health and this document.",
 };

@@ -111,3 +111,13 @@ export function oidcConfig(env: OidcEnv): OidcConfig | null {
 export function oidcRedirectUri(publicUrl: string): string {
   return `${publicUrl.replace(/\/+$/, "")}/api/v1/auth/oidc/callback`;
 }
+
+/** What GET /api/v1/auth/methods says of OIDC: the button's name when configured (and valid), else null. */
+export function oidcSignInMethod(env: OidcEnv): { name: string } | null {
+  try {
+    const config = oidcConfig(env);
+    return config ? { name: config.name } : null;
+  } catch {
+    return null;
+  }
+}
