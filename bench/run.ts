@@ -27,6 +27,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   today: () => import("./today"),
   tracker: () => import("./tracker"),
   revenue: () => import("./revenue"),
+  oidc: () => import("./oidc"),
 };
 
 const json = process.argv.includes("--json");

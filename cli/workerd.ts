@@ -118,7 +118,7 @@ async function resolvedAllowList(name: string, value: string | undefined): Promi
 }
 
 /**
- * The OIDC settings (WREN_OIDC_*) checked as the api worker will read them, and WREN_OIDC_ALLOW
+ * The OIDC settings (WREN_OIDC_ISSUER and the rest) checked as the api worker will read them, and WREN_OIDC_ALLOW
  * as workerd's allow list for the `oidc-network` (null: config.capnp's `public` alone).
  */
 export async function oidcSettings(env: NodeJS.ProcessEnv): Promise<{ vars: Record<string, string>; allow: string[] | null }> {

@@ -1,5 +1,5 @@
 /**
- * `wren oidc check`: checks the WREN_OIDC_* settings as the service will read them, fetches the
+ * `wren oidc check`: checks the OIDC settings (WREN_OIDC_ISSUER and the rest) as the service will read them, fetches the
  * provider's discovery document from WREN_OIDC_ISSUER (with oauth4webapi, as the service does:
  * the document must name exactly that issuer), checks that the service's OIDC network will
  * reach the issuer's addresses (public ones, or those WREN_OIDC_ALLOW names), and prints the

@@ -185,7 +185,7 @@ export const COMMANDS: CommandSpec<any>[] = [
     words: ["oidc", "check"],
     args: [],
     options: OIDC_CHECK_OPTIONS,
-    summary: "check WREN_OIDC_*: fetch the provider's discovery and print the redirect URI to register",
+    summary: "check the OIDC settings: fetch the provider's discovery and print the redirect URI to register",
     run: async (settings, input) => (await import("./oidc")).oidcCheckCommand(settings, input),
   }),
   command({

@@ -28,7 +28,14 @@ async function invite(role: string): Promise<string> {
   const db = stack.openDatabase();
   await db.execute({
     sql: "INSERT INTO invitations (id, token_hash, site_id, role, email, invited_by, created_at, expires_at) VALUES (?, ?, ?, ?, NULL, 'test', ?, ?)",
-    args: [`inv_${randomBytes(8).toString("hex")}`, createHash("sha256").update(token).digest("hex"), siteId, role, stack.now(), stack.now() + 86_400_000],
+    args: [
+      `inv_${randomBytes(8).toString("hex")}`,
+      createHash("sha256").update(token).digest("hex"),
+      siteId,
+      role,
+      stack.now(),
+      stack.now() + 86_400_000,
+    ],
   });
   db.close();
   return token;
@@ -91,7 +98,9 @@ describe("OIDC sign-in in the dashboard", () => {
     await page.goto(`${wren}/dashboard/`);
     await page.getByRole("link", { name: "Sign in with Acme SSO" }).click();
     await page.waitForURL(`${wren}/dashboard/?sign_in_error=unknown_identity`);
-    await expect.poll(() => page.getByRole("alert").textContent()).toBe("This account has no access to Wren. Ask an admin for an invitation.");
+    await expect
+      .poll(() => page.getByRole("alert").textContent())
+      .toBe("This account has no access to Wren. Ask an admin for an invitation.");
     expect((await context.cookies(wren)).some((c) => c.name === "wren_session")).toBe(false);
 
     // A code the dashboard does not know (or markup) is not shown at all.

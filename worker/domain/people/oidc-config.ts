@@ -1,5 +1,5 @@
 /**
- * The OpenID Connect settings, from the environment (WREN_OIDC_*), read the same way by the api
+ * The OpenID Connect settings, from the environment (WREN_OIDC_ISSUER and the rest), read the same way by the api
  * worker and by `wren start` / `wren oidc check` (which refuse a bad value before anything
  * runs). OIDC is configured when the issuer and the client id are set; the client secret is
  * required with them (Wren is a confidential client: authorization code + PKCE + secret).
