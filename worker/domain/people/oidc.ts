@@ -32,7 +32,8 @@ export class OidcRefusal extends Error {
     readonly code: OidcErrorCode,
     readonly reason?: string,
   ) {
-    super(reason ? `${code}: ${reason}` : code);
+    // For the log: a reason can carry a callback's own text (`error=`), so one printable line, bounded.
+    super(reason ? `${code}: ${reason.replace(/[^\x20-\x7e]/g, "?").slice(0, 200)}` : code);
   }
 }
 
