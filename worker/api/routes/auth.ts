@@ -104,7 +104,7 @@ export const authRoutes = [
     },
   }),
   route({
-    operationId: "startPasskeyRegistration",
+    operationId: "createPasskeyRegistrationOptions",
     method: "POST",
     path: "/api/v1/auth/passkey/register/options",
     summary: "Options to create a passkey: for a new person with an invitation, or for the signed-in person",
@@ -125,6 +125,7 @@ export const authRoutes = [
         schema: ceremonyResource("PublicKeyCredentialCreationOptionsJSON"),
       },
       401: { description: "The invitation is unknown, expired, revoked or used; or no invitation and not signed in." },
+      503: { description: "The database is not answering; nothing was written. Retry after Retry-After." },
       403: { description: "A write from another origin, or without the session's CSRF token." },
     },
     async handle({ db, env, request, body, reply }) {
@@ -153,7 +154,7 @@ export const authRoutes = [
     },
   }),
   route({
-    operationId: "registerPasskey",
+    operationId: "createPasskey",
     method: "POST",
     path: "/api/v1/auth/passkey/register",
     summary:
@@ -175,6 +176,7 @@ export const authRoutes = [
         headers: { "Set-Cookie": { ...SET_COOKIE["Set-Cookie"], required: false } },
       },
       401: { description: "The challenge, the invitation or the passkey did not verify; nothing was written." },
+      503: { description: "The database is not answering; nothing was written. Retry after Retry-After." },
       403: { description: "A write from another origin, or without the session's CSRF token." },
     },
     async handle({ db, env, request, body, reply }) {
@@ -230,7 +232,7 @@ export const authRoutes = [
     },
   }),
   route({
-    operationId: "startPasskeySignIn",
+    operationId: "createPasskeySignInOptions",
     method: "POST",
     path: "/api/v1/auth/passkey/sign-in/options",
     summary: "Options to sign in with a passkey (usernameless: the authenticator offers its passkeys)",
@@ -243,6 +245,7 @@ export const authRoutes = [
         schema: ceremonyResource("PublicKeyCredentialRequestOptionsJSON"),
       },
       403: { description: "A request from another origin." },
+      503: { description: "The database is not answering; nothing was written. Retry after Retry-After." },
     },
     async handle({ db, env, reply }) {
       const ceremony = await signInOptions(db, relyingParty(env));
@@ -250,7 +253,7 @@ export const authRoutes = [
     },
   }),
   route({
-    operationId: "signInWithPasskey",
+    operationId: "createSessionWithPasskey",
     method: "POST",
     path: "/api/v1/auth/passkey/sign-in",
     summary: "Sign in with a passkey's assertion; sets the session cookie",
@@ -267,6 +270,7 @@ export const authRoutes = [
     responses: {
       200: { description: "Signed in.", schema: sessionResource, headers: SET_COOKIE },
       401: { description: "The challenge is unknown, used or expired, or the passkey did not verify; nothing was written." },
+      503: { description: "The database is not answering; nothing was written. Retry after Retry-After." },
       403: { description: "A request from another origin." },
     },
     async handle({ db, env, request, body, reply }) {
@@ -292,11 +296,11 @@ export const authRoutes = [
     path: "/api/v1/session",
     summary: "Who is signed in: the account, its roles and scopes, and a fresh CSRF token",
     tag: "People",
-    auth: "key",
+    auth: "session",
     scope: "any",
     responses: {
       200: { description: "The signed-in person.", schema: sessionResource },
-      403: { description: "Called with an API key, not a session." },
+      403: { description: "Not a signed-in person." },
     },
     async handle({ db, request, caller, reply }) {
       const account = requireAccount(caller);
@@ -306,16 +310,16 @@ export const authRoutes = [
     },
   }),
   route({
-    operationId: "signOut",
+    operationId: "deleteSession",
     method: "DELETE",
     path: "/api/v1/session",
     summary: "Sign out: ends this session and clears the cookie",
     tag: "People",
-    auth: "key",
+    auth: "session",
     scope: "any",
     responses: {
       204: { description: "Signed out.", headers: SET_COOKIE },
-      403: { description: "Called with an API key, or without the CSRF token." },
+      403: { description: "Without the session's CSRF token, or from another origin; nothing was written." },
     },
     async handle({ db, env, caller, reply }) {
       const account = requireAccount(caller);
@@ -330,7 +334,7 @@ export const authRoutes = [
     path: "/api/v1/account/sessions",
     summary: "Your signed-in sessions: a coarse browser label and times (no IP, no full User-Agent)",
     tag: "People",
-    auth: "key",
+    auth: "session",
     scope: "any",
     responses: {
       200: {
@@ -349,7 +353,6 @@ export const authRoutes = [
           ),
         }),
       },
-      403: { description: "Called with an API key." },
     },
     async handle({ db, env, caller, reply }) {
       const account = requireAccount(caller);
@@ -373,12 +376,12 @@ export const authRoutes = [
     path: "/api/v1/account/sessions/:id",
     summary: "End one of your sessions (another browser); it is refused at once",
     tag: "People",
-    auth: "key",
+    auth: "session",
     scope: "any",
     params: z.strictObject({ id: sessionId }),
     responses: {
       204: { description: "Ended." },
-      403: { description: "Called with an API key, or without the CSRF token." },
+      403: { description: "Without the session's CSRF token, or from another origin; nothing was written." },
       404: { description: "No live session of yours with that id." },
     },
     async handle({ db, caller, params, reply }) {

@@ -118,6 +118,7 @@ export const oidcRoutes = [
           "To the provider's authorization endpoint (authorization code + PKCE, with a state cookie), or to the dashboard's sign-in with `?sign_in_error=` (not_configured, invitation_invalid, provider_unavailable, busy).",
         ...REDIRECT,
       },
+      503: { description: "The database is not answering; nothing was written. Retry after Retry-After." },
     },
     async handle({ db, env, query, baseUrl, forward }) {
       const config = configOf(env);
@@ -162,6 +163,7 @@ export const oidcRoutes = [
           "Signed in: to the dashboard (or the sign-in's `return_to`) with a new `wren_session` cookie. Refused: to the dashboard's sign-in with `?sign_in_error=` (state_mismatch, login_expired, issuer_mismatch, nonce_mismatch, audience_mismatch, id_token_invalid, provider_refused, provider_unavailable, unknown_identity, invitation_invalid, account_disabled, not_configured); nothing is written but the spent sign-in.",
         ...REDIRECT,
       },
+      503: { description: "The database is not answering; nothing was written. Retry after Retry-After." },
     },
     async handle({ db, env, request, baseUrl, forward }) {
       const secure = sessionSettings(env).secure;

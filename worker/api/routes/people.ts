@@ -96,7 +96,7 @@ export const peopleRoutes = [
     },
   }),
   route({
-    operationId: "invitePerson",
+    operationId: "createInvitation",
     method: "POST",
     path: "/api/v1/people",
     summary: "Invite a person: a one-time link (shown once) that binds a site and a role",
@@ -145,7 +145,7 @@ export const peopleRoutes = [
     },
   }),
   route({
-    operationId: "changePersonRole",
+    operationId: "updatePerson",
     method: "PATCH",
     path: "/api/v1/people/:id",
     summary: "Set a person's role on a site (adds the site when they had none there)",
@@ -182,7 +182,7 @@ export const peopleRoutes = [
     },
   }),
   route({
-    operationId: "removePerson",
+    operationId: "deletePerson",
     method: "DELETE",
     path: "/api/v1/people/:id",
     summary: "Remove a person from a site (`?site=`), or altogether; their sessions end at once",

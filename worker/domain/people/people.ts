@@ -20,17 +20,14 @@ import { revokeAllSessionsStatement } from "./sessions";
 
 /** Refuses unless the caller may manage people of `siteId` ("*": only an admin of all sites). */
 export function requireManages(caller: Caller, siteId: string, field = "site"): void {
+  requireManagesAny(caller);
   const ok = siteId === EVERY_SITE ? caller.isAdmin : caller.hasScopeOn("manage:people", siteId);
   if (!ok) {
-    throw new HttpProblem(
-      403,
+    const detail =
       siteId === EVERY_SITE
         ? "Only an admin of all sites may grant or change access to all sites."
-        : `You may not manage people of site ${siteId}.`,
-      {
-        field,
-      },
-    );
+        : `You may not manage people of site ${siteId}.`;
+    throw new HttpProblem(403, detail, { field });
   }
 }
 
