@@ -22,6 +22,7 @@ const config :Workerd.Config = (
     (name = "collector", worker = .collectorWorker),
     (name = "alerts", worker = .alertsWorker),
     .libsqlService, .libsqlReadService, .doStorageService, .dashboardService, .noNetworkService, .webhookNetworkService,
+    .oidcNetworkService,
   ],
   sockets = [.publicSocket],
 );
@@ -47,6 +48,7 @@ const apiProcess :Workerd.Config = (
     (name = "alerts", worker = .alertsWorker),
     (name = "collector", external = (address = "127.0.0.1:8787", http = ())),
     .libsqlService, .libsqlReadService, .doStorageService, .dashboardService, .noNetworkService, .webhookNetworkService,
+    .oidcNetworkService,
   ],
   sockets = [(name = "api", address = "127.0.0.1:8786", http = (), service = "api")],
 );
@@ -68,6 +70,14 @@ const noNetworkService :Workerd.Service = (name = "no-network", network = (allow
 # with WREN_WEBHOOK_ALLOW (cli/workerd.ts writes the list into a config beside this one).
 const webhookNetworkService :Workerd.Service = (
   name = "webhook-network",
+  network = (allow = ["public"], tlsOptions = (trustBrowserCas = true)),
+);
+# The api worker's way out to the operator's OpenID provider, for sign-in alone (discovery, the
+# token endpoint, its keys), bound as OIDC_NETWORK and used by nothing else: its global fetch()
+# stays on no-network. Public addresses only, checked at the socket after DNS; `wren start`
+# widens it with WREN_OIDC_ALLOW (a provider on loopback or a private network).
+const oidcNetworkService :Workerd.Service = (
+  name = "oidc-network",
   network = (allow = ["public"], tlsOptions = (trustBrowserCas = true)),
 );
 
@@ -105,6 +115,15 @@ const apiWorker :Workerd.Worker = (
     # Starts the alert scheduler and queues test notifications' sending (worker/alerts/).
     (name = "ALERTS", durableObjectNamespace = (className = "AlertScheduler", serviceName = "alerts")),
     (name = "WREN_WEBHOOK_ALLOW", fromEnvironment = "WREN_WEBHOOK_ALLOW"),
+    # Sign-in with the operator's OpenID provider (worker/domain/people/oidc.ts), and its way out.
+    (name = "OIDC_NETWORK", service = "oidc-network"),
+    (name = "WREN_OIDC_ISSUER", fromEnvironment = "WREN_OIDC_ISSUER"),
+    (name = "WREN_OIDC_CLIENT_ID", fromEnvironment = "WREN_OIDC_CLIENT_ID"),
+    (name = "WREN_OIDC_CLIENT_SECRET", fromEnvironment = "WREN_OIDC_CLIENT_SECRET"),
+    (name = "WREN_OIDC_NAME", fromEnvironment = "WREN_OIDC_NAME"),
+    (name = "WREN_OIDC_LINK_BY_EMAIL", fromEnvironment = "WREN_OIDC_LINK_BY_EMAIL"),
+    (name = "WREN_OIDC_SCOPES", fromEnvironment = "WREN_OIDC_SCOPES"),
+    (name = "WREN_OIDC_ALLOW", fromEnvironment = "WREN_OIDC_ALLOW"),
     # This start's id, made by `wren start` and shown by /healthz (cli/commands/start.ts).
     (name = "WREN_INSTANCE", fromEnvironment = "WREN_INSTANCE"),
     # Tests only: milliseconds added to the service's clock (worker/lib/clock.ts).

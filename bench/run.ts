@@ -28,6 +28,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   tracker: () => import("./tracker"),
   revenue: () => import("./revenue"),
   people: () => import("./people"),
+  oidc: () => import("./oidc"),
 };
 
 const json = process.argv.includes("--json");

@@ -27,6 +27,13 @@ export const ENVIRONMENT: [name: string, fallback: string, meaning: string][] = 
   ["WREN_ALERT_INTERVAL", "60", "seconds between alert rule evaluations (1–60)"],
   ["WREN_WEBHOOK_ALLOW", "none", "alert destinations beyond public addresses: hosts, IPs, CIDR blocks or `private`"],
   ["WREN_WEBHOOK_RETRY_SECONDS", "30", "the first retry's wait for an undelivered alert notification (1–3600)"],
+  ["WREN_OIDC_ISSUER", "none", "sign-in with your OpenID provider: its issuer URL (https://…; docs/operations.md)"],
+  ["WREN_OIDC_CLIENT_ID", "none", "the client id Wren has at the provider (confidential client)"],
+  ["WREN_OIDC_CLIENT_SECRET", "none", "that client's secret"],
+  ["WREN_OIDC_NAME", "your identity provider", "the sign-in button's label: Sign in with NAME"],
+  ["WREN_OIDC_SCOPES", "openid email profile", "scopes asked of the provider (must include openid)"],
+  ["WREN_OIDC_LINK_BY_EMAIL", "false", "true: a new subject with a verified email joins the account with that email"],
+  ["WREN_OIDC_ALLOW", "none", "provider addresses beyond public ones: hosts, IPs, CIDR blocks or `private`"],
   ["WREN_TEST_CLOCK_OFFSET_MS", "0", "tests only: milliseconds added to the service's clock (wren start warns when set)"],
 ];
 

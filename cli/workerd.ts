@@ -12,6 +12,7 @@ import { lookup } from "node:dns/promises";
 import { join, relative } from "node:path";
 import workerd from "workerd";
 import { parseWebhookAllow, workerdAllowList } from "../worker/lib/webhook-allow";
+import { oidcConfig, OidcConfigError, type OidcEnv } from "../worker/domain/people/oidc-config";
 import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from "../worker/reports/retention";
 import { apiAddress } from "./api-socket";
 import { CliError } from "./output";
@@ -37,11 +38,11 @@ export function hostPort(url: URL): string {
 
 /**
  * What `--external-addr` cannot say — a TLS database (Turso, sqld behind https) needs an `https`
- * external service, and WREN_WEBHOOK_ALLOW widens the webhook network's `allow` list — goes in a
- * small config written beside the data, which reuses config.capnp's workers and replaces only
- * those two services.
+ * external service, and WREN_WEBHOOK_ALLOW and WREN_OIDC_ALLOW widen the webhook and OIDC
+ * networks' `allow` lists — goes in a small config written beside the data, which reuses
+ * config.capnp's workers and replaces only those services.
  */
-function overlayConfig(settings: Settings, url: URL, readUrl: URL, webhookAllow: string[]): string {
+function overlayConfig(settings: Settings, url: URL, readUrl: URL, webhookAllow: string[], oidcAllow: string[]): string {
   const dir = join(settings.dataDir, "run");
   mkdirSync(dir, { recursive: true });
   const file = join(dir, "workerd.capnp");
@@ -53,7 +54,10 @@ function overlayConfig(settings: Settings, url: URL, readUrl: URL, webhookAllow:
       : fallback;
   const libsql = external("libsql", url, "Base.libsqlService");
   const libsqlRead = external("libsql-read", readUrl, "Base.libsqlReadService");
-  const webhooks = `(name = "webhook-network", network = (allow = [${webhookAllow.map((a) => JSON.stringify(a)).join(", ")}], tlsOptions = (trustBrowserCas = true)))`;
+  const network = (name: string, allow: string[]) =>
+    `(name = "${name}", network = (allow = [${allow.map((a) => JSON.stringify(a)).join(", ")}], tlsOptions = (trustBrowserCas = true)))`;
+  const webhooks = network("webhook-network", webhookAllow);
+  const oidc = network("oidc-network", oidcAllow);
   writeFileSync(
     file,
     `using Workerd = import "/workerd/workerd.capnp";
@@ -76,6 +80,7 @@ const apiProcess :Workerd.Config = (
     ${libsqlRead},
     Base.doStorageService, Base.dashboardService, Base.noNetworkService,
     ${webhooks},
+    ${oidc},
   ],
   sockets = [(name = "api", address = "127.0.0.1:8786", http = (), service = "api")],
 );
@@ -88,23 +93,58 @@ const apiProcess :Workerd.Config = (
  * WREN_WEBHOOK_ALLOW as workerd's allow list (host names resolved now, every address they have),
  * or null when unset: config.capnp's `public` alone.
  */
-export async function webhookAllowList(value: string | undefined): Promise<string[] | null> {
+export function webhookAllowList(value: string | undefined): Promise<string[] | null> {
+  return resolvedAllowList("WREN_WEBHOOK_ALLOW", value);
+}
+
+/** An allow list in WREN_WEBHOOK_ALLOW's form (`name`, for messages) as workerd's. */
+async function resolvedAllowList(name: string, value: string | undefined): Promise<string[] | null> {
   if (value === undefined || value.trim() === "") return null;
   let allow;
   try {
     allow = parseWebhookAllow(value);
   } catch (error) {
-    throw new CliError(`WREN_WEBHOOK_ALLOW: ${(error as Error).message}`);
+    throw new CliError(`${name}: ${(error as Error).message}`);
   }
   const resolved: string[] = [];
   for (const host of allow.hosts) {
     try {
       resolved.push(...(await lookup(host, { all: true })).map((a) => a.address));
     } catch {
-      throw new CliError(`WREN_WEBHOOK_ALLOW: the host name ${host} does not resolve`);
+      throw new CliError(`${name}: the host name ${host} does not resolve`);
     }
   }
   return workerdAllowList(allow, resolved);
+}
+
+/**
+ * The OIDC settings (WREN_OIDC_ISSUER and the rest) checked as the api worker will read them, and WREN_OIDC_ALLOW
+ * as workerd's allow list for the `oidc-network` (null: config.capnp's `public` alone).
+ */
+export async function oidcSettings(env: NodeJS.ProcessEnv): Promise<{ vars: Record<string, string>; allow: string[] | null }> {
+  let config;
+  try {
+    config = oidcConfig(env as OidcEnv);
+  } catch (error) {
+    if (error instanceof OidcConfigError) throw new CliError(error.message);
+    throw error;
+  }
+  if (!config) return { vars: {}, allow: null };
+  const vars: Record<string, string> = {};
+  for (const name of [
+    "WREN_OIDC_ISSUER",
+    "WREN_OIDC_CLIENT_ID",
+    "WREN_OIDC_CLIENT_SECRET",
+    "WREN_OIDC_NAME",
+    "WREN_OIDC_LINK_BY_EMAIL",
+    "WREN_OIDC_SCOPES",
+    "WREN_OIDC_ALLOW",
+  ]) {
+    const value = env[name]?.trim();
+    if (value) vars[name] = value;
+  }
+  const allow = await resolvedAllowList("WREN_OIDC_ALLOW", env.WREN_OIDC_ALLOW);
+  return { vars, allow };
 }
 
 /** WREN_ALERT_INTERVAL as given, refused unless 1–60 seconds (how often alert rules are evaluated). */
@@ -219,9 +259,10 @@ export async function spawnWorkerd({ settings, databaseUrl, databaseToken, secre
   const alertInterval = alertIntervalSetting(process.env.WREN_ALERT_INTERVAL);
   const retrySeconds = retrySecondsSetting(process.env.WREN_WEBHOOK_RETRY_SECONDS);
   const webhookAllow = await webhookAllowList(process.env.WREN_WEBHOOK_ALLOW);
+  const oidc = await oidcSettings(process.env);
   const configFile =
-    url.protocol === "https:" || readUrl.protocol === "https:" || webhookAllow
-      ? overlayConfig(settings, url, readUrl, webhookAllow ?? ["public"])
+    url.protocol === "https:" || readUrl.protocol === "https:" || webhookAllow || oidc.allow
+      ? overlayConfig(settings, url, readUrl, webhookAllow ?? ["public"], oidc.allow ?? ["public"])
       : join(ROOT, "config.capnp");
   const doStorage = join(settings.dataDir, "do");
   mkdirSync(doStorage, { recursive: true, mode: 0o700 });
@@ -253,6 +294,7 @@ export async function spawnWorkerd({ settings, databaseUrl, databaseToken, secre
       ...(alertInterval ? { WREN_ALERT_INTERVAL: alertInterval } : {}),
       ...(retrySeconds ? { WREN_WEBHOOK_RETRY_SECONDS: retrySeconds } : {}),
       ...(webhookAllow ? { WREN_WEBHOOK_ALLOW: process.env.WREN_WEBHOOK_ALLOW!.trim() } : {}),
+      ...oidc.vars,
       // People (issue 40); the workers read them with their defaults when unset.
       ...Object.fromEntries(
         ["WREN_AUDIT_RETENTION_DAYS", "WREN_SESSION_IDLE_HOURS", "WREN_SESSION_MAX_DAYS"].flatMap((name) =>

@@ -107,6 +107,7 @@ export const PROPS_LIST_OPTIONS = { site, json } as const satisfies OptionSpecs;
 export const PROPS_NAME_OPTIONS = { site, json } as const satisfies OptionSpecs;
 
 export const TOKEN_OPTIONS = { json } as const satisfies OptionSpecs;
+export const OIDC_CHECK_OPTIONS = { json } as const satisfies OptionSpecs;
 
 export const DEPLOYMENTS_CREATE_OPTIONS = {
   site,
@@ -179,6 +180,13 @@ export const COMMANDS: CommandSpec<any>[] = [
     options: MIGRATE_OPTIONS,
     summary: "make the database, or bring it up to date (npm start does it too)",
     run: async (settings, input) => (await import("./migrate")).migrateCommand(settings, input),
+  }),
+  command({
+    words: ["oidc", "check"],
+    args: [],
+    options: OIDC_CHECK_OPTIONS,
+    summary: "check the OIDC settings: fetch the provider's discovery and print the redirect URI to register",
+    run: async (settings, input) => (await import("./oidc")).oidcCheckCommand(settings, input),
   }),
   command({
     words: ["keys", "create"],

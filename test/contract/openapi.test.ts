@@ -274,6 +274,8 @@ describe("the OpenAPI document", () => {
       ["deleteSession", "session"],
       ["listAccountSessions", "session"],
       ["revokeAccountSession", "session"],
+      ["createOidcSignIn", "public"],
+      ["recordOidcCallback", "public"],
     ]);
   });
 });

@@ -63,6 +63,8 @@ export const ROUTE_OPERATION_IDS = {
   "GET /api/v1/invitations": "listInvitations",
   "DELETE /api/v1/invitations/{id}": "revokeInvitation",
   "GET /api/v1/audit": "listAudit",
+  "GET /api/v1/auth/oidc/start": "createOidcSignIn",
+  "GET /api/v1/auth/oidc/callback": "recordOidcCallback",
 };
 
 /** The people routes that take no credentials (sign-in, an invitation's registration) or only the session cookie. */
@@ -72,6 +74,8 @@ export const PUBLIC_OPERATIONS = [
   "POST /api/v1/auth/passkey/register",
   "POST /api/v1/auth/passkey/sign-in/options",
   "POST /api/v1/auth/passkey/sign-in",
+  "GET /api/v1/auth/oidc/start",
+  "GET /api/v1/auth/oidc/callback",
 ];
 export const SESSION_OPERATIONS = [
   "GET /api/v1/session",

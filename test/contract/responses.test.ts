@@ -17,6 +17,7 @@ import { startHranaServer, type HranaServer } from "../../server/hrana/index";
 import { BROWSER_UA } from "../collector/helpers";
 import { readFileSync } from "node:fs";
 import { client, rawRequest, serveOnLoopback, type Call, type LoopbackServer } from "../helpers/http";
+import { CLIENT_ID, CLIENT_SECRET, startTestProvider, type TestProvider } from "../helpers/oidc-provider";
 import { browser, join as joinWith, signIn, tokenOf, type Browser } from "../helpers/passkey";
 import { startStack, type Stack } from "../helpers/stack";
 import { Contract, type Answer } from "./conformance";
@@ -48,6 +49,8 @@ const UNKNOWN = {
 let database: HranaServer;
 let stack: Stack;
 let receiver: LoopbackServer;
+/** The OpenID provider the sign-in routes redirect to (loopback; WREN_OIDC_ALLOW opens it). */
+let oidc: TestProvider;
 let contract: Contract;
 let admin: Call;
 /** Keys that lack a scope: every route's but the sessions list, and the sessions list's. */
@@ -98,9 +101,19 @@ beforeAll(async () => {
     authToken: DB_TOKEN,
   });
   receiver = await serveOnLoopback((_req, res) => res.end("ok"));
+  oidc = await startTestProvider("http://127.0.0.1:9/api/v1/auth/oidc/callback");
   // Webhook deliveries (POST /api/v1/alerts/{id}/test) go to the receiver on loopback, nowhere else.
   stack = await startStack({
-    env: { LIBSQL_URL: database.url, LIBSQL_AUTH_TOKEN: DB_TOKEN, WREN_RATE_LIMIT: "100000/60", WREN_WEBHOOK_ALLOW: "127.0.0.1" },
+    env: {
+      LIBSQL_URL: database.url,
+      LIBSQL_AUTH_TOKEN: DB_TOKEN,
+      WREN_RATE_LIMIT: "100000/60",
+      WREN_WEBHOOK_ALLOW: "127.0.0.1",
+      WREN_OIDC_ISSUER: oidc.issuer,
+      WREN_OIDC_CLIENT_ID: CLIENT_ID,
+      WREN_OIDC_CLIENT_SECRET: CLIENT_SECRET,
+      WREN_OIDC_ALLOW: "127.0.0.1",
+    },
   });
   admin = client(stack.url, stack.adminKey);
   const served = await admin("GET", "/api/v1/openapi.json");
@@ -153,6 +166,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
   await receiver?.close();
+  await oidc?.close();
   await database?.close().catch(() => undefined);
 });
 
@@ -604,6 +618,23 @@ describe("the deployment webhook", () => {
   });
 });
 
+/** A browser's navigation: the redirect is the answer, not followed. */
+async function navigate(path: string, cookie?: string): Promise<Answer> {
+  const response = await fetch(`${stack.url}${path}`, { redirect: "manual", headers: cookie ? { cookie } : {} });
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+describe("the OIDC sign-in routes", () => {
+  it("redirect (302) to the provider and back to the sign-in, and refuse a malformed query (400)", async () => {
+    const start = await expectAnswer("GET /api/v1/auth/oidc/start", 302, navigate("/api/v1/auth/oidc/start"));
+    expect(start.headers.get("location")).toMatch(new RegExp(`^${oidc.issuer}/auth\\?`));
+    await expectAnswer("GET /api/v1/auth/oidc/start", 400, navigate("/api/v1/auth/oidc/start?invitation=nope"));
+    const back = await expectAnswer("GET /api/v1/auth/oidc/callback", 302, navigate("/api/v1/auth/oidc/callback?state=x&code=y"));
+    expect(back.headers.get("location")).toBe("/dashboard/?sign_in_error=state_mismatch");
+    await expectAnswer("GET /api/v1/auth/oidc/callback", 400, navigate("/api/v1/auth/oidc/callback?state=x&state=y"));
+  });
+});
+
 describe("the collector's paths", () => {
   const browser = { "user-agent": BROWSER_UA, origin: `https://${DOMAIN}` };
 
@@ -732,6 +763,12 @@ describe("every operation", () => {
       client(stack.url)("POST", `/hooks/deployments/${ids.site}`, body, signStandard("deploy-6", body)),
     );
     await expectAnswer("POST /s2s", 503, client(stack.url)("POST", "/s2s", { goal_id: ids.goal }, { "x-service-token": token }));
+    await expectAnswer("GET /api/v1/auth/oidc/start", 503, navigate("/api/v1/auth/oidc/start"));
+    await expectAnswer(
+      "GET /api/v1/auth/oidc/callback",
+      503,
+      navigate("/api/v1/auth/oidc/callback?state=abc&code=y", "wren_oidc_state=abc"),
+    );
     await expectAnswer(
       "POST /e",
       503,

@@ -5,8 +5,9 @@ import type { RateLimiter } from "./ratelimit";
 import type { PublisherEnv } from "../reports/publisher";
 import type { Publisher } from "../reports/publisher-object";
 import type { AlertScheduler } from "../alerts/scheduler";
+import type { OidcEnv } from "../domain/people/oidc-config";
 
-export interface ApiEnv extends DatabaseBindings, PublisherEnv, ClockBindings {
+export interface ApiEnv extends DatabaseBindings, PublisherEnv, ClockBindings, OidcEnv {
   WREN_SECRET: string;
   /** The collector's HTTP paths (a service binding, or the front door over loopback). */
   COLLECTOR: Fetcher;
@@ -28,6 +29,11 @@ export interface ApiEnv extends DatabaseBindings, PublisherEnv, ClockBindings {
   /** Dashboard sessions: hours without use (default 12) and days at most (default 7). */
   WREN_SESSION_IDLE_HOURS?: string | null;
   WREN_SESSION_MAX_DAYS?: string | null;
+  /**
+   * The way out to the OpenID provider (config.capnp's `oidc-network`), for sign-in alone;
+   * absent under wrangler, where global fetch reaches the network.
+   */
+  OIDC_NETWORK?: Fetcher;
   /** The built dashboard (a `disk` service); absent when the dashboard is served elsewhere. */
   DASHBOARD?: Fetcher;
 }

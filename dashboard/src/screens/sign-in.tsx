@@ -6,6 +6,7 @@
 import { useState } from "preact/hooks";
 import { ApiProblem } from "../api/client";
 import { signIn, signInWithPasskey } from "../state/session";
+import { OidcSignInButton, OidcSignInError } from "./oidc-sign-in";
 
 function PasskeySignIn() {
   const [problem, setProblem] = useState<string | null>(null);
@@ -65,7 +66,9 @@ export function SignInScreen() {
   return (
     <main id="main" class="sign-in">
       <h1>Wren</h1>
+      <OidcSignInError />
       <PasskeySignIn />
+      <OidcSignInButton />
       <form onSubmit={submit} aria-describedby="sign-in-hint">
         <h2>Operators: use an API key</h2>
         <label for="api-key">API key</label>

@@ -8,6 +8,7 @@
  * and sets a new one.
  */
 import { z } from "zod";
+import { oidcSignInMethod } from "../../domain/people/oidc-config";
 import { auditActor, recordAudit, recordAuditStatement } from "../../domain/audit";
 import { findUsableInvitation, redeemInvitation } from "../../domain/people/invitations";
 import {
@@ -100,8 +101,8 @@ export const authRoutes = [
         schema: z.object({ passkey: z.boolean(), oidc: z.object({ name: z.string() }).nullable() }),
       },
     },
-    async handle({ reply }) {
-      return reply(200, { passkey: true, oidc: null });
+    async handle({ env, reply }) {
+      return reply(200, { passkey: true, oidc: oidcSignInMethod(env) });
     },
   }),
   route({

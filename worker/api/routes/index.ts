@@ -18,6 +18,7 @@ import { reportRoutes } from "./reports";
 import { sessionRoutes } from "./sessions";
 import { vitalsRoutes } from "./vitals";
 import { siteRoutes } from "./sites";
+import { oidcRoutes } from "./oidc";
 
 export const apiRoutes: Route[] = [
   ...keyRoutes,
@@ -38,4 +39,5 @@ export const apiRoutes: Route[] = [
   ...alertRoutes,
   ...authRoutes,
   ...peopleRoutes,
+  ...oidcRoutes,
 ];

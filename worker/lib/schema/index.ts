@@ -15,3 +15,4 @@ export * from "./props";
 export * from "./revenue";
 export * from "./people";
 export * from "./audit";
+export * from "./oidc";
