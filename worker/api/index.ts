@@ -9,6 +9,7 @@ import type { ApiEnv } from "./env";
 import { healthz } from "./health";
 import { createRouter } from "../lib/router";
 import { serveDashboard } from "./dashboard";
+import { serveSharePage } from "./share-page";
 import { openApiDocument } from "./openapi";
 import { publicUrl } from "../lib/public-url";
 import { runRoute } from "./pipeline";
@@ -39,6 +40,10 @@ router
 for (const path of ["/dashboard", "/dashboard/*"]) {
   router.get(path, (request, env) => serveDashboard(request, env.DASHBOARD));
   router.head(path, (request, env) => serveDashboard(request, env.DASHBOARD));
+}
+for (const path of ["/share/:token", "/share/:token/*"]) {
+  router.get(path, (request, env) => serveSharePage(request, env));
+  router.head(path, (request, env) => serveSharePage(request, env));
 }
 
 for (const spec of apiRoutes) {

@@ -19,9 +19,10 @@ export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /**
  * How a route's caller proves who it is: an API key (`Authorization: Bearer wren_…`), a
- * signed webhook delivery (a per-site secret over the raw body), or a site's s2s token.
+ * signed webhook delivery (a per-site secret over the raw body), a site's s2s token, or a shared
+ * dashboard link (`Authorization: Share <token>`, api/share-auth.ts).
  */
-export type AuthKind = "key" | "webhook-signature" | "site-token";
+export type AuthKind = "key" | "webhook-signature" | "site-token" | "share";
 
 export interface RouteContext<P, Q, B, R extends Responses> extends Replier<R> {
   request: Request;
@@ -58,6 +59,8 @@ interface RouteDeclaration extends DeclarationBase {
   orScope?: Scope;
   /** Which request value names the site the key must be allowed on. */
   site?: { from: "params" | "query" | "body"; name: string };
+  /** A `share` route a password link may call before it is unlocked (the unlock itself). */
+  beforeUnlock?: boolean;
 }
 
 export interface RouteSpec<

@@ -14,6 +14,7 @@ import { propRoutes } from "./props";
 import { queryRoutes } from "./query";
 import { reportRoutes } from "./reports";
 import { sessionRoutes } from "./sessions";
+import { shareRoutes } from "./shares";
 import { vitalsRoutes } from "./vitals";
 import { siteRoutes } from "./sites";
 
@@ -34,4 +35,5 @@ export const apiRoutes: Route[] = [
   ...liveRoutes,
   ...deploymentRoutes,
   ...alertRoutes,
+  ...shareRoutes,
 ];
