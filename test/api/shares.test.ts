@@ -65,6 +65,21 @@ describe("making, listing and revoking links", () => {
     expect(listed.text).not.toContain(token);
   });
 
+  it("audits share.create and share.revoke with the acting key, and never the token or password", async () => {
+    const adminKeyId = (await f.admin("GET", "/api/v1/keys/current")).body.id;
+    const share = await makeShare(siteA.id, { password: "audited pass", embed: true });
+    expect((await f.admin("DELETE", `/api/v1/sites/${siteA.id}/shares/${share.id}`)).status).toBe(204);
+    const entries = await rows("SELECT actor_kind, actor_id, action, site_id, target, detail FROM audit_log WHERE target = ? ORDER BY at, rowid", share.id);
+    expect(entries.map((e) => [e.actor_kind, e.actor_id, e.action, e.site_id, e.target])).toEqual([
+      ["key", adminKeyId, "share.create", siteA.id, share.id],
+      ["key", adminKeyId, "share.revoke", siteA.id, share.id],
+    ]);
+    expect(JSON.parse(String(entries[0]!.detail))).toEqual({ protected: true, expires_at: null, embed: true });
+    const text = JSON.stringify(entries);
+    expect(text).not.toContain(share.token);
+    expect(text).not.toContain("audited pass");
+  });
+
   it("stores a password as PBKDF2-SHA256 with 600,000 iterations and a random salt, never in clear", async () => {
     const one = await makeShare(siteA.id, { password: "correct horse" });
     const two = await makeShare(siteA.id, { password: "correct horse" });

@@ -18,11 +18,14 @@ import type { Replier, Reply, Responses } from "./reply";
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /**
- * How a route's caller proves who it is: an API key (`Authorization: Bearer wren_…`), a
- * signed webhook delivery (a per-site secret over the raw body), a site's s2s token, or a shared
- * dashboard link (`Authorization: Share <token>`, api/share-auth.ts).
+ * How a route's caller proves who it is: an API key (`Authorization: Bearer wren_…`) or a
+ * dashboard session cookie (`key`: either one), a signed webhook delivery (a per-site secret
+ * over the raw body), a site's s2s token, a shared dashboard link (`share`:
+ * `Authorization: Share <token>`, api/share-auth.ts), or nothing (`public`: sign-in, an
+ * invitation's registration; the caller holds no scope and its writes must come from the
+ * dashboard's origin).
  */
-export type AuthKind = "key" | "webhook-signature" | "site-token" | "share";
+export type AuthKind = "key" | "webhook-signature" | "site-token" | "share" | "public";
 
 export interface RouteContext<P, Q, B, R extends Responses> extends Replier<R> {
   request: Request;

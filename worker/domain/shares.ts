@@ -19,6 +19,7 @@ import { hashPassword, verifyPassword } from "../lib/password";
 import { HttpProblem } from "../lib/problem";
 import { shareLinks } from "../lib/schema";
 import { callerFor, type Caller } from "./access";
+import type { ApiKeyRow } from "./apikeys";
 import { requireSite, type SiteRow } from "./sites";
 
 export type ShareRow = typeof shareLinks.$inferSelect;
@@ -106,13 +107,16 @@ export async function findOpenShare(db: Database, token: string): Promise<ShareR
   return isOpen(row, now()) ? row : undefined;
 }
 
-/** A link's reader as the API sees it: `read:reports` and `read:sites` on the link's site, nothing else. */
+/**
+ * A link's reader as the API sees it: `read:reports` and `read:sites` on the link's site, nothing
+ * else; its principal is the link (kind `share`), so rate limits and the audit name the link.
+ */
 export function shareCaller(share: ShareRow): Caller {
-  return callerFor({
+  const key: ApiKeyRow = {
     id: share.id,
     name: `share link ${share.tokenPrefix}…`,
     prefix: share.tokenPrefix,
-    secretHash: share.tokenHash,
+    secretHash: "",
     scopes: [...SHARE_SCOPES],
     sites: [share.siteId],
     rateRequests: null,
@@ -120,7 +124,20 @@ export function shareCaller(share: ShareRow): Caller {
     createdAt: share.createdAt,
     lastUsedAt: null,
     revokedAt: null,
-  });
+  };
+  const caller: Caller = {
+    ...callerFor(key),
+    principal: { kind: "share", id: share.id, name: key.name },
+    // The same scopes on its one site: narrowing to a route's scope changes nothing.
+    forScope: () => caller,
+  };
+  return caller;
+}
+
+/** The site a share caller reads (its one site). */
+export function sharedSiteOf(caller: Caller): string {
+  if (caller.principal.kind !== "share" || !caller.key.sites?.[0]) throw new HttpProblem(401, "Not a share link.", { field: "authorization" });
+  return caller.key.sites[0];
 }
 
 export function shareCookieName(shareId: string): string {

@@ -10,9 +10,11 @@ import {
   createShare,
   listShares,
   revokeShare,
+  sharedSiteOf,
   unlockCookie,
   type ShareRow,
 } from "../../domain/shares";
+import { auditActor, recordAudit } from "../../domain/audit";
 import { getSite } from "../../domain/sites";
 import { shareId, siteId } from "../../lib/ids";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../../lib/password";
@@ -123,7 +125,15 @@ export const shareRoutes = [
         password: body.password,
         expiresAt,
         embed: body.embed,
-        createdBy: caller.key.id,
+        createdBy: caller.principal.id,
+      });
+      await recordAudit(db, {
+        actor: auditActor(caller),
+        action: "share.create",
+        siteId: row.siteId,
+        target: row.id,
+        // Whether it has a password, never the password (nor the token).
+        detail: { protected: row.passwordHash !== null, expires_at: body.expires_at ?? null, embed: body.embed },
       });
       const url = `${baseUrl.replace(/\/+$/, "")}/share/${token}`;
       const site = await getSite(db, params.id);
@@ -159,8 +169,9 @@ export const shareRoutes = [
     params: shareParams,
     site: { from: "params", name: "id" },
     responses: { 204: { description: "Revoked." }, 404: { description: "No such live link on this site." } },
-    async handle({ db, params, reply }) {
-      await revokeShare(db, params.id, params.share);
+    async handle({ db, params, caller, reply }) {
+      const row = await revokeShare(db, params.id, params.share);
+      await recordAudit(db, { actor: auditActor(caller), action: "share.revoke", siteId: row.siteId, target: row.id });
       return reply(204);
     },
   }),
@@ -179,9 +190,9 @@ export const shareRoutes = [
       },
     },
     async handle({ db, caller, reply }) {
-      const siteIdOfShare = caller.key.sites![0]!;
+      const siteIdOfShare = sharedSiteOf(caller);
       const site = await getSite(db, siteIdOfShare);
-      return reply(200, { id: caller.key.id, site: { id: siteIdOfShare, name: site?.name ?? siteIdOfShare } });
+      return reply(200, { id: caller.principal.id, site: { id: siteIdOfShare, name: site?.name ?? siteIdOfShare } });
     },
   }),
   route({
@@ -203,7 +214,7 @@ export const shareRoutes = [
       },
     },
     async handle({ db, env, caller, body, reply }) {
-      const share = await db.query.shareLinks.findFirst({ where: (t, { eq }) => eq(t.id, caller.key.id) });
+      const share = await db.query.shareLinks.findFirst({ where: (t, { eq }) => eq(t.id, caller.principal.id) });
       if (!share) throw new HttpProblem(401, "The share link is not valid.", { field: "authorization" });
       // Each guess costs 600,000 PBKDF2 rounds, and a link gets ten, then one a minute.
       const decision = await rateLimiterFor(env.RATE_LIMITER, `${share.id}:unlock`).take(UNLOCK_LIMIT, {
