@@ -41,7 +41,8 @@ for (const path of ["/dashboard", "/dashboard/*"]) {
   router.get(path, (request, env) => serveDashboard(request, env.DASHBOARD));
   router.head(path, (request, env) => serveDashboard(request, env.DASHBOARD));
 }
-for (const path of ["/share/:token", "/share/:token/*"]) {
+// The link, and the dashboard's own paths below it (/share/TOKEN/s/SITE/pages); /share/TOKEN/unlock is the API's.
+for (const path of ["/share/:token", "/share/:token/s/*"]) {
   router.get(path, (request, env) => serveSharePage(request, env));
   router.head(path, (request, env) => serveSharePage(request, env));
 }

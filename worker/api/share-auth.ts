@@ -34,6 +34,7 @@ export const SHARE_READABLE: ReadonlySet<string> = new Set([
 ]);
 
 const SHARE = /^Share\s+(\S+)\s*$/i;
+const CHALLENGE = { "www-authenticate": 'Share realm="wren"' };
 
 /** Whether the request presents a share link rather than a key. */
 export function presentsShare(request: Request): boolean {
@@ -48,7 +49,7 @@ export async function requireShare(request: Request, db: Database): Promise<Shar
   if (!share) {
     throw new HttpProblem(401, "The share link is not valid: it may have been revoked or have expired.", {
       field: "authorization",
-      headers: { "www-authenticate": 'Share realm="wren"' },
+      headers: CHALLENGE,
     });
   }
   return share;
@@ -60,6 +61,7 @@ export async function authenticateShare(request: Request, db: Database, env: Api
   if (!beforeUnlock && !(await isUnlocked(request, env.WREN_SECRET, share))) {
     throw new HttpProblem(401, "This shared dashboard asks for its password first (POST /share/{token}/unlock).", {
       field: "password",
+      headers: CHALLENGE,
     });
   }
   return shareCaller(share);

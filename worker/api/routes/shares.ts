@@ -22,7 +22,6 @@ import { HttpProblem } from "../../lib/problem";
 import { publicUrl } from "../../lib/public-url";
 import { rateLimiterFor } from "../key-limiter";
 import { siteParams } from "../params";
-import { rateLimitHeaders } from "../ratelimit";
 import { route } from "../registry";
 
 /** Password guesses per link: 10, then one a minute (a bucket of 10 refilled over 10 minutes). */
@@ -182,7 +181,8 @@ export const shareRoutes = [
     summary: "What a shared dashboard link opens: its site's id and name",
     tag: "Shares",
     auth: "share",
-    scope: "read:reports",
+    // The link's reader always holds read:reports: no scope to refuse (and no 403 to document).
+    scope: "any",
     responses: {
       200: {
         description: "The link's site.",
@@ -196,13 +196,14 @@ export const shareRoutes = [
     },
   }),
   route({
-    operationId: "unlockShare",
+    operationId: "createShareUnlock",
     method: "POST",
     path: "/share/:token/unlock",
     summary: "Open a password link: the right password sets a short-lived HttpOnly cookie the link's reads need",
     tag: "Shares",
     auth: "share",
-    scope: "read:reports",
+    // The link's reader always holds read:reports: no scope to refuse (and no 403 to document).
+    scope: "any",
     beforeUnlock: true,
     params: tokenParams,
     body: unlockBody,
@@ -215,7 +216,7 @@ export const shareRoutes = [
     },
     async handle({ db, env, caller, body, reply }) {
       const share = await db.query.shareLinks.findFirst({ where: (t, { eq }) => eq(t.id, caller.principal.id) });
-      if (!share) throw new HttpProblem(401, "The share link is not valid.", { field: "authorization" });
+      if (!share) throw new HttpProblem(401, "The share link is not valid.", { field: "authorization", headers: { "www-authenticate": 'Share realm="wren"' } });
       // Each guess costs 600,000 PBKDF2 rounds, and a link gets ten, then one a minute.
       const decision = await rateLimiterFor(env.RATE_LIMITER, `${share.id}:unlock`).take(UNLOCK_LIMIT, {
         keyId: share.id,
@@ -224,10 +225,13 @@ export const shareRoutes = [
       if (!decision.allowed)
         throw new HttpProblem(429, "Too many password attempts for this link; wait and try again.", {
           field: "password",
-          headers: rateLimitHeaders(decision),
+          headers: { "retry-after": String(decision.retryAfterSeconds) },
         });
       if (!(await checkSharePassword(share, body.password)))
-        throw new HttpProblem(401, "That is not the password of this link.", { field: "password" });
+        throw new HttpProblem(401, "That is not the password of this link.", {
+          field: "password",
+          headers: { "www-authenticate": 'Share realm="wren"' },
+        });
       const secure = publicUrl(env).startsWith("https:");
       return reply(204, undefined, { headers: { "set-cookie": await unlockCookie(env.WREN_SECRET, share, secure) } });
     },
