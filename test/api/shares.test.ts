@@ -29,7 +29,10 @@ function shareClient(token: string, cookie?: string): Call {
     call(method, path, body, { authorization: `Share ${token}`, ...(cookie ? { cookie } : {}), ...headers });
 }
 
-async function makeShare(siteId: string, body: Record<string, unknown> = {}): Promise<{ id: string; token: string; url: string; body: any }> {
+async function makeShare(
+  siteId: string,
+  body: Record<string, unknown> = {},
+): Promise<{ id: string; token: string; url: string; body: any }> {
   const res = await f.admin("POST", `/api/v1/sites/${siteId}/shares`, body);
   if (res.status !== 201) throw new Error(`share create: ${res.status} ${res.text}`);
   const token = res.body.url.split("/share/")[1];
@@ -48,11 +51,30 @@ describe("making, listing and revoking links", () => {
     const res = await f.admin("POST", `/api/v1/sites/${siteA.id}/shares`, {});
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(
-      ["created_at", "embed", "expires_at", "frame_ancestors", "id", "iframe", "password", "site_id", "token_prefix", "url"].sort(),
+      [
+        "created_at",
+        "embed",
+        "expires_at",
+        "frame_ancestors",
+        "id",
+        "iframe",
+        "password",
+        "site_id",
+        "token_prefix",
+        "url",
+      ].sort(),
     );
     const token: string = res.body.url.slice(`${f.stack.url}/share/`.length);
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(res.body).toMatchObject({ site_id: siteA.id, password: false, expires_at: null, embed: false, frame_ancestors: [], iframe: null, token_prefix: token.slice(0, 6) });
+    expect(res.body).toMatchObject({
+      site_id: siteA.id,
+      password: false,
+      expires_at: null,
+      embed: false,
+      frame_ancestors: [],
+      iframe: null,
+      token_prefix: token.slice(0, 6),
+    });
     expect(res.body.id).toMatch(/^shr_[A-Za-z0-9_-]{16}$/);
     const [stored] = await rows("SELECT * FROM share_links WHERE id = ?", res.body.id);
     expect(stored!.token_hash).toBe(createHash("sha256").update(token).digest("hex"));
@@ -69,7 +91,10 @@ describe("making, listing and revoking links", () => {
     const adminKeyId = (await f.admin("GET", "/api/v1/keys/current")).body.id;
     const share = await makeShare(siteA.id, { password: "audited pass", embed: true });
     expect((await f.admin("DELETE", `/api/v1/sites/${siteA.id}/shares/${share.id}`)).status).toBe(204);
-    const entries = await rows("SELECT actor_kind, actor_id, action, site_id, target, detail FROM audit_log WHERE target = ? ORDER BY at, rowid", share.id);
+    const entries = await rows(
+      "SELECT actor_kind, actor_id, action, site_id, target, detail FROM audit_log WHERE target = ? ORDER BY at, rowid",
+      share.id,
+    );
     expect(entries.map((e) => [e.actor_kind, e.actor_id, e.action, e.site_id, e.target])).toEqual([
       ["key", adminKeyId, "share.create", siteA.id, share.id],
       ["key", adminKeyId, "share.revoke", siteA.id, share.id],
@@ -186,7 +211,11 @@ describe("what a link reads", () => {
 
   it("writes nothing: a link on every write route is refused with 401 and no row changes", async () => {
     const reader = shareClient(share.token);
-    const before = JSON.stringify(await rows("SELECT (SELECT count(*) FROM goals) g, (SELECT count(*) FROM sites) s, (SELECT count(*) FROM share_links) l, (SELECT count(*) FROM api_keys) k, (SELECT count(*) FROM deployments) d, (SELECT group_concat(name) FROM sites) n"));
+    const before = JSON.stringify(
+      await rows(
+        "SELECT (SELECT count(*) FROM goals) g, (SELECT count(*) FROM sites) s, (SELECT count(*) FROM share_links) l, (SELECT count(*) FROM api_keys) k, (SELECT count(*) FROM deployments) d, (SELECT group_concat(name) FROM sites) n",
+      ),
+    );
     for (const [method, path, body] of [
       ["POST", `/api/v1/sites/${siteA.id}/goals`, { kind: "event", match: "pwned" }],
       ["DELETE", `/api/v1/sites/${siteA.id}/goals/${goalId}`, undefined],
@@ -204,7 +233,13 @@ describe("what a link reads", () => {
       expect(res.status, `${method} ${path}`).toBe(401);
       expect(res.headers.get("content-type")).toBe("application/problem+json");
     }
-    expect(JSON.stringify(await rows("SELECT (SELECT count(*) FROM goals) g, (SELECT count(*) FROM sites) s, (SELECT count(*) FROM share_links) l, (SELECT count(*) FROM api_keys) k, (SELECT count(*) FROM deployments) d, (SELECT group_concat(name) FROM sites) n"))).toBe(before);
+    expect(
+      JSON.stringify(
+        await rows(
+          "SELECT (SELECT count(*) FROM goals) g, (SELECT count(*) FROM sites) s, (SELECT count(*) FROM share_links) l, (SELECT count(*) FROM api_keys) k, (SELECT count(*) FROM deployments) d, (SELECT group_concat(name) FROM sites) n",
+        ),
+      ),
+    ).toBe(before);
   });
 
   it("reads nothing a read:reports key's report would not show: the site record, keys, sessions, alerts and deployments refuse it", async () => {
@@ -227,7 +262,11 @@ describe("what a link reads", () => {
 
   it("a link of site A reading site B is 403", async () => {
     const reader = shareClient(share.token);
-    for (const path of [`/api/v1/overview?site=${siteB.id}`, `/api/v1/pages?site=${siteB.id}&period=7d`, `/api/v1/sites/${siteB.id}/goals`]) {
+    for (const path of [
+      `/api/v1/overview?site=${siteB.id}`,
+      `/api/v1/pages?site=${siteB.id}&period=7d`,
+      `/api/v1/sites/${siteB.id}/goals`,
+    ]) {
       const res = await reader("GET", path);
       expect(res.status, path).toBe(403);
       expect(res.body.field).toBe(path.includes("/goals") ? "id" : "site");
@@ -264,7 +303,9 @@ describe("password links", () => {
     const right = await unlock("POST", `/share/${share.token}/unlock`, { password: "open sesame" });
     expect(right.status).toBe(204);
     const setCookie = right.headers.get("set-cookie")!;
-    expect(setCookie).toMatch(new RegExp(`^wren_share_${share.id}=\\d+\\.[A-Za-z0-9_-]{43}; Max-Age=7200; Path=/; HttpOnly; SameSite=Strict$`));
+    expect(setCookie).toMatch(
+      new RegExp(`^wren_share_${share.id}=\\d+\\.[A-Za-z0-9_-]{43}; Max-Age=7200; Path=/; HttpOnly; SameSite=Strict$`),
+    );
     const cookie = setCookie.split(";")[0]!;
     const opened = await shareClient(share.token, cookie)("GET", `/api/v1/overview?site=${siteA.id}`);
     expect(opened.status).toBe(200);
@@ -299,7 +340,9 @@ describe("password links", () => {
     expect((await unlock("POST", `/share/${"B".repeat(43)}/unlock`, { password: "hunter22" })).status).toBe(401);
     expect((await unlock("POST", `/share/${share.token}/unlock`, { password: "" })).status).toBe(422);
     expect((await unlock("POST", `/share/${share.token}/unlock`, { password: "hunter22", extra: 1 })).status).toBe(422);
-    expect((await unlock("POST", `/share/${share.token}/unlock`, "nope", { "content-type": "application/json" })).status).toBe(400);
+    expect((await unlock("POST", `/share/${share.token}/unlock`, "nope", { "content-type": "application/json" })).status).toBe(
+      400,
+    );
     await f.admin("DELETE", `/api/v1/sites/${siteA.id}/shares/${share.id}`);
     expect((await unlock("POST", `/share/${share.token}/unlock`, { password: "hunter22" })).status).toBe(401);
   });
@@ -364,12 +407,17 @@ describe("expiry, on the service's clock", () => {
     // Two hours later, on the same data.
     const before = f.stack;
     await before.stop(undefined, { keepDatabase: true });
-    const later = await startStack({ dataDir: before.dataDir, env: { ...before.env, WREN_TEST_CLOCK_OFFSET_MS: String(2 * 3_600_000) } });
+    const later = await startStack({
+      dataDir: before.dataDir,
+      env: { ...before.env, WREN_TEST_CLOCK_OFFSET_MS: String(2 * 3_600_000) },
+    });
     f.stack = { ...later, adminKey: before.adminKey };
     const res = await fetch(`${later.url}/share/${share.token}`);
     expect(res.status).toBe(404);
     expect(await res.text()).toBe(unknown);
-    const api = await client(later.url)("GET", `/api/v1/overview?site=${siteA.id}`, undefined, { authorization: `Share ${share.token}` });
+    const api = await client(later.url)("GET", `/api/v1/overview?site=${siteA.id}`, undefined, {
+      authorization: `Share ${share.token}`,
+    });
     expect(api.status).toBe(401);
     // It is still listed (expired, not revoked), so an admin sees it and may revoke it.
     const listed = await client(later.url, before.adminKey)("GET", `/api/v1/sites/${siteA.id}/shares`);

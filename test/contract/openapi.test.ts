@@ -268,7 +268,13 @@ describe("the OpenAPI document", () => {
       ["createShareUnlock", "share"],
     ]);
     // A share link reads only report routes of its site, goal and prop names: never a write.
-    for (const id of SHARE_READABLE) expect(apiRoutes.find((r) => r.operationId === id), id).toMatchObject({ auth: "key" });
-    expect(apiRoutes.filter((r) => SHARE_READABLE.has(r.operationId) && r.method !== "GET").map((r) => r.operationId)).toEqual(["getQueryResults"]);
+    for (const id of SHARE_READABLE)
+      expect(
+        apiRoutes.find((r) => r.operationId === id),
+        id,
+      ).toMatchObject({ auth: "key" });
+    expect(apiRoutes.filter((r) => SHARE_READABLE.has(r.operationId) && r.method !== "GET").map((r) => r.operationId)).toEqual([
+      "getQueryResults",
+    ]);
   });
 });

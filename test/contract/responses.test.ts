@@ -405,8 +405,10 @@ describe("the key routes", () => {
 });
 
 describe("the share routes", () => {
-  const share = (header = shareToken) => (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-    client(stack.url)(method, path, body, { authorization: `Share ${header}`, ...headers });
+  const share =
+    (header = shareToken) =>
+    (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+      client(stack.url)(method, path, body, { authorization: `Share ${header}`, ...headers });
 
   it("answer a shared link's reader as documented, and refuse anyone else", async () => {
     await expectAnswer("GET /api/v1/share", 200, share()("GET", "/api/v1/share"));
@@ -629,7 +631,11 @@ describe("every operation", () => {
     await expectAnswer("GET /healthz", 503, client(stack.url)("GET", "/healthz"));
     const viaShare = { authorization: `Share ${shareToken}` };
     await expectAnswer("GET /api/v1/share", 503, client(stack.url)("GET", "/api/v1/share", undefined, viaShare));
-    await expectAnswer("POST /share/{token}/unlock", 503, client(stack.url)("POST", `/share/${lockedShareToken}/unlock`, { password: "contract pass" }));
+    await expectAnswer(
+      "POST /share/{token}/unlock",
+      503,
+      client(stack.url)("POST", `/share/${lockedShareToken}/unlock`, { password: "contract pass" }),
+    );
   });
 
   it("was driven to every answer the document lists for it", () => {

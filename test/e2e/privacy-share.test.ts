@@ -62,7 +62,13 @@ function pageReads(): { method: "GET" | "POST"; path: string; body?: unknown }[]
     { method: "GET", path: `/api/v1/live?site=${site}` },
     { method: "GET", path: `/api/v1/overview?site=${site}` },
   ];
-  const filters = ["", `&filter=source:mail`, `&filter=utm_content:${encodeURIComponent(ALICE)}`, `&filter=goal:${goal}`, `&filter=page:${encodeURIComponent(TOKEN_PATH)}`];
+  const filters = [
+    "",
+    `&filter=source:mail`,
+    `&filter=utm_content:${encodeURIComponent(ALICE)}`,
+    `&filter=goal:${goal}`,
+    `&filter=page:${encodeURIComponent(TOKEN_PATH)}`,
+  ];
   for (const period of ["day", "today", "7d", "30d"])
     for (const filter of filters) {
       const q = `site=${site}&period=${period}${filter}`;
@@ -80,7 +86,11 @@ function pageReads(): { method: "GET" | "POST"; path: string; body?: unknown }[]
     }
   reads.push(
     { method: "GET", path: `/api/v1/funnels?site=${site}&period=day&goals=${goal},${goal}` },
-    { method: "POST", path: "/api/v1/query", body: { site_id: site, metrics: ["visitors", "pageviews"], date_range: "day", dimensions: ["visit:source"] } },
+    {
+      method: "POST",
+      path: "/api/v1/query",
+      body: { site_id: site, metrics: ["visitors", "pageviews"], date_range: "day", dimensions: ["visit:source"] },
+    },
   );
   return reads;
 }

@@ -136,7 +136,8 @@ export function shareCaller(share: ShareRow): Caller {
 
 /** The site a share caller reads (its one site). */
 export function sharedSiteOf(caller: Caller): string {
-  if (caller.principal.kind !== "share" || !caller.key.sites?.[0]) throw new HttpProblem(401, "Not a share link.", { field: "authorization" });
+  if (caller.principal.kind !== "share" || !caller.key.sites?.[0])
+    throw new HttpProblem(401, "Not a share link.", { field: "authorization" });
   return caller.key.sites[0];
 }
 

@@ -57,7 +57,9 @@ const shareCreateBody = z.strictObject({
     .min(PASSWORD_MIN_LENGTH)
     .max(PASSWORD_MAX_LENGTH)
     .optional()
-    .meta({ description: `Asked before the dashboard opens (${PASSWORD_MIN_LENGTH}–${PASSWORD_MAX_LENGTH} characters); stored as PBKDF2-SHA256.` }),
+    .meta({
+      description: `Asked before the dashboard opens (${PASSWORD_MIN_LENGTH}–${PASSWORD_MAX_LENGTH} characters); stored as PBKDF2-SHA256.`,
+    }),
   expires_at: z.iso
     .datetime({ offset: true })
     .optional()
@@ -216,7 +218,11 @@ export const shareRoutes = [
     },
     async handle({ db, env, caller, body, reply }) {
       const share = await db.query.shareLinks.findFirst({ where: (t, { eq }) => eq(t.id, caller.principal.id) });
-      if (!share) throw new HttpProblem(401, "The share link is not valid.", { field: "authorization", headers: { "www-authenticate": 'Share realm="wren"' } });
+      if (!share)
+        throw new HttpProblem(401, "The share link is not valid.", {
+          field: "authorization",
+          headers: { "www-authenticate": 'Share realm="wren"' },
+        });
       // Each guess costs 600,000 PBKDF2 rounds, and a link gets ten, then one a minute.
       const decision = await rateLimiterFor(env.RATE_LIMITER, `${share.id}:unlock`).take(UNLOCK_LIMIT, {
         keyId: share.id,
