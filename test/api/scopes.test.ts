@@ -31,13 +31,7 @@ let uniq = 0;
 const fresh = () => `r${Date.now().toString(36)}${++uniq}`;
 
 /** An alert rule that never fires on an empty site (nothing is above 1000). */
-const quietRule = (site: string) => ({
-  site,
-  metric: "pageviews",
-  condition: "above",
-  threshold: 1000,
-  destinations: [{ url: "https://hooks.example.com/wren" }],
-});
+const quietRule = (site: string) => ({ site, metric: "pageviews", condition: "above", threshold: 1000, destinations: [{ url: "https://hooks.example.com/wren" }] });
 
 /** A fresh alert rule on the site, made by the admin key; its id. */
 async function alertRule(f: ApiFixture, site: string): Promise<string> {
@@ -47,36 +41,10 @@ async function alertRule(f: ApiFixture, site: string): Promise<string> {
 }
 
 const cases: Case[] = [
-  {
-    name: "POST /api/v1/sites",
-    scope: "write:sites",
-    siteBound: false,
-    success: 201,
-    request: async () => ({ method: "POST", path: "/api/v1/sites", body: { name: "n", domain: `${fresh()}.example` } }),
-  },
-  {
-    name: "GET /api/v1/sites",
-    scope: "read:sites",
-    siteBound: false,
-    success: 200,
-    request: async () => ({ method: "GET", path: "/api/v1/sites" }),
-  },
-  {
-    name: "GET /api/v1/sites/:id",
-    scope: "read:sites",
-    siteBound: true,
-    siteField: "id",
-    success: 200,
-    request: async (_f, s) => ({ method: "GET", path: `/api/v1/sites/${s}` }),
-  },
-  {
-    name: "PATCH /api/v1/sites/:id",
-    scope: "write:sites",
-    siteBound: true,
-    siteField: "id",
-    success: 200,
-    request: async (_f, s) => ({ method: "PATCH", path: `/api/v1/sites/${s}`, body: { name: "renamed" } }),
-  },
+  { name: "POST /api/v1/sites", scope: "write:sites", siteBound: false, success: 201, request: async () => ({ method: "POST", path: "/api/v1/sites", body: { name: "n", domain: `${fresh()}.example` } }) },
+  { name: "GET /api/v1/sites", scope: "read:sites", siteBound: false, success: 200, request: async () => ({ method: "GET", path: "/api/v1/sites" }) },
+  { name: "GET /api/v1/sites/:id", scope: "read:sites", siteBound: true, siteField: "id", success: 200, request: async (_f, s) => ({ method: "GET", path: `/api/v1/sites/${s}` }) },
+  { name: "PATCH /api/v1/sites/:id", scope: "write:sites", siteBound: true, siteField: "id", success: 200, request: async (_f, s) => ({ method: "PATCH", path: `/api/v1/sites/${s}`, body: { name: "renamed" } }) },
   {
     name: "DELETE /api/v1/sites/:id",
     scope: "write:sites",
@@ -86,66 +54,20 @@ const cases: Case[] = [
     consumesSite: true,
     request: async (_f, s) => ({ method: "DELETE", path: `/api/v1/sites/${s}` }),
   },
-  {
-    name: "POST /api/v1/sites/:id/token",
-    scope: "write:sites",
-    siteBound: true,
-    siteField: "id",
-    success: 200,
-    request: async (_f, s) => ({ method: "POST", path: `/api/v1/sites/${s}/token` }),
-  },
-  {
-    name: "GET /api/v1/sites/:id/verification",
-    scope: "read:sites",
-    siteBound: true,
-    siteField: "id",
-    success: 200,
-    request: async (_f, s) => ({ method: "GET", path: `/api/v1/sites/${s}/verification` }),
-  },
-  {
-    name: "GET /api/v1/sites/:id/arrivals",
-    scope: "read:reports",
-    siteBound: true,
-    siteField: "id",
-    success: 200,
-    request: async (_f, s) => ({ method: "GET", path: `/api/v1/sites/${s}/arrivals` }),
-  },
-  {
-    name: "POST /api/v1/sites/:id/goals",
-    scope: "write:goals",
-    siteBound: true,
-    siteField: "id",
-    success: 201,
-    request: async (_f, s) => ({ method: "POST", path: `/api/v1/sites/${s}/goals`, body: { kind: "event", match: fresh() } }),
-  },
+  { name: "POST /api/v1/sites/:id/token", scope: "write:sites", siteBound: true, siteField: "id", success: 200, request: async (_f, s) => ({ method: "POST", path: `/api/v1/sites/${s}/token` }) },
+  { name: "GET /api/v1/sites/:id/verification", scope: "read:sites", siteBound: true, siteField: "id", success: 200, request: async (_f, s) => ({ method: "GET", path: `/api/v1/sites/${s}/verification` }) },
+  { name: "GET /api/v1/sites/:id/arrivals", scope: "read:reports", siteBound: true, siteField: "id", success: 200, request: async (_f, s) => ({ method: "GET", path: `/api/v1/sites/${s}/arrivals` }) },
+  { name: "POST /api/v1/sites/:id/goals", scope: "write:goals", siteBound: true, siteField: "id", success: 201, request: async (_f, s) => ({ method: "POST", path: `/api/v1/sites/${s}/goals`, body: { kind: "event", match: fresh() } }) },
   {
     name: "PATCH /api/v1/sites/:id/goals/:goal",
     scope: "write:goals",
     siteBound: true,
     siteField: "id",
     success: 200,
-    request: async (f, s) => ({
-      method: "PATCH",
-      path: `/api/v1/sites/${s}/goals/${(await f.makeGoal(s)).id}`,
-      body: { name: "Renamed" },
-    }),
+    request: async (f, s) => ({ method: "PATCH", path: `/api/v1/sites/${s}/goals/${(await f.makeGoal(s)).id}`, body: { name: "Renamed" } }),
   },
-  {
-    name: "GET /api/v1/sites/:id/props",
-    scope: "read:sites",
-    siteBound: true,
-    siteField: "id",
-    success: 200,
-    request: async (_f, s) => ({ method: "GET", path: `/api/v1/sites/${s}/props` }),
-  },
-  {
-    name: "PUT /api/v1/sites/:id/props/:name",
-    scope: "write:goals",
-    siteBound: true,
-    siteField: "id",
-    success: 201,
-    request: async (_f, s) => ({ method: "PUT", path: `/api/v1/sites/${s}/props/${fresh()}` }),
-  },
+  { name: "GET /api/v1/sites/:id/props", scope: "read:sites", siteBound: true, siteField: "id", success: 200, request: async (_f, s) => ({ method: "GET", path: `/api/v1/sites/${s}/props` }) },
+  { name: "PUT /api/v1/sites/:id/props/:name", scope: "write:goals", siteBound: true, siteField: "id", success: 201, request: async (_f, s) => ({ method: "PUT", path: `/api/v1/sites/${s}/props/${fresh()}` }) },
   {
     name: "DELETE /api/v1/sites/:id/props/:name",
     scope: "write:goals",
@@ -159,40 +81,16 @@ const cases: Case[] = [
       return { method: "DELETE", path: `/api/v1/sites/${s}/props/${name}` };
     },
   },
-  {
-    name: "GET /api/v1/sites/:id/goals",
-    scope: "read:sites",
-    siteBound: true,
-    siteField: "id",
-    success: 200,
-    request: async (_f, s) => ({ method: "GET", path: `/api/v1/sites/${s}/goals` }),
-  },
-  {
-    name: "POST /api/v1/sites/:id/shares",
-    scope: "write:sites",
-    siteBound: true,
-    siteField: "id",
-    success: 201,
-    request: async (_f, s) => ({ method: "POST", path: `/api/v1/sites/${s}/shares`, body: {} }),
-  },
-  {
-    name: "GET /api/v1/sites/:id/shares",
-    scope: "write:sites",
-    siteBound: true,
-    siteField: "id",
-    success: 200,
-    request: async (_f, s) => ({ method: "GET", path: `/api/v1/sites/${s}/shares` }),
-  },
+  { name: "GET /api/v1/sites/:id/goals", scope: "read:sites", siteBound: true, siteField: "id", success: 200, request: async (_f, s) => ({ method: "GET", path: `/api/v1/sites/${s}/goals` }) },
+  { name: "POST /api/v1/sites/:id/shares", scope: "write:sites", siteBound: true, siteField: "id", success: 201, request: async (_f, s) => ({ method: "POST", path: `/api/v1/sites/${s}/shares`, body: {} }) },
+  { name: "GET /api/v1/sites/:id/shares", scope: "write:sites", siteBound: true, siteField: "id", success: 200, request: async (_f, s) => ({ method: "GET", path: `/api/v1/sites/${s}/shares` }) },
   {
     name: "DELETE /api/v1/sites/:id/shares/:share",
     scope: "write:sites",
     siteBound: true,
     siteField: "id",
     success: 204,
-    request: async (f, s) => ({
-      method: "DELETE",
-      path: `/api/v1/sites/${s}/shares/${(await f.admin("POST", `/api/v1/sites/${s}/shares`, {})).body.id}`,
-    }),
+    request: async (f, s) => ({ method: "DELETE", path: `/api/v1/sites/${s}/shares/${(await f.admin("POST", `/api/v1/sites/${s}/shares`, {})).body.id}` }),
   },
   {
     name: "DELETE /api/v1/sites/:id/goals/:goal",
@@ -202,14 +100,7 @@ const cases: Case[] = [
     success: 204,
     request: async (f, s) => ({ method: "DELETE", path: `/api/v1/sites/${s}/goals/${(await f.makeGoal(s)).id}` }),
   },
-  {
-    name: "GET /api/v1/sessions",
-    scope: "read:sessions",
-    siteBound: true,
-    siteField: "site",
-    success: 200,
-    request: async (_f, s) => ({ method: "GET", path: `/api/v1/sessions?site=${s}` }),
-  },
+  { name: "GET /api/v1/sessions", scope: "read:sessions", siteBound: true, siteField: "site", success: 200, request: async (_f, s) => ({ method: "GET", path: `/api/v1/sessions?site=${s}` }) },
   {
     name: "POST /api/v1/events",
     scope: "write:events",
@@ -218,14 +109,16 @@ const cases: Case[] = [
     success: 202,
     request: async (f, s) => ({ method: "POST", path: "/api/v1/events", body: { site: s, goal_id: (await f.makeGoal(s)).id } }),
   },
-  ...["pages", "vitals", "conversions", "timeseries"].map((report): Case => ({
-    name: `GET /api/v1/${report}`,
-    scope: "read:reports",
-    siteBound: true,
-    siteField: "site",
-    success: 200,
-    request: async (_f, s) => ({ method: "GET", path: `/api/v1/${report}?site=${s}&period=7d` }),
-  })),
+  ...["pages", "vitals", "conversions", "timeseries"].map(
+    (report): Case => ({
+      name: `GET /api/v1/${report}`,
+      scope: "read:reports",
+      siteBound: true,
+      siteField: "site",
+      success: 200,
+      request: async (_f, s) => ({ method: "GET", path: `/api/v1/${report}?site=${s}&period=7d` }),
+    }),
+  ),
   {
     name: "GET /api/v1/breakdown",
     scope: "read:reports",
@@ -289,14 +182,7 @@ const cases: Case[] = [
     success: 201,
     request: async (_f, s) => ({ method: "POST", path: "/api/v1/deployments", body: { site: s, version: fresh() } }),
   },
-  {
-    name: "GET /api/v1/deployments",
-    scope: "read:reports",
-    siteBound: true,
-    siteField: "site",
-    success: 200,
-    request: async (_f, s) => ({ method: "GET", path: `/api/v1/deployments?site=${s}` }),
-  },
+  { name: "GET /api/v1/deployments", scope: "read:reports", siteBound: true, siteField: "site", success: 200, request: async (_f, s) => ({ method: "GET", path: `/api/v1/deployments?site=${s}` }) },
   {
     name: "GET /api/v1/deployments/:id",
     scope: "read:reports",
@@ -304,10 +190,7 @@ const cases: Case[] = [
     siteField: "id",
     outOfReachStatus: 404,
     success: 200,
-    request: async (f, s) => ({
-      method: "GET",
-      path: `/api/v1/deployments/${(await f.admin("POST", "/api/v1/deployments", { site: s, version: fresh() })).body.id}`,
-    }),
+    request: async (f, s) => ({ method: "GET", path: `/api/v1/deployments/${(await f.admin("POST", "/api/v1/deployments", { site: s, version: fresh() })).body.id}` }),
   },
   {
     name: "DELETE /api/v1/deployments/:id",
@@ -316,10 +199,7 @@ const cases: Case[] = [
     siteField: "id",
     outOfReachStatus: 404,
     success: 204,
-    request: async (f, s) => ({
-      method: "DELETE",
-      path: `/api/v1/deployments/${(await f.admin("POST", "/api/v1/deployments", { site: s, version: fresh() })).body.id}`,
-    }),
+    request: async (f, s) => ({ method: "DELETE", path: `/api/v1/deployments/${(await f.admin("POST", "/api/v1/deployments", { site: s, version: fresh() })).body.id}` }),
   },
   {
     name: "POST /api/v1/sites/:id/deployment-hook",
@@ -393,28 +273,10 @@ const cases: Case[] = [
     success: 202,
     request: async (f, s) => ({ method: "POST", path: `/api/v1/alerts/${await alertRule(f, s)}/test` }),
   },
-  {
-    name: "POST /api/v1/keys",
-    scope: "admin",
-    siteBound: false,
-    success: 201,
-    request: async () => ({ method: "POST", path: "/api/v1/keys", body: { scopes: ["read:reports"] } }),
-  },
-  {
-    name: "GET /api/v1/keys",
-    scope: "admin",
-    siteBound: false,
-    success: 200,
-    request: async () => ({ method: "GET", path: "/api/v1/keys" }),
-  },
+  { name: "POST /api/v1/keys", scope: "admin", siteBound: false, success: 201, request: async () => ({ method: "POST", path: "/api/v1/keys", body: { scopes: ["read:reports"] } }) },
+  { name: "GET /api/v1/keys", scope: "admin", siteBound: false, success: 200, request: async () => ({ method: "GET", path: "/api/v1/keys" }) },
   // Every key may describe itself: the dashboard learns its scopes from it.
-  {
-    name: "GET /api/v1/keys/current",
-    scope: "any",
-    siteBound: false,
-    success: 200,
-    request: async () => ({ method: "GET", path: "/api/v1/keys/current" }),
-  },
+  { name: "GET /api/v1/keys/current", scope: "any", siteBound: false, success: 200, request: async () => ({ method: "GET", path: "/api/v1/keys/current" }) },
   {
     name: "DELETE /api/v1/keys/:id",
     scope: "admin",
@@ -452,15 +314,8 @@ describe("route × scope × site allowlist", () => {
         keyed: op.security.some((requirement) => "apiKey" in requirement),
       })),
     );
-    expect(documented.filter((op) => op.name.startsWith("POST /hooks/"))).toEqual([
-      { name: "POST /hooks/deployments/:site", keyed: false },
-    ]);
-    expect(cases.map((c) => c.name).sort()).toEqual(
-      documented
-        .filter((op) => op.keyed)
-        .map((op) => op.name)
-        .sort(),
-    );
+    expect(documented.filter((op) => op.name.startsWith("POST /hooks/"))).toEqual([{ name: "POST /hooks/deployments/:site", keyed: false }]);
+    expect(cases.map((c) => c.name).sort()).toEqual(documented.filter((op) => op.keyed).map((op) => op.name).sort());
   });
 
   for (const c of cases) {
