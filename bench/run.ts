@@ -27,6 +27,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   today: () => import("./today"),
   tracker: () => import("./tracker"),
   revenue: () => import("./revenue"),
+  shares: () => import("./shares"),
 };
 
 const json = process.argv.includes("--json");

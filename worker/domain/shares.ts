@@ -13,7 +13,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { now } from "../lib/clock";
 import { constantTimeEqual, hmacSha256, randomToken, serverHmacKey, sha256Hex, toBase64Url } from "../lib/crypto";
-import type { Database } from "../lib/db";
+import { preparedQuery, type Database } from "../lib/db";
 import { newId } from "../lib/ids";
 import { hashPassword, verifyPassword } from "../lib/password";
 import { HttpProblem } from "../lib/problem";
@@ -100,10 +100,15 @@ function isOpen(row: ShareRow | undefined, at: number): row is ShareRow {
   return row !== undefined && row.revokedAt === null && (row.expiresAt === null || row.expiresAt > at);
 }
 
+/** Every read through a link runs this lookup, so it is prepared once (as a key's is). */
+const shareByHash = preparedQuery((db) =>
+  db.query.shareLinks.findFirst({ where: eq(shareLinks.tokenHash, sql.placeholder("hash")) }).prepare(),
+);
+
 /** The link a token opens now, or undefined — for an unknown, a revoked and an expired token alike. */
 export async function findOpenShare(db: Database, token: string): Promise<ShareRow | undefined> {
   if (token.length > MAX_TOKEN_LENGTH || !TOKEN_SHAPE.test(token)) return undefined;
-  const row = await db.query.shareLinks.findFirst({ where: eq(shareLinks.tokenHash, await sha256Hex(token)) });
+  const row = await shareByHash(db).execute({ hash: await sha256Hex(token) });
   return isOpen(row, now()) ? row : undefined;
 }
 
