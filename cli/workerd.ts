@@ -253,6 +253,12 @@ export async function spawnWorkerd({ settings, databaseUrl, databaseToken, secre
       ...(alertInterval ? { WREN_ALERT_INTERVAL: alertInterval } : {}),
       ...(retrySeconds ? { WREN_WEBHOOK_RETRY_SECONDS: retrySeconds } : {}),
       ...(webhookAllow ? { WREN_WEBHOOK_ALLOW: process.env.WREN_WEBHOOK_ALLOW!.trim() } : {}),
+      // People (issue 40); the workers read them with their defaults when unset.
+      ...Object.fromEntries(
+        ["WREN_AUDIT_RETENTION_DAYS", "WREN_SESSION_IDLE_HOURS", "WREN_SESSION_MAX_DAYS"].flatMap((name) =>
+          process.env[name]?.trim() ? [[name, process.env[name]!.trim()]] : [],
+        ),
+      ),
     },
   };
   const api = spawn(

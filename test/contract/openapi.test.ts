@@ -10,7 +10,15 @@ import { describe, expect, it } from "vitest";
 import { openApiDocument } from "../../worker/api/openapi";
 import { apiRoutes } from "../../worker/api/routes/index";
 import { SHARE_READABLE } from "../../worker/api/share-auth";
-import { FRONT_DOOR_OPERATION_IDS, OPERATION_IDS, ROUTE_OPERATION_IDS, operationIdsOf, operationsOf } from "./operation-ids";
+import {
+  FRONT_DOOR_OPERATION_IDS,
+  OPERATION_IDS,
+  PUBLIC_OPERATIONS,
+  ROUTE_OPERATION_IDS,
+  SESSION_OPERATIONS,
+  operationIdsOf,
+  operationsOf,
+} from "./operation-ids";
 
 const doc = openApiDocument(apiRoutes) as any;
 
@@ -51,9 +59,14 @@ describe("the OpenAPI document", () => {
     expect(Object.keys(pages)).toEqual(["application/json", "text/csv", "application/x-ndjson"]);
   });
 
-  it("secures every route with an API key but the signed webhook and the collector's paths, and documents the 401", () => {
+  it("secures every route with an API key or a session cookie but the signed webhook, sign-in and the collector's paths, and documents the 401", () => {
     for (const [name, op] of operationsOf(doc)) {
-      if (name in ROUTE_OPERATION_IDS) {
+      if (PUBLIC_OPERATIONS.includes(name)) {
+        expect(op.security, name).toEqual([]);
+      } else if (SESSION_OPERATIONS.includes(name)) {
+        expect(op.security, name).toEqual([{ sessionCookie: [] }]);
+        expect(op.responses["401"], name).toBeDefined();
+      } else if (name in ROUTE_OPERATION_IDS) {
         // A key or a dashboard session; a shared link only on its own routes and the reads the share page makes.
         const key = [{ apiKey: [] }, { sessionCookie: [] }];
         const route = apiRoutes.find((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}` === name)!;
@@ -264,6 +277,15 @@ describe("the OpenAPI document", () => {
     expect(apiRoutes.map((r) => r.operationId).sort()).toEqual(Object.values(ROUTE_OPERATION_IDS).sort());
     expect(apiRoutes.filter((r) => r.auth !== "key").map((r) => [r.operationId, r.auth])).toEqual([
       ["recordDeploymentWebhook", "webhook-signature"],
+      ["getAuthMethods", "public"],
+      ["createPasskeyRegistrationOptions", "public"],
+      ["createPasskey", "public"],
+      ["createPasskeySignInOptions", "public"],
+      ["createSessionWithPasskey", "public"],
+      ["getSession", "session"],
+      ["deleteSession", "session"],
+      ["listAccountSessions", "session"],
+      ["revokeAccountSession", "session"],
       ["getShare", "share"],
       ["createShareUnlock", "share"],
     ]);

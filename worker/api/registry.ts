@@ -23,9 +23,9 @@ export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
  * over the raw body), a site's s2s token, a shared dashboard link (`share`:
  * `Authorization: Share <token>`, api/share-auth.ts), or nothing (`public`: sign-in, an
  * invitation's registration; the caller holds no scope and its writes must come from the
- * dashboard's origin).
+ * dashboard's origin), or the session cookie only (`session`: a person's own sessions, sign-out).
  */
-export type AuthKind = "key" | "webhook-signature" | "site-token" | "share" | "public";
+export type AuthKind = "key" | "webhook-signature" | "site-token" | "share" | "public" | "session";
 
 export interface RouteContext<P, Q, B, R extends Responses> extends Replier<R> {
   request: Request;

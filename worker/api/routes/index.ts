@@ -2,6 +2,8 @@
 import type { Route } from "../registry";
 import { aggregateRoutes } from "./aggregate";
 import { alertRoutes } from "./alerts";
+import { authRoutes } from "./auth";
+import { peopleRoutes } from "./people";
 import { arrivalRoutes } from "./arrivals";
 import { breakdownRoutes } from "./breakdown";
 import { deploymentRoutes } from "./deployments";
@@ -35,5 +37,7 @@ export const apiRoutes: Route[] = [
   ...liveRoutes,
   ...deploymentRoutes,
   ...alertRoutes,
+  ...authRoutes,
+  ...peopleRoutes,
   ...shareRoutes,
 ];
