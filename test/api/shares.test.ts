@@ -8,6 +8,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, type Call } from "../helpers/http";
+import { browser, join, tokenOf } from "../helpers/passkey";
 import { startStack } from "../helpers/stack";
 import { apiFixture, type ApiFixture } from "./fixtures";
 
@@ -172,6 +173,36 @@ describe("making, listing and revoking links", () => {
     const crossed = await f.admin("DELETE", `/api/v1/sites/${siteB.id}/shares/${share.id}`);
     expect(crossed.status).toBe(404);
     expect((await rows("SELECT revoked_at FROM share_links WHERE id = ?", share.id))[0]!.revoked_at).toBeNull();
+  });
+});
+
+describe("people's roles (part A) map onto the share routes", () => {
+  it("a site admin makes, lists and revokes the site's links (CSRF required); an editor, a viewer and another site's admin get 403", async () => {
+    const person = async (site: string, role: string) => {
+      const invited = await f.admin("POST", "/api/v1/people", { site, role });
+      expect(invited.status, invited.text).toBe(201);
+      const who = browser(f.stack.url);
+      expect((await join(who, tokenOf(invited.body.link), `${role} of ${site}`)).status).toBe(201);
+      return who;
+    };
+    const siteAdmin = await person(siteA.id, "admin");
+    const made = await siteAdmin.call("POST", `/api/v1/sites/${siteA.id}/shares`, {});
+    expect(made.status, made.text).toBe(201);
+    expect((await siteAdmin.call("GET", `/api/v1/sites/${siteA.id}/shares`)).status).toBe(200);
+    const [audited] = await rows("SELECT actor_kind, action FROM audit_log WHERE target = ?", made.body.id);
+    expect(audited).toMatchObject({ actor_kind: "account", action: "share.create" });
+    // A write without the CSRF header is refused, and writes nothing.
+    const before = await shareCount();
+    expect((await siteAdmin.call("POST", `/api/v1/sites/${siteA.id}/shares`, {}, { "x-wren-csrf": "" })).status).toBe(403);
+    expect(await shareCount()).toBe(before);
+    expect((await siteAdmin.call("POST", `/api/v1/sites/${siteB.id}/shares`, {})).status).toBe(403);
+    for (const role of ["editor", "viewer"]) {
+      const who = await person(siteA.id, role);
+      expect((await who.call("POST", `/api/v1/sites/${siteA.id}/shares`, {})).status, role).toBe(403);
+      expect((await who.call("DELETE", `/api/v1/sites/${siteA.id}/shares/${made.body.id}`)).status, role).toBe(403);
+    }
+    expect(await shareCount()).toBe(before);
+    expect((await siteAdmin.call("DELETE", `/api/v1/sites/${siteA.id}/shares/${made.body.id}`)).status).toBe(204);
   });
 });
 
