@@ -33,6 +33,7 @@ let siteId = "";
 beforeAll(async () => {
   f = await apiFixture({ WREN_RATE_LIMIT: "100000/60" });
   siteId = (await f.makeSite(DOMAIN, "Framed shop")).id;
+  await f.makeGoal(siteId, { name: "Signed up", kind: "event", match: "signup" });
   for (let i = 0; i < 7; i++) {
     const res = await fetch(`${f.stack.url}/e`, {
       method: "POST",
@@ -113,6 +114,16 @@ describe("a shared link in the browser", () => {
     await page.getByRole("link", { name: "Pages" }).click();
     await page.getByRole("heading", { name: "Pages", level: 1 }).waitFor();
     expect(page.url()).toMatch(new RegExp(`/share/[A-Za-z0-9_-]{43}/s/${siteId}/pages`));
+    // Goals: their names, and no way to change them.
+    await page.getByRole("link", { name: "Goals & funnels" }).click();
+    await page.getByRole("heading", { name: "Goals & funnels", level: 1 }).waitFor();
+    await page.getByText("Signed up").first().waitFor();
+    expect(
+      await page
+        .getByRole("main")
+        .getByRole("button", { name: /delete|rename|edit|create|add|save/i })
+        .count(),
+    ).toBe(0);
     // Nothing is kept in the browser: the token is in the URL only.
     expect(await page.evaluate(() => [localStorage.length, sessionStorage.length, document.cookie])).toEqual([0, 0, ""]);
     await page.context().close();

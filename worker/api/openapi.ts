@@ -92,7 +92,8 @@ const DESCRIPTION =
   "estimated or suppressed. Errors are application/problem+json (RFC 9457). A path answers only the methods listed for it: " +
   "another method is 405 with `Allow` naming them, declared on every operation. Any request whose Host header is " +
   "not a host name is 400, and one forwarded to the API (every path but /t.js, /e and /s2s) whose declared body exceeds 2 MiB is " +
-  "413, before any route. `/` redirects to the dashboard, /dashboard/, which is not part of this API.";
+  "413, before any route. `/` redirects to the dashboard, /dashboard/, which is not part of this API; nor is a shared " +
+  "dashboard's page, /share/{token} (HTML; an unknown, revoked or expired link is one 404 page).";
 
 function responsesOf(spec: Route): Record<string, unknown> {
   const kind: RefusalKind = spec.auth === "webhook-signature" || spec.auth === "public" ? "plain" : "key";
