@@ -29,6 +29,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   revenue: () => import("./revenue"),
   people: () => import("./people"),
   oidc: () => import("./oidc"),
+  shares: () => import("./shares"),
 };
 
 const json = process.argv.includes("--json");

@@ -1,12 +1,14 @@
-/** Boots the dashboard: resumes the tab's key if it has one, then renders the app. */
+/** Boots the dashboard: resumes the tab's key if it has one, then renders the app — or, on a shared link, the shared dashboard. */
 import { render } from "preact";
 import { App } from "./app";
 import { followLink } from "./state/location";
 import { resume } from "./state/session";
+import { shareToken } from "./state/share";
+import { ShareApp } from "./share/app";
 
 const root = document.getElementById("app")!;
 document.addEventListener("click", followLink);
-void resume().finally(() => {
+void (shareToken ? Promise.resolve(false) : resume()).finally(() => {
   root.replaceChildren();
-  render(<App />, root);
+  render(shareToken ? <ShareApp /> : <App />, root);
 });

@@ -92,6 +92,16 @@ const cases: Case[] = [
     },
   },
   { name: "GET /api/v1/sites/:id/goals", scope: "read:sites", siteBound: true, siteField: "id", success: 200, request: async (_f, s) => ({ method: "GET", path: `/api/v1/sites/${s}/goals` }) },
+  { name: "POST /api/v1/sites/:id/shares", scope: "write:sites", siteBound: true, siteField: "id", success: 201, request: async (_f, s) => ({ method: "POST", path: `/api/v1/sites/${s}/shares`, body: {} }) },
+  { name: "GET /api/v1/sites/:id/shares", scope: "write:sites", siteBound: true, siteField: "id", success: 200, request: async (_f, s) => ({ method: "GET", path: `/api/v1/sites/${s}/shares` }) },
+  {
+    name: "DELETE /api/v1/sites/:id/shares/:share",
+    scope: "write:sites",
+    siteBound: true,
+    siteField: "id",
+    success: 204,
+    request: async (f, s) => ({ method: "DELETE", path: `/api/v1/sites/${s}/shares/${(await f.admin("POST", `/api/v1/sites/${s}/shares`, {})).body.id}` }),
+  },
   {
     name: "DELETE /api/v1/sites/:id/goals/:goal",
     scope: "write:goals",

@@ -9,6 +9,7 @@
 import { describe, expect, it } from "vitest";
 import { openApiDocument } from "../../worker/api/openapi";
 import { apiRoutes } from "../../worker/api/routes/index";
+import { SHARE_READABLE } from "../../worker/api/share-auth";
 import {
   FRONT_DOOR_OPERATION_IDS,
   OPERATION_IDS,
@@ -28,6 +29,7 @@ describe("the OpenAPI document", () => {
       apiKey: { type: "http", scheme: "bearer", description: expect.any(String) },
       sessionCookie: { type: "apiKey", in: "cookie", name: "wren_session", description: expect.any(String) },
       siteToken: { type: "apiKey", in: "header", name: "X-Service-Token", description: expect.any(String) },
+      shareLink: { type: "http", scheme: "Share", description: expect.any(String) },
     });
     expect(Object.keys(doc.components.schemas).sort()).toEqual(
       expect.arrayContaining(["ApiKey", "Goal", "KeyUsage", "NewApiKey", "Problem", "SessionDay", "Site", "SiteVerification"]),
@@ -65,7 +67,17 @@ describe("the OpenAPI document", () => {
         expect(op.security, name).toEqual([{ sessionCookie: [] }]);
         expect(op.responses["401"], name).toBeDefined();
       } else if (name in ROUTE_OPERATION_IDS) {
-        expect(op.security, name).toEqual(name.startsWith("POST /hooks/") ? [] : [{ apiKey: [] }, { sessionCookie: [] }]);
+        // A key or a dashboard session; a shared link only on its own routes and the reads the share page makes.
+        const key = [{ apiKey: [] }, { sessionCookie: [] }];
+        const route = apiRoutes.find((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}` === name)!;
+        const expected = name.startsWith("POST /hooks/")
+          ? []
+          : route.auth === "share"
+            ? [{ shareLink: [] }]
+            : SHARE_READABLE.has(route.operationId)
+              ? [...key, { shareLink: [] }]
+              : key;
+        expect(op.security, name).toEqual(expected);
         expect(op.responses["401"], name).toBeDefined();
       } else {
         expect(op.security, name).toEqual(name === "POST /s2s" ? [{ siteToken: [] }] : []);
@@ -276,6 +288,17 @@ describe("the OpenAPI document", () => {
       ["revokeAccountSession", "session"],
       ["createOidcSignIn", "public"],
       ["recordOidcCallback", "public"],
+      ["getShare", "share"],
+      ["createShareUnlock", "share"],
+    ]);
+    // A share link reads only report routes of its site, goal and prop names: never a write.
+    for (const id of SHARE_READABLE)
+      expect(
+        apiRoutes.find((r) => r.operationId === id),
+        id,
+      ).toMatchObject({ auth: "key" });
+    expect(apiRoutes.filter((r) => SHARE_READABLE.has(r.operationId) && r.method !== "GET").map((r) => r.operationId)).toEqual([
+      "getQueryResults",
     ]);
   });
 });

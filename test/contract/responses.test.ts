@@ -70,6 +70,7 @@ const ids = {
   doomedDep: "",
   alr: "",
   doomedAlr: "",
+  doomedShare: "",
   person: "",
   doomedPerson: "",
   doomedInvitation: "",
@@ -78,6 +79,9 @@ const ids = {
 let owner: Browser;
 let ownerId = "";
 let token = "";
+/** Tokens of a shared dashboard link, and of one with a password. */
+let shareToken = "";
+let lockedShareToken = "";
 let hookSecret = "";
 
 /** Sends a request and holds its answer against operation `op` ("POST /api/v1/sites"). */
@@ -144,6 +148,10 @@ beforeAll(async () => {
   const rule = async () => (await admin("POST", "/api/v1/alerts", alertRule())).body.id as string;
   [ids.alr, ids.doomedAlr] = [await rule(), await rule()];
   hookSecret = (await admin("POST", `/api/v1/sites/${ids.site}/deployment-hook`)).body.secret;
+  ids.doomedShare = (await admin("POST", `/api/v1/sites/${ids.site}/shares`, {})).body.id;
+  const shareTokenOf = (res: Answer) => (JSON.parse(res.text) as { url: string }).url.split("/share/")[1]!;
+  shareToken = shareTokenOf(await admin("POST", `/api/v1/sites/${ids.site}/shares`, {}));
+  lockedShareToken = shareTokenOf(await admin("POST", `/api/v1/sites/${ids.site}/shares`, { password: "contract pass" }));
   const joinAsViewer = async () => {
     const invited = await admin("POST", "/api/v1/people", { site: ids.site, role: "viewer" });
     const joined = await joinWith(browser(stack.url), tokenOf(invited.body.link), "Contract viewer");
@@ -237,6 +245,9 @@ function keyRouteCalls(): Record<string, [string, unknown?]> {
     "DELETE /api/v1/alerts/{id}": [`/api/v1/alerts/${ids.doomedAlr}`],
     "GET /api/v1/alerts/{id}/history": [`/api/v1/alerts/${ids.alr}/history`],
     "POST /api/v1/alerts/{id}/test": [`/api/v1/alerts/${ids.alr}/test`],
+    "POST /api/v1/sites/{id}/shares": [`/api/v1/sites/${ids.site}/shares`, { expires_at: "2099-01-01T00:00:00Z", embed: true }],
+    "GET /api/v1/sites/{id}/shares": [`/api/v1/sites/${ids.site}/shares`],
+    "DELETE /api/v1/sites/{id}/shares/{share}": [`/api/v1/sites/${ids.site}/shares/${ids.doomedShare}`],
     "GET /api/v1/people": ["/api/v1/people"],
     "POST /api/v1/people": ["/api/v1/people", { site: ids.site, role: "viewer" }],
     "PATCH /api/v1/people/{id}": [`/api/v1/people/${ids.person}`, { site: ids.site, role: "editor" }],
@@ -350,6 +361,9 @@ describe("the key routes", () => {
       ]),
       ["GET /api/v1/alerts/{id}/history", `/api/v1/alerts/${UNKNOWN.alr}/history`],
       ["POST /api/v1/alerts/{id}/test", `/api/v1/alerts/${UNKNOWN.alr}/test`],
+      ["POST /api/v1/sites/{id}/shares", `/api/v1/sites/${UNKNOWN.site}/shares`, {}],
+      ["GET /api/v1/sites/{id}/shares", `/api/v1/sites/${UNKNOWN.site}/shares`],
+      ["DELETE /api/v1/sites/{id}/shares/{share}", `/api/v1/sites/${ids.site}/shares/shr_unknown00000000`],
       ["POST /api/v1/people", "/api/v1/people", { site: UNKNOWN.site, role: "viewer" }],
       ["PATCH /api/v1/people/{id}", `/api/v1/people/${UNKNOWN.acct}`, { site: ids.site, role: "viewer" }],
       ["DELETE /api/v1/people/{id}", `/api/v1/people/${UNKNOWN.acct}`],
@@ -387,6 +401,7 @@ describe("the key routes", () => {
       "POST /api/v1/alerts": ["/api/v1/alerts", alertRule({ threshold: 2 })],
       "PATCH /api/v1/alerts/{id}": [`/api/v1/alerts/${ids.alr}`, { window_hours: 0 }],
       "POST /api/v1/query": ["/api/v1/query", { site_id: ids.site, metrics: ["revenue"], date_range: "7d" }],
+      "POST /api/v1/sites/{id}/shares": [`/api/v1/sites/${ids.site}/shares`, { password: "short" }],
       "POST /api/v1/people": ["/api/v1/people", { site: ids.site, role: "owner" }],
       "PATCH /api/v1/people/{id}": [`/api/v1/people/${ids.person}`, { site: ids.site, role: "owner" }],
     };
@@ -441,6 +456,52 @@ describe("the key routes", () => {
       admin("PATCH", `/api/v1/sites/${ids.site}`, { timezone: "Europe/Berlin" }),
     );
   });
+});
+
+describe("the share routes", () => {
+  const share =
+    (header = shareToken) =>
+    (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+      client(stack.url)(method, path, body, { authorization: `Share ${header}`, ...headers });
+
+  it("answer a shared link's reader as documented, and refuse anyone else", async () => {
+    await expectAnswer("GET /api/v1/share", 200, share()("GET", "/api/v1/share"));
+    await expectAnswer("GET /api/v1/share", 401, client(stack.url)("GET", "/api/v1/share"));
+    await expectAnswer("GET /api/v1/share", 401, admin("GET", "/api/v1/share"));
+    await expectAnswer("GET /api/v1/share", 401, share(lockedShareToken)("GET", "/api/v1/share"));
+    const unlock = `/share/${lockedShareToken}/unlock`;
+    const op = "POST /share/{token}/unlock";
+    await expectAnswer(op, 204, client(stack.url)("POST", unlock, { password: "contract pass" }));
+    await expectAnswer(op, 401, client(stack.url)("POST", `/share/${"x".repeat(43)}/unlock`, { password: "contract pass" }));
+    await expectAnswer(op, 422, client(stack.url)("POST", unlock, { password: 1 }));
+    await expectAnswer(op, 400, client(stack.url)("POST", unlock, "{not json"));
+    await expectAnswer(op, 415, client(stack.url)("POST", unlock, JSON.stringify({ password: "x" }), TEXT_PLAIN));
+    await expectAnswer(op, 413, client(stack.url)("POST", unlock, big(70_000)));
+    // Wrong guesses: 401 each, then 429 with Retry-After.
+    let status = 0;
+    for (let i = 0; i < 20 && status !== 429; i++) {
+      const answer = await client(stack.url)("POST", unlock, { password: `wrong guess ${i}` });
+      status = answer.status;
+      await expectAnswer(op, status === 429 ? 429 : 401, Promise.resolve(answer));
+    }
+    expect(status).toBe(429);
+    // The link's own bucket (WREN_RATE_LIMIT, per link) runs out like a key's: on a stack whose limit is small.
+    const small = await startStack({ env: { WREN_RATE_LIMIT: "3/3600" } });
+    try {
+      const smallAdmin = client(small.url, small.adminKey);
+      const site = (await smallAdmin("POST", "/api/v1/sites", { name: "Small", domain: "small.contract.example" })).body.id;
+      const link = (await smallAdmin("POST", `/api/v1/sites/${site}/shares`, {})).body.url.split("/share/")[1];
+      status = 0;
+      for (let i = 0; i < 10 && status !== 429; i++) {
+        const answer = await client(small.url)("GET", "/api/v1/share", undefined, { authorization: `Share ${link}` });
+        status = answer.status;
+        await expectAnswer("GET /api/v1/share", status === 429 ? 429 : 200, Promise.resolve(answer));
+      }
+    } finally {
+      await small.stop();
+    }
+    expect(status).toBe(429);
+  }, 120_000);
 });
 
 const signStandard = (id: string, body: string) => {
@@ -779,6 +840,13 @@ describe("every operation", () => {
       }),
     );
     await expectAnswer("GET /healthz", 503, client(stack.url)("GET", "/healthz"));
+    const viaShare = { authorization: `Share ${shareToken}` };
+    await expectAnswer("GET /api/v1/share", 503, client(stack.url)("GET", "/api/v1/share", undefined, viaShare));
+    await expectAnswer(
+      "POST /share/{token}/unlock",
+      503,
+      client(stack.url)("POST", `/share/${lockedShareToken}/unlock`, { password: "contract pass" }),
+    );
     const fromDashboard = { origin: stack.url };
     const publicCalls: [string, unknown?][] = [
       ["POST /api/v1/auth/passkey/register/options", { invitation: "A".repeat(43) }],

@@ -67,6 +67,9 @@
  *     draw); with rule F's noise or its noisy threshold taken out, the victims are pinned.
  *  AR    arrivals.test.ts: the first day's beacon band polled every hour — a visitor in a quiet
  *     hour changes nothing the poller sees; cut at every closed hour instead, it does.
+ *  SH    e2e/privacy-share.test.ts: a shared dashboard link (issue 40) reads every screen, period
+ *     and filter of the share page: byte-identical to a read:reports key's answers, no hidden
+ *     label; every other read refuses the link, so it learns nothing the key would not.
  */
 import type { Client } from "@libsql/client";
 import fc from "fast-check";

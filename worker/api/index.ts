@@ -9,6 +9,7 @@ import type { ApiEnv } from "./env";
 import { healthz } from "./health";
 import { createRouter } from "../lib/router";
 import { serveDashboard } from "./dashboard";
+import { serveSharePage } from "./share-page";
 import { openApiDocument } from "./openapi";
 import { publicUrl } from "../lib/public-url";
 import { runRoute } from "./pipeline";
@@ -39,6 +40,11 @@ router
 for (const path of ["/dashboard", "/dashboard/*"]) {
   router.get(path, (request, env) => serveDashboard(request, env.DASHBOARD));
   router.head(path, (request, env) => serveDashboard(request, env.DASHBOARD));
+}
+// The link, and the dashboard's own paths below it (/share/TOKEN/s/SITE/pages); /share/TOKEN/unlock is the API's.
+for (const path of ["/share/:token", "/share/:token/s/*"]) {
+  router.get(path, (request, env) => serveSharePage(request, env));
+  router.head(path, (request, env) => serveSharePage(request, env));
 }
 
 for (const spec of apiRoutes) {

@@ -17,6 +17,7 @@ import { HEADERS, RATE_LIMIT_HEADERS, responseHeaders } from "./openapi/headers"
 import { withoutUnicodePatterns } from "./openapi/patterns";
 import { hasRefusal, refusal, refusalComponents, type RefusalKind } from "./openapi/refusals";
 import { WEBHOOKS } from "./openapi/webhooks";
+import { SHARE_READABLE } from "./share-auth";
 
 /** The refusals a route can give whatever it declares: a key route's, and a signed webhook's (no key: no 403 or 429). */
 const GENERIC_REFUSALS: Record<RefusalKind, number[]> = {
@@ -37,7 +38,13 @@ const SECURITY: Record<AuthKind, Record<string, string[]>[]> = {
   // The signature covers the raw body with a per-site secret: headers (documented as the
   // operation's header parameters), not a scheme OpenAPI can describe; no API key.
   "webhook-signature": [],
+  share: [{ shareLink: [] }],
 };
+
+/** A key route a share link may also read (api/share-auth.ts) takes either. */
+function securityOf(spec: Route): Record<string, string[]>[] {
+  return spec.auth === "key" && SHARE_READABLE.has(spec.operationId) ? [...SECURITY.key, ...SECURITY.share] : SECURITY[spec.auth];
+}
 
 const SECURITY_SCHEMES = {
   apiKey: { type: "http", scheme: "bearer", description: "An API key: `Authorization: Bearer wren_…`" },
@@ -54,6 +61,12 @@ const SECURITY_SCHEMES = {
     name: "X-Service-Token",
     description: "A site's s2s token (`site_….…`), from POST /api/v1/sites or POST /api/v1/sites/{id}/token.",
   },
+  shareLink: {
+    type: "http",
+    scheme: "Share",
+    description:
+      "A shared dashboard link's token: `Authorization: Share <token>`. It reads what a read:reports key on the link's one site reads; a password link also needs the cookie POST /share/{token}/unlock sets.",
+  },
 } as const;
 
 /** Every tag an operation or webhook uses, described; `openApiDocument` refuses a tag not here. */
@@ -67,6 +80,7 @@ const TAGS: Record<string, string> = {
   Reports:
     "Figures through the k-anonymity filter, each {value, qualifier}: pages, vitals, conversions, funnels, timeseries, breakdowns and the overview.",
   Alerts: "Alert rules and their webhook notifications.",
+  Shares: "Shared dashboard links: a site's reports, read-only and k-filtered, for anyone holding the link.",
   People:
     "People and sign-in: passkeys, dashboard sessions (cookie + CSRF), roles per site, invitations and the audit log (admins).",
   Collector: "The tracker script and the beacons it sends: no key, taken only from the site's own pages.",
@@ -78,7 +92,8 @@ const DESCRIPTION =
   "estimated or suppressed. Errors are application/problem+json (RFC 9457). A path answers only the methods listed for it: " +
   "another method is 405 with `Allow` naming them, declared on every operation. Any request whose Host header is " +
   "not a host name is 400, and one forwarded to the API (every path but /t.js, /e and /s2s) whose declared body exceeds 2 MiB is " +
-  "413, before any route. `/` redirects to the dashboard, /dashboard/, which is not part of this API.";
+  "413, before any route. `/` redirects to the dashboard, /dashboard/, which is not part of this API; nor is a shared " +
+  "dashboard's page, /share/{token} (HTML; an unknown, revoked or expired link is one 404 page).";
 
 function responsesOf(spec: Route): Record<string, unknown> {
   const kind: RefusalKind = spec.auth === "webhook-signature" || spec.auth === "public" ? "plain" : "key";
@@ -127,12 +142,14 @@ function operationOf(spec: Route): Record<string, unknown> {
     operationId: spec.operationId,
     description: signed
       ? spec.signedWith.description
-      : spec.auth === "public"
-        ? "No credentials: anyone may call it. A POST must come from the dashboard's own Origin."
-        : spec.scope === "any"
-          ? "Any valid key may call it."
-          : `Requires scope \`${spec.scope}\`${spec.orScope ? ` or \`${spec.orScope}\`` : ""}${spec.site ? `; the site must be on the key's allowlist` : ""}.`,
-    security: SECURITY[spec.auth],
+      : spec.auth === "share"
+        ? "A shared dashboard link's reader: `Authorization: Share <token>`, or the token in the path."
+        : spec.auth === "public"
+          ? "No credentials: anyone may call it. A POST must come from the dashboard's own Origin."
+          : spec.scope === "any"
+            ? "Any valid key may call it."
+            : `Requires scope \`${spec.scope}\`${spec.orScope ? ` or \`${spec.orScope}\`` : ""}${spec.site ? `; the site must be on the key's allowlist` : ""}.${SHARE_READABLE.has(spec.operationId) ? " A shared dashboard link of the site may read it too." : ""}`,
+    security: securityOf(spec),
     ...(signed
       ? {
           parameters: Object.entries(spec.signedWith.headers).map(([name, description]) => ({

@@ -31,10 +31,11 @@ import { rateLimiterFor } from "./key-limiter";
 import { queryValues } from "./params";
 import { instanceShare, parseDefaultLimit, rateLimitHeaders, type RateDecision } from "./ratelimit";
 import { authenticateDelivery } from "./hook-auth";
+import { authenticateShare, presentsShare, SHARE_READABLE } from "./share-auth";
 import type { AuthKind, KeyRoute, Route, SignedRoute } from "./registry";
 import { renderReply, replier } from "./reply";
 
-type Authenticator = (request: Request, db: Database, env: ApiEnv) => Promise<Caller>;
+type Authenticator = (request: Request, db: Database, env: ApiEnv, spec: KeyRoute) => Promise<Caller>;
 
 /**
  * One authenticator per key-like auth kind. Site tokens get theirs with the first route that
@@ -50,7 +51,16 @@ const AUTHENTICATORS: Partial<Record<Exclude<AuthKind, "webhook-signature">, Aut
     if (request.method !== "GET") requireSameOrigin(request, env);
     return ANONYMOUS;
   },
+  share: (request, db, env, spec) => authenticateShare(request, db, env, spec.beforeUnlock),
 };
+
+/** A key route a share link may read (share-auth.ts) takes either: the Authorization scheme says which. */
+function authenticatorOf(spec: KeyRoute): Authenticator | undefined {
+  const own = AUTHENTICATORS[spec.auth];
+  if (spec.auth !== "key" || !SHARE_READABLE.has(spec.operationId) || !own) return own;
+  const share = AUTHENTICATORS.share!;
+  return (request, db, env, route) => (presentsShare(request) ? share : own)(request, db, env, route);
+}
 
 const ANONYMOUS: Caller = callerFor({
   id: "anonymous",
@@ -102,14 +112,14 @@ function runSignedRoute(spec: SignedRoute) {
 }
 
 function runKeyRoute(spec: KeyRoute) {
-  const authenticate = AUTHENTICATORS[spec.auth];
+  const authenticate = authenticatorOf(spec);
   if (!authenticate) throw new Error(`${spec.operationId}: no authenticator for auth kind "${spec.auth}"`);
   const routeName = `${spec.method} ${spec.path}`;
   return async (request: IRequest, env: ApiEnv, execution: ExecutionContext): Promise<Response> => {
     const db = database(env);
     let caller: Caller;
     try {
-      caller = await authenticate(request, db, env);
+      caller = await authenticate(request, db, env, spec);
     } catch (error) {
       return errorResponse(error, routeName);
     }

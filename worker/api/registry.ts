@@ -20,11 +20,12 @@ export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 /**
  * How a route's caller proves who it is: an API key (`Authorization: Bearer wren_…`) or a
  * dashboard session cookie (`key`: either one), a signed webhook delivery (a per-site secret
- * over the raw body), a site's s2s token, or nothing (`public`: sign-in, an invitation's
- * registration; the caller holds no scope and its writes must come from the dashboard's origin),
- * or the session cookie only (`session`: a person's own sessions, sign-out).
+ * over the raw body), a site's s2s token, a shared dashboard link (`share`:
+ * `Authorization: Share <token>`, api/share-auth.ts), or nothing (`public`: sign-in, an
+ * invitation's registration; the caller holds no scope and its writes must come from the
+ * dashboard's origin), or the session cookie only (`session`: a person's own sessions, sign-out).
  */
-export type AuthKind = "key" | "webhook-signature" | "site-token" | "public" | "session";
+export type AuthKind = "key" | "webhook-signature" | "site-token" | "share" | "public" | "session";
 
 export interface RouteContext<P, Q, B, R extends Responses> extends Replier<R> {
   request: Request;
@@ -61,6 +62,8 @@ interface RouteDeclaration extends DeclarationBase {
   orScope?: Scope;
   /** Which request value names the site the key must be allowed on. */
   site?: { from: "params" | "query" | "body"; name: string };
+  /** A `share` route a password link may call before it is unlocked (the unlock itself). */
+  beforeUnlock?: boolean;
 }
 
 export interface RouteSpec<

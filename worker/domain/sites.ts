@@ -17,6 +17,7 @@ import {
   propDrops,
   revenueDrops,
   sessions,
+  shareLinks,
   siteBeacons,
   siteProps,
   sites,
@@ -150,6 +151,7 @@ export async function deleteSite(db: Database, id: string): Promise<void> {
     db.delete(goals).where(eq(goals.siteId, id)),
     db.delete(siteProps).where(eq(siteProps.siteId, id)),
     db.delete(propDrops).where(eq(propDrops.siteId, id)),
+    db.delete(shareLinks).where(eq(shareLinks.siteId, id)),
     db.delete(sites).where(eq(sites.id, id)),
   ].map((query) => {
     const { sql: text, params } = query.toSQL();

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { randomToken } from "./crypto";
 
-export type IdPrefix = "site" | "goal" | "key" | "dep" | "alr" | "dst" | "msg" | "acct" | "ses" | "inv" | "aud" | "chl";
+export type IdPrefix = "site" | "goal" | "key" | "dep" | "alr" | "dst" | "msg" | "acct" | "ses" | "inv" | "aud" | "chl" | "shr";
 
 /** Generated ids carry 12 random bytes (16 characters); up to 40 are accepted. */
 const idPattern = (prefix: IdPrefix) => new RegExp(`^${prefix}_[A-Za-z0-9_-]{1,40}$`);
@@ -19,6 +19,7 @@ export const ALERT_RULE_ID = idPattern("alr");
 export const ACCOUNT_ID = idPattern("acct");
 export const SESSION_ID = idPattern("ses");
 export const INVITATION_ID = idPattern("inv");
+export const SHARE_ID = idPattern("shr");
 
 export const siteId = z.string().regex(SITE_ID, "must be a site id (site_…)");
 export const goalId = z.string().regex(GOAL_ID, "must be a goal id (goal_…)");
@@ -28,6 +29,7 @@ export const alertRuleId = z.string().regex(ALERT_RULE_ID, "must be an alert rul
 export const accountId = z.string().regex(ACCOUNT_ID, "must be an account id (acct_…)");
 export const sessionId = z.string().regex(SESSION_ID, "must be a session id (ses_…)");
 export const invitationId = z.string().regex(INVITATION_ID, "must be an invitation id (inv_…)");
+export const shareId = z.string().regex(SHARE_ID, "must be a share link id (shr_…)");
 
 export const isSiteId = (value: string): boolean => SITE_ID.test(value);
 

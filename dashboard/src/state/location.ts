@@ -5,7 +5,8 @@
  */
 import { computed, signal } from "@preact/signals";
 
-export const BASE = "/dashboard";
+/** Where the app lives: /dashboard, or a shared link's own path (/share/<token>, state/share.ts). */
+export const BASE = /^\/share\/[A-Za-z0-9_-]{1,64}(?=\/|$)/.exec(location.pathname)?.[0] ?? "/dashboard";
 
 const href = signal(location.pathname + location.search);
 
@@ -53,7 +54,8 @@ export function followLink(event: MouseEvent): void {
   const anchor = (event.target as Element | null)?.closest?.("a");
   if (!anchor || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
   const url = new URL(anchor.href, location.origin);
-  if (url.origin !== location.origin || !url.pathname.startsWith(BASE) || anchor.target || anchor.hasAttribute("download")) return;
+  if (url.origin !== location.origin || !url.pathname.startsWith(BASE) || anchor.target || anchor.hasAttribute("download"))
+    return;
   event.preventDefault();
   history.pushState(null, "", url.pathname + url.search);
   href.value = url.pathname + url.search;

@@ -28,9 +28,10 @@ export const HEADERS = {
   },
   "Retry-After": { description: "Seconds to wait before retrying.", required: true, schema: { type: "integer", minimum: 1 } },
   "WWW-Authenticate": {
-    description: '`Bearer realm="wren"`, with `error="invalid_token"` for a key that is not valid or was revoked.',
+    description:
+      '`Bearer realm="wren"`, with `error="invalid_token"` for a key that is not valid or was revoked; `Share realm="wren"` for a shared dashboard link that is not valid or not unlocked.',
     required: true,
-    schema: { type: "string", pattern: '^Bearer realm="wren"' },
+    schema: { type: "string", pattern: '^(Bearer|Share) realm="wren"' },
   },
   Allow: {
     description: "The methods the path answers, e.g. `GET, POST`.",

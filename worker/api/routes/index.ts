@@ -16,6 +16,7 @@ import { propRoutes } from "./props";
 import { queryRoutes } from "./query";
 import { reportRoutes } from "./reports";
 import { sessionRoutes } from "./sessions";
+import { shareRoutes } from "./shares";
 import { vitalsRoutes } from "./vitals";
 import { siteRoutes } from "./sites";
 import { oidcRoutes } from "./oidc";
@@ -40,4 +41,5 @@ export const apiRoutes: Route[] = [
   ...authRoutes,
   ...peopleRoutes,
   ...oidcRoutes,
+  ...shareRoutes,
 ];

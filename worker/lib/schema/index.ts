@@ -16,3 +16,4 @@ export * from "./revenue";
 export * from "./people";
 export * from "./audit";
 export * from "./oidc";
+export * from "./shares";
