@@ -23,6 +23,8 @@ export interface ApiEnv extends DatabaseBindings, PublisherEnv, ClockBindings {
   ALERTS?: DurableObjectNamespace<AlertScheduler>;
   /** Destinations beyond public addresses (lib/webhook-allow.ts), checked when a rule is made. */
   WREN_WEBHOOK_ALLOW?: string | null;
+  /** `smtp` when `wren start` has WREN_SMTP_URL (domain/mail.ts); the SMTP settings never reach a worker. */
+  WREN_MAIL?: string | null;
   /** This start's id (`wren start` makes one each time), shown by /healthz so the supervisor probes its own child. */
   WREN_INSTANCE?: string | null;
   /** The built dashboard (a `disk` service); absent when the dashboard is served elsewhere. */

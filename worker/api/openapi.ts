@@ -58,6 +58,7 @@ const TAGS: Record<string, string> = {
   Reports:
     "Figures through the k-anonymity filter, each {value, qualifier}: pages, vitals, conversions, funnels, timeseries, breakdowns and the overview.",
   Alerts: "Alert rules and their webhook notifications.",
+  Digests: "Weekly and monthly digests of a site by email and to alert destinations, every figure k-filtered.",
   Collector: "The tracker script and the beacons it sends: no key, taken only from the site's own pages.",
   Service: "Health and this document.",
 };

@@ -6,7 +6,9 @@
 import { z } from "zod";
 import { randomToken } from "./crypto";
 
-export type IdPrefix = "site" | "goal" | "key" | "dep" | "alr" | "dst" | "msg";
+export type IdPrefix = "site" | "goal" | "key" | "dep" | "alr" | "dst" | "msg" | DigestIdPrefix;
+/** Digests (domain/digests) and the mail outbox (domain/mail.ts). */
+type DigestIdPrefix = "dgs" | "mail";
 
 /** Generated ids carry 12 random bytes (16 characters); up to 40 are accepted. */
 const idPattern = (prefix: IdPrefix) => new RegExp(`^${prefix}_[A-Za-z0-9_-]{1,40}$`);
@@ -16,12 +18,14 @@ export const GOAL_ID = idPattern("goal");
 export const KEY_ID = idPattern("key");
 export const DEPLOYMENT_ID = idPattern("dep");
 export const ALERT_RULE_ID = idPattern("alr");
+export const DIGEST_ID = idPattern("dgs");
 
 export const siteId = z.string().regex(SITE_ID, "must be a site id (site_…)");
 export const goalId = z.string().regex(GOAL_ID, "must be a goal id (goal_…)");
 export const keyId = z.string().regex(KEY_ID, "must be a key id (key_…)");
 export const deploymentId = z.string().regex(DEPLOYMENT_ID, "must be a deployment id (dep_…)");
 export const alertRuleId = z.string().regex(ALERT_RULE_ID, "must be an alert rule id (alr_…)");
+export const digestId = z.string().regex(DIGEST_ID, "must be a digest id (dgs_…)");
 
 export const isSiteId = (value: string): boolean => SITE_ID.test(value);
 

@@ -5,6 +5,7 @@ import { alertRoutes } from "./alerts";
 import { arrivalRoutes } from "./arrivals";
 import { breakdownRoutes } from "./breakdown";
 import { deploymentRoutes } from "./deployments";
+import { digestRoutes } from "./digests";
 import { eventRoutes } from "./events";
 import { goalRoutes } from "./goals";
 import { keyRoutes } from "./keys";
@@ -34,4 +35,5 @@ export const apiRoutes: Route[] = [
   ...liveRoutes,
   ...deploymentRoutes,
   ...alertRoutes,
+  ...digestRoutes,
 ];

@@ -13,3 +13,4 @@ export * from "./dimension-pairs";
 export * from "./engagement";
 export * from "./props";
 export * from "./revenue";
+export * from "./mail";
