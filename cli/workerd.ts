@@ -253,6 +253,8 @@ export async function spawnWorkerd({ settings, databaseUrl, databaseToken, secre
       ...(alertInterval ? { WREN_ALERT_INTERVAL: alertInterval } : {}),
       ...(retrySeconds ? { WREN_WEBHOOK_RETRY_SECONDS: retrySeconds } : {}),
       ...(webhookAllow ? { WREN_WEBHOOK_ALLOW: process.env.WREN_WEBHOOK_ALLOW!.trim() } : {}),
+      // Only that mail is configured: the SMTP URL and its password stay in this process (mail-sender.ts).
+      ...(process.env.WREN_SMTP_URL?.trim() ? { WREN_MAIL: "smtp" } : {}),
     },
   };
   const api = spawn(
