@@ -30,7 +30,8 @@ const toOpenApiPath = (path: string) => path.replace(/:(\w+)/g, "{$1}");
 
 /** The security requirement of each auth kind; the schemes are declared in the document's components. */
 const SECURITY: Record<AuthKind, Record<string, string[]>[]> = {
-  key: [{ apiKey: [] }],
+  key: [{ apiKey: [] }, { sessionCookie: [] }],
+  public: [],
   "site-token": [{ siteToken: [] }],
   // The signature covers the raw body with a per-site secret: headers (documented as the
   // operation's header parameters), not a scheme OpenAPI can describe; no API key.
@@ -39,6 +40,13 @@ const SECURITY: Record<AuthKind, Record<string, string[]>[]> = {
 
 const SECURITY_SCHEMES = {
   apiKey: { type: "http", scheme: "bearer", description: "An API key: `Authorization: Bearer wren_…`" },
+  sessionCookie: {
+    type: "apiKey",
+    in: "cookie",
+    name: "wren_session",
+    description:
+      "A dashboard session (a person signed in with a passkey). Writes also need `x-wren-csrf` (from GET /api/v1/session) and the dashboard's own Origin.",
+  },
   siteToken: {
     type: "apiKey",
     in: "header",
@@ -71,7 +79,7 @@ const DESCRIPTION =
   "413, before any route. `/` redirects to the dashboard, /dashboard/, which is not part of this API.";
 
 function responsesOf(spec: Route): Record<string, unknown> {
-  const kind: RefusalKind = spec.auth === "webhook-signature" ? "plain" : "key";
+  const kind: RefusalKind = spec.auth === "webhook-signature" || spec.auth === "public" ? "plain" : "key";
   const responses: Record<string, unknown> = {};
   for (const [status, response] of Object.entries(spec.responses)) {
     // A declared refusal is a problem document like every other error.
@@ -94,7 +102,7 @@ function responsesOf(spec: Route): Record<string, unknown> {
   }
   const takesBody = Boolean(spec.documentedBody || (spec.auth !== "webhook-signature" && spec.body));
   // Any valid key may call a route of scope "any" that names no site: it forbids nothing.
-  const forbidsNothing = spec.auth !== "webhook-signature" && spec.scope === "any" && !spec.site;
+  const forbidsNothing = spec.auth !== "webhook-signature" && spec.auth !== "public" && spec.scope === "any" && !spec.site;
   for (const status of GENERIC_REFUSALS[kind]) {
     if (!takesBody && BODY_REFUSALS.includes(status)) continue;
     if (status === 403 && forbidsNothing) continue;
@@ -113,9 +121,11 @@ function operationOf(spec: Route): Record<string, unknown> {
     operationId: spec.operationId,
     description: signed
       ? spec.signedWith.description
-      : spec.scope === "any"
-        ? "Any valid key may call it."
-        : `Requires scope \`${spec.scope}\`${spec.orScope ? ` or \`${spec.orScope}\`` : ""}${spec.site ? `; the site must be on the key's allowlist` : ""}.`,
+      : spec.auth === "public"
+        ? "No credentials: anyone may call it. A POST must come from the dashboard's own Origin."
+        : spec.scope === "any"
+          ? "Any valid key may call it."
+          : `Requires scope \`${spec.scope}\`${spec.orScope ? ` or \`${spec.orScope}\`` : ""}${spec.site ? `; the site must be on the key's allowlist` : ""}.`,
     security: SECURITY[spec.auth],
     ...(signed
       ? {

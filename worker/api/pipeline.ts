@@ -11,13 +11,13 @@
  * the handler parses anything.
  */
 import type { IRequest } from "itty-router";
-import type { Caller } from "../domain/access";
+import { callerFor, type Caller } from "../domain/access";
 import { database, type Database } from "../lib/db";
 import { errorResponse } from "../lib/errors";
 import { problem } from "../lib/problem";
 import { instanceCount } from "../lib/instances";
 import { publicUrl } from "../lib/public-url";
-import { authenticateKey, requireScope, requireSiteAccess } from "./auth";
+import { authenticateKeyOrSession, requireSameOrigin, requireScope, requireSiteAccess } from "./auth";
 import { DEFAULT_BODY_LIMIT, readJson, validate } from "./body";
 import type { ApiEnv } from "./env";
 import { rateLimiterFor } from "./key-limiter";
@@ -27,14 +27,36 @@ import { authenticateDelivery } from "./hook-auth";
 import type { AuthKind, KeyRoute, Route, SignedRoute } from "./registry";
 import { renderReply, replier } from "./reply";
 
-type Authenticator = (request: Request, db: Database) => Promise<Caller>;
+type Authenticator = (request: Request, db: Database, env: ApiEnv) => Promise<Caller>;
 
 /**
  * One authenticator per key-like auth kind. Site tokens get theirs with the first route that
  * takes them; until then such a route cannot be mounted. Signed webhooks go through
  * `runSignedRoute`.
  */
-const AUTHENTICATORS: Partial<Record<Exclude<AuthKind, "webhook-signature">, Authenticator>> = { key: authenticateKey };
+const AUTHENTICATORS: Partial<Record<Exclude<AuthKind, "webhook-signature">, Authenticator>> = {
+  key: authenticateKeyOrSession,
+  // No credentials (sign-in, an invitation's registration, the sign-in methods): a caller that
+  // holds nothing. A write must still come from the dashboard's own origin (login CSRF).
+  public: async (request, _db, env) => {
+    if (request.method !== "GET") requireSameOrigin(request, env);
+    return ANONYMOUS;
+  },
+};
+
+const ANONYMOUS: Caller = callerFor({
+  id: "anonymous",
+  name: "anonymous",
+  prefix: "",
+  secretHash: "",
+  scopes: [],
+  sites: [],
+  rateRequests: null,
+  ratePerSeconds: null,
+  createdAt: 0,
+  lastUsedAt: null,
+  revokedAt: null,
+});
 
 /**
  * Takes a token from the key's bucket; the same call counts it for `route`. The bucket is this
@@ -42,13 +64,14 @@ const AUTHENTICATORS: Partial<Record<Exclude<AuthKind, "webhook-signature">, Aut
  * (instanceShare), so together they admit at most the limit.
  */
 async function takeRateToken(env: ApiEnv, db: Database, caller: Caller, route: string): Promise<RateDecision> {
-  const { key } = caller;
+  // One bucket per principal: a key's, or a person's across all their sessions.
+  const { key, principal } = caller;
   const limit =
     key.rateRequests && key.ratePerSeconds
       ? { requests: key.rateRequests, perSeconds: key.ratePerSeconds }
       : parseDefaultLimit(env.WREN_RATE_LIMIT);
   const share = instanceShare(limit, await instanceCount(db.$client));
-  return rateLimiterFor(env.RATE_LIMITER, key.id).take(share, { keyId: key.id, route });
+  return rateLimiterFor(env.RATE_LIMITER, principal.id).take(share, { keyId: principal.id, route });
 }
 
 export function runRoute(spec: Route) {
@@ -61,7 +84,9 @@ function runSignedRoute(spec: SignedRoute) {
       const db = database(env);
       const params = validate(spec.params, request.params ?? {}, "path") as Record<string, unknown>;
       const delivery = await authenticateDelivery(request, env, db, String(params[spec.siteParam]), spec.bodyLimit);
-      return renderReply(await spec.handle({ request, env, execution, db, params, delivery, baseUrl: publicUrl(env), ...replier }));
+      return renderReply(
+        await spec.handle({ request, env, execution, db, params, delivery, baseUrl: publicUrl(env), ...replier }),
+      );
     } catch (error) {
       return errorResponse(error, `${spec.method} ${spec.path}`);
     }
@@ -76,7 +101,7 @@ function runKeyRoute(spec: KeyRoute) {
     const db = database(env);
     let caller: Caller;
     try {
-      caller = await authenticate(request, db);
+      caller = await authenticate(request, db, env);
     } catch (error) {
       return errorResponse(error, routeName);
     }
@@ -84,13 +109,16 @@ function runKeyRoute(spec: KeyRoute) {
     let decision: RateDecision | undefined;
     let response: Response;
     try {
-      decision = await takeRateToken(env, db, caller, routeName);
-      if (!decision.allowed) {
+      decision = spec.auth === "public" ? undefined : await takeRateToken(env, db, caller, routeName);
+      if (decision && !decision.allowed) {
         response = problem(429, `This key's limit of ${decision.limit} requests per ${decision.windowSeconds} s is used up.`, {
           field: "authorization",
         });
       } else {
         requireScope(caller, spec.scope, spec.orScope);
+        // An account's scopes differ per site: from here on it reaches only the sites where it
+        // holds the route's scope (a key is unchanged).
+        caller = caller.forScope(spec.scope, spec.orScope);
         const params = spec.params ? validate(spec.params, request.params ?? {}, "path") : {};
         const query = spec.query ? validate(spec.query, queryValues(new URL(request.url), spec.query), "query") : {};
         const body = spec.body

@@ -18,10 +18,12 @@ import type { Replier, Reply, Responses } from "./reply";
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /**
- * How a route's caller proves who it is: an API key (`Authorization: Bearer wren_…`), a
- * signed webhook delivery (a per-site secret over the raw body), or a site's s2s token.
+ * How a route's caller proves who it is: an API key (`Authorization: Bearer wren_…`) or a
+ * dashboard session cookie (`key`: either one), a signed webhook delivery (a per-site secret
+ * over the raw body), a site's s2s token, or nothing (`public`: sign-in, an invitation's
+ * registration; the caller holds no scope and its writes must come from the dashboard's origin).
  */
-export type AuthKind = "key" | "webhook-signature" | "site-token";
+export type AuthKind = "key" | "webhook-signature" | "site-token" | "public";
 
 export interface RouteContext<P, Q, B, R extends Responses> extends Replier<R> {
   request: Request;

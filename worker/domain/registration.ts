@@ -60,6 +60,13 @@ export async function registerSite(
   caller: Caller,
   input: SiteRegistration,
 ): Promise<{ site: SiteRow; created: boolean }> {
+  // A person creates sites only as an admin of every site (an admin of one site may not).
+  if (caller.principal.kind !== "key" && !caller.hasScopeOn("write:sites", "*")) {
+    throw new HttpProblem(403, "Only an admin of all sites may register a site.", {
+      field: "authorization",
+      required_scope: "admin",
+    });
+  }
   const existing = await findSiteByDomain(db, input.domain);
   if (existing) return { site: await existingFor(db, caller, existing), created: false };
   const { site, created } = await insertSite(db, { ...input, createdByKey: caller.key.id });

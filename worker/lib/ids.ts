@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { randomToken } from "./crypto";
 
-export type IdPrefix = "site" | "goal" | "key" | "dep" | "alr" | "dst" | "msg" | DigestIdPrefix;
+export type IdPrefix = "site" | "goal" | "key" | "dep" | "alr" | "dst" | "msg" | "acct" | "ses" | "inv" | "aud" | "chl" | DigestIdPrefix;
 /** Digests (domain/digests) and the mail outbox (domain/mail.ts). */
 type DigestIdPrefix = "dgs" | "mail";
 
@@ -18,6 +18,9 @@ export const GOAL_ID = idPattern("goal");
 export const KEY_ID = idPattern("key");
 export const DEPLOYMENT_ID = idPattern("dep");
 export const ALERT_RULE_ID = idPattern("alr");
+export const ACCOUNT_ID = idPattern("acct");
+export const SESSION_ID = idPattern("ses");
+export const INVITATION_ID = idPattern("inv");
 export const DIGEST_ID = idPattern("dgs");
 
 export const siteId = z.string().regex(SITE_ID, "must be a site id (site_…)");
@@ -25,6 +28,9 @@ export const goalId = z.string().regex(GOAL_ID, "must be a goal id (goal_…)");
 export const keyId = z.string().regex(KEY_ID, "must be a key id (key_…)");
 export const deploymentId = z.string().regex(DEPLOYMENT_ID, "must be a deployment id (dep_…)");
 export const alertRuleId = z.string().regex(ALERT_RULE_ID, "must be an alert rule id (alr_…)");
+export const accountId = z.string().regex(ACCOUNT_ID, "must be an account id (acct_…)");
+export const sessionId = z.string().regex(SESSION_ID, "must be a session id (ses_…)");
+export const invitationId = z.string().regex(INVITATION_ID, "must be an invitation id (inv_…)");
 export const digestId = z.string().regex(DIGEST_ID, "must be a digest id (dgs_…)");
 
 export const isSiteId = (value: string): boolean => SITE_ID.test(value);

@@ -13,4 +13,6 @@ export * from "./dimension-pairs";
 export * from "./engagement";
 export * from "./props";
 export * from "./revenue";
+export * from "./people";
+export * from "./audit";
 export * from "./mail";
