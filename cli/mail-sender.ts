@@ -140,7 +140,11 @@ export function startMailSender(options: MailSenderOptions): MailSender {
     try {
       await transport.sendMail({ from: settings.from, to: String(row.to), subject: String(row.subject), text: String(row.text), ...(row.html ? { html: String(row.html) } : {}) });
       await client.execute({
-        sql: "UPDATE mail_outbox SET sent_at = ?, attempts = ?, next_attempt_at = NULL, claimed_by = NULL, claimed_until = NULL WHERE id = ? AND claimed_by = ?",
+        // An invitation's body holds its one-time link: cleared once sent (domain/invitation-mail.ts).
+        sql:
+          "UPDATE mail_outbox SET sent_at = ?, attempts = ?, next_attempt_at = NULL, claimed_by = NULL, claimed_until = NULL, " +
+          "text = CASE WHEN purpose = 'invitation' THEN '' ELSE text END, html = CASE WHEN purpose = 'invitation' THEN NULL ELSE html END " +
+          "WHERE id = ? AND claimed_by = ?",
         args: [options.now(), attempt, row.id, holder],
       });
       return true;

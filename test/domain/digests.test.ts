@@ -10,6 +10,7 @@ import { queueDueDigests } from "../../worker/alerts/digests";
 import { createRule } from "../../worker/domain/alert-rules";
 import { createDigest, latestPeriodEnd, periodEnding, previousPeriod, siteDigests } from "../../worker/domain/digests";
 import { enqueueMail } from "../../worker/domain/mail";
+import { queueInvitationMail } from "../../worker/domain/invitation-mail";
 import { insertSite } from "../../worker/domain/sites";
 import { publishOnce } from "../../worker/reports/publisher";
 import { addConversions, addEvents, at, sessions, type RawEvent } from "../reports/helpers";
@@ -167,5 +168,33 @@ describe("the scheduler's pass", () => {
     expect(await queueDueDigests(d.client as never, { ...options, mail: false })).toEqual({ leader: true, queued: 1 });
     expect(await d.count("mail_outbox")).toBe(0);
     expect(await d.count("alert_outbox", { column: "type", value: "digest.weekly" })).toBe(1);
+  });
+});
+
+describe("invitation mail", () => {
+  const invitation = {
+    email: "new@example.com",
+    link: "https://wren.example/dashboard/invite#tok_abcdef",
+    role: "editor",
+    siteName: "Shop <b>",
+    expiresAt: Date.parse("2026-11-23T02:00:00Z"),
+    invitedBy: "Ana",
+  };
+  it("is queued with the link, role, site and expiry when mail is configured; not at all otherwise", async () => {
+    await d.client.execute("DELETE FROM mail_outbox");
+    expect(await queueInvitationMail(d.db, {}, invitation, T)).toBe(false);
+    expect(await d.count("mail_outbox")).toBe(0);
+    expect(await queueInvitationMail(d.db, MAIL, invitation, T)).toBe(true);
+    const row = (await d.client.execute("SELECT \"to\", subject, text, html, purpose FROM mail_outbox")).rows[0]!;
+    expect(row.to).toBe("new@example.com");
+    expect(row.purpose).toBe("invitation");
+    expect(row.subject).toBe("You are invited to Wren (editor, the site Shop <b>)");
+    expect(String(row.text)).toBe(
+      "Ana invites you to Wren as editor of the site Shop <b>.\n\nAccept (once; the link expires 2026-11-23 02:00:00 UTC):\n" +
+        "https://wren.example/dashboard/invite#tok_abcdef\n\nIf you did not expect this, ignore this message: nothing happens unless the link is opened.\n",
+    );
+    expect(String(row.html)).toContain("the site Shop &lt;b&gt;");
+    expect(String(row.html)).toContain('href="https://wren.example/dashboard/invite#tok_abcdef"');
+    await d.client.execute("DELETE FROM mail_outbox");
   });
 });

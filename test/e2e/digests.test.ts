@@ -150,6 +150,13 @@ describe("digest routes refuse what they must, writing nothing", () => {
     expect((await reader.call("GET", `/api/v1/sites/${site}/digests`)).body.digests.map((d: { id: string }) => d.id)).toContain(made.body.id);
     expect((await f.admin("DELETE", `/api/v1/sites/${site}/digests/${made.body.id}`)).status).toBe(204);
     expect(await count("digest_schedules")).toBe(before);
+    // Both changes are in the audit log, with the key that made them and no address.
+    const audit = await f.database().execute({ sql: "SELECT action, actor_kind, site_id, detail FROM audit_log WHERE target = ? ORDER BY at, action", args: [made.body.id] });
+    expect(audit.rows.map((r) => [r.action, r.actor_kind, r.site_id])).toEqual([
+      ["digest.create", "key", site],
+      ["digest.delete", "key", site],
+    ]);
+    expect(String(audit.rows[0]!.detail)).not.toContain("ana@example.com");
   });
 });
 

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { createDigest, deleteDigest, latestPeriodEnd, MAX_RECIPIENTS, periodEnding, previousPeriod, renderDigest, requireDigest, siteDigests, type Digest } from "../../domain/digests";
 import { emailAddress } from "../../domain/mail";
+import { auditActor, recordAudit } from "../../domain/audit";
 import { maskedUrl } from "../../domain/alert-rules";
 import { HttpProblem } from "../../lib/problem";
 import { DIGEST_FREQUENCIES } from "../../lib/schema";
@@ -131,7 +132,15 @@ export const digestRoutes = [
       422: { description: "Neither email_to nor destination_id, or a destination that is not one of this site's (`field` names it)." },
     },
     async handle({ db, env, caller, params, body, reply }) {
-      const digest = await createDigest(db, params.id, body, env, caller.key.id, now());
+      const digest = await createDigest(db, params.id, body, env, caller.principal.id, now());
+      // How many addresses, not which: the audit log is read by every admin of the site.
+      await recordAudit(db, {
+        actor: auditActor(caller),
+        action: "digest.create",
+        siteId: params.id,
+        target: digest.id,
+        detail: { frequency: digest.frequency, recipients: digest.emailTo.length, destination: digest.destinationId },
+      });
       return reply(201, toDigest(digest));
     },
   }),
@@ -146,8 +155,9 @@ export const digestRoutes = [
     params: siteDigestParams,
     site: { from: "params", name: "id" },
     responses: { 204: { description: "Deleted." }, 404: notFound },
-    async handle({ db, params, reply }) {
-      await deleteDigest(db, params.id, params.digestId);
+    async handle({ db, caller, params, reply }) {
+      const digest = await deleteDigest(db, params.id, params.digestId);
+      await recordAudit(db, { actor: auditActor(caller), action: "digest.delete", siteId: params.id, target: digest.id, detail: { frequency: digest.frequency } });
       return reply(204);
     },
   }),
