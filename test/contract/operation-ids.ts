@@ -47,6 +47,10 @@ export const ROUTE_OPERATION_IDS = {
   "DELETE /api/v1/alerts/{id}": "deleteAlertRule",
   "GET /api/v1/alerts/{id}/history": "getAlertHistory",
   "POST /api/v1/alerts/{id}/test": "testAlertRule",
+  "GET /api/v1/sites/{id}/digests": "listDigests",
+  "POST /api/v1/sites/{id}/digests": "createDigest",
+  "DELETE /api/v1/sites/{id}/digests/{digestId}": "deleteDigest",
+  "POST /api/v1/sites/{id}/digests/{digestId}/preview": "getDigestPreview",
 };
 
 /** The paths the route table does not hold: the collector's and the api worker's own (worker/api/openapi/front-door.ts). */

@@ -38,6 +38,7 @@ const UNKNOWN = {
   key: "key_unknown00000000",
   dep: "dep_unknown00000000",
   alr: "alr_unknown00000000",
+  dgs: "dgs_unknown00000000",
 };
 
 let database: HranaServer;
@@ -62,6 +63,9 @@ const ids = {
   doomedDep: "",
   alr: "",
   doomedAlr: "",
+  dst: "",
+  dgs: "",
+  doomedDgs: "",
 };
 let token = "";
 let hookSecret = "";
@@ -119,6 +123,10 @@ beforeAll(async () => {
   [ids.dep, ids.doomedDep] = [await deployment("v1"), await deployment("v2")];
   const rule = async () => (await admin("POST", "/api/v1/alerts", alertRule())).body.id as string;
   [ids.alr, ids.doomedAlr] = [await rule(), await rule()];
+  ids.dst = (await admin("POST", "/api/v1/alerts", alertRule())).body.destinations[0].id as string;
+  const digest = async () =>
+    (await admin("POST", `/api/v1/sites/${ids.site}/digests`, { frequency: "weekly", destination_id: ids.dst })).body.id as string;
+  [ids.dgs, ids.doomedDgs] = [await digest(), await digest()];
   hookSecret = (await admin("POST", `/api/v1/sites/${ids.site}/deployment-hook`)).body.secret;
   for (const id of Object.values(ids)) expect(id).toMatch(/^[a-z]+_/);
 }, 60_000);
@@ -144,6 +152,7 @@ function concrete(template: string): string {
     .replace("/keys/{id}", `/keys/${ids.key}`)
     .replace("/deployments/{id}", `/deployments/${ids.dep}`)
     .replace("/alerts/{id}", `/alerts/${ids.alr}`)
+    .replace("{digestId}", ids.dgs)
     .replace(/\{(id|site)\}/, ids.site)
     .replace("{goal}", ids.goal)
     .replace("{name}", "plan");
@@ -196,6 +205,10 @@ function keyRouteCalls(): Record<string, [string, unknown?]> {
     "DELETE /api/v1/alerts/{id}": [`/api/v1/alerts/${ids.doomedAlr}`],
     "GET /api/v1/alerts/{id}/history": [`/api/v1/alerts/${ids.alr}/history`],
     "POST /api/v1/alerts/{id}/test": [`/api/v1/alerts/${ids.alr}/test`],
+    "GET /api/v1/sites/{id}/digests": [`/api/v1/sites/${ids.site}/digests`],
+    "POST /api/v1/sites/{id}/digests": [`/api/v1/sites/${ids.site}/digests`, { frequency: "monthly", destination_id: ids.dst }],
+    "DELETE /api/v1/sites/{id}/digests/{digestId}": [`/api/v1/sites/${ids.site}/digests/${ids.doomedDgs}`],
+    "POST /api/v1/sites/{id}/digests/{digestId}/preview": [`/api/v1/sites/${ids.site}/digests/${ids.dgs}/preview`],
   };
 }
 
@@ -212,6 +225,7 @@ describe("the key routes", () => {
       "POST /api/v1/sites/{id}/deployment-hook": 200,
       "POST /api/v1/alerts/{id}/test": 202,
       "POST /api/v1/query": 200,
+      "POST /api/v1/sites/{id}/digests/{digestId}/preview": 200,
     };
     for (const [op, [path, body]] of Object.entries(calls)) {
       const answer = await expectAnswer(op, special[op] ?? success[methodOf(op)] ?? 200, admin(methodOf(op), path, body));
@@ -302,6 +316,10 @@ describe("the key routes", () => {
       ]),
       ["GET /api/v1/alerts/{id}/history", `/api/v1/alerts/${UNKNOWN.alr}/history`],
       ["POST /api/v1/alerts/{id}/test", `/api/v1/alerts/${UNKNOWN.alr}/test`],
+      ["GET /api/v1/sites/{id}/digests", `/api/v1/sites/${UNKNOWN.site}/digests`],
+      ["POST /api/v1/sites/{id}/digests", `/api/v1/sites/${UNKNOWN.site}/digests`, { frequency: "weekly", destination_id: ids.dst }],
+      ["DELETE /api/v1/sites/{id}/digests/{digestId}", `/api/v1/sites/${ids.site}/digests/${UNKNOWN.dgs}`],
+      ["POST /api/v1/sites/{id}/digests/{digestId}/preview", `/api/v1/sites/${ids.site}/digests/${UNKNOWN.dgs}/preview`],
     ];
     for (const [op, path, body] of notFound) await expectAnswer(op, 404, admin(methodOf(op), path, body));
 
@@ -319,6 +337,9 @@ describe("the key routes", () => {
       ["GET /api/v1/live", "/api/v1/live?site=nope"],
       ["GET /api/v1/deployments", `/api/v1/deployments?site=${ids.site}&cursor=nope`],
       ["GET /api/v1/alerts", "/api/v1/alerts?site=nope"],
+      ["GET /api/v1/sites/{id}/digests", "/api/v1/sites/nope/digests"],
+      ["DELETE /api/v1/sites/{id}/digests/{digestId}", `/api/v1/sites/${ids.site}/digests/nope`],
+      ["POST /api/v1/sites/{id}/digests/{digestId}/preview", `/api/v1/sites/${ids.site}/digests/nope/preview`],
     ];
     for (const [op, path] of malformed) await expectAnswer(op, 400, admin(methodOf(op), path));
   });
@@ -335,6 +356,7 @@ describe("the key routes", () => {
       "POST /api/v1/alerts": ["/api/v1/alerts", alertRule({ threshold: 2 })],
       "PATCH /api/v1/alerts/{id}": [`/api/v1/alerts/${ids.alr}`, { window_hours: 0 }],
       "POST /api/v1/query": ["/api/v1/query", { site_id: ids.site, metrics: ["revenue"], date_range: "7d" }],
+      "POST /api/v1/sites/{id}/digests": [`/api/v1/sites/${ids.site}/digests`, { frequency: "weekly", destination_id: "dst_nope" }],
     };
     for (const [op, [path, body]] of Object.entries(invalid)) {
       const method = methodOf(op);
@@ -381,6 +403,13 @@ describe("the key routes", () => {
       args: [ids.site, hour, new Date(hour).toISOString().slice(0, 10)],
     });
     db.close();
+    // Email addresses while no SMTP server is configured: mail is not configured.
+    const noMail = await expectAnswer(
+      "POST /api/v1/sites/{id}/digests",
+      409,
+      admin("POST", `/api/v1/sites/${ids.site}/digests`, { frequency: "weekly", email_to: ["ops@example.com"] }),
+    );
+    expect(JSON.parse(noMail.text)).toMatchObject({ field: "email_to" });
     await expectAnswer(
       "PATCH /api/v1/sites/{id}",
       409,

@@ -162,7 +162,7 @@ export const digestRoutes = [
     },
   }),
   route({
-    operationId: "previewDigest",
+    operationId: "getDigestPreview",
     method: "POST",
     path: "/api/v1/sites/:id/digests/:digestId/preview",
     summary: "Render the digest of the latest complete period now, as it would be sent; sends nothing",
