@@ -3,6 +3,7 @@
  * /api/v1/sites/{id}/props), each removable after a confirmation, and the props the collector
  * dropped over the last 7 days per reason, each reason said in one line, so that a name missing
  * from the list shows up as `not_allowed` drops. Keys without write:goals see the list read-only.
+ * Below: the site's digests (site-digests.tsx).
  */
 import { useState } from "preact/hooks";
 import { api, ApiProblem, unwrap } from "../api/client";
@@ -11,6 +12,7 @@ import { hasScope } from "../state/session";
 import { ConfirmButton } from "../ui/confirm";
 import { Field, FormProblem, useApiForm, valueOf } from "../ui/field";
 import { Failure, Loaded } from "../ui/states";
+import { SiteDigests } from "./site-digests";
 
 const readProps = (site: string) => unwrap(api.GET("/api/v1/sites/{id}/props", { params: { path: { id: site } } }));
 type SiteProps = Awaited<ReturnType<typeof readProps>>;
@@ -30,16 +32,19 @@ const RESERVED = "url and file (outbound links and downloads) are always kept.";
 export function SiteSettingsScreen({ site }: { site: string }) {
   const load = useLoad(() => readProps(site), [site]);
   return (
-    <section aria-labelledby="props-title">
-      <h2 id="props-title">Custom properties</h2>
-      <p class="hint">
-        Pages send properties with <code>{'wren.track("signup", {props: {plan: "pro"}})'}</code> or the snippet's{" "}
-        <code>data-props</code>. Only the names listed here are kept; {RESERVED}
-      </p>
-      <Loaded load={load} what="the custom properties">
-        {(data) => <PropsBody site={site} initial={data} />}
-      </Loaded>
-    </section>
+    <>
+      <section aria-labelledby="props-title">
+        <h2 id="props-title">Custom properties</h2>
+        <p class="hint">
+          Pages send properties with <code>{'wren.track("signup", {props: {plan: "pro"}})'}</code> or the snippet's{" "}
+          <code>data-props</code>. Only the names listed here are kept; {RESERVED}
+        </p>
+        <Loaded load={load} what="the custom properties">
+          {(data) => <PropsBody site={site} initial={data} />}
+        </Loaded>
+      </section>
+      <SiteDigests site={site} />
+    </>
   );
 }
 
