@@ -43,17 +43,23 @@ export function mailSettings(env: NodeJS.ProcessEnv): MailSettings | null {
   } catch {
     throw new CliError("WREN_SMTP_URL must be a URL: smtp://user:password@host:port or smtps://user:password@host:port");
   }
-  if (url.protocol !== "smtp:" && url.protocol !== "smtps:") throw new CliError(`WREN_SMTP_URL must start with smtp:// or smtps://, got ${url.protocol}//`);
+  if (url.protocol !== "smtp:" && url.protocol !== "smtps:")
+    throw new CliError(`WREN_SMTP_URL must start with smtp:// or smtps://, got ${url.protocol}//`);
   if (!url.hostname) throw new CliError("WREN_SMTP_URL names no host");
   const from = env.WREN_MAIL_FROM?.trim();
-  if (!from) throw new CliError("WREN_MAIL_FROM is required with WREN_SMTP_URL: the sender address, e.g. wren@example.com or \"Wren <wren@example.com>\"");
+  if (!from)
+    throw new CliError(
+      'WREN_MAIL_FROM is required with WREN_SMTP_URL: the sender address, e.g. wren@example.com or "Wren <wren@example.com>"',
+    );
   const address = /<([^>]*)>\s*$/.exec(from)?.[1] ?? from;
-  if (!ADDRESS.test(address) || /[\r\n]/.test(from)) throw new CliError(`WREN_MAIL_FROM must be an email address, optionally with a name ("Wren <wren@example.com>")`);
+  if (!ADDRESS.test(address) || /[\r\n]/.test(from))
+    throw new CliError(`WREN_MAIL_FROM must be an email address, optionally with a name ("Wren <wren@example.com>")`);
   const retry = env.WREN_MAIL_RETRY_SECONDS?.trim();
   let retryBaseMs = DEFAULT_MAIL_RETRY_MS;
   if (retry) {
     const seconds = Number(retry);
-    if (!Number.isInteger(seconds) || seconds < 1 || seconds > 3600) throw new CliError(`WREN_MAIL_RETRY_SECONDS must be a whole number of seconds from 1 to 3600, got "${retry}"`);
+    if (!Number.isInteger(seconds) || seconds < 1 || seconds > 3600)
+      throw new CliError(`WREN_MAIL_RETRY_SECONDS must be a whole number of seconds from 1 to 3600, got "${retry}"`);
     retryBaseMs = seconds * 1000;
   }
   return { url: raw, from, retryBaseMs };
@@ -138,7 +144,13 @@ export function startMailSender(options: MailSenderOptions): MailSender {
   async function sendRow(row: Row): Promise<boolean> {
     const attempt = Number(row.attempts) + 1;
     try {
-      await transport.sendMail({ from: settings.from, to: String(row.to), subject: String(row.subject), text: String(row.text), ...(row.html ? { html: String(row.html) } : {}) });
+      await transport.sendMail({
+        from: settings.from,
+        to: String(row.to),
+        subject: String(row.subject),
+        text: String(row.text),
+        ...(row.html ? { html: String(row.html) } : {}),
+      });
       await client.execute({
         // An invitation's body holds its one-time link: cleared once sent (domain/invitation-mail.ts).
         sql:
@@ -159,7 +171,8 @@ export function startMailSender(options: MailSenderOptions): MailSender {
         args: [attempt, reason, giveUp ? null : options.now() + delay, row.id, holder],
       });
       options.log(
-        `mail not sent: ${row.id} (${row.purpose}), attempt ${attempt}: ${reason}; ` + (giveUp ? "no more attempts" : `next attempt in ${Math.round(delay / 1000)} s`),
+        `mail not sent: ${row.id} (${row.purpose}), attempt ${attempt}: ${reason}; ` +
+          (giveUp ? "no more attempts" : `next attempt in ${Math.round(delay / 1000)} s`),
       );
       return false;
     }

@@ -125,7 +125,8 @@ beforeAll(async () => {
   [ids.alr, ids.doomedAlr] = [await rule(), await rule()];
   ids.dst = (await admin("POST", "/api/v1/alerts", alertRule())).body.destinations[0].id as string;
   const digest = async () =>
-    (await admin("POST", `/api/v1/sites/${ids.site}/digests`, { frequency: "weekly", destination_id: ids.dst })).body.id as string;
+    (await admin("POST", `/api/v1/sites/${ids.site}/digests`, { frequency: "weekly", destination_id: ids.dst })).body
+      .id as string;
   [ids.dgs, ids.doomedDgs] = [await digest(), await digest()];
   hookSecret = (await admin("POST", `/api/v1/sites/${ids.site}/deployment-hook`)).body.secret;
   for (const id of Object.values(ids)) expect(id).toMatch(/^[a-z]+_/);
@@ -317,7 +318,11 @@ describe("the key routes", () => {
       ["GET /api/v1/alerts/{id}/history", `/api/v1/alerts/${UNKNOWN.alr}/history`],
       ["POST /api/v1/alerts/{id}/test", `/api/v1/alerts/${UNKNOWN.alr}/test`],
       ["GET /api/v1/sites/{id}/digests", `/api/v1/sites/${UNKNOWN.site}/digests`],
-      ["POST /api/v1/sites/{id}/digests", `/api/v1/sites/${UNKNOWN.site}/digests`, { frequency: "weekly", destination_id: ids.dst }],
+      [
+        "POST /api/v1/sites/{id}/digests",
+        `/api/v1/sites/${UNKNOWN.site}/digests`,
+        { frequency: "weekly", destination_id: ids.dst },
+      ],
       ["DELETE /api/v1/sites/{id}/digests/{digestId}", `/api/v1/sites/${ids.site}/digests/${UNKNOWN.dgs}`],
       ["POST /api/v1/sites/{id}/digests/{digestId}/preview", `/api/v1/sites/${ids.site}/digests/${UNKNOWN.dgs}/preview`],
     ];
@@ -356,7 +361,10 @@ describe("the key routes", () => {
       "POST /api/v1/alerts": ["/api/v1/alerts", alertRule({ threshold: 2 })],
       "PATCH /api/v1/alerts/{id}": [`/api/v1/alerts/${ids.alr}`, { window_hours: 0 }],
       "POST /api/v1/query": ["/api/v1/query", { site_id: ids.site, metrics: ["revenue"], date_range: "7d" }],
-      "POST /api/v1/sites/{id}/digests": [`/api/v1/sites/${ids.site}/digests`, { frequency: "weekly", destination_id: "dst_nope" }],
+      "POST /api/v1/sites/{id}/digests": [
+        `/api/v1/sites/${ids.site}/digests`,
+        { frequency: "weekly", destination_id: "dst_nope" },
+      ],
     };
     for (const [op, [path, body]] of Object.entries(invalid)) {
       const method = methodOf(op);

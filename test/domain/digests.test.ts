@@ -60,8 +60,14 @@ beforeAll(async () => {
     ...views("h", 7, "2026-11-13", HOSTILE, "search.example"),
     ...views("p", 8, "2026-11-03", "/", "search.example"),
   ]);
-  await d.client.execute({ sql: "INSERT INTO goals (id, site_id, name, kind, match) VALUES ('goal_signup', ?, 'Sign <up>', 'event', 'signup')", args: [shop] });
-  await addConversions(d.client, sessions("a", 6).map((session) => ({ site: shop, goal: "goal_signup", session, ts: at("2026-11-10", 11) })));
+  await d.client.execute({
+    sql: "INSERT INTO goals (id, site_id, name, kind, match) VALUES ('goal_signup', ?, 'Sign <up>', 'event', 'signup')",
+    args: [shop],
+  });
+  await addConversions(
+    d.client,
+    sessions("a", 6).map((session) => ({ site: shop, goal: "goal_signup", session, ts: at("2026-11-10", 11) })),
+  );
   await publishOnce(d.client as never, { now: () => T, graceMs: 0 } as never);
 }, 60_000);
 afterAll(() => d?.close());
@@ -93,7 +99,9 @@ describe("createDigest refuses bad schedules and writes nothing", () => {
     expect(await d.count("digest_schedules")).toBe(before);
   });
   it("another site's destination", async () => {
-    const problem = await problemOf(createDigest(d.db, shop, { frequency: "weekly", destination_id: otherDestination }, MAIL, "key_test", T));
+    const problem = await problemOf(
+      createDigest(d.db, shop, { frequency: "weekly", destination_id: otherDestination }, MAIL, "key_test", T),
+    );
     expect(problem).toMatchObject({ status: 422, field: "destination_id" });
     expect(await d.count("digest_schedules")).toBe(0);
   });
@@ -103,12 +111,23 @@ describe("enqueueMail", () => {
   it("refuses a bad address or a subject with a line break, writing nothing; queues a good message once", async () => {
     const good = { to: "ops@example.com", subject: "Hello", text: "Body", purpose: "invitation" } as const;
     expect(await problemOf(enqueueMail(d.db, { ...good, to: "not an address" }))).toMatchObject({ status: 422, field: "to" });
-    expect(await problemOf(enqueueMail(d.db, { ...good, to: "a@example.com\r\nBcc: b@example.com" }))).toMatchObject({ status: 422, field: "to" });
-    expect(await problemOf(enqueueMail(d.db, { ...good, subject: "Hi\r\nBcc: x@example.com" }))).toMatchObject({ status: 422, field: "subject" });
+    expect(await problemOf(enqueueMail(d.db, { ...good, to: "a@example.com\r\nBcc: b@example.com" }))).toMatchObject({
+      status: 422,
+      field: "to",
+    });
+    expect(await problemOf(enqueueMail(d.db, { ...good, subject: "Hi\r\nBcc: x@example.com" }))).toMatchObject({
+      status: 422,
+      field: "subject",
+    });
     expect(await d.count("mail_outbox")).toBe(0);
     const id = await enqueueMail(d.db, good, T);
-    const rs = await d.client.execute({ sql: "SELECT \"to\", subject, sent_at, attempts, next_attempt_at FROM mail_outbox WHERE id = ?", args: [id] });
-    expect(rs.rows.map((r) => ({ ...r }))).toEqual([{ to: "ops@example.com", subject: "Hello", sent_at: null, attempts: 0, next_attempt_at: T }]);
+    const rs = await d.client.execute({
+      sql: 'SELECT "to", subject, sent_at, attempts, next_attempt_at FROM mail_outbox WHERE id = ?',
+      args: [id],
+    });
+    expect(rs.rows.map((r) => ({ ...r }))).toEqual([
+      { to: "ops@example.com", subject: "Hello", sent_at: null, attempts: 0, next_attempt_at: T },
+    ]);
     await d.client.execute("DELETE FROM mail_outbox");
   });
 });
@@ -118,7 +137,14 @@ describe("the scheduler's pass", () => {
   let digestId: string;
 
   it("starts with the next period to end, then queues the ended week once: a mail per address and one webhook row", async () => {
-    const made = await createDigest(d.db, shop, { frequency: "weekly", email_to: ["Ana@example.com", "bo@example.com"], destination_id: destination }, MAIL, "key_test", at("2026-11-12", 9));
+    const made = await createDigest(
+      d.db,
+      shop,
+      { frequency: "weekly", email_to: ["Ana@example.com", "bo@example.com"], destination_id: destination },
+      MAIL,
+      "key_test",
+      at("2026-11-12", 9),
+    );
     digestId = made.id;
     // Made on Thursday 11-12: the last period that ended before it is the week to 11-08.
     expect(made.lastPeriodEnd).toBe("2026-11-08");
@@ -141,8 +167,16 @@ describe("the scheduler's pass", () => {
 
   it("says hidden without a label, shows a delta only where both weeks are shown, and escapes labels in HTML", async () => {
     const mail = (await d.client.execute("SELECT subject, text, html FROM mail_outbox ORDER BY id LIMIT 1")).rows[0]!;
-    const payload = String((await d.client.execute("SELECT payload FROM alert_outbox WHERE type = 'digest.weekly'")).rows[0]!.payload);
-    const body = JSON.parse(payload) as { type: string; data: { pages: { label: string | null; hidden: boolean; visitors: { delta: unknown } }[]; sources: { label: string | null; hidden: boolean }[] } };
+    const payload = String(
+      (await d.client.execute("SELECT payload FROM alert_outbox WHERE type = 'digest.weekly'")).rows[0]!.payload,
+    );
+    const body = JSON.parse(payload) as {
+      type: string;
+      data: {
+        pages: { label: string | null; hidden: boolean; visitors: { delta: unknown } }[];
+        sources: { label: string | null; hidden: boolean }[];
+      };
+    };
     expect(body.type).toBe("digest.weekly");
     expect(mail.subject).toBe("Weekly digest for Shop, 2026-11-09 – 2026-11-15");
     for (const text of [String(mail.text), String(mail.html), payload]) {
@@ -164,7 +198,10 @@ describe("the scheduler's pass", () => {
   });
 
   it("without mail configured, queues the webhook row and no mail", async () => {
-    await d.client.batch(["DELETE FROM mail_outbox", "DELETE FROM alert_outbox", "UPDATE digest_schedules SET last_period_end = '2026-11-08'"], "write");
+    await d.client.batch(
+      ["DELETE FROM mail_outbox", "DELETE FROM alert_outbox", "UPDATE digest_schedules SET last_period_end = '2026-11-08'"],
+      "write",
+    );
     expect(await queueDueDigests(d.client as never, { ...options, mail: false })).toEqual({ leader: true, queued: 1 });
     expect(await d.count("mail_outbox")).toBe(0);
     expect(await d.count("alert_outbox", { column: "type", value: "digest.weekly" })).toBe(1);
@@ -185,7 +222,7 @@ describe("invitation mail", () => {
     expect(await queueInvitationMail(d.db, {}, invitation, T)).toBe(false);
     expect(await d.count("mail_outbox")).toBe(0);
     expect(await queueInvitationMail(d.db, MAIL, invitation, T)).toBe(true);
-    const row = (await d.client.execute("SELECT \"to\", subject, text, html, purpose FROM mail_outbox")).rows[0]!;
+    const row = (await d.client.execute('SELECT "to", subject, text, html, purpose FROM mail_outbox')).rows[0]!;
     expect(row.to).toBe("new@example.com");
     expect(row.purpose).toBe("invitation");
     expect(row.subject).toBe("You are invited to Wren (editor, the site Shop <b>)");

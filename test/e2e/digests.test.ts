@@ -41,7 +41,11 @@ let otherSite: string;
 let destination: string;
 let secret: string;
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 60_000): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -91,7 +95,10 @@ beforeAll(async () => {
       ...views("p", 9, addDays(P.from, 2), "/", "search.example"),
       ...views("q", 6, addDays(P.from, 3), "/pricing", "news.example"),
     ]);
-    await addConversions(db, sessions("a", 6).map((session) => ({ site, goal, session, ts: at(W.from, 11) })));
+    await addConversions(
+      db,
+      sessions("a", 6).map((session) => ({ site, goal, session, ts: at(W.from, 11) })),
+    );
   });
   // A rule that never fires, for its destination: the digest goes there too.
   const rule = await f.admin("POST", "/api/v1/alerts", {
@@ -124,13 +131,49 @@ describe("digest routes refuse what they must, writing nothing", () => {
       ["no key, list", anonymous("GET", `/api/v1/sites/${site}/digests`), 401],
       ["read-only key", reader.call("POST", `/api/v1/sites/${site}/digests`, good), 403],
       ["another site's key", otherEditor.call("POST", `/api/v1/sites/${site}/digests`, good), 403],
-      ["bad email", f.admin("POST", `/api/v1/sites/${site}/digests`, { frequency: "weekly", email_to: ["not-an-address"] }), 422, "email_to"],
-      ["header injection", f.admin("POST", `/api/v1/sites/${site}/digests`, { frequency: "weekly", email_to: ["a@example.com\r\nBcc: x@example.com"] }), 422, "email_to"],
-      ["11 addresses", f.admin("POST", `/api/v1/sites/${site}/digests`, { frequency: "weekly", email_to: Array.from({ length: 11 }, (_, i) => `p${i}@example.com`) }), 422, "email_to"],
-      ["unknown destination", f.admin("POST", `/api/v1/sites/${site}/digests`, { frequency: "weekly", destination_id: "dst_nope" }), 422, "destination_id"],
-      ["another site's destination", f.admin("POST", `/api/v1/sites/${otherSite}/digests`, { frequency: "weekly", destination_id: destination }), 422, "destination_id"],
+      [
+        "bad email",
+        f.admin("POST", `/api/v1/sites/${site}/digests`, { frequency: "weekly", email_to: ["not-an-address"] }),
+        422,
+        "email_to",
+      ],
+      [
+        "header injection",
+        f.admin("POST", `/api/v1/sites/${site}/digests`, {
+          frequency: "weekly",
+          email_to: ["a@example.com\r\nBcc: x@example.com"],
+        }),
+        422,
+        "email_to",
+      ],
+      [
+        "11 addresses",
+        f.admin("POST", `/api/v1/sites/${site}/digests`, {
+          frequency: "weekly",
+          email_to: Array.from({ length: 11 }, (_, i) => `p${i}@example.com`),
+        }),
+        422,
+        "email_to",
+      ],
+      [
+        "unknown destination",
+        f.admin("POST", `/api/v1/sites/${site}/digests`, { frequency: "weekly", destination_id: "dst_nope" }),
+        422,
+        "destination_id",
+      ],
+      [
+        "another site's destination",
+        f.admin("POST", `/api/v1/sites/${otherSite}/digests`, { frequency: "weekly", destination_id: destination }),
+        422,
+        "destination_id",
+      ],
       ["no recipient", f.admin("POST", `/api/v1/sites/${site}/digests`, { frequency: "weekly" }), 422, "email_to"],
-      ["bad frequency", f.admin("POST", `/api/v1/sites/${site}/digests`, { frequency: "hourly", email_to: ["a@example.com"] }), 422, "frequency"],
+      [
+        "bad frequency",
+        f.admin("POST", `/api/v1/sites/${site}/digests`, { frequency: "hourly", email_to: ["a@example.com"] }),
+        422,
+        "frequency",
+      ],
       ["extra field", f.admin("POST", `/api/v1/sites/${site}/digests`, { ...good, last_period_end: "2000-01-01" }), 422],
     ];
     for (const [what, call, status, field] of refusals) {
@@ -147,11 +190,18 @@ describe("digest routes refuse what they must, writing nothing", () => {
     expect((await f.admin("DELETE", `/api/v1/sites/${otherSite}/digests/${made.body.id}`)).status).toBe(404);
     expect((await otherEditor.call("DELETE", `/api/v1/sites/${site}/digests/${made.body.id}`)).status).toBe(403);
     expect((await otherEditor.call("POST", `/api/v1/sites/${otherSite}/digests/${made.body.id}/preview`)).status).toBe(404);
-    expect((await reader.call("GET", `/api/v1/sites/${site}/digests`)).body.digests.map((d: { id: string }) => d.id)).toContain(made.body.id);
+    expect((await reader.call("GET", `/api/v1/sites/${site}/digests`)).body.digests.map((d: { id: string }) => d.id)).toContain(
+      made.body.id,
+    );
     expect((await f.admin("DELETE", `/api/v1/sites/${site}/digests/${made.body.id}`)).status).toBe(204);
     expect(await count("digest_schedules")).toBe(before);
     // Both changes are in the audit log, with the key that made them and no address.
-    const audit = await f.database().execute({ sql: "SELECT action, actor_kind, site_id, detail FROM audit_log WHERE target = ? ORDER BY at, action", args: [made.body.id] });
+    const audit = await f
+      .database()
+      .execute({
+        sql: "SELECT action, actor_kind, site_id, detail FROM audit_log WHERE target = ? ORDER BY at, action",
+        args: [made.body.id],
+      });
     expect(audit.rows.map((r) => [r.action, r.actor_kind, r.site_id])).toEqual([
       ["digest.create", "key", site],
       ["digest.delete", "key", site],
@@ -176,13 +226,21 @@ async function apiFigures(call: ReturnType<typeof client>, period: { from: strin
     pageviews: aggregate.body.results.pageviews as Figure,
     pages: (pages.body.rows as Row[]).map((r) => ({ label: r.path ?? null, other: r.other, visitors: r.visitors })),
     sources: (sources.body.rows as Row[]).map((r) => ({ label: r.value ?? null, other: r.other, visitors: r.visitors })),
-    goals: (conversions.body.rows as { goal: { id: string; name: string }; conversions: Figure }[]).map((r) => ({ id: r.goal.id, name: r.goal.name, conversions: r.conversions })),
+    goals: (conversions.body.rows as { goal: { id: string; name: string }; conversions: Figure }[]).map((r) => ({
+      id: r.goal.id,
+      name: r.goal.name,
+      conversions: r.conversions,
+    })),
   };
 }
 
 describe("a weekly digest", () => {
   it("arrives once by mail (after the SMTP server comes back) and once at the webhook, with the API's figures", async () => {
-    const made = await f.admin("POST", `/api/v1/sites/${site}/digests`, { frequency: "weekly", email_to: ["ana@example.com", "bo@example.com"], destination_id: destination });
+    const made = await f.admin("POST", `/api/v1/sites/${site}/digests`, {
+      frequency: "weekly",
+      email_to: ["ana@example.com", "bo@example.com"],
+      destination_id: destination,
+    });
     expect(made.status, made.text).toBe(201);
     expect(made.body.last_period_end).toBe(P.to);
     const reader = await f.makeKey(["read:reports"], [site]);
@@ -196,10 +254,15 @@ describe("a weekly digest", () => {
     await sink.stop();
     const stopped = f.stack;
     await stopped.stop(undefined, { keepDatabase: true });
-    const again = await startStack({ dataDir: stopped.dataDir, env: { ...stopped.env, WREN_TEST_CLOCK_OFFSET_MS: String(AFTER - Date.now()) } });
+    const again = await startStack({
+      dataDir: stopped.dataDir,
+      env: { ...stopped.env, WREN_TEST_CLOCK_OFFSET_MS: String(AFTER - Date.now()) },
+    });
     f.stack = { ...again, adminKey: stopped.adminKey };
 
-    const hook = await waitFor("the digest at the webhook", () => received.find((r) => r.headers["webhook-id"]?.includes(made.body.id)));
+    const hook = await waitFor("the digest at the webhook", () =>
+      received.find((r) => r.headers["webhook-id"]?.includes(made.body.id)),
+    );
     // The signature over the body as received (signed at the service's moved clock, so checked
     // by signing again at the stated timestamp rather than against this machine's clock).
     const stamp = new Date(Number(hook.headers["webhook-timestamp"]) * 1000);
@@ -214,7 +277,9 @@ describe("a weekly digest", () => {
     await sink.start();
     await waitFor("both messages in the sink", () => sink.messages.length >= 2);
     await waitFor("the rows marked sent", async () => {
-      const rs = await f.database().execute("SELECT count(*) AS n FROM mail_outbox WHERE sent_at IS NOT NULL AND next_attempt_at IS NULL");
+      const rs = await f
+        .database()
+        .execute("SELECT count(*) AS n FROM mail_outbox WHERE sent_at IS NOT NULL AND next_attempt_at IS NULL");
       return Number(rs.rows[0]!.n) === 2;
     });
     // Neither the password nor a body line is in the supervisor's output.
@@ -236,21 +301,48 @@ describe("a weekly digest", () => {
     expect(body.data.period).toEqual(W);
     expect(body.data.previous).toEqual(P);
     const delta = (a: Figure, b: Figure) =>
-      a.value === null || b.value === null ? null : { value: a.value - b.value, qualifier: a.qualifier === "exact" && b.qualifier === "exact" ? "exact" : "estimated" };
-    expect(body.data.visitors).toEqual({ current: current.visitors, previous: previous.visitors, delta: delta(current.visitors, previous.visitors) });
-    expect(body.data.pageviews).toEqual({ current: current.pageviews, previous: previous.pageviews, delta: delta(current.pageviews, previous.pageviews) });
+      a.value === null || b.value === null
+        ? null
+        : { value: a.value - b.value, qualifier: a.qualifier === "exact" && b.qualifier === "exact" ? "exact" : "estimated" };
+    expect(body.data.visitors).toEqual({
+      current: current.visitors,
+      previous: previous.visitors,
+      delta: delta(current.visitors, previous.visitors),
+    });
+    expect(body.data.pageviews).toEqual({
+      current: current.pageviews,
+      previous: previous.pageviews,
+      delta: delta(current.pageviews, previous.pageviews),
+    });
     const rows = (now: typeof current.pages, before: typeof current.pages) =>
       now.map((r) => {
         const hidden = r.other || r.visitors.value === null;
         const earlier = before.find((b) => !b.other && b.label === r.label)?.visitors ?? { value: null, qualifier: "suppressed" };
-        return { label: hidden ? null : r.label, hidden, ...{}, visitors: { current: r.visitors, previous: hidden ? { value: null, qualifier: "suppressed" } : earlier, delta: hidden ? null : delta(r.visitors, earlier) } };
+        return {
+          label: hidden ? null : r.label,
+          hidden,
+          ...{},
+          visitors: {
+            current: r.visitors,
+            previous: hidden ? { value: null, qualifier: "suppressed" } : earlier,
+            delta: hidden ? null : delta(r.visitors, earlier),
+          },
+        };
       });
     expect(body.data.pages).toEqual(rows(current.pages, previous.pages));
-    expect(body.data.sources.map(({ direct: _d, ...r }: { direct?: boolean }) => r)).toEqual(rows(current.sources, previous.sources));
-    expect(body.data.goals).toEqual(current.goals.map((g) => {
-      const before = previous.goals.find((p) => p.id === g.id)!.conversions;
-      return { id: g.id, name: g.name, conversions: { current: g.conversions, previous: before, delta: delta(g.conversions, before) } };
-    }));
+    expect(body.data.sources.map(({ direct: _d, ...r }: { direct?: boolean }) => r)).toEqual(
+      rows(current.sources, previous.sources),
+    );
+    expect(body.data.goals).toEqual(
+      current.goals.map((g) => {
+        const before = previous.goals.find((p) => p.id === g.id)!.conversions;
+        return {
+          id: g.id,
+          name: g.name,
+          conversions: { current: g.conversions, previous: before, delta: delta(g.conversions, before) },
+        };
+      }),
+    );
     // The hidden page and source: counted, never named.
     expect(body.data.pages.some((r: { hidden: boolean }) => r.hidden)).toBe(true);
     for (const text of [hook.body, message.text, message.html]) {
@@ -258,7 +350,8 @@ describe("a weekly digest", () => {
       expect(text).not.toContain("tiny.example");
     }
     // The email says the same figures in words; the hostile path is escaped in HTML.
-    const shown = (x: Figure) => (x.value === null ? "hidden (fewer than 5)" : `${x.qualifier === "estimated" ? "≈" : ""}${x.value}`);
+    const shown = (x: Figure) =>
+      x.value === null ? "hidden (fewer than 5)" : `${x.qualifier === "estimated" ? "≈" : ""}${x.value}`;
     expect(message.text).toContain(`  Visitors: ${shown(current.visitors)} (`);
     expect(message.text).toContain(`  Pageviews: ${shown(current.pageviews)} (`);
     expect(message.text).toContain("  hidden (fewer than 5)\n");
@@ -267,7 +360,8 @@ describe("a weekly digest", () => {
     expect(message.html).toContain("Sign &lt;up&gt;");
 
     // More passes of the scheduler (its lease renewed three times more) and of the sender: nothing more is sent.
-    const lease = async () => Number((await f.database().execute("SELECT expires_at FROM leases WHERE name = 'digest-composer'")).rows[0]!.expires_at);
+    const lease = async () =>
+      Number((await f.database().execute("SELECT expires_at FROM leases WHERE name = 'digest-composer'")).rows[0]!.expires_at);
     const seen = new Set([await lease()]);
     await waitFor("three more scheduler passes", async () => seen.add(await lease()).size >= 4);
     expect(sink.messages).toHaveLength(2);

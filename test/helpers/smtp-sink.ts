@@ -58,9 +58,13 @@ function decodeBody(body: string, encoding: string | undefined): string {
 
 /** RFC 2047 encoded words (=?UTF-8?Q?…?= and =?UTF-8?B?…?=), adjacent ones joined. */
 export function decodeWords(value: string): string {
-  return value.replace(/\?=\s+=\?/g, "?==?").replace(/=\?([^?]+)\?([QqBb])\?([^?]*)\?=/g, (_, _charset: string, kind: string, text: string) =>
-    kind.toUpperCase() === "B" ? Buffer.from(text, "base64").toString("utf8") : quotedPrintable(text.replace(/_/g, " ")).toString("utf8"),
-  );
+  return value
+    .replace(/\?=\s+=\?/g, "?==?")
+    .replace(/=\?([^?]+)\?([QqBb])\?([^?]*)\?=/g, (_, _charset: string, kind: string, text: string) =>
+      kind.toUpperCase() === "B"
+        ? Buffer.from(text, "base64").toString("utf8")
+        : quotedPrintable(text.replace(/_/g, " ")).toString("utf8"),
+    );
 }
 
 /** The parts of a MIME message: text/plain and text/html, found through multipart boundaries. */
@@ -74,7 +78,14 @@ function parts(headers: Map<string, string>, body: string, out: { text: string; 
       const trimmed = chunk.replace(/^\r?\n/, "");
       if (split < 0) continue;
       const partHeaders = unfoldHeaders(trimmed.slice(0, split));
-      parts(partHeaders, trimmed.slice(split).replace(/^\r?\n\r?\n/, "").replace(/\r?\n$/, ""), out);
+      parts(
+        partHeaders,
+        trimmed
+          .slice(split)
+          .replace(/^\r?\n\r?\n/, "")
+          .replace(/\r?\n$/, ""),
+        out,
+      );
     }
     return;
   }
@@ -110,7 +121,13 @@ export async function startSmtpSink(user = "wren", pass = "s3cret-pa55"): Promis
         stream.on("data", (c: Buffer) => chunks.push(c));
         stream.on("end", () => {
           const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : "";
-          messages.push(parseMessage(Buffer.concat(chunks).toString("utf8"), from, session.envelope.rcptTo.map((r) => r.address)));
+          messages.push(
+            parseMessage(
+              Buffer.concat(chunks).toString("utf8"),
+              from,
+              session.envelope.rcptTo.map((r) => r.address),
+            ),
+          );
           callback();
         });
       },

@@ -59,7 +59,11 @@ export async function queueDueDigests(client: Client, o: DigestPassOptions): Pro
       if (o.mail) {
         digest.emailTo.forEach((to, n) =>
           statements.push(
-            mailStatement({ to, subject: rendered.subject, text: rendered.text, html: rendered.html, purpose: "digest" }, o.now, digestMailId(digest.id, end, n)),
+            mailStatement(
+              { to, subject: rendered.subject, text: rendered.text, html: rendered.html, purpose: "digest" },
+              o.now,
+              digestMailId(digest.id, end, n),
+            ),
           ),
         );
       }
@@ -69,7 +73,16 @@ export async function queueDueDigests(client: Client, o: DigestPassOptions): Pro
           sql:
             "INSERT OR IGNORE INTO alert_outbox (id, rule_id, transition_id, destination_id, type, payload, next_attempt_at, created_at) " +
             "SELECT ?, ?, NULL, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM alert_destinations WHERE id = ?)",
-          args: [digestMessageId(digest.id, end), digest.destination.ruleId, digest.destination.id, rendered.payload.type, JSON.stringify(body), o.now, o.now, digest.destination.id],
+          args: [
+            digestMessageId(digest.id, end),
+            digest.destination.ruleId,
+            digest.destination.id,
+            rendered.payload.type,
+            JSON.stringify(body),
+            o.now,
+            o.now,
+            digest.destination.id,
+          ],
         });
       }
       await client.batch(statements, "write");

@@ -33,7 +33,8 @@ export async function sendOnce(row: Claimed, options: SendOptions): Promise<Atte
   const headers = new Headers({ "content-type": "application/json", "user-agent": "Wren-Alerts" });
   let body = row.payload;
   // A digest's row holds its Slack message already (alerts/digests.ts); a notification's is made here.
-  if (row.format === "slack") body = row.type.startsWith("digest.") ? row.payload : JSON.stringify(slackMessage(JSON.parse(row.payload) as Notification));
+  if (row.format === "slack")
+    body = row.type.startsWith("digest.") ? row.payload : JSON.stringify(slackMessage(JSON.parse(row.payload) as Notification));
   else {
     const timestamp = new Date(Math.floor(options.now / 1000) * 1000);
     headers.set("webhook-id", row.id);

@@ -23,7 +23,10 @@ export interface InvitationMail {
 
 export function invitationMessage(m: InvitationMail): { subject: string; text: string; html: string } {
   const where = m.siteName === null ? "all sites" : `the site ${m.siteName}`;
-  const expires = new Date(m.expiresAt).toISOString().replace(/\.\d{3}Z$/, " UTC").replace("T", " ");
+  const expires = new Date(m.expiresAt)
+    .toISOString()
+    .replace(/\.\d{3}Z$/, " UTC")
+    .replace("T", " ");
   const lines = [
     `${m.invitedBy} invites you to Wren as ${m.role} of ${where}.`,
     "",
@@ -37,11 +40,20 @@ export function invitationMessage(m: InvitationMail): { subject: string; text: s
     `<!doctype html><html><body><p>${escapeHtml(lines[0]!)}</p>` +
     `<p><a href="${escapeHtml(m.link)}">Accept the invitation</a> (once; the link expires ${escapeHtml(expires)}).</p>` +
     `<p>${escapeHtml(lines[5]!)}</p></body></html>`;
-  return { subject: `You are invited to Wren (${m.role}, ${where})`.replace(/[\r\n]+/g, " ").slice(0, 200), text: lines.join("\n"), html };
+  return {
+    subject: `You are invited to Wren (${m.role}, ${where})`.replace(/[\r\n]+/g, " ").slice(0, 200),
+    text: lines.join("\n"),
+    html,
+  };
 }
 
 /** Queues the invitation mail when mail is configured; false (nothing queued) otherwise. */
-export async function queueInvitationMail(db: Database, env: MailBindings, m: InvitationMail, at: number = now()): Promise<boolean> {
+export async function queueInvitationMail(
+  db: Database,
+  env: MailBindings,
+  m: InvitationMail,
+  at: number = now(),
+): Promise<boolean> {
   if (!mailConfigured(env)) return false;
   const { subject, text, html } = invitationMessage(m);
   await db.$client.execute(mailStatement({ to: m.email, subject, text, html, purpose: "invitation" }, at));

@@ -48,7 +48,11 @@ export function mailConfigured(env: MailBindings): boolean {
 
 /** The 409 an email digest (or any mail) gets when no SMTP server is configured. */
 export function mailNotConfigured(field: string): HttpProblem {
-  return new HttpProblem(409, `${field}: mail is not configured on this server (WREN_SMTP_URL, docs/operations.md "Email (SMTP)").`, { field });
+  return new HttpProblem(
+    409,
+    `${field}: mail is not configured on this server (WREN_SMTP_URL, docs/operations.md "Email (SMTP)").`,
+    { field },
+  );
 }
 
 function invalid(field: string, message: string): HttpProblem {
@@ -73,7 +77,7 @@ export function mailStatement(mail: Mail, now: number, id: string = newId("mail"
   checkMail(mail);
   return {
     sql:
-      "INSERT OR IGNORE INTO mail_outbox (id, \"to\", subject, text, html, purpose, created_at, attempts, next_attempt_at) " +
+      'INSERT OR IGNORE INTO mail_outbox (id, "to", subject, text, html, purpose, created_at, attempts, next_attempt_at) ' +
       "VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)",
     args: [id, mail.to, mail.subject, mail.text, mail.html ?? null, mail.purpose, now, now],
   };

@@ -156,7 +156,10 @@ export async function deleteSite(db: Database, id: string): Promise<void> {
     const { sql: text, params } = query.toSQL();
     return { sql: text, args: params as InValue[] };
   });
-  await db.$client.batch([...deleteSiteRollupsStatements(id), ...ruleDeletes("site_id = ?", [id]), siteDigestDeletes(id), ...deletes], "write");
+  await db.$client.batch(
+    [...deleteSiteRollupsStatements(id), ...ruleDeletes("site_id = ?", [id]), siteDigestDeletes(id), ...deletes],
+    "write",
+  );
 }
 
 export interface SiteVerification {

@@ -6,7 +6,8 @@
 import { z } from "zod";
 import { randomToken } from "./crypto";
 
-export type IdPrefix = "site" | "goal" | "key" | "dep" | "alr" | "dst" | "msg" | "acct" | "ses" | "inv" | "aud" | "chl" | DigestIdPrefix;
+export type IdPrefix =
+  "site" | "goal" | "key" | "dep" | "alr" | "dst" | "msg" | "acct" | "ses" | "inv" | "aud" | "chl" | DigestIdPrefix;
 /** Digests (domain/digests) and the mail outbox (domain/mail.ts). */
 type DigestIdPrefix = "dgs" | "mail";
 

@@ -123,14 +123,25 @@ function top<R extends { visitors: Figure }>(rows: R[], key: (row: R) => string)
   return paginate(rows, (r) => figureValue(r.visitors), key, "desc", DIGEST_TOP).rows;
 }
 
-export async function composeDigest(db: ReadOnlyDatabase, site: DigestSite, period: { from: string; to: string }, previous: { from: string; to: string }): Promise<DigestFigures> {
+export async function composeDigest(
+  db: ReadOnlyDatabase,
+  site: DigestSite,
+  period: { from: string; to: string },
+  previous: { from: string; to: string },
+): Promise<DigestFigures> {
   const scope = site.scope(period.from, period.to);
   const [now, before] = await Promise.all([periodFigures(db, scope), periodFigures(db, site.scope(previous.from, previous.to))]);
   const pageKey = (r: PageRow) => r.path ?? OTHER_KEY;
   const sourceKey = (r: BreakdownRow) => (r.other ? OTHER_KEY : (r.value ?? ""));
   const earlierPage = new Map(before.pages.filter((r) => !r.other && r.path !== null).map((r) => [r.path!, r.visitors]));
   const earlierSource = new Map(before.sources.filter((r) => !r.other).map((r) => [sourceKey(r), r.visitors]));
-  const row = (label: string | null, other: boolean, visitors: Figure, earlier: Figure | undefined, source: boolean): DigestRow => {
+  const row = (
+    label: string | null,
+    other: boolean,
+    visitors: Figure,
+    earlier: Figure | undefined,
+    source: boolean,
+  ): DigestRow => {
     const hidden = other || visitors.value === null;
     return {
       label: hidden ? null : label,
@@ -147,8 +158,14 @@ export async function composeDigest(db: ReadOnlyDatabase, site: DigestSite, peri
     previous,
     visitors: compared(now.visitors, before.visitors),
     pageviews: compared(now.pageviews, before.pageviews),
-    pages: top(now.pages, pageKey).map((r) => row(r.path, r.other, r.visitors, r.path === null ? undefined : earlierPage.get(r.path), false)),
+    pages: top(now.pages, pageKey).map((r) =>
+      row(r.path, r.other, r.visitors, r.path === null ? undefined : earlierPage.get(r.path), false),
+    ),
     sources: top(now.sources, sourceKey).map((r) => row(r.value, r.other, r.visitors, earlierSource.get(sourceKey(r)), true)),
-    goals: now.goals.map((g) => ({ id: g.id, name: g.name, conversions: compared(g.conversions, earlierGoal.get(g.id) ?? SUPPRESSED) })),
+    goals: now.goals.map((g) => ({
+      id: g.id,
+      name: g.name,
+      conversions: compared(g.conversions, earlierGoal.get(g.id) ?? SUPPRESSED),
+    })),
   };
 }

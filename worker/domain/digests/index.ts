@@ -2,3 +2,4 @@
 export * from "./store";
 export * from "./period";
 export * from "./render";
+export { DIGEST_FREQUENCIES, type DigestFrequency } from "../../lib/schema";

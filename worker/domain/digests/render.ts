@@ -113,7 +113,9 @@ export function renderDigest(d: DigestFigures, frequency: DigestFrequency, publi
     `<p><a href="${escapeHtml(dashboard)}">Open the dashboard</a></p></body></html>`;
   const slackSection = (s: Section) =>
     `*${slackEscape(s.title)}*\n` +
-    (s.lines.length === 0 ? "(none)" : s.lines.map((l) => slackEscape(l.value === "" ? `• ${l.label}` : `• ${l.label}: ${l.value} (${l.delta})`)).join("\n"));
+    (s.lines.length === 0
+      ? "(none)"
+      : s.lines.map((l) => slackEscape(l.value === "" ? `• ${l.label}` : `• ${l.label}: ${l.value} (${l.delta})`)).join("\n"));
   const slack = {
     text: slackEscape(head),
     blocks: [

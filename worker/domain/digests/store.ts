@@ -55,7 +55,12 @@ function toDigest(r: Record<string, unknown>): Digest {
     destination:
       r.dst_rule === null || r.dst_rule === undefined
         ? null
-        : { id: String(r.destination_id), ruleId: String(r.dst_rule), url: String(r.dst_url), format: String(r.dst_format) as "standard" | "slack" },
+        : {
+            id: String(r.destination_id),
+            ruleId: String(r.dst_rule),
+            url: String(r.dst_url),
+            format: String(r.dst_format) as "standard" | "slack",
+          },
     createdBy: String(r.created_by),
     createdAt: Number(r.created_at),
     lastPeriodEnd: r.last_period_end === null ? null : String(r.last_period_end),
@@ -85,10 +90,18 @@ function invalid(field: string, message: string): HttpProblem {
   return new HttpProblem(422, `${field}: ${message}`, { field });
 }
 
-export async function createDigest(db: Database, siteId: string, input: DigestInput, env: MailBindings, createdBy: string, now: number): Promise<Digest> {
+export async function createDigest(
+  db: Database,
+  siteId: string,
+  input: DigestInput,
+  env: MailBindings,
+  createdBy: string,
+  now: number,
+): Promise<Digest> {
   const site = await requireSite(db, siteId);
   const emails = [...new Set((input.email_to ?? []).map((e) => e.toLowerCase()))];
-  if (emails.length === 0 && input.destination_id === undefined) throw invalid("email_to", "give email_to or destination_id (or both).");
+  if (emails.length === 0 && input.destination_id === undefined)
+    throw invalid("email_to", "give email_to or destination_id (or both).");
   if (emails.length > MAX_RECIPIENTS) throw invalid("email_to", `at most ${MAX_RECIPIENTS} addresses.`);
   if (emails.length > 0 && !mailConfigured(env)) throw mailNotConfigured("email_to");
   if (input.destination_id !== undefined) {
@@ -99,7 +112,8 @@ export async function createDigest(db: Database, siteId: string, input: DigestIn
     if (found.rows.length === 0) throw invalid("destination_id", `no alert destination ${input.destination_id} on this site.`);
   }
   const count = await db.$client.execute({ sql: "SELECT count(*) AS n FROM digest_schedules WHERE site_id = ?", args: [siteId] });
-  if (Number(count.rows[0]!.n) >= MAX_DIGESTS_PER_SITE) throw new HttpProblem(409, `site: at most ${MAX_DIGESTS_PER_SITE} digests per site.`, { field: "site" });
+  if (Number(count.rows[0]!.n) >= MAX_DIGESTS_PER_SITE)
+    throw new HttpProblem(409, `site: at most ${MAX_DIGESTS_PER_SITE} digests per site.`, { field: "site" });
   const zone = effectiveZone(site.timezone);
   const id = newId("dgs");
   await db.$client.execute({
