@@ -13,6 +13,8 @@ import { enqueueMail } from "../../worker/domain/mail";
 import { queueInvitationMail } from "../../worker/domain/invitation-mail";
 import { insertSite } from "../../worker/domain/sites";
 import { publishOnce } from "../../worker/reports/publisher";
+import { digestRow } from "../../worker/reports/digest";
+import { renderDigest } from "../../worker/domain/digests";
 import { addConversions, addEvents, at, sessions, type RawEvent } from "../reports/helpers";
 import { openDomainDb, problemOf, type DomainDb } from "./helpers";
 
@@ -233,5 +235,40 @@ describe("invitation mail", () => {
     expect(String(row.html)).toContain("the site Shop &lt;b&gt;");
     expect(String(row.html)).toContain('href="https://wren.example/dashboard/invite#tok_abcdef"');
     await d.client.execute("DELETE FROM mail_outbox");
+  });
+});
+
+describe("a hidden row", () => {
+  it("carries no label, no earlier figure and no delta, whatever its label was; the words say hidden", () => {
+    const suppressed = { value: null, qualifier: "suppressed" } as const;
+    const row = digestRow("/only-two-people", false, suppressed, { value: 9, qualifier: "exact" }, false);
+    expect(row).toEqual({ label: null, hidden: true, visitors: { current: suppressed, previous: suppressed, delta: null } });
+    expect(digestRow("news.example", true, suppressed, undefined, true)).toMatchObject({
+      label: null,
+      hidden: true,
+      direct: false,
+    });
+    const shown = digestRow("/", false, { value: 12, qualifier: "estimated" }, { value: 9, qualifier: "exact" }, false);
+    expect(shown.visitors.delta).toEqual({ value: 3, qualifier: "estimated" });
+    const zero = { current: { value: 0, qualifier: "exact" }, previous: { value: 0, qualifier: "exact" }, delta: null } as const;
+    const rendered = renderDigest(
+      {
+        site: { id: "site_x", name: "X", timezone: "UTC" },
+        k: 5,
+        period: { from: "2026-11-09", to: "2026-11-15" },
+        previous: { from: "2026-11-02", to: "2026-11-08" },
+        visitors: zero,
+        pageviews: zero,
+        pages: [row],
+        sources: [],
+        goals: [],
+      },
+      "weekly",
+      "https://wren.example",
+      T,
+    );
+    for (const text of [rendered.text, rendered.html, JSON.stringify(rendered.slack), JSON.stringify(rendered.payload)])
+      expect(text).not.toContain("only-two-people");
+    expect(rendered.text).toContain("Top pages (visitors)\n  hidden (fewer than 5)\n");
   });
 });

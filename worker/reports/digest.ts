@@ -123,6 +123,26 @@ function top<R extends { visitors: Figure }>(rows: R[], key: (row: R) => string)
   return paginate(rows, (r) => figureValue(r.visitors), key, "desc", DIGEST_TOP).rows;
 }
 
+/**
+ * A top row: hidden (no label, no previous figure, no delta) when it is the `other` row or its
+ * visitors are suppressed; else its label and visitors against the earlier period's row.
+ */
+export function digestRow(
+  label: string | null,
+  other: boolean,
+  visitors: Figure,
+  earlier: Figure | undefined,
+  source: boolean,
+): DigestRow {
+  const hidden = other || visitors.value === null;
+  return {
+    label: hidden ? null : label,
+    hidden,
+    ...(source ? { direct: !hidden && label === null } : {}),
+    visitors: compared(visitors, hidden ? SUPPRESSED : (earlier ?? SUPPRESSED)),
+  };
+}
+
 export async function composeDigest(
   db: ReadOnlyDatabase,
   site: DigestSite,
@@ -135,21 +155,6 @@ export async function composeDigest(
   const sourceKey = (r: BreakdownRow) => (r.other ? OTHER_KEY : (r.value ?? ""));
   const earlierPage = new Map(before.pages.filter((r) => !r.other && r.path !== null).map((r) => [r.path!, r.visitors]));
   const earlierSource = new Map(before.sources.filter((r) => !r.other).map((r) => [sourceKey(r), r.visitors]));
-  const row = (
-    label: string | null,
-    other: boolean,
-    visitors: Figure,
-    earlier: Figure | undefined,
-    source: boolean,
-  ): DigestRow => {
-    const hidden = other || visitors.value === null;
-    return {
-      label: hidden ? null : label,
-      hidden,
-      ...(source ? { direct: !hidden && label === null } : {}),
-      visitors: compared(visitors, hidden ? SUPPRESSED : (earlier ?? SUPPRESSED)),
-    };
-  };
   const earlierGoal = new Map(before.goals.map((g) => [g.id, g.conversions]));
   return {
     site: { id: site.id, name: site.name, timezone: site.timeZone },
@@ -159,9 +164,11 @@ export async function composeDigest(
     visitors: compared(now.visitors, before.visitors),
     pageviews: compared(now.pageviews, before.pageviews),
     pages: top(now.pages, pageKey).map((r) =>
-      row(r.path, r.other, r.visitors, r.path === null ? undefined : earlierPage.get(r.path), false),
+      digestRow(r.path, r.other, r.visitors, r.path === null ? undefined : earlierPage.get(r.path), false),
     ),
-    sources: top(now.sources, sourceKey).map((r) => row(r.value, r.other, r.visitors, earlierSource.get(sourceKey(r)), true)),
+    sources: top(now.sources, sourceKey).map((r) =>
+      digestRow(r.value, r.other, r.visitors, earlierSource.get(sourceKey(r)), true),
+    ),
     goals: now.goals.map((g) => ({
       id: g.id,
       name: g.name,
