@@ -196,18 +196,16 @@ describe("digest routes refuse what they must, writing nothing", () => {
     expect((await f.admin("DELETE", `/api/v1/sites/${site}/digests/${made.body.id}`)).status).toBe(204);
     expect(await count("digest_schedules")).toBe(before);
     // Both changes are in the audit log, with the key that made them and no address.
-    const audit = await f
-      .database()
-      .execute({
-        sql: "SELECT action, actor_kind, site_id, detail FROM audit_log WHERE target = ? ORDER BY at, action",
-        args: [made.body.id],
-      });
+    const audit = await f.database().execute({
+      sql: "SELECT action, actor_kind, site_id, detail FROM audit_log WHERE target = ? ORDER BY at, action",
+      args: [made.body.id],
+    });
     expect(audit.rows.map((r) => [r.action, r.actor_kind, r.site_id])).toEqual([
       ["digest.create", "key", site],
       ["digest.delete", "key", site],
     ]);
     expect(String(audit.rows[0]!.detail)).not.toContain("ana@example.com");
-  });
+  }, 60_000);
 });
 
 /** The API's figures for a period, as a read:reports key reads them. */
@@ -367,5 +365,5 @@ describe("a weekly digest", () => {
     expect(sink.messages).toHaveLength(2);
     expect(received.filter((r) => r.headers["webhook-id"]?.includes(made.body.id))).toHaveLength(1);
     expect(await count("mail_outbox")).toBe(2);
-  });
+  }, 180_000);
 });
