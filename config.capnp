@@ -97,6 +97,10 @@ const apiWorker :Workerd.Worker = (
     (name = "RATE_LIMITER", durableObjectNamespace = "RateLimiter"),
     (name = "WREN_PUBLISH_INTERVAL", fromEnvironment = "WREN_PUBLISH_INTERVAL"),
     (name = "WREN_RAW_RETENTION_DAYS", fromEnvironment = "WREN_RAW_RETENTION_DAYS"),
+    # People (issue 40): audit log retention and dashboard session expiry.
+    (name = "WREN_AUDIT_RETENTION_DAYS", fromEnvironment = "WREN_AUDIT_RETENTION_DAYS"),
+    (name = "WREN_SESSION_IDLE_HOURS", fromEnvironment = "WREN_SESSION_IDLE_HOURS"),
+    (name = "WREN_SESSION_MAX_DAYS", fromEnvironment = "WREN_SESSION_MAX_DAYS"),
     (name = "PUBLISHER", durableObjectNamespace = "Publisher"),
     # Starts the alert scheduler and queues test notifications' sending (worker/alerts/).
     (name = "ALERTS", durableObjectNamespace = (className = "AlertScheduler", serviceName = "alerts")),

@@ -21,6 +21,9 @@ export const ENVIRONMENT: [name: string, fallback: string, meaning: string][] = 
   ["WREN_PUBLISH_INTERVAL", "10", "seconds between publisher runs, how often reports take in new data (1–60)"],
   ["WREN_CLIENT_IP_HEADER", "none", "header a proxy in front of Wren puts the visitor's address in (e.g. X-Real-IP), for countries"],
   ["WREN_RAW_RETENTION_DAYS", "30", "days raw rows and per-session rollups are kept (2–36500)"],
+  ["WREN_AUDIT_RETENTION_DAYS", "400", "days audit log entries are kept (1–36500)"],
+  ["WREN_SESSION_IDLE_HOURS", "12", "hours a dashboard session lasts without use"],
+  ["WREN_SESSION_MAX_DAYS", "7", "days a dashboard session lasts at most after sign-in"],
   ["WREN_ALERT_INTERVAL", "60", "seconds between alert rule evaluations (1–60)"],
   ["WREN_WEBHOOK_ALLOW", "none", "alert destinations beyond public addresses: hosts, IPs, CIDR blocks or `private`"],
   ["WREN_WEBHOOK_RETRY_SECONDS", "30", "the first retry's wait for an undelivered alert notification (1–3600)"],
@@ -109,3 +112,4 @@ export const databaseFile = (settings: Settings) => resolve(settings.dataDir, "w
 export const secretFile = (settings: Settings) => resolve(settings.dataDir, "secret.key");
 export const databaseTokenFile = (settings: Settings) => resolve(settings.dataDir, "libsql.token");
 export const firstAdminKeyFile = (settings: Settings) => resolve(settings.dataDir, "first-admin-key.txt");
+export const firstAdminInvitationFile = (settings: Settings) => resolve(settings.dataDir, "first-admin-invitation.txt");

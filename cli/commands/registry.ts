@@ -66,6 +66,12 @@ export const KEYS_CREATE_OPTIONS = {
   json,
 } as const satisfies OptionSpecs;
 export const KEYS_LIST_OPTIONS = { json } as const satisfies OptionSpecs;
+export const PEOPLE_INVITE_OPTIONS = {
+  role: { type: "string", value: "ROLE", required: true, help: "viewer, editor or admin" },
+  site: { type: "string", value: "SITE_ID", required: true, help: "the site, or '*' for every site" },
+  email: { type: "string", value: "EMAIL", help: "the person's e-mail address (optional)" },
+  json,
+} as const satisfies OptionSpecs;
 export const KEYS_REVOKE_OPTIONS = { json } as const satisfies OptionSpecs;
 
 export const SITES_CREATE_OPTIONS = {
@@ -180,6 +186,13 @@ export const COMMANDS: CommandSpec<any>[] = [
     options: KEYS_CREATE_OPTIONS,
     summary: "issue an API key with only the scopes it needs; its secret is shown once",
     run: async (settings, input) => (await import("./keys")).createKey(settings, input),
+  }),
+  command({
+    words: ["people", "invite"],
+    args: [],
+    options: PEOPLE_INVITE_OPTIONS,
+    summary: "make a one-time invitation link for a person (a role on a site or on every site); shown once",
+    run: async (settings, input) => (await import("./people")).invitePerson(settings, input),
   }),
   command({
     words: ["keys", "list"],

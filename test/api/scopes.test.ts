@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SCOPES } from "../../worker/lib/keys";
+import { browser, join, tokenOf } from "../helpers/passkey";
 import { apiFixture, type ApiFixture } from "./fixtures";
 
 interface Case {
@@ -32,6 +33,15 @@ const fresh = () => `r${Date.now().toString(36)}${++uniq}`;
 
 /** An alert rule that never fires on an empty site (nothing is above 1000). */
 const quietRule = (site: string) => ({ site, metric: "pageviews", condition: "above", threshold: 1000, destinations: [{ url: "https://hooks.example.com/wren" }] });
+
+/** A person who joined the site as a viewer through an invitation (a software passkey); their account id. */
+async function person(f: ApiFixture, site: string): Promise<string> {
+  const invited = await f.admin("POST", "/api/v1/people", { site, role: "viewer" });
+  if (invited.status !== 201) throw new Error(`invite: ${invited.status} ${invited.text}`);
+  const joined = await join(browser(f.stack.url), tokenOf(invited.body.link), fresh());
+  if (joined.status !== 201) throw new Error(`join: ${joined.status} ${joined.text}`);
+  return joined.body.account.id;
+}
 
 /** A fresh alert rule on the site, made by the admin key; its id. */
 async function alertRule(f: ApiFixture, site: string): Promise<string> {
@@ -329,6 +339,32 @@ const cases: Case[] = [
     success: 200,
     request: async (f) => ({ method: "GET", path: `/api/v1/keys/${(await f.makeKey(["read:reports"])).id}/usage` }),
   },
+  // People: admins only (an account that administers one site manages that site's people: test/api/people.test.ts).
+  { name: "GET /api/v1/people", scope: "admin", siteBound: false, success: 200, request: async () => ({ method: "GET", path: "/api/v1/people" }) },
+  { name: "POST /api/v1/people", scope: "admin", siteBound: false, success: 201, request: async (_f, s) => ({ method: "POST", path: "/api/v1/people", body: { site: s, role: "viewer" } }) },
+  {
+    name: "PATCH /api/v1/people/:id",
+    scope: "admin",
+    siteBound: false,
+    success: 200,
+    request: async (f, s) => ({ method: "PATCH", path: `/api/v1/people/${await person(f, s)}`, body: { site: s, role: "editor" } }),
+  },
+  {
+    name: "DELETE /api/v1/people/:id",
+    scope: "admin",
+    siteBound: false,
+    success: 204,
+    request: async (f, s) => ({ method: "DELETE", path: `/api/v1/people/${await person(f, s)}` }),
+  },
+  { name: "GET /api/v1/invitations", scope: "admin", siteBound: false, success: 200, request: async () => ({ method: "GET", path: "/api/v1/invitations" }) },
+  {
+    name: "DELETE /api/v1/invitations/:id",
+    scope: "admin",
+    siteBound: false,
+    success: 204,
+    request: async (f, s) => ({ method: "DELETE", path: `/api/v1/invitations/${(await f.admin("POST", "/api/v1/people", { site: s, role: "viewer" })).body.id}` }),
+  },
+  { name: "GET /api/v1/audit", scope: "admin", siteBound: false, success: 200, request: async () => ({ method: "GET", path: "/api/v1/audit" }) },
 ];
 
 describe("route × scope × site allowlist", () => {

@@ -9,7 +9,15 @@
 import { describe, expect, it } from "vitest";
 import { openApiDocument } from "../../worker/api/openapi";
 import { apiRoutes } from "../../worker/api/routes/index";
-import { FRONT_DOOR_OPERATION_IDS, OPERATION_IDS, ROUTE_OPERATION_IDS, operationIdsOf, operationsOf } from "./operation-ids";
+import {
+  FRONT_DOOR_OPERATION_IDS,
+  OPERATION_IDS,
+  PUBLIC_OPERATIONS,
+  ROUTE_OPERATION_IDS,
+  SESSION_OPERATIONS,
+  operationIdsOf,
+  operationsOf,
+} from "./operation-ids";
 
 const doc = openApiDocument(apiRoutes) as any;
 
@@ -18,6 +26,7 @@ describe("the OpenAPI document", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.components.securitySchemes).toEqual({
       apiKey: { type: "http", scheme: "bearer", description: expect.any(String) },
+      sessionCookie: { type: "apiKey", in: "cookie", name: "wren_session", description: expect.any(String) },
       siteToken: { type: "apiKey", in: "header", name: "X-Service-Token", description: expect.any(String) },
     });
     expect(Object.keys(doc.components.schemas).sort()).toEqual(
@@ -48,10 +57,15 @@ describe("the OpenAPI document", () => {
     expect(Object.keys(pages)).toEqual(["application/json", "text/csv", "application/x-ndjson"]);
   });
 
-  it("secures every route with an API key but the signed webhook and the collector's paths, and documents the 401", () => {
+  it("secures every route with an API key or a session cookie but the signed webhook, sign-in and the collector's paths, and documents the 401", () => {
     for (const [name, op] of operationsOf(doc)) {
-      if (name in ROUTE_OPERATION_IDS) {
-        expect(op.security, name).toEqual(name.startsWith("POST /hooks/") ? [] : [{ apiKey: [] }]);
+      if (PUBLIC_OPERATIONS.includes(name)) {
+        expect(op.security, name).toEqual([]);
+      } else if (SESSION_OPERATIONS.includes(name)) {
+        expect(op.security, name).toEqual([{ sessionCookie: [] }]);
+        expect(op.responses["401"], name).toBeDefined();
+      } else if (name in ROUTE_OPERATION_IDS) {
+        expect(op.security, name).toEqual(name.startsWith("POST /hooks/") ? [] : [{ apiKey: [] }, { sessionCookie: [] }]);
         expect(op.responses["401"], name).toBeDefined();
       } else {
         expect(op.security, name).toEqual(name === "POST /s2s" ? [{ siteToken: [] }] : []);
@@ -251,6 +265,15 @@ describe("the OpenAPI document", () => {
     expect(apiRoutes.map((r) => r.operationId).sort()).toEqual(Object.values(ROUTE_OPERATION_IDS).sort());
     expect(apiRoutes.filter((r) => r.auth !== "key").map((r) => [r.operationId, r.auth])).toEqual([
       ["recordDeploymentWebhook", "webhook-signature"],
+      ["getAuthMethods", "public"],
+      ["createPasskeyRegistrationOptions", "public"],
+      ["createPasskey", "public"],
+      ["createPasskeySignInOptions", "public"],
+      ["createSessionWithPasskey", "public"],
+      ["getSession", "session"],
+      ["deleteSession", "session"],
+      ["listAccountSessions", "session"],
+      ["revokeAccountSession", "session"],
     ]);
   });
 });

@@ -51,7 +51,33 @@ export const ROUTE_OPERATION_IDS = {
   "POST /api/v1/sites/{id}/digests": "createDigest",
   "DELETE /api/v1/sites/{id}/digests/{digestId}": "deleteDigest",
   "POST /api/v1/sites/{id}/digests/{digestId}/preview": "getDigestPreview",
+  "GET /api/v1/auth/methods": "getAuthMethods",
+  "POST /api/v1/auth/passkey/register/options": "createPasskeyRegistrationOptions",
+  "POST /api/v1/auth/passkey/register": "createPasskey",
+  "POST /api/v1/auth/passkey/sign-in/options": "createPasskeySignInOptions",
+  "POST /api/v1/auth/passkey/sign-in": "createSessionWithPasskey",
+  "GET /api/v1/session": "getSession",
+  "DELETE /api/v1/session": "deleteSession",
+  "GET /api/v1/account/sessions": "listAccountSessions",
+  "DELETE /api/v1/account/sessions/{id}": "revokeAccountSession",
+  "GET /api/v1/people": "listPeople",
+  "POST /api/v1/people": "createInvitation",
+  "PATCH /api/v1/people/{id}": "updatePerson",
+  "DELETE /api/v1/people/{id}": "deletePerson",
+  "GET /api/v1/invitations": "listInvitations",
+  "DELETE /api/v1/invitations/{id}": "revokeInvitation",
+  "GET /api/v1/audit": "listAudit",
 };
+
+/** The people routes that take no credentials (sign-in, an invitation's registration) or only the session cookie. */
+export const PUBLIC_OPERATIONS = [
+  "GET /api/v1/auth/methods",
+  "POST /api/v1/auth/passkey/register/options",
+  "POST /api/v1/auth/passkey/register",
+  "POST /api/v1/auth/passkey/sign-in/options",
+  "POST /api/v1/auth/passkey/sign-in",
+];
+export const SESSION_OPERATIONS = ["GET /api/v1/session", "DELETE /api/v1/session", "GET /api/v1/account/sessions", "DELETE /api/v1/account/sessions/{id}"];
 
 /** The paths the route table does not hold: the collector's and the api worker's own (worker/api/openapi/front-door.ts). */
 export const FRONT_DOOR_OPERATION_IDS = {

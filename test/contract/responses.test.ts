@@ -15,7 +15,9 @@ import { createClient } from "@libsql/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHranaServer, type HranaServer } from "../../server/hrana/index";
 import { BROWSER_UA } from "../collector/helpers";
+import { readFileSync } from "node:fs";
 import { client, rawRequest, serveOnLoopback, type Call, type LoopbackServer } from "../helpers/http";
+import { browser, join as joinWith, signIn, tokenOf, type Browser } from "../helpers/passkey";
 import { startStack, type Stack } from "../helpers/stack";
 import { Contract, type Answer } from "./conformance";
 import { OPERATION_IDS, operationIdsOf } from "./operation-ids";
@@ -39,6 +41,9 @@ const UNKNOWN = {
   dep: "dep_unknown00000000",
   alr: "alr_unknown00000000",
   dgs: "dgs_unknown00000000",
+  acct: "acct_unknown0000000",
+  inv: "inv_unknown00000000",
+  ses: "ses_unknown00000000",
 };
 
 let database: HranaServer;
@@ -66,7 +71,13 @@ const ids = {
   dst: "",
   dgs: "",
   doomedDgs: "",
+  person: "",
+  doomedPerson: "",
+  doomedInvitation: "",
 };
+/** The first admin account (the onboarding link): the only admin of all sites, signed in with a passkey. */
+let owner: Browser;
+let ownerId = "";
 let token = "";
 let hookSecret = "";
 
@@ -129,6 +140,22 @@ beforeAll(async () => {
       .id as string;
   [ids.dgs, ids.doomedDgs] = [await digest(), await digest()];
   hookSecret = (await admin("POST", `/api/v1/sites/${ids.site}/deployment-hook`)).body.secret;
+  const joinAsViewer = async () => {
+    const invited = await admin("POST", "/api/v1/people", { site: ids.site, role: "viewer" });
+    const joined = await joinWith(browser(stack.url), tokenOf(invited.body.link), "Contract viewer");
+    expect(joined.status, joined.text).toBe(201);
+    return joined.body.account.id as string;
+  };
+  [ids.person, ids.doomedPerson] = [await joinAsViewer(), await joinAsViewer()];
+  ids.doomedInvitation = (await admin("POST", "/api/v1/people", { site: ids.site, role: "viewer" })).body.id;
+  owner = browser(stack.url);
+  const firstAdmin = await joinWith(
+    owner,
+    tokenOf(readFileSync(join(stack.dataDir, "first-admin-invitation.txt"), "utf8").trim()),
+    "Owner",
+  );
+  expect(firstAdmin.status, firstAdmin.text).toBe(201);
+  ownerId = firstAdmin.body.account.id;
   for (const id of Object.values(ids)) expect(id).toMatch(/^[a-z]+_/);
 }, 60_000);
 
@@ -210,6 +237,13 @@ function keyRouteCalls(): Record<string, [string, unknown?]> {
     "POST /api/v1/sites/{id}/digests": [`/api/v1/sites/${ids.site}/digests`, { frequency: "monthly", destination_id: ids.dst }],
     "DELETE /api/v1/sites/{id}/digests/{digestId}": [`/api/v1/sites/${ids.site}/digests/${ids.doomedDgs}`],
     "POST /api/v1/sites/{id}/digests/{digestId}/preview": [`/api/v1/sites/${ids.site}/digests/${ids.dgs}/preview`],
+    "GET /api/v1/people": ["/api/v1/people"],
+    "POST /api/v1/people": ["/api/v1/people", { site: ids.site, role: "viewer" }],
+    "PATCH /api/v1/people/{id}": [`/api/v1/people/${ids.person}`, { site: ids.site, role: "editor" }],
+    "DELETE /api/v1/people/{id}": [`/api/v1/people/${ids.doomedPerson}`],
+    "GET /api/v1/invitations": ["/api/v1/invitations"],
+    "DELETE /api/v1/invitations/{id}": [`/api/v1/invitations/${ids.doomedInvitation}`],
+    "GET /api/v1/audit": ["/api/v1/audit"],
   };
 }
 
@@ -325,6 +359,10 @@ describe("the key routes", () => {
       ],
       ["DELETE /api/v1/sites/{id}/digests/{digestId}", `/api/v1/sites/${ids.site}/digests/${UNKNOWN.dgs}`],
       ["POST /api/v1/sites/{id}/digests/{digestId}/preview", `/api/v1/sites/${ids.site}/digests/${UNKNOWN.dgs}/preview`],
+      ["POST /api/v1/people", "/api/v1/people", { site: UNKNOWN.site, role: "viewer" }],
+      ["PATCH /api/v1/people/{id}", `/api/v1/people/${UNKNOWN.acct}`, { site: ids.site, role: "viewer" }],
+      ["DELETE /api/v1/people/{id}", `/api/v1/people/${UNKNOWN.acct}`],
+      ["DELETE /api/v1/invitations/{id}", `/api/v1/invitations/${UNKNOWN.inv}`],
     ];
     for (const [op, path, body] of notFound) await expectAnswer(op, 404, admin(methodOf(op), path, body));
 
@@ -365,6 +403,8 @@ describe("the key routes", () => {
         `/api/v1/sites/${ids.site}/digests`,
         { frequency: "weekly", destination_id: "dst_nope" },
       ],
+      "POST /api/v1/people": ["/api/v1/people", { site: ids.site, role: "owner" }],
+      "PATCH /api/v1/people/{id}": [`/api/v1/people/${ids.person}`, { site: ids.site, role: "owner" }],
     };
     for (const [op, [path, body]] of Object.entries(invalid)) {
       const method = methodOf(op);
@@ -438,6 +478,140 @@ const signStandard = (id: string, body: string) => {
     "webhook-signature": `v1,${signature}`,
   };
 };
+
+describe("the people routes", () => {
+  const fromDashboard = { origin: "" };
+  beforeAll(() => {
+    fromDashboard.origin = stack.url;
+  });
+  const anon = () => client(stack.url);
+  const body413 = (op: string) => big(op.includes("/register") || op.endsWith("/sign-in") ? 70_000 : 70_000);
+
+  it("the last admin of all sites can be neither demoted nor removed (409)", async () => {
+    await expectAnswer(
+      "PATCH /api/v1/people/{id}",
+      409,
+      admin("PATCH", `/api/v1/people/${ownerId}`, { site: "*", role: "viewer" }),
+    );
+    await expectAnswer("DELETE /api/v1/people/{id}", 409, admin("DELETE", `/api/v1/people/${ownerId}`));
+  });
+
+  it("sign-in and registration take no credentials, only the dashboard's Origin", async () => {
+    await expectAnswer("GET /api/v1/auth/methods", 200, anon()("GET", "/api/v1/auth/methods"));
+    const invited = await admin("POST", "/api/v1/people", { site: ids.site, role: "viewer" });
+    const token = tokenOf(invited.body.link);
+    const newcomer = browser(stack.url);
+    const options = await expectAnswer(
+      "POST /api/v1/auth/passkey/register/options",
+      200,
+      anon()("POST", "/api/v1/auth/passkey/register/options", { invitation: token, name: "New" }, fromDashboard),
+    );
+    const response = newcomer.authenticator.register(JSON.parse(options.text).options);
+    const registration = { challenge_id: JSON.parse(options.text).challenge_id, invitation: token, name: "New", response };
+    await expectAnswer(
+      "POST /api/v1/auth/passkey/register",
+      201,
+      anon()("POST", "/api/v1/auth/passkey/register", registration, fromDashboard),
+    );
+    // The same again: the invitation and the challenge are spent.
+    await expectAnswer(
+      "POST /api/v1/auth/passkey/register",
+      401,
+      anon()("POST", "/api/v1/auth/passkey/register", registration, fromDashboard),
+    );
+    await expectAnswer(
+      "POST /api/v1/auth/passkey/register/options",
+      401,
+      anon()("POST", "/api/v1/auth/passkey/register/options", { invitation: token }, fromDashboard),
+    );
+    const signInOptions = await expectAnswer(
+      "POST /api/v1/auth/passkey/sign-in/options",
+      200,
+      anon()("POST", "/api/v1/auth/passkey/sign-in/options", undefined, fromDashboard),
+    );
+    const assertion = {
+      challenge_id: JSON.parse(signInOptions.text).challenge_id,
+      response: owner.authenticator.assert(JSON.parse(signInOptions.text).options),
+    };
+    await expectAnswer(
+      "POST /api/v1/auth/passkey/sign-in",
+      200,
+      anon()("POST", "/api/v1/auth/passkey/sign-in", assertion, fromDashboard),
+    );
+    await expectAnswer(
+      "POST /api/v1/auth/passkey/sign-in",
+      401,
+      anon()("POST", "/api/v1/auth/passkey/sign-in", assertion, fromDashboard),
+    );
+    const invalid: Record<string, unknown> = {
+      "POST /api/v1/auth/passkey/register/options": { invitation: 5 },
+      "POST /api/v1/auth/passkey/register": { challenge_id: "x" },
+      "POST /api/v1/auth/passkey/sign-in": { challenge_id: "x", response: {} },
+    };
+    for (const [op, body] of Object.entries(invalid)) {
+      const path = op.split(" ")[1]!;
+      await expectAnswer(op, 403, anon()("POST", path, body, { origin: "http://evil.example" }));
+      await expectAnswer(op, 422, anon()("POST", path, body, fromDashboard));
+      await expectAnswer(op, 400, anon()("POST", path, "{not json", fromDashboard));
+      await expectAnswer(op, 415, anon()("POST", path, JSON.stringify(body), { ...fromDashboard, ...TEXT_PLAIN }));
+      await expectAnswer(op, 413, anon()("POST", path, body413(op), fromDashboard));
+    }
+    await expectAnswer("POST /api/v1/auth/passkey/sign-in/options", 403, anon()("POST", "/api/v1/auth/passkey/sign-in/options"));
+  });
+
+  it("a person's own routes take the session cookie, and writes need the CSRF header", async () => {
+    await expectAnswer("GET /api/v1/session", 200, owner.call("GET", "/api/v1/session"));
+    await expectAnswer("GET /api/v1/session", 401, anon()("GET", "/api/v1/session"));
+    await expectAnswer("GET /api/v1/account/sessions", 200, owner.call("GET", "/api/v1/account/sessions"));
+    await expectAnswer(
+      "GET /api/v1/account/sessions",
+      401,
+      anon()("GET", "/api/v1/account/sessions", undefined, { authorization: `Bearer ${stack.adminKey}` }),
+    );
+    const other = browser(stack.url);
+    other.authenticator.credentials.push(...owner.authenticator.credentials);
+    expect((await signIn(other)).answer.status).toBe(200);
+    const otherId = (await other.call("GET", "/api/v1/session")).body.session.id;
+    const path = `/api/v1/account/sessions/${otherId}`;
+    await expectAnswer("DELETE /api/v1/account/sessions/{id}", 403, owner.call("DELETE", path, undefined, { "x-wren-csrf": "" }));
+    await expectAnswer("DELETE /api/v1/account/sessions/{id}", 401, anon()("DELETE", path));
+    await expectAnswer("DELETE /api/v1/account/sessions/{id}", 204, owner.call("DELETE", path));
+    await expectAnswer(
+      "DELETE /api/v1/account/sessions/{id}",
+      404,
+      owner.call("DELETE", `/api/v1/account/sessions/${UNKNOWN.ses}`),
+    );
+    const leaving = browser(stack.url);
+    leaving.authenticator.credentials.push(...owner.authenticator.credentials);
+    expect((await signIn(leaving)).answer.status).toBe(200);
+    await expectAnswer(
+      "DELETE /api/v1/session",
+      403,
+      leaving.call("DELETE", "/api/v1/session", undefined, { origin: "http://evil.example" }),
+    );
+    await expectAnswer("DELETE /api/v1/session", 401, anon()("DELETE", "/api/v1/session"));
+    await expectAnswer("DELETE /api/v1/session", 204, leaving.call("DELETE", "/api/v1/session"));
+  });
+
+  it("a person whose limit is used up is refused with 429 on their own routes", async () => {
+    const limited = await startStack({ env: { WREN_RATE_LIMIT: "1/86400" } });
+    try {
+      const person = browser(limited.url);
+      const link = readFileSync(join(limited.dataDir, "first-admin-invitation.txt"), "utf8").trim();
+      expect((await joinWith(person, tokenOf(link), "Limited")).status).toBe(201);
+      const sessionId = (await person.call("GET", "/api/v1/session")).body?.session?.id ?? UNKNOWN.ses;
+      const own: [string, string][] = [
+        ["GET /api/v1/session", "/api/v1/session"],
+        ["GET /api/v1/account/sessions", "/api/v1/account/sessions"],
+        ["DELETE /api/v1/account/sessions/{id}", `/api/v1/account/sessions/${sessionId}`],
+        ["DELETE /api/v1/session", "/api/v1/session"],
+      ];
+      for (const [op, path] of own) await expectAnswer(op, 429, person.call(methodOf(op), path));
+    } finally {
+      await limited.stop();
+    }
+  });
+});
 
 describe("the deployment webhook", () => {
   it("records, replays, ignores and refuses deliveries as documented", async () => {
@@ -605,6 +779,25 @@ describe("every operation", () => {
       }),
     );
     await expectAnswer("GET /healthz", 503, client(stack.url)("GET", "/healthz"));
+    const fromDashboard = { origin: stack.url };
+    const publicCalls: [string, unknown?][] = [
+      ["POST /api/v1/auth/passkey/register/options", { invitation: "A".repeat(43) }],
+      [
+        "POST /api/v1/auth/passkey/register",
+        { challenge_id: "chl_x", invitation: "A".repeat(43), response: { id: "x", type: "public-key", response: {} } },
+      ],
+      ["POST /api/v1/auth/passkey/sign-in/options"],
+      ["POST /api/v1/auth/passkey/sign-in", { challenge_id: "chl_x", response: { id: "x", type: "public-key", response: {} } }],
+    ];
+    for (const [op, body] of publicCalls)
+      await expectAnswer(op, 503, client(stack.url)("POST", op.split(" ")[1]!, body, fromDashboard));
+    for (const [op, path] of [
+      ["GET /api/v1/session", "/api/v1/session"],
+      ["GET /api/v1/account/sessions", "/api/v1/account/sessions"],
+      ["DELETE /api/v1/account/sessions/{id}", `/api/v1/account/sessions/${UNKNOWN.ses}`],
+      ["DELETE /api/v1/session", "/api/v1/session"],
+    ] as const)
+      await expectAnswer(op, 503, owner.call(methodOf(op), path));
   });
 
   it("was driven to every answer the document lists for it", () => {

@@ -27,6 +27,9 @@ export interface ApiEnv extends DatabaseBindings, PublisherEnv, ClockBindings {
   WREN_MAIL?: string | null;
   /** This start's id (`wren start` makes one each time), shown by /healthz so the supervisor probes its own child. */
   WREN_INSTANCE?: string | null;
+  /** Dashboard sessions: hours without use (default 12) and days at most (default 7). */
+  WREN_SESSION_IDLE_HOURS?: string | null;
+  WREN_SESSION_MAX_DAYS?: string | null;
   /** The built dashboard (a `disk` service); absent when the dashboard is served elsewhere. */
   DASHBOARD?: Fetcher;
 }

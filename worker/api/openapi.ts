@@ -32,6 +32,7 @@ const toOpenApiPath = (path: string) => path.replace(/:(\w+)/g, "{$1}");
 const SECURITY: Record<AuthKind, Record<string, string[]>[]> = {
   key: [{ apiKey: [] }, { sessionCookie: [] }],
   public: [],
+  session: [{ sessionCookie: [] }],
   "site-token": [{ siteToken: [] }],
   // The signature covers the raw body with a per-site secret: headers (documented as the
   // operation's header parameters), not a scheme OpenAPI can describe; no API key.
@@ -67,6 +68,8 @@ const TAGS: Record<string, string> = {
     "Figures through the k-anonymity filter, each {value, qualifier}: pages, vitals, conversions, funnels, timeseries, breakdowns and the overview.",
   Alerts: "Alert rules and their webhook notifications.",
   Digests: "Weekly and monthly digests of a site by email and to alert destinations, every figure k-filtered.",
+  People:
+    "People and sign-in: passkeys, dashboard sessions (cookie + CSRF), roles per site, invitations and the audit log (admins).",
   Collector: "The tracker script and the beacons it sends: no key, taken only from the site's own pages.",
   Service: "Health and this document.",
 };
@@ -103,7 +106,11 @@ function responsesOf(spec: Route): Record<string, unknown> {
   const takesBody = Boolean(spec.documentedBody || (spec.auth !== "webhook-signature" && spec.body));
   // Any valid key may call a route of scope "any" that names no site: it forbids nothing.
   const forbidsNothing = spec.auth !== "webhook-signature" && spec.auth !== "public" && spec.scope === "any" && !spec.site;
-  for (const status of GENERIC_REFUSALS[kind]) {
+  // A public route has no credentials to refuse, and may not touch the database: it declares
+  // its 401 and 503 itself.
+  const generic =
+    spec.auth === "public" ? GENERIC_REFUSALS.plain.filter((status) => status !== 401 && status !== 503) : GENERIC_REFUSALS[kind];
+  for (const status of generic) {
     if (!takesBody && BODY_REFUSALS.includes(status)) continue;
     if (status === 403 && forbidsNothing) continue;
     responses[status] ??= refusal(kind, status);

@@ -17,7 +17,7 @@ import { errorResponse } from "../lib/errors";
 import { problem } from "../lib/problem";
 import { instanceCount } from "../lib/instances";
 import { publicUrl } from "../lib/public-url";
-import { authenticateKeyOrSession, requireSameOrigin, requireScope, requireSiteAccess } from "./auth";
+import { authenticateKeyOrSession, authenticateSession, requireSameOrigin, requireScope, requireSiteAccess } from "./auth";
 import { DEFAULT_BODY_LIMIT, readJson, validate } from "./body";
 import type { ApiEnv } from "./env";
 import { rateLimiterFor } from "./key-limiter";
@@ -36,6 +36,7 @@ type Authenticator = (request: Request, db: Database, env: ApiEnv) => Promise<Ca
  */
 const AUTHENTICATORS: Partial<Record<Exclude<AuthKind, "webhook-signature">, Authenticator>> = {
   key: authenticateKeyOrSession,
+  session: (request, db, env) => authenticateSession(request, env, db),
   // No credentials (sign-in, an invitation's registration, the sign-in methods): a caller that
   // holds nothing. A write must still come from the dashboard's own origin (login CSRF).
   public: async (request, _db, env) => {

@@ -21,9 +21,10 @@ export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
  * How a route's caller proves who it is: an API key (`Authorization: Bearer wren_…`) or a
  * dashboard session cookie (`key`: either one), a signed webhook delivery (a per-site secret
  * over the raw body), a site's s2s token, or nothing (`public`: sign-in, an invitation's
- * registration; the caller holds no scope and its writes must come from the dashboard's origin).
+ * registration; the caller holds no scope and its writes must come from the dashboard's origin),
+ * or the session cookie only (`session`: a person's own sessions, sign-out).
  */
-export type AuthKind = "key" | "webhook-signature" | "site-token" | "public";
+export type AuthKind = "key" | "webhook-signature" | "site-token" | "public" | "session";
 
 export interface RouteContext<P, Q, B, R extends Responses> extends Replier<R> {
   request: Request;

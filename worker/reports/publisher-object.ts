@@ -20,7 +20,7 @@ import { PUBLISHER_LEASE, takeLease } from "../lib/lease";
 import { BACKGROUND_DEADLINE_MS } from "../lib/libsql";
 import { behindAfterMs, publishIntervalMs, publishOnce, type PublisherEnv } from "./publisher";
 import { kAnonymity } from "./privacy";
-import { retentionDays } from "./retention";
+import { auditRetentionDays, retentionDays } from "./retention";
 import { now, useClock } from "../lib/clock";
 
 /** The lease outlives a few runs, so a live holder keeps it; a dead one's runs out in this long. */
@@ -59,6 +59,7 @@ export class Publisher extends DurableObject<PublisherEnv> {
       const run = await publishOnce(client, {
         now,
         retentionDays: retentionDays(this.env.WREN_RAW_RETENTION_DAYS),
+        auditRetentionDays: auditRetentionDays(this.env.WREN_AUDIT_RETENTION_DAYS),
         k: kAnonymity(this.env.WREN_K_ANONYMITY),
       });
       if (run.behind) {

@@ -31,6 +31,8 @@ export interface PublisherOptions {
   maxRowsPerRun?: number;
   /** Applies retention (retention.ts) for this many days after publishing; none when absent. */
   retentionDays?: number;
+  /** Days the audit log is kept (WREN_AUDIT_RETENTION_DAYS). */
+  auditRetentionDays?: number;
   /** The privacy filter's k, for retention's label scrub (default DEFAULT_K). */
   k?: number;
 }
@@ -59,7 +61,12 @@ export async function publishOnce(client: Client, options: PublisherOptions): Pr
   const throughMs = cut - (options.graceMs ?? PUBLISH_GRACE_MS);
   await client.batch([publishStatement(throughMs, options.now())], "write");
   if (options.retentionDays === undefined) return { folded, throughMs, behind: false };
-  const retention = await applyRetention(client, { now: options.now(), days: options.retentionDays, k: options.k });
+  const retention = await applyRetention(client, {
+    now: options.now(),
+    days: options.retentionDays,
+    k: options.k,
+    auditDays: options.auditRetentionDays,
+  });
   return { folded, throughMs, behind: false, retention };
 }
 

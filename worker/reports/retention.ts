@@ -69,6 +69,17 @@ export interface RetentionEnv {
   WREN_RAW_RETENTION_DAYS?: string | null;
   /** The k of the privacy filter: which labels were shown, so which are kept (label-scrub.ts). */
   WREN_K_ANONYMITY?: string | null;
+  /** Days audit log entries are kept (1–36500, default 400). */
+  WREN_AUDIT_RETENTION_DAYS?: string | null;
+}
+
+export const DEFAULT_AUDIT_RETENTION_DAYS = 400;
+
+/** Days to keep the audit log, from WREN_AUDIT_RETENTION_DAYS: the default when unset or not a number. */
+export function auditRetentionDays(value: string | null | undefined): number {
+  const days = value === null || value === undefined || value.trim() === "" ? NaN : Number(value);
+  if (!Number.isFinite(days)) return DEFAULT_AUDIT_RETENTION_DAYS;
+  return Math.min(MAX_RETENTION_DAYS, Math.max(1, Math.floor(days)));
 }
 
 /**
@@ -149,6 +160,8 @@ export interface RetentionOptions {
   /** The k of the privacy filter: which labels were shown (label-scrub.ts). Default DEFAULT_K. */
   k?: number;
   batchRows?: number;
+  /** Days the audit log is kept (default DEFAULT_AUDIT_RETENTION_DAYS). */
+  auditDays?: number;
 }
 
 export interface RetentionRun {
@@ -256,7 +269,7 @@ function oldest(table: string, where: string, limit: number, among = ""): { prob
   };
 }
 
-function tasks(horizon: RetentionHorizon, limit: number, k: number): Task[] {
+function tasks(horizon: RetentionHorizon, limit: number, k: number, auditBefore: number): Task[] {
   const list: Task[] = [
     {
       table: "conversions.event_key",
@@ -278,6 +291,8 @@ function tasks(horizon: RetentionHorizon, limit: number, k: number): Task[] {
     args: [horizon.saltsThrough],
   });
   remove("smoke_conversions", "ts < ?", horizon.rawBefore);
+  // The audit log is about people, not visitors: kept on its own period (WREN_AUDIT_RETENTION_DAYS).
+  remove("audit_log", "at < ?", auditBefore);
   remove("deployment_hook_receipts", "created_at < ?", horizon.receiptsBefore);
   for (const source of ["events", "conversions", "vitals"])
     remove(source, "ts < ?", horizon.rawBefore, `id <= ${folded(source)}`);
@@ -332,7 +347,7 @@ export async function applyRetention(client: Client, options: RetentionOptions):
   const k = options.k ?? DEFAULT_K;
   const horizon = retentionHorizon(options.now, options.days);
   await archiveEngagement(client, horizon.daysBefore, limit);
-  const all = tasks(horizon, limit, k);
+  const all = tasks(horizon, limit, k, options.now - (options.auditDays ?? DEFAULT_AUDIT_RETENTION_DAYS) * DAY_MS);
   const probe: InStatement = {
     sql: `SELECT ${all.map((t, i) => `EXISTS (${t.probe}) AS t${i}`).join(", ")}`,
     args: all.flatMap((t) => t.args),

@@ -5,6 +5,7 @@
  * key may act on. Evaluation and delivery run in the alerts worker (worker/alerts/).
  */
 import { z } from "zod";
+import { auditActor, recordAudit } from "../../domain/audit";
 import {
   ALERT_CONDITIONS,
   ALERT_KINDS,
@@ -98,8 +99,9 @@ export const alertRoutes = [
       201: { description: "Made, with `destinations[i].secret` and the full `destinations[i].url`, this once.", schema: alertRuleResource },
       404: { description: "No such site (`field`: `site`)." },
     },
-    async handle({ db, env, body, reply }) {
+    async handle({ db, env, caller, body, reply }) {
       const { rule, secrets } = await createRule(db, body, settings(env), now());
+      await recordAudit(db, { actor: auditActor(caller), action: "alert.create", siteId: body.site, target: rule.id, detail: { kind: body.kind } });
       return reply(201, withSecrets(rule, secrets));
     },
   }),
@@ -151,6 +153,7 @@ export const alertRoutes = [
     responses: { 200: { description: "The changed rule.", schema: alertRuleResource }, 404: notFound },
     async handle({ db, env, caller, params, body, reply }) {
       const { rule, secrets } = await updateRule(db, params.id, body, settings(env), caller.mayActOn, now());
+      await recordAudit(db, { actor: auditActor(caller), action: "alert.update", siteId: rule.siteId, target: rule.id, detail: { fields: Object.keys(body) } });
       return reply(200, withSecrets(rule, secrets));
     },
   }),
@@ -166,6 +169,7 @@ export const alertRoutes = [
     responses: { 204: { description: "Deleted." }, 404: notFound },
     async handle({ db, caller, params, reply }) {
       await deleteRule(db, params.id, caller.mayActOn);
+      await recordAudit(db, { actor: auditActor(caller), action: "alert.delete", target: params.id });
       return reply(204);
     },
   }),

@@ -1,5 +1,6 @@
 /** Goals of a site: create (returns the existing goal for the same kind and match), list, rename, delete. */
 import { z } from "zod";
+import { auditActor, recordAudit } from "../../domain/audit";
 import { createGoal, deleteGoal, goalsOfSite, updateGoal } from "../../domain/goals";
 import { goalCreateBody, goalUpdateBody } from "../../domain/schemas";
 import { siteGoalParams, siteParams } from "../params";
@@ -23,8 +24,16 @@ export const goalRoutes = [
       200: { description: "A goal of the same kind, match and threshold exists: that goal.", schema: goalResource },
       404: { description: "No such site." },
     },
-    async handle({ db, params, body, reply }) {
+    async handle({ db, caller, params, body, reply }) {
       const { goal, created } = await createGoal(db, params.id, body);
+      if (created)
+        await recordAudit(db, {
+          actor: auditActor(caller),
+          action: "goal.create",
+          siteId: params.id,
+          target: goal.id,
+          detail: { name: goal.name, kind: goal.kind },
+        });
       return reply(created ? 201 : 200, toGoal(goal));
     },
   }),
@@ -61,8 +70,16 @@ export const goalRoutes = [
       200: { description: "The goal as changed.", schema: goalResource },
       404: { description: "No such goal on this site." },
     },
-    async handle({ db, params, body, reply }) {
-      return reply(200, toGoal(await updateGoal(db, params.id, params.goal, body)));
+    async handle({ db, caller, params, body, reply }) {
+      const goal = await updateGoal(db, params.id, params.goal, body);
+      await recordAudit(db, {
+        actor: auditActor(caller),
+        action: "goal.update",
+        siteId: params.id,
+        target: goal.id,
+        detail: { fields: Object.keys(body) },
+      });
+      return reply(200, toGoal(goal));
     },
   }),
   route({
@@ -76,8 +93,9 @@ export const goalRoutes = [
     params: siteGoalParams,
     site: { from: "params", name: "id" },
     responses: { 204: { description: "Deleted." }, 404: { description: "No such goal on this site." } },
-    async handle({ db, params, reply }) {
+    async handle({ db, caller, params, reply }) {
       await deleteGoal(db, params.id, params.goal);
+      await recordAudit(db, { actor: auditActor(caller), action: "goal.delete", siteId: params.id, target: params.goal });
       return reply(204);
     },
   }),

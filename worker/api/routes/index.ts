@@ -2,6 +2,8 @@
 import type { Route } from "../registry";
 import { aggregateRoutes } from "./aggregate";
 import { alertRoutes } from "./alerts";
+import { authRoutes } from "./auth";
+import { peopleRoutes } from "./people";
 import { arrivalRoutes } from "./arrivals";
 import { breakdownRoutes } from "./breakdown";
 import { deploymentRoutes } from "./deployments";
@@ -36,4 +38,6 @@ export const apiRoutes: Route[] = [
   ...deploymentRoutes,
   ...alertRoutes,
   ...digestRoutes,
+  ...authRoutes,
+  ...peopleRoutes,
 ];

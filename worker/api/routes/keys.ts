@@ -1,5 +1,6 @@
 /** API keys: issue, list, revoke, and per-day call counters (admin); and any key's view of itself. */
 import { z } from "zod";
+import { auditActor, recordAudit } from "../../domain/audit";
 import { issueKey, listKeys, revokeKey } from "../../domain/apikeys";
 import { keyCreateBody } from "../../domain/schemas";
 import { keyUsageSince, requireKey } from "../../domain/usage";
@@ -20,12 +21,18 @@ export const keyRoutes = [
     scope: "admin",
     body: keyCreateBody,
     responses: { 201: { description: "The new key, with its secret.", schema: newKeyResource } },
-    async handle({ db, body, reply }) {
+    async handle({ db, caller, body, reply }) {
       const { row, key } = await issueKey(db, {
         name: body.name,
         scopes: body.scopes,
         sites: body.sites ?? null,
         rateLimit: body.rate_limit ? { requests: body.rate_limit.requests, perSeconds: body.rate_limit.per_seconds } : null,
+      });
+      await recordAudit(db, {
+        actor: auditActor(caller),
+        action: "key.create",
+        target: row.id,
+        detail: { name: row.name, scopes: row.scopes },
       });
       return reply(201, { ...toKey(row), key });
     },
@@ -66,8 +73,9 @@ export const keyRoutes = [
     scope: "admin",
     params: keyParams,
     responses: { 204: { description: "Revoked." }, 404: { description: "No active key with that id." } },
-    async handle({ db, params, reply }) {
+    async handle({ db, caller, params, reply }) {
       await revokeKey(db, params.id);
+      await recordAudit(db, { actor: auditActor(caller), action: "key.revoke", target: params.id });
       return reply(204);
     },
   }),

@@ -1,5 +1,6 @@
 /** Sites and the registry: register (idempotent per domain), list, read, rename, delete, rotate the s2s token, verify the snippet. */
 import { z } from "zod";
+import { auditActor, recordAudit } from "../../domain/audit";
 import { registerSite } from "../../domain/registration";
 import { s2sTokenFor } from "../../domain/s2s-token";
 import { siteCreateBody, sitePatchBody } from "../../domain/schemas";
@@ -31,6 +32,9 @@ export const siteRoutes = [
     },
     async handle({ db, env, caller, body, baseUrl, reply }) {
       const { site, created } = await registerSite(db, caller, body);
+      if (created) {
+        await recordAudit(db, { actor: auditActor(caller), action: "site.create", siteId: site.id, target: site.id, detail: { domain: site.domain } });
+      }
       return reply(created ? 201 : 200, toSite(site, baseUrl, await s2sTokenFor(caller, env.WREN_SECRET, site)));
     },
   }),
@@ -78,8 +82,10 @@ export const siteRoutes = [
       404: { description: "No such site." },
       409: { description: "The time zone can no longer change: days of the site are already published (a published figure is final)." },
     },
-    async handle({ db, params, body, baseUrl, reply }) {
-      return reply(200, toSite(await updateSite(db, params.id, body), baseUrl));
+    async handle({ db, caller, params, body, baseUrl, reply }) {
+      const site = await updateSite(db, params.id, body);
+      await recordAudit(db, { actor: auditActor(caller), action: "site.update", siteId: site.id, target: site.id, detail: { fields: Object.keys(body) } });
+      return reply(200, toSite(site, baseUrl));
     },
   }),
   route({
@@ -93,8 +99,9 @@ export const siteRoutes = [
     params: siteParams,
     site: { from: "params", name: "id" },
     responses: { 204: { description: "Deleted." }, 404: { description: "No such site." } },
-    async handle({ db, params, reply }) {
+    async handle({ db, caller, params, reply }) {
       await deleteSite(db, params.id);
+      await recordAudit(db, { actor: auditActor(caller), action: "site.delete", siteId: params.id, target: params.id });
       return reply(204);
     },
   }),

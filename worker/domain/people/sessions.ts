@@ -12,7 +12,7 @@
 import { and, desc, eq, gt, isNull } from "drizzle-orm";
 import UAParser from "ua-parser-js";
 import { now } from "../../lib/clock";
-import { randomToken, sha256Hex } from "../../lib/crypto";
+import { randomToken, sha256Hex, toBase64Url } from "../../lib/crypto";
 import type { Database } from "../../lib/db";
 import { newId } from "../../lib/ids";
 import { HttpProblem } from "../../lib/problem";
@@ -100,7 +100,7 @@ export async function startSession(
   const at = input.now ?? now();
   const settings = input.settings ?? sessionSettings({});
   const token = randomToken(32);
-  const csrfToken = randomToken(32);
+  const csrfToken = await csrfTokenFor(token);
   const id = newId("ses");
   await db.insert(dashboardSessions).values({
     id,
@@ -162,14 +162,20 @@ export async function csrfMatches(session: SessionRow, presented: string | null)
   return (await sha256Hex(presented)) === session.csrfHash;
 }
 
-/** A new CSRF token for a live session (GET /session hands it to the dashboard); the old one stops working. */
-export async function rotateCsrf(db: Database, sessionId: string): Promise<string> {
-  const csrfToken = randomToken(32);
-  await db
-    .update(dashboardSessions)
-    .set({ csrfHash: await sha256Hex(csrfToken) })
-    .where(eq(dashboardSessions.id, sessionId));
-  return csrfToken;
+/**
+ * A session's CSRF token: derived from the cookie's token (SHA-256 of a labelled copy), so GET
+ * /session can hand it out again to every tab of the session while only its hash is stored,
+ * and only a reader of the HttpOnly cookie — the server — can compute it.
+ */
+export async function csrfTokenFor(cookieToken: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`wren-csrf:${cookieToken}`));
+  return toBase64Url(new Uint8Array(digest));
+}
+
+export async function findSessionById(db: Database, id: string): Promise<SessionRow> {
+  const row = (await db.select().from(dashboardSessions).where(eq(dashboardSessions.id, id)))[0];
+  if (!row) throw new HttpProblem(404, `No session ${id}.`, { field: "id" });
+  return row;
 }
 
 /** Revokes the session a presented cookie names, if any (sign-out, and fixation at sign-in). */
