@@ -367,3 +367,22 @@ describe("a weekly digest", () => {
     expect(await count("mail_outbox")).toBe(2);
   }, 180_000);
 });
+
+describe("an invitation by email", () => {
+  it("arrives in the sink with its link, role, site and expiry; its text is cleared from the outbox once sent", async () => {
+    const before = sink.messages.length;
+    const invited = await f.admin("POST", "/api/v1/people", { site, role: "viewer", email: "newcomer@example.com" });
+    expect(invited.status, invited.text).toBe(201);
+    const message = await waitFor("the invitation in the sink", () =>
+      sink.messages.slice(before).find((m) => m.to[0] === "newcomer@example.com"),
+    );
+    expect(message.subject).toBe("You are invited to Wren (viewer, the site Digest shop)");
+    expect(message.text).toContain(`as viewer of the site Digest shop.`);
+    expect(message.text).toContain(`${invited.body.link}\n`);
+    expect(message.text).toContain(`the link expires ${invited.body.expires_at.replace("T", " ").replace(/\.\d{3}Z$/, " UTC")}`);
+    await waitFor("the invitation's text cleared", async () => {
+      const rs = await f.database().execute("SELECT text, html, sent_at FROM mail_outbox WHERE purpose = 'invitation'");
+      return rs.rows.length === 1 && rs.rows[0]!.sent_at !== null && rs.rows[0]!.text === "" && rs.rows[0]!.html === null;
+    });
+  }, 60_000);
+});
