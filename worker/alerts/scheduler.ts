@@ -1,6 +1,7 @@
 /**
  * The alert scheduler: a Durable Object whose alarm evaluates the rules (under the evaluator
- * lease, evaluate.ts) and drains the outbox (drain.ts) every WREN_ALERT_INTERVAL seconds, and
+ * lease, evaluate.ts), queues the digests whose period has ended (digests.ts, under its own
+ * lease) and drains the outbox (drain.ts) every WREN_ALERT_INTERVAL seconds, and
  * sooner when a retry falls due. workerd keeps the alarm on disk, so the schedule survives a
  * restart; rule state and the outbox live in the database.
  *
