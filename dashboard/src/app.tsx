@@ -4,10 +4,14 @@
  */
 import { useEffect } from "preact/hooks";
 import { linkTo, path, query } from "./state/location";
-import { currentKey, isAdmin, signOut } from "./state/session";
+import { currentKey, isAdmin, managesPeople, person, signOut } from "./state/session";
 import { reloadSites, sites } from "./state/sites";
 import { KeysScreen, SITE_SCREENS, WizardScreen } from "./screens";
 import { SignInScreen } from "./screens/sign-in";
+import { AccountScreen } from "./screens/account";
+import { AuditScreen } from "./screens/audit";
+import { InviteScreen } from "./screens/invite";
+import { PeopleScreen } from "./screens/people";
 import { SitesScreen } from "./screens/sites";
 import { FilterBar, FilteredScreen } from "./ui/filter-bar";
 import { PeriodPicker } from "./ui/period";
@@ -59,11 +63,31 @@ function Header({ site, slug }: { site: string | null; slug: string }) {
       </a>
       <SiteSwitcher site={site} slug={slug} />
       <nav aria-label="Account" class="account">
-        {isAdmin.value && <a href="/dashboard/keys" aria-current={path.value === "/keys" ? "page" : undefined}>Keys</a>}
-        <span class="who" title={key.scopes.join(", ")}>
-          {key.name} <code>{key.prefix}…</code>
-        </span>
-        <button type="button" onClick={signOut}>
+        {isAdmin.value && (
+          <a href="/dashboard/keys" aria-current={path.value === "/keys" ? "page" : undefined}>
+            Keys
+          </a>
+        )}
+        {managesPeople.value && (
+          <a href="/dashboard/people" aria-current={path.value === "/people" ? "page" : undefined}>
+            People
+          </a>
+        )}
+        {managesPeople.value && (
+          <a href="/dashboard/audit" aria-current={path.value === "/audit" ? "page" : undefined}>
+            Audit
+          </a>
+        )}
+        {person.value ? (
+          <a class="who" href="/dashboard/account" title={key.scopes.join(", ")}>
+            {person.value.account.name}
+          </a>
+        ) : (
+          <span class="who" title={key.scopes.join(", ")}>
+            {key.name} <code>{key.prefix}…</code>
+          </span>
+        )}
+        <button type="button" onClick={() => void signOut()}>
           Sign out
         </button>
       </nav>
@@ -121,6 +145,9 @@ function Routes() {
   const route = siteRoute(p);
   if (route) return <SitePage site={route.site} slug={route.slug} />;
   if (p === "/keys") return isAdmin.value ? <KeysScreen /> : <NeedsScopeNotice scope="admin" />;
+  if (p === "/people") return managesPeople.value ? <PeopleScreen /> : <NeedsScopeNotice scope="admin" />;
+  if (p === "/audit") return managesPeople.value ? <AuditScreen /> : <NeedsScopeNotice scope="admin" />;
+  if (p === "/account" && person.value) return <AccountScreen />;
   if (p === "/sites/new") return <WizardScreen />;
   if (p === "/" || p === "") return <SitesScreen />;
   return (
@@ -135,6 +162,8 @@ export function App() {
   useEffect(() => {
     if (key) void reloadSites().catch(() => (sites.value = []));
   }, [key]);
+  // The invitation page works signed out (it signs the new person in).
+  if (path.value === "/invite") return <InviteScreen />;
   if (!key) return <SignInScreen />;
   const route = siteRoute(path.value);
   return (
@@ -149,4 +178,3 @@ export function App() {
     </>
   );
 }
-

@@ -155,6 +155,21 @@ describe("people: passkeys, sessions, roles, invitations, audit", () => {
     expect((await siteAdmin.call("POST", "/api/v1/sites", { name: "x", domain: "sam.example" })).status).toBe(403);
   });
 
+  it("roles are per site: an editor of one site who views another cannot write there (403, nothing written)", async () => {
+    const invited = await admin.call("POST", "/api/v1/people", { site, role: "editor" });
+    const mixed = browser(f.stack.url);
+    const joined = await join(mixed, tokenOf(invited.body.link), "Max");
+    expect((await admin.call("PATCH", `/api/v1/people/${joined.body.account.id}`, { site: other, role: "viewer" })).status).toBe(
+      200,
+    );
+    const goals = await count("goals");
+    const there = await mixed.call("POST", `/api/v1/sites/${other}/goals`, { kind: "event", match: "max-there" });
+    expect([there.status, there.body.field]).toEqual([403, "id"]);
+    expect(await count("goals")).toBe(goals);
+    expect((await mixed.call("GET", `/api/v1/sites/${other}/goals`)).status).toBe(200);
+    expect((await mixed.call("POST", `/api/v1/sites/${site}/goals`, { kind: "event", match: "max-here" })).status).toBe(201);
+  });
+
   it("the last all-sites admin cannot be removed or demoted (409)", async () => {
     const ada = (await admin.call("GET", "/api/v1/people")).body.people.find((p: { name: string }) => p.name === "Ada");
     const removed = await admin.call("DELETE", `/api/v1/people/${ada.id}`);

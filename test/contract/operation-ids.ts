@@ -77,7 +77,12 @@ export const PUBLIC_OPERATIONS = [
   "POST /api/v1/auth/passkey/sign-in/options",
   "POST /api/v1/auth/passkey/sign-in",
 ];
-export const SESSION_OPERATIONS = ["GET /api/v1/session", "DELETE /api/v1/session", "GET /api/v1/account/sessions", "DELETE /api/v1/account/sessions/{id}"];
+export const SESSION_OPERATIONS = [
+  "GET /api/v1/session",
+  "DELETE /api/v1/session",
+  "GET /api/v1/account/sessions",
+  "DELETE /api/v1/account/sessions/{id}",
+];
 
 /** The paths the route table does not hold: the collector's and the api worker's own (worker/api/openapi/front-door.ts). */
 export const FRONT_DOOR_OPERATION_IDS = {

@@ -11,7 +11,14 @@
  */
 import { callerFor, type Caller } from "../domain/access";
 import { findActiveKey } from "../domain/apikeys";
-import { csrfMatches, findSession, sessionSettings, sessionTokenFrom, type SessionEnv } from "../domain/people/sessions";
+import {
+  csrfMatches,
+  findSession,
+  sessionSettings,
+  sessionTokenFrom,
+  type SessionEnv,
+  type SessionRow,
+} from "../domain/people/sessions";
 import type { Database } from "../lib/db";
 import { KEY_PREFIX, type Scope } from "../lib/keys";
 import { HttpProblem } from "../lib/problem";
@@ -52,8 +59,20 @@ export function requireSameOrigin(request: Request, env: { WREN_PUBLIC_URL?: str
   }
 }
 
-/** The signed-in account's caller, by cookie; with the CSRF rule on non-GET requests. */
-export async function authenticateSession(request: Request, env: SessionEnv, db: Database): Promise<Caller> {
+/** The session each cookie caller came with, for the CSRF check (requireCsrf). */
+const sessions = new WeakMap<Caller, SessionRow>();
+
+/**
+ * The signed-in account's caller, by cookie. `csrf`: apply the CSRF rule here too; the pipeline
+ * applies it itself (requireCsrf) once the caller's rate-limit token is taken, so a refused write
+ * still counts and carries the RateLimit headers.
+ */
+export async function authenticateSession(
+  request: Request,
+  env: SessionEnv,
+  db: Database,
+  options: { csrf?: boolean } = {},
+): Promise<Caller> {
   const token = sessionTokenFrom(request);
   const active = token ? await findSession(db, token, sessionSettings(env)) : undefined;
   if (!active) {
@@ -62,13 +81,22 @@ export async function authenticateSession(request: Request, env: SessionEnv, db:
       headers: { "www-authenticate": 'Bearer realm="wren"' },
     });
   }
-  if (!SAFE_METHODS.has(request.method)) {
-    requireSameOrigin(request, env);
-    if (!(await csrfMatches(active.session, request.headers.get("x-wren-csrf")))) {
-      throw new HttpProblem(403, "Send the session's CSRF token as `x-wren-csrf`.", { field: "x-wren-csrf" });
-    }
-  }
+  sessions.set(active.caller, active.session);
+  if (options.csrf) await requireCsrf(request, env, active.caller);
   return active.caller;
+}
+
+/**
+ * The CSRF rule for a caller signed in by cookie: a non-GET request needs the dashboard's own
+ * Origin and `x-wren-csrf` equal to the session's token. A key's caller passes untouched.
+ */
+export async function requireCsrf(request: Request, env: SessionEnv, caller: Caller): Promise<void> {
+  const session = sessions.get(caller);
+  if (!session || SAFE_METHODS.has(request.method)) return;
+  requireSameOrigin(request, env);
+  if (!(await csrfMatches(session, request.headers.get("x-wren-csrf")))) {
+    throw new HttpProblem(403, "Send the session's CSRF token as `x-wren-csrf`.", { field: "x-wren-csrf" });
+  }
 }
 
 /** A Bearer key when the request has an Authorization header, else the session cookie. */

@@ -17,7 +17,14 @@ import { errorResponse } from "../lib/errors";
 import { problem } from "../lib/problem";
 import { instanceCount } from "../lib/instances";
 import { publicUrl } from "../lib/public-url";
-import { authenticateKeyOrSession, authenticateSession, requireSameOrigin, requireScope, requireSiteAccess } from "./auth";
+import {
+  authenticateKeyOrSession,
+  authenticateSession,
+  requireCsrf,
+  requireSameOrigin,
+  requireScope,
+  requireSiteAccess,
+} from "./auth";
 import { DEFAULT_BODY_LIMIT, readJson, validate } from "./body";
 import type { ApiEnv } from "./env";
 import { rateLimiterFor } from "./key-limiter";
@@ -116,6 +123,7 @@ function runKeyRoute(spec: KeyRoute) {
           field: "authorization",
         });
       } else {
+        await requireCsrf(request, env, caller);
         requireScope(caller, spec.scope, spec.orScope);
         // An account's scopes differ per site: from here on it reaches only the sites where it
         // holds the route's scope (a key is unchanged).

@@ -1,7 +1,9 @@
 /**
  * The dashboard's only way to the server: a typed client for the public API, its types
  * generated from the OpenAPI document (scripts/generate-api-types.ts), so a renamed route or
- * field breaks this typecheck rather than the screens. Every call carries the signed-in key.
+ * field breaks this typecheck rather than the screens. Every call carries the signed-in key, or,
+ * for a person signed in with a passkey, the session cookie (same-origin) and on every write the
+ * session's CSRF token (docs/api.md, Cookies and CSRF).
  */
 import createClient, { type Middleware } from "openapi-fetch";
 import type { components, paths } from "./openapi";
@@ -41,15 +43,23 @@ export function setApiKey(key: string | null): void {
   currentKey = key;
 }
 
+let csrfToken: string | null = null;
+
+/** Sets the session's CSRF token, sent as x-wren-csrf on every write made with the cookie (null: none). */
+export function setCsrfToken(token: string | null): void {
+  csrfToken = token;
+}
+
 const authorize: Middleware = {
   onRequest({ request }) {
     if (currentKey) request.headers.set("authorization", `Bearer ${currentKey}`);
+    else if (csrfToken && request.method !== "GET" && request.method !== "HEAD") request.headers.set("x-wren-csrf", csrfToken);
     return request;
   },
 };
 
 // Typed as the JSON answers: reports also speak CSV and NDJSON, which a screen asks for by name.
-export const api = createClient<paths, `${string}/json`>({ baseUrl: location.origin });
+export const api = createClient<paths, `${string}/json`>({ baseUrl: location.origin, credentials: "same-origin" });
 api.use(authorize);
 
 interface Answer<T> {

@@ -1,11 +1,14 @@
 /**
- * Who is signed in: the API key (kept in sessionStorage, so it dies with the tab and never
- * reaches localStorage) and what the API says it may do (GET /api/v1/keys/current).
+ * Who is signed in: a person (a passkey sign-in: the HttpOnly session cookie, which script never
+ * sees, and its CSRF token from GET /api/v1/session) or an API key (kept in sessionStorage, so it
+ * dies with the tab and never reaches localStorage), and what the API says it may do
+ * (GET /api/v1/keys/current: for a person, the union of their roles' scopes).
  * Signing out or switching keys reloads the page: every screen's data lives in memory only,
  * so nothing the previous key read can be shown afterwards.
  */
 import { computed, signal } from "@preact/signals";
-import { api, setApiKey, unwrap, type ApiKey, type Scope } from "../api/client";
+import { startAuthentication } from "@simplewebauthn/browser";
+import { api, setApiKey, setCsrfToken, unwrap, type ApiKey, type Schemas, type Scope } from "../api/client";
 
 const STORAGE = "wren.apiKey";
 
@@ -13,6 +16,12 @@ const STORAGE = "wren.apiKey";
 export const currentKey = signal<ApiKey | null>(null);
 
 export const isAdmin = computed(() => currentKey.value?.scopes.includes("admin") ?? false);
+
+/** The signed-in person (GET /api/v1/session); null when signed in with a key, or signed out. */
+export const person = signal<Schemas["PersonSession"] | null>(null);
+
+/** Admins of all sites, and admins of one site (for that site's people), manage people. */
+export const managesPeople = computed(() => isAdmin.value || (person.value?.grants.some((g) => g.role === "admin") ?? false));
 
 /** Admin keys hold every scope. */
 export function hasScope(scope: Scope): boolean {
@@ -32,10 +41,32 @@ export async function signIn(key: string): Promise<void> {
   sessionStorage.setItem(STORAGE, key);
 }
 
-/** Restores the tab's key after a reload; false when there is none or the API refuses it now. */
+/** Takes a signed-in person's session (after a passkey sign-in or registration, or a reload). */
+export async function usePersonSession(session: Schemas["PersonSession"]): Promise<void> {
+  setCsrfToken(session.csrf_token);
+  person.value = session;
+  currentKey.value = await unwrap(api.GET("/api/v1/keys/current"));
+}
+
+/** Signs in with a passkey (usernameless: the browser offers the passkeys it holds for Wren). */
+export async function signInWithPasskey(): Promise<void> {
+  const options = await unwrap(api.POST("/api/v1/auth/passkey/sign-in/options"));
+  const response = await startAuthentication({ optionsJSON: options.options as never });
+  const session = await unwrap(
+    api.POST("/api/v1/auth/passkey/sign-in", { body: { challenge_id: options.challenge_id, response: response as never } }),
+  );
+  await usePersonSession(session);
+}
+
+/** Restores the tab's key, or the browser's session cookie, after a reload; false when neither is accepted. */
 export async function resume(): Promise<boolean> {
   const key = sessionStorage.getItem(STORAGE);
-  if (!key) return false;
+  if (!key) {
+    const answer = await api.GET("/api/v1/session").catch(() => undefined);
+    if (!answer?.data) return false;
+    await usePersonSession(answer.data);
+    return true;
+  }
   try {
     await signIn(key);
     return true;
@@ -45,9 +76,10 @@ export async function resume(): Promise<boolean> {
   }
 }
 
-/** Forgets the key and everything read with it. */
-export function signOut(): void {
+/** Forgets the key (or ends the person's session) and everything read with it. */
+export async function signOut(): Promise<void> {
   sessionStorage.removeItem(STORAGE);
   setApiKey(null);
+  if (person.value) await api.DELETE("/api/v1/session").catch(() => undefined);
   location.replace("/dashboard/");
 }

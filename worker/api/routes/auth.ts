@@ -41,13 +41,15 @@ import type { ApiEnv } from "../env";
 
 const grantResource = z.object({ site: z.string(), role: z.enum(["viewer", "editor", "admin"]) });
 
-const sessionResource = z.object({
-  account: z.object({ id: z.string(), name: z.string(), email: z.string().nullable() }),
-  grants: z.array(grantResource),
-  scopes: z.array(z.string()),
-  csrf_token: z.string().meta({ description: "Send it as `x-wren-csrf` on every write made with the session cookie." }),
-  session: z.object({ id: z.string(), expires_at: z.string() }),
-});
+const sessionResource = z
+  .object({
+    account: z.object({ id: z.string(), name: z.string(), email: z.string().nullable() }),
+    grants: z.array(grantResource),
+    scopes: z.array(z.string()),
+    csrf_token: z.string().meta({ description: "Send it as `x-wren-csrf` on every write made with the session cookie." }),
+    session: z.object({ id: z.string(), expires_at: z.string() }),
+  })
+  .meta({ id: "PersonSession" });
 
 const SET_COOKIE = {
   "Set-Cookie": {
@@ -142,7 +144,7 @@ export const authRoutes = [
           options: ceremony.options as unknown as Record<string, unknown>,
         });
       }
-      const caller = await authenticateSession(request, env, db);
+      const caller = await authenticateSession(request, env, db, { csrf: true });
       const account = requireAccount(caller);
       const ceremony = await registrationOptions(db, rp, {
         accountId: account.id,
@@ -214,7 +216,7 @@ export const authRoutes = [
           headers: { "set-cookie": started.cookie },
         });
       }
-      const caller = await authenticateSession(request, env, db);
+      const caller = await authenticateSession(request, env, db, { csrf: true });
       const account = requireAccount(caller);
       const passkey = await verifyRegistration(db, rp, body.challenge_id, body.response as never, at);
       if (passkey.accountId !== account.id || passkey.invitationId)
@@ -299,7 +301,6 @@ export const authRoutes = [
     scope: "any",
     responses: {
       200: { description: "The signed-in person.", schema: sessionResource },
-      403: { description: "Not a signed-in person." },
     },
     async handle({ db, request, caller, reply }) {
       const account = requireAccount(caller);
@@ -340,15 +341,17 @@ export const authRoutes = [
         description: "Live sessions, newest first.",
         schema: z.object({
           sessions: z.array(
-            z.object({
-              id: z.string(),
-              label: z.string(),
-              method: z.string(),
-              created_at: z.string(),
-              last_seen_at: z.string(),
-              expires_at: z.string(),
-              current: z.boolean(),
-            }),
+            z
+              .object({
+                id: z.string(),
+                label: z.string(),
+                method: z.string(),
+                created_at: z.string(),
+                last_seen_at: z.string(),
+                expires_at: z.string(),
+                current: z.boolean(),
+              })
+              .meta({ id: "AccountSession" }),
           ),
         }),
       },

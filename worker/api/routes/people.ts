@@ -34,34 +34,40 @@ const siteOrAll = z.union([z.literal(EVERY_SITE), siteId]).meta({ description: '
 const role = z.enum(ROLES);
 const iso = (ms: number) => new Date(ms).toISOString();
 
-const personResource = z.object({
-  id: z.string(),
-  name: z.string(),
-  email: z.string().nullable(),
-  created_at: z.string(),
-  passkeys: z.number().int(),
-  grants: z.array(z.object({ site: z.string(), role })),
-});
+const personResource = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    email: z.string().nullable(),
+    created_at: z.string(),
+    passkeys: z.number().int(),
+    grants: z.array(z.object({ site: z.string(), role })),
+  })
+  .meta({ id: "PersonResource" });
 
-const invitationResource = z.object({
-  id: z.string(),
-  site: z.string(),
-  role,
-  email: z.string().nullable(),
-  invited_by: z.string(),
-  created_at: z.string(),
-  expires_at: z.string(),
-});
+const invitationResource = z
+  .object({
+    id: z.string(),
+    site: z.string(),
+    role,
+    email: z.string().nullable(),
+    invited_by: z.string(),
+    created_at: z.string(),
+    expires_at: z.string(),
+  })
+  .meta({ id: "InvitationResource" });
 
-const auditResource = z.object({
-  id: z.string(),
-  at: z.string(),
-  actor: z.object({ kind: z.string(), id: z.string(), name: z.string() }),
-  action: z.string(),
-  site: z.string().nullable(),
-  target: z.string().nullable(),
-  detail: z.record(z.string(), z.unknown()).nullable(),
-});
+const auditResource = z
+  .object({
+    id: z.string(),
+    at: z.string(),
+    actor: z.object({ kind: z.string(), id: z.string(), name: z.string() }),
+    action: z.string(),
+    site: z.string().nullable(),
+    target: z.string().nullable(),
+    detail: z.record(z.string(), z.unknown()).nullable(),
+  })
+  .meta({ id: "AuditEntry" });
 
 /** A named site must exist (404, field `site`); "*" always does. */
 async function requireSiteOrAll(db: Database, site: string): Promise<void> {

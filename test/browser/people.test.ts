@@ -1,0 +1,105 @@
+/**
+ * People in real Chromium (Debian's) with its virtual authenticator (CDP WebAuthn, a resident
+ * key with user verification), against the real stack on http://localhost (a secure context,
+ * and a valid RP ID): the first admin opens the onboarding invitation link, makes a passkey,
+ * signs out and back in with it, and invites a viewer; the viewer (another browser context with
+ * its own authenticator) joins, reads the site's goals and reports but sees no People, Keys or
+ * goal editing; the admin removes the viewer, whose next request is 401.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiFixture, type ApiFixture } from "../api/fixtures";
+import { launchChromium } from "../helpers/browser";
+import { openDashboardPage } from "../helpers/dashboard-page";
+import { freePort } from "../helpers/ports";
+
+let f: ApiFixture;
+let browser: Browser;
+let origin = "";
+let siteId = "";
+
+beforeAll(async () => {
+  const port = await freePort();
+  origin = `http://localhost:${port}`;
+  f = await apiFixture({ PORT: String(port), WREN_PUBLIC_URL: origin, WREN_RATE_LIMIT: "100000/60" });
+  siteId = (await f.makeSite("people.wren.test", "People shop")).id;
+  await f.makeGoal(siteId, { kind: "event", match: "signup", name: "Signups" });
+  browser = await launchChromium(["--host-resolver-rules=MAP localhost 127.0.0.1"]);
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await f?.close();
+});
+
+/** A fresh context whose page has its own virtual platform authenticator. */
+async function personWithPasskeys(): Promise<{ page: Page; errors: string[] }> {
+  const { page, context, errors } = await openDashboardPage(browser);
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("WebAuthn.enable");
+  await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  return { page, errors };
+}
+
+async function joinWith(page: Page, link: string, name: string): Promise<void> {
+  await page.goto(link);
+  await page.getByLabel("Your name").fill(name);
+  await page.getByRole("button", { name: "Create a passkey and join" }).click();
+  await page.getByRole("button", { name: "Sign out" }).waitFor();
+}
+
+describe("people in the dashboard", () => {
+  it("admin joins, signs out and in with a passkey, invites a viewer who sees only what a viewer may; removal ends the viewer's session", async () => {
+    const link = readFileSync(join(f.stack.dataDir, "first-admin-invitation.txt"), "utf8").trim();
+    expect(link.startsWith(`${origin}/dashboard/invite#`)).toBe(true);
+
+    const admin = await personWithPasskeys();
+    await joinWith(admin.page, link, "Ada");
+    await expect.poll(() => admin.page.getByRole("link", { name: "People", exact: true }).isVisible()).toBe(true);
+    await expect.poll(() => admin.page.getByRole("link", { name: "Ada", exact: true }).isVisible()).toBe(true);
+
+    await admin.page.getByRole("button", { name: "Sign out" }).click();
+    await admin.page.getByRole("button", { name: "Sign in with a passkey" }).click();
+    await admin.page.getByRole("link", { name: "People", exact: true }).click();
+    await admin.page.getByRole("heading", { name: "People", exact: true }).waitFor();
+
+    await admin.page.getByLabel("Site").last().selectOption(siteId);
+    await admin.page.getByLabel("Role").selectOption("viewer");
+    await admin.page.getByRole("button", { name: "Invite" }).click();
+    const viewerLink = (await admin.page.getByTestId("invitation-link").textContent())!;
+    expect(viewerLink).toMatch(/\/dashboard\/invite#[A-Za-z0-9_-]{43}$/);
+
+    const viewer = await personWithPasskeys();
+    await joinWith(viewer.page, viewerLink, "Vic");
+    await viewer.page.goto(`${origin}/dashboard/s/${siteId}/goals`);
+    await viewer.page.getByText("Signups").first().waitFor();
+    await viewer.page.goto(`${origin}/dashboard/s/${siteId}/overview`);
+    await viewer.page.getByRole("heading", { name: "Overview" }).waitFor();
+    expect(await viewer.page.getByText("read:reports").count()).toBe(0); // no "needs read:reports" notice
+    for (const hidden of ["People", "Keys", "Audit"])
+      expect(await viewer.page.getByRole("link", { name: hidden, exact: true }).count(), hidden).toBe(0);
+    await viewer.page.goto(`${origin}/dashboard/s/${siteId}/goals`);
+    await viewer.page.getByText("Signups").first().waitFor();
+    expect(await viewer.page.getByRole("button", { name: "New goal" }).count()).toBe(0);
+
+    await admin.page.reload();
+    await admin.page.getByRole("button", { name: "Remove Vic" }).click();
+    await expect.poll(() => admin.page.getByRole("button", { name: "Remove Vic" }).count()).toBe(0);
+    const status = await viewer.page.evaluate(
+      async () => (await fetch("/api/v1/session", { credentials: "same-origin" })).status,
+    );
+    expect(status).toBe(401);
+    expect(admin.errors.filter((e) => !e.includes("401"))).toEqual([]);
+  }, 120_000);
+});
