@@ -124,6 +124,8 @@ const apiWorker :Workerd.Worker = (
     (name = "WREN_OIDC_LINK_BY_EMAIL", fromEnvironment = "WREN_OIDC_LINK_BY_EMAIL"),
     (name = "WREN_OIDC_SCOPES", fromEnvironment = "WREN_OIDC_SCOPES"),
     (name = "WREN_OIDC_ALLOW", fromEnvironment = "WREN_OIDC_ALLOW"),
+    # "smtp" when wren start sends mail (cli/mail-sender.ts); never the SMTP URL itself.
+    (name = "WREN_MAIL", fromEnvironment = "WREN_MAIL"),
     # This start's id, made by `wren start` and shown by /healthz (cli/commands/start.ts).
     (name = "WREN_INSTANCE", fromEnvironment = "WREN_INSTANCE"),
     # Tests only: milliseconds added to the service's clock (worker/lib/clock.ts).
@@ -181,6 +183,7 @@ const alertsWorker :Workerd.Worker = (
     (name = "WREN_ALERT_INTERVAL", fromEnvironment = "WREN_ALERT_INTERVAL"),
     (name = "WREN_WEBHOOK_ALLOW", fromEnvironment = "WREN_WEBHOOK_ALLOW"),
     (name = "WREN_WEBHOOK_RETRY_SECONDS", fromEnvironment = "WREN_WEBHOOK_RETRY_SECONDS"),
+    (name = "WREN_MAIL", fromEnvironment = "WREN_MAIL"),
     (name = "WREN_TEST_CLOCK_OFFSET_MS", fromEnvironment = "WREN_TEST_CLOCK_OFFSET_MS"),
   ],
   durableObjectNamespaces = [

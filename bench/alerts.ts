@@ -58,7 +58,7 @@ interface Generated {
 }
 
 /** Writes `target` events over the DAYS days before `now` into the file, with their sessions' conversions. */
-function generate(file: string, target: number, now: number): Generated {
+export function generate(file: string, target: number, now: number): Generated {
   const random = prng(7);
   const site = zipf(random, SITES);
   const page = zipf(random, PAGES_PER_SITE);

@@ -20,6 +20,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   utility: () => import("./utility"),
   nesting: () => import("./nesting"),
   alerts: () => import("./alerts"),
+  digests: () => import("./digests"),
   dashboard: () => import("./dashboard"),
   live: () => import("./live"),
   soak: () => import("./soak"),

@@ -34,6 +34,9 @@ export const ENVIRONMENT: [name: string, fallback: string, meaning: string][] = 
   ["WREN_OIDC_SCOPES", "openid email profile", "scopes asked of the provider (must include openid)"],
   ["WREN_OIDC_LINK_BY_EMAIL", "false", "true: a new subject with a verified email joins the account with that email"],
   ["WREN_OIDC_ALLOW", "none", "provider addresses beyond public ones: hosts, IPs, CIDR blocks or `private`"],
+  ["WREN_SMTP_URL", "none", "SMTP server for digests and invitations: smtp://user:pass@host:port (STARTTLS) or smtps://…"],
+  ["WREN_MAIL_FROM", "none", "sender address of Wren's mail, required with WREN_SMTP_URL (e.g. \"Wren <wren@example.com>\")"],
+  ["WREN_MAIL_RETRY_SECONDS", "30", "the first retry's wait for mail the SMTP server did not take (1–3600), doubling up to an hour"],
   ["WREN_TEST_CLOCK_OFFSET_MS", "0", "tests only: milliseconds added to the service's clock (wren start warns when set)"],
 ];
 
@@ -41,7 +44,7 @@ export const ENVIRONMENT: [name: string, fallback: string, meaning: string][] = 
  * Variables `wren start` sets for workerd itself, from this start (never from the operator's
  * environment, whose values it ignores): not configuration, so not in ENVIRONMENT.
  */
-export const SET_BY_WREN_START = ["WREN_INSTANCE"];
+export const SET_BY_WREN_START = ["WREN_INSTANCE", "WREN_MAIL"];
 
 export interface Settings {
   /** Address workerd listens on (HOST, PORT). */

@@ -295,6 +295,8 @@ export async function spawnWorkerd({ settings, databaseUrl, databaseToken, secre
       ...(retrySeconds ? { WREN_WEBHOOK_RETRY_SECONDS: retrySeconds } : {}),
       ...(webhookAllow ? { WREN_WEBHOOK_ALLOW: process.env.WREN_WEBHOOK_ALLOW!.trim() } : {}),
       ...oidc.vars,
+      // Only that mail is configured: the SMTP URL and its password stay in this process (mail-sender.ts).
+      ...(process.env.WREN_SMTP_URL?.trim() ? { WREN_MAIL: "smtp" } : {}),
       // People (issue 40); the workers read them with their defaults when unset.
       ...Object.fromEntries(
         ["WREN_AUDIT_RETENTION_DAYS", "WREN_SESSION_IDLE_HOURS", "WREN_SESSION_MAX_DAYS"].flatMap((name) =>

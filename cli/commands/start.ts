@@ -19,12 +19,13 @@ import { ensureDatabaseToken } from "../database-token";
 import { announceOnboarding, onboard } from "../onboarding";
 import { CliError } from "../output";
 import { describeTakenPort, portIsFree } from "../port-check";
+import { mailSettings, startMailSender, type MailSender } from "../mail-sender";
 import { startReaper } from "../reaper";
 import { requireSecret } from "../secret";
 import { recordServiceUrl } from "../service-url";
 import { databaseFile, type Settings } from "../settings";
 import { untilSignal } from "../signals";
-import { connectHost, spawnWorkerd, type WorkerdProcesses } from "../workerd";
+import { clockOffsetSetting, connectHost, spawnWorkerd, type WorkerdProcesses } from "../workerd";
 
 const HEALTH_TIMEOUT_MS = 30_000;
 /** One probe's wait: a stopped process accepts connections and never answers. */
@@ -79,12 +80,15 @@ export async function startCommand(settings: Settings): Promise<void> {
   requireWritableDataFolder(settings.dataDir, databaseFile(settings));
   secureDataFolder(settings.dataDir);
   await requireFreePorts(settings);
+  // Checked before anything starts: a broken WREN_SMTP_URL or a missing WREN_MAIL_FROM stops here.
+  const mail = mailSettings(process.env);
   const log = (line: string) => console.log(`wren: ${line}`);
   const instance = randomUUID();
   const reaper = startReaper();
 
   let hrana: HranaServer | undefined;
   let workerdProcesses: WorkerdProcesses | undefined;
+  let mailSender: MailSender | undefined;
   try {
     // The embedded server always requires a token: LIBSQL_AUTH_TOKEN, else the data folder's.
     const databaseToken = settings.libsqlUrl ? settings.libsqlAuthToken : ensureDatabaseToken(settings);
@@ -133,6 +137,11 @@ export async function startCommand(settings: Settings): Promise<void> {
     await Promise.race([waitForHealth(localUrl, instance, exited), signalled]);
     checkSignal();
     recordServiceUrl(settings);
+    if (mail) {
+      const offset = Number(clockOffsetSetting(process.env.WREN_TEST_CLOCK_OFFSET_MS) ?? 0);
+      mailSender = startMailSender({ settings: mail, databaseUrl, databaseToken, now: () => Date.now() + offset, log });
+      log(`sending mail through ${new URL(mail.url).host} as ${mail.from}`);
+    }
     log(`Wren is running at ${localUrl} (dashboard at /dashboard/). Ctrl-C stops it.`);
 
     const outcome = await Promise.race([
@@ -149,6 +158,7 @@ export async function startCommand(settings: Settings): Promise<void> {
     if (!(error instanceof StartInterrupted)) throw error;
     log(`${error.message}, stopping`);
   } finally {
+    await mailSender?.stop();
     if (workerdProcesses) {
       await Promise.all(Object.values(workerdProcesses).map(stopChild));
       removeApiSocket(settings.dataDir);

@@ -50,6 +50,20 @@ async function alertRule(f: ApiFixture, site: string): Promise<string> {
   return res.body.id;
 }
 
+/** A fresh alert rule's destination on the site (digests go to one); its id. */
+async function alertDestination(f: ApiFixture, site: string): Promise<string> {
+  const res = await f.admin("POST", "/api/v1/alerts", quietRule(site));
+  if (res.status !== 201) throw new Error(`alert rule create: ${res.status} ${res.text}`);
+  return res.body.destinations[0].id;
+}
+
+/** A fresh weekly digest of the site to a destination, made by the admin key; its id. */
+async function digest(f: ApiFixture, site: string): Promise<string> {
+  const res = await f.admin("POST", `/api/v1/sites/${site}/digests`, { frequency: "weekly", destination_id: await alertDestination(f, site) });
+  if (res.status !== 201) throw new Error(`digest create: ${res.status} ${res.text}`);
+  return res.body.id;
+}
+
 const cases: Case[] = [
   { name: "POST /api/v1/sites", scope: "write:sites", siteBound: false, success: 201, request: async () => ({ method: "POST", path: "/api/v1/sites", body: { name: "n", domain: `${fresh()}.example` } }) },
   { name: "GET /api/v1/sites", scope: "read:sites", siteBound: false, success: 200, request: async () => ({ method: "GET", path: "/api/v1/sites" }) },
@@ -282,6 +296,40 @@ const cases: Case[] = [
     outOfReachStatus: 404,
     success: 202,
     request: async (f, s) => ({ method: "POST", path: `/api/v1/alerts/${await alertRule(f, s)}/test` }),
+  },
+  {
+    name: "POST /api/v1/sites/:id/digests",
+    scope: "write:alerts",
+    siteBound: true,
+    siteField: "id",
+    success: 201,
+    request: async (f, s) => ({ method: "POST", path: `/api/v1/sites/${s}/digests`, body: { frequency: "weekly", destination_id: await alertDestination(f, s) } }),
+  },
+  {
+    name: "GET /api/v1/sites/:id/digests",
+    scope: "read:reports",
+    orScope: "write:alerts",
+    siteBound: true,
+    siteField: "id",
+    success: 200,
+    request: async (_f, s) => ({ method: "GET", path: `/api/v1/sites/${s}/digests` }),
+  },
+  {
+    name: "DELETE /api/v1/sites/:id/digests/:digestId",
+    scope: "write:alerts",
+    siteBound: true,
+    siteField: "id",
+    success: 204,
+    request: async (f, s) => ({ method: "DELETE", path: `/api/v1/sites/${s}/digests/${await digest(f, s)}` }),
+  },
+  {
+    name: "POST /api/v1/sites/:id/digests/:digestId/preview",
+    scope: "read:reports",
+    orScope: "write:alerts",
+    siteBound: true,
+    siteField: "id",
+    success: 200,
+    request: async (f, s) => ({ method: "POST", path: `/api/v1/sites/${s}/digests/${await digest(f, s)}/preview` }),
   },
   { name: "POST /api/v1/keys", scope: "admin", siteBound: false, success: 201, request: async () => ({ method: "POST", path: "/api/v1/keys", body: { scopes: ["read:reports"] } }) },
   { name: "GET /api/v1/keys", scope: "admin", siteBound: false, success: 200, request: async () => ({ method: "GET", path: "/api/v1/keys" }) },

@@ -41,6 +41,7 @@ const UNKNOWN = {
   key: "key_unknown00000000",
   dep: "dep_unknown00000000",
   alr: "alr_unknown00000000",
+  dgs: "dgs_unknown00000000",
   acct: "acct_unknown0000000",
   inv: "inv_unknown00000000",
   ses: "ses_unknown00000000",
@@ -71,6 +72,9 @@ const ids = {
   alr: "",
   doomedAlr: "",
   doomedShare: "",
+  dst: "",
+  dgs: "",
+  doomedDgs: "",
   person: "",
   doomedPerson: "",
   doomedInvitation: "",
@@ -147,6 +151,11 @@ beforeAll(async () => {
   [ids.dep, ids.doomedDep] = [await deployment("v1"), await deployment("v2")];
   const rule = async () => (await admin("POST", "/api/v1/alerts", alertRule())).body.id as string;
   [ids.alr, ids.doomedAlr] = [await rule(), await rule()];
+  ids.dst = (await admin("POST", "/api/v1/alerts", alertRule())).body.destinations[0].id as string;
+  const digest = async () =>
+    (await admin("POST", `/api/v1/sites/${ids.site}/digests`, { frequency: "weekly", destination_id: ids.dst })).body
+      .id as string;
+  [ids.dgs, ids.doomedDgs] = [await digest(), await digest()];
   hookSecret = (await admin("POST", `/api/v1/sites/${ids.site}/deployment-hook`)).body.secret;
   ids.doomedShare = (await admin("POST", `/api/v1/sites/${ids.site}/shares`, {})).body.id;
   const shareTokenOf = (res: Answer) => (JSON.parse(res.text) as { url: string }).url.split("/share/")[1]!;
@@ -193,6 +202,7 @@ function concrete(template: string): string {
     .replace("/keys/{id}", `/keys/${ids.key}`)
     .replace("/deployments/{id}", `/deployments/${ids.dep}`)
     .replace("/alerts/{id}", `/alerts/${ids.alr}`)
+    .replace("{digestId}", ids.dgs)
     .replace(/\{(id|site)\}/, ids.site)
     .replace("{goal}", ids.goal)
     .replace("{name}", "plan");
@@ -248,6 +258,10 @@ function keyRouteCalls(): Record<string, [string, unknown?]> {
     "POST /api/v1/sites/{id}/shares": [`/api/v1/sites/${ids.site}/shares`, { expires_at: "2099-01-01T00:00:00Z", embed: true }],
     "GET /api/v1/sites/{id}/shares": [`/api/v1/sites/${ids.site}/shares`],
     "DELETE /api/v1/sites/{id}/shares/{share}": [`/api/v1/sites/${ids.site}/shares/${ids.doomedShare}`],
+    "GET /api/v1/sites/{id}/digests": [`/api/v1/sites/${ids.site}/digests`],
+    "POST /api/v1/sites/{id}/digests": [`/api/v1/sites/${ids.site}/digests`, { frequency: "monthly", destination_id: ids.dst }],
+    "DELETE /api/v1/sites/{id}/digests/{digestId}": [`/api/v1/sites/${ids.site}/digests/${ids.doomedDgs}`],
+    "POST /api/v1/sites/{id}/digests/{digestId}/preview": [`/api/v1/sites/${ids.site}/digests/${ids.dgs}/preview`],
     "GET /api/v1/people": ["/api/v1/people"],
     "POST /api/v1/people": ["/api/v1/people", { site: ids.site, role: "viewer" }],
     "PATCH /api/v1/people/{id}": [`/api/v1/people/${ids.person}`, { site: ids.site, role: "editor" }],
@@ -271,6 +285,7 @@ describe("the key routes", () => {
       "POST /api/v1/sites/{id}/deployment-hook": 200,
       "POST /api/v1/alerts/{id}/test": 202,
       "POST /api/v1/query": 200,
+      "POST /api/v1/sites/{id}/digests/{digestId}/preview": 200,
     };
     for (const [op, [path, body]] of Object.entries(calls)) {
       const answer = await expectAnswer(op, special[op] ?? success[methodOf(op)] ?? 200, admin(methodOf(op), path, body));
@@ -364,6 +379,14 @@ describe("the key routes", () => {
       ["POST /api/v1/sites/{id}/shares", `/api/v1/sites/${UNKNOWN.site}/shares`, {}],
       ["GET /api/v1/sites/{id}/shares", `/api/v1/sites/${UNKNOWN.site}/shares`],
       ["DELETE /api/v1/sites/{id}/shares/{share}", `/api/v1/sites/${ids.site}/shares/shr_unknown00000000`],
+      ["GET /api/v1/sites/{id}/digests", `/api/v1/sites/${UNKNOWN.site}/digests`],
+      [
+        "POST /api/v1/sites/{id}/digests",
+        `/api/v1/sites/${UNKNOWN.site}/digests`,
+        { frequency: "weekly", destination_id: ids.dst },
+      ],
+      ["DELETE /api/v1/sites/{id}/digests/{digestId}", `/api/v1/sites/${ids.site}/digests/${UNKNOWN.dgs}`],
+      ["POST /api/v1/sites/{id}/digests/{digestId}/preview", `/api/v1/sites/${ids.site}/digests/${UNKNOWN.dgs}/preview`],
       ["POST /api/v1/people", "/api/v1/people", { site: UNKNOWN.site, role: "viewer" }],
       ["PATCH /api/v1/people/{id}", `/api/v1/people/${UNKNOWN.acct}`, { site: ids.site, role: "viewer" }],
       ["DELETE /api/v1/people/{id}", `/api/v1/people/${UNKNOWN.acct}`],
@@ -385,6 +408,9 @@ describe("the key routes", () => {
       ["GET /api/v1/live", "/api/v1/live?site=nope"],
       ["GET /api/v1/deployments", `/api/v1/deployments?site=${ids.site}&cursor=nope`],
       ["GET /api/v1/alerts", "/api/v1/alerts?site=nope"],
+      ["GET /api/v1/sites/{id}/digests", "/api/v1/sites/nope/digests"],
+      ["DELETE /api/v1/sites/{id}/digests/{digestId}", `/api/v1/sites/${ids.site}/digests/nope`],
+      ["POST /api/v1/sites/{id}/digests/{digestId}/preview", `/api/v1/sites/${ids.site}/digests/nope/preview`],
     ];
     for (const [op, path] of malformed) await expectAnswer(op, 400, admin(methodOf(op), path));
   });
@@ -402,6 +428,10 @@ describe("the key routes", () => {
       "PATCH /api/v1/alerts/{id}": [`/api/v1/alerts/${ids.alr}`, { window_hours: 0 }],
       "POST /api/v1/query": ["/api/v1/query", { site_id: ids.site, metrics: ["revenue"], date_range: "7d" }],
       "POST /api/v1/sites/{id}/shares": [`/api/v1/sites/${ids.site}/shares`, { password: "short" }],
+      "POST /api/v1/sites/{id}/digests": [
+        `/api/v1/sites/${ids.site}/digests`,
+        { frequency: "weekly", destination_id: "dst_nope" },
+      ],
       "POST /api/v1/people": ["/api/v1/people", { site: ids.site, role: "owner" }],
       "PATCH /api/v1/people/{id}": [`/api/v1/people/${ids.person}`, { site: ids.site, role: "owner" }],
     };
@@ -450,6 +480,13 @@ describe("the key routes", () => {
       args: [ids.site, hour, new Date(hour).toISOString().slice(0, 10)],
     });
     db.close();
+    // Email addresses while no SMTP server is configured: mail is not configured.
+    const noMail = await expectAnswer(
+      "POST /api/v1/sites/{id}/digests",
+      409,
+      admin("POST", `/api/v1/sites/${ids.site}/digests`, { frequency: "weekly", email_to: ["ops@example.com"] }),
+    );
+    expect(JSON.parse(noMail.text)).toMatchObject({ field: "email_to" });
     await expectAnswer(
       "PATCH /api/v1/sites/{id}",
       409,

@@ -13,6 +13,8 @@ export interface AlertsEnv extends DatabaseBindings, ClockBindings {
   WREN_WEBHOOK_ALLOW?: string | null;
   /** The first retry's wait in seconds, doubling up to 12 h (default 30). */
   WREN_WEBHOOK_RETRY_SECONDS?: string | null;
+  /** `smtp` when `wren start` has WREN_SMTP_URL: digests then queue their mail (domain/mail.ts). */
+  WREN_MAIL?: string | null;
 }
 
 export const DEFAULT_INTERVAL_MS = 60_000;

@@ -1,6 +1,7 @@
 /**
  * The alert scheduler: a Durable Object whose alarm evaluates the rules (under the evaluator
- * lease, evaluate.ts) and drains the outbox (drain.ts) every WREN_ALERT_INTERVAL seconds, and
+ * lease, evaluate.ts), queues the digests whose period has ended (digests.ts, under its own
+ * lease) and drains the outbox (drain.ts) every WREN_ALERT_INTERVAL seconds, and
  * sooner when a retry falls due. workerd keeps the alarm on disk, so the schedule survives a
  * restart; rule state and the outbox live in the database.
  *
@@ -18,6 +19,8 @@ import { kAnonymity } from "../reports/privacy";
 import { drainOutbox } from "./drain";
 import { alertIntervalMs, type AlertsEnv } from "./env";
 import { evaluateRules } from "./evaluate";
+import { queueDueDigests } from "./digests";
+import { mailConfigured } from "../domain/mail";
 import { nextDue, releaseClaims, retryBaseMs } from "./outbox";
 import { now, realTime, useClock } from "../lib/clock";
 
@@ -62,6 +65,20 @@ export class AlertScheduler extends DurableObject<AlertsEnv> {
       if (run.transitions > 0) console.log(`alerts: ${run.transitions} transition(s) of ${run.rules} rule(s)`);
     } catch (error) {
       console.error("alert evaluation failed:", error instanceof Error ? error.message : String(error));
+    }
+    try {
+      // Digests whose period has ended (digests.ts); their webhook rows go out in the drain below.
+      const digests = await queueDueDigests(client, {
+        now: now(),
+        holder,
+        k: kAnonymity(this.env.WREN_K_ANONYMITY),
+        publicUrl: (this.env.WREN_PUBLIC_URL ?? "").replace(/\/+$/, ""),
+        leaseMs: Math.max(MIN_LEASE_MS, 3 * interval),
+        mail: mailConfigured(this.env),
+      });
+      if (digests.queued > 0) console.log(`digests: ${digests.queued} queued`);
+    } catch (error) {
+      console.error("digest composition failed:", error instanceof Error ? error.message : String(error));
     }
     try {
       await drainOutbox(client, {

@@ -32,7 +32,9 @@ export async function sendOnce(row: Claimed, options: SendOptions): Promise<Atte
   if (refused) return { status: null, error: `url ${refused}`, durationMs: 0 };
   const headers = new Headers({ "content-type": "application/json", "user-agent": "Wren-Alerts" });
   let body = row.payload;
-  if (row.format === "slack") body = JSON.stringify(slackMessage(JSON.parse(row.payload) as Notification));
+  // A digest's row holds its Slack message already (alerts/digests.ts); a notification's is made here.
+  if (row.format === "slack")
+    body = row.type.startsWith("digest.") ? row.payload : JSON.stringify(slackMessage(JSON.parse(row.payload) as Notification));
   else {
     const timestamp = new Date(Math.floor(options.now / 1000) * 1000);
     headers.set("webhook-id", row.id);

@@ -24,6 +24,8 @@ export interface ApiEnv extends DatabaseBindings, PublisherEnv, ClockBindings, O
   ALERTS?: DurableObjectNamespace<AlertScheduler>;
   /** Destinations beyond public addresses (lib/webhook-allow.ts), checked when a rule is made. */
   WREN_WEBHOOK_ALLOW?: string | null;
+  /** `smtp` when `wren start` has WREN_SMTP_URL (domain/mail.ts); the SMTP settings never reach a worker. */
+  WREN_MAIL?: string | null;
   /** This start's id (`wren start` makes one each time), shown by /healthz so the supervisor probes its own child. */
   WREN_INSTANCE?: string | null;
   /** Dashboard sessions: hours without use (default 12) and days at most (default 7). */

@@ -81,6 +81,7 @@ const TAGS: Record<string, string> = {
     "Figures through the k-anonymity filter, each {value, qualifier}: pages, vitals, conversions, funnels, timeseries, breakdowns and the overview.",
   Alerts: "Alert rules and their webhook notifications.",
   Shares: "Shared dashboard links: a site's reports, read-only and k-filtered, for anyone holding the link.",
+  Digests: "Weekly and monthly digests of a site by email and to alert destinations, every figure k-filtered.",
   People:
     "People and sign-in: passkeys, dashboard sessions (cookie + CSRF), roles per site, invitations and the audit log (admins).",
   Collector: "The tracker script and the beacons it sends: no key, taken only from the site's own pages.",

@@ -1,6 +1,6 @@
 /** Path and query parameter schemas shared by the routes, and how a request's query is read for them. */
 import { z } from "zod";
-import { deploymentId, goalId, keyId, siteId, alertRuleId } from "../lib/ids";
+import { deploymentId, digestId, goalId, keyId, siteId, alertRuleId } from "../lib/ids";
 import { HttpProblem } from "../lib/problem";
 
 export const siteParams = z.strictObject({ id: siteId.meta({ param: { description: "Site id" } }) });
@@ -19,6 +19,11 @@ export const listLimit = z.coerce
   .max(500)
   .default(100)
   .meta({ param: { description: "Page size (1–500, default 100)." } });
+
+export const siteDigestParams = z.strictObject({
+  id: siteId.meta({ param: { description: "Site id" } }),
+  digestId: digestId.meta({ param: { description: "Digest id" } }),
+});
 
 export const alertParams = z.strictObject({ id: alertRuleId.meta({ param: { description: "Alert rule id" } }) });
 

@@ -27,6 +27,7 @@ import {
 import { deleteSiteRollupsStatements, rebuildSiteRollups } from "../reports/rollup";
 import { changeSiteZone } from "../reports/zone-change";
 import { ruleDeletes } from "./alert-rules";
+import { siteDigestDeletes } from "./digests/store";
 import { now } from "../lib/clock";
 
 export type SiteRow = typeof sites.$inferSelect;
@@ -157,7 +158,10 @@ export async function deleteSite(db: Database, id: string): Promise<void> {
     const { sql: text, params } = query.toSQL();
     return { sql: text, args: params as InValue[] };
   });
-  await db.$client.batch([...deleteSiteRollupsStatements(id), ...ruleDeletes("site_id = ?", [id]), ...deletes], "write");
+  await db.$client.batch(
+    [...deleteSiteRollupsStatements(id), ...ruleDeletes("site_id = ?", [id]), siteDigestDeletes(id), ...deletes],
+    "write",
+  );
 }
 
 export interface SiteVerification {

@@ -6,7 +6,10 @@
 import { z } from "zod";
 import { randomToken } from "./crypto";
 
-export type IdPrefix = "site" | "goal" | "key" | "dep" | "alr" | "dst" | "msg" | "acct" | "ses" | "inv" | "aud" | "chl" | "shr";
+export type IdPrefix =
+  "site" | "goal" | "key" | "dep" | "alr" | "dst" | "msg" | "acct" | "ses" | "inv" | "aud" | "chl" | "shr" | DigestIdPrefix;
+/** Digests (domain/digests) and the mail outbox (domain/mail.ts). */
+type DigestIdPrefix = "dgs" | "mail";
 
 /** Generated ids carry 12 random bytes (16 characters); up to 40 are accepted. */
 const idPattern = (prefix: IdPrefix) => new RegExp(`^${prefix}_[A-Za-z0-9_-]{1,40}$`);
@@ -20,6 +23,7 @@ export const ACCOUNT_ID = idPattern("acct");
 export const SESSION_ID = idPattern("ses");
 export const INVITATION_ID = idPattern("inv");
 export const SHARE_ID = idPattern("shr");
+export const DIGEST_ID = idPattern("dgs");
 
 export const siteId = z.string().regex(SITE_ID, "must be a site id (site_…)");
 export const goalId = z.string().regex(GOAL_ID, "must be a goal id (goal_…)");
@@ -30,6 +34,7 @@ export const accountId = z.string().regex(ACCOUNT_ID, "must be an account id (ac
 export const sessionId = z.string().regex(SESSION_ID, "must be a session id (ses_…)");
 export const invitationId = z.string().regex(INVITATION_ID, "must be an invitation id (inv_…)");
 export const shareId = z.string().regex(SHARE_ID, "must be a share link id (shr_…)");
+export const digestId = z.string().regex(DIGEST_ID, "must be a digest id (dgs_…)");
 
 export const isSiteId = (value: string): boolean => SITE_ID.test(value);
 

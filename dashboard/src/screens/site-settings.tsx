@@ -3,6 +3,7 @@
  * /api/v1/sites/{id}/props), each removable after a confirmation, and the props the collector
  * dropped over the last 7 days per reason, each reason said in one line, so that a name missing
  * from the list shows up as `not_allowed` drops. Keys without write:goals see the list read-only.
+ * Below: the site's digests (site-digests.tsx).
  */
 import { useState } from "preact/hooks";
 import { api, ApiProblem, unwrap } from "../api/client";
@@ -12,6 +13,7 @@ import { ConfirmButton } from "../ui/confirm";
 import { Field, FormProblem, useApiForm, valueOf } from "../ui/field";
 import { Failure, Loaded } from "../ui/states";
 import { ShareLinks } from "./share-links";
+import { SiteDigests } from "./site-digests";
 
 const readProps = (site: string) => unwrap(api.GET("/api/v1/sites/{id}/props", { params: { path: { id: site } } }));
 type SiteProps = Awaited<ReturnType<typeof readProps>>;
@@ -43,6 +45,7 @@ export function SiteSettingsScreen({ site }: { site: string }) {
         </Loaded>
       </section>
       <ShareLinks site={site} />
+      <SiteDigests site={site} />
     </>
   );
 }

@@ -7,6 +7,7 @@ import { peopleRoutes } from "./people";
 import { arrivalRoutes } from "./arrivals";
 import { breakdownRoutes } from "./breakdown";
 import { deploymentRoutes } from "./deployments";
+import { digestRoutes } from "./digests";
 import { eventRoutes } from "./events";
 import { goalRoutes } from "./goals";
 import { keyRoutes } from "./keys";
@@ -38,6 +39,7 @@ export const apiRoutes: Route[] = [
   ...liveRoutes,
   ...deploymentRoutes,
   ...alertRoutes,
+  ...digestRoutes,
   ...authRoutes,
   ...peopleRoutes,
   ...oidcRoutes,

@@ -25,6 +25,7 @@ import { accountId, invitationId, siteId } from "../../lib/ids";
 import { EVERY_SITE } from "../../lib/keys";
 import { HttpProblem } from "../../lib/problem";
 import { requireSite } from "../../domain/sites";
+import { queueInvitationMail } from "../../domain/invitation-mail";
 import { route } from "../registry";
 
 type Database = Parameters<typeof listPeople>[0];
@@ -129,7 +130,7 @@ export const peopleRoutes = [
       403: { description: "The caller does not manage that site, or grants every site without being an admin of all sites." },
       404: { description: "No such site." },
     },
-    async handle({ db, caller, body, baseUrl, reply }) {
+    async handle({ db, env, caller, body, baseUrl, reply }) {
       requireManages(caller, body.site);
       await requireSiteOrAll(db, body.site);
       const made = await createInvitation(db, {
@@ -147,7 +148,20 @@ export const peopleRoutes = [
         detail: { site: body.site, role: body.role },
       });
       const row = (await findInvitation(db, made.id))!;
-      return reply(201, { ...toInvitation(row), link: invitationLink(baseUrl, made.token) });
+      const link = invitationLink(baseUrl, made.token);
+      // By email too when mail is configured (part D: domain/invitation-mail.ts); else the link alone.
+      if (body.email !== undefined) {
+        const siteName = body.site === EVERY_SITE ? null : (await requireSite(db, body.site, "site")).name;
+        await queueInvitationMail(db, env, {
+          email: body.email,
+          link,
+          role: body.role,
+          siteName,
+          expiresAt: made.expiresAt,
+          invitedBy: caller.principal.name,
+        });
+      }
+      return reply(201, { ...toInvitation(row), link });
     },
   }),
   route({

@@ -17,3 +17,4 @@ export * from "./people";
 export * from "./audit";
 export * from "./oidc";
 export * from "./shares";
+export * from "./mail";
