@@ -9,8 +9,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
 import { launchChromium } from "../helpers/browser";
-import type { Page } from "playwright-core";
-import { openDashboardPage } from "../helpers/dashboard-page";
+import { openDashboardPage, signIn } from "../helpers/dashboard-page";
 
 let f: ApiFixture;
 let browser: Browser;
@@ -29,14 +28,6 @@ beforeAll(async () => {
   expect(rule.status, rule.text).toBe(201);
   browser = await launchChromium();
 }, 120_000);
-
-/** Signs in with an API key (the sign-in screen also offers a passkey since part A). */
-async function signIn(page: Page, baseUrl: string, key: string): Promise<void> {
-  await page.goto(`${baseUrl}/dashboard/`);
-  await page.getByLabel("API key").fill(key);
-  await page.getByRole("button", { name: /^Sign in with the key$|^Sign in$/ }).click();
-  await page.getByRole("button", { name: "Sign out" }).waitFor();
-}
 
 afterAll(async () => {
   await browser?.close();

@@ -91,7 +91,7 @@ describe("a shared link in the browser", () => {
     // With the admin key, as an operator does (the sign-in screen also offers a passkey).
     await admin.goto(`${f.stack.url}/dashboard/`);
     await admin.getByLabel("API key").fill(f.stack.adminKey!);
-    await admin.getByRole("button", { name: "Sign in with the key" }).click();
+    await admin.getByRole("button", { name: "Sign in", exact: true }).click();
     await admin.getByRole("button", { name: "Sign out" }).waitFor();
     await admin.goto(`${f.stack.url}/dashboard/s/${siteId}/settings`);
     await admin.getByRole("heading", { name: "Share links" }).waitFor();
@@ -106,6 +106,11 @@ describe("a shared link in the browser", () => {
     await admin.context().close();
 
     const page = await stranger();
+    // Every call the link's screens make is one a link may make: none is refused.
+    const refused: string[] = [];
+    page.on("response", (r) => {
+      if (r.status() >= 400) refused.push(`${r.status()} ${new URL(r.url()).pathname}`);
+    });
     const response = await page.goto(url);
     expect(response?.status()).toBe(200);
     await seesOverview(page);
@@ -128,6 +133,7 @@ describe("a shared link in the browser", () => {
         .getByRole("button", { name: /delete|rename|edit|create|add|save/i })
         .count(),
     ).toBe(0);
+    expect(refused).toEqual([]);
     // Nothing is kept in the browser: the token is in the URL only.
     expect(await page.evaluate(() => [localStorage.length, sessionStorage.length, document.cookie])).toEqual([0, 0, ""]);
     await page.context().close();

@@ -7,15 +7,18 @@ import { api, unwrap } from "../../api/client";
 import { useLoad } from "../../state/load";
 import { BASE } from "../../state/location";
 import { hasScope } from "../../state/session";
+import { shareToken } from "../../state/share";
 import { Empty } from "../../ui/states";
 import { formatTime } from "../../ui/time";
 import type { Arrivals } from "./first-day";
 
 /** false: no beacon has ever arrived; true: one has; null: not known (loading, refused, no read:sites). */
 export function useVerified(site: string): boolean | null {
-  const canRead = hasScope("read:sites");
+  // A shared link reads reports only: the site's verification is not among them (worker/api/share-auth.ts).
+  const canRead = hasScope("read:sites") && !shareToken;
   const load = useLoad(
-    () => (canRead ? unwrap(api.GET("/api/v1/sites/{id}/verification", { params: { path: { id: site } } })) : Promise.resolve(null)),
+    () =>
+      canRead ? unwrap(api.GET("/api/v1/sites/{id}/verification", { params: { path: { id: site } } })) : Promise.resolve(null),
     [site, canRead],
   );
   return load.status === "ready" && load.data ? load.data.verified : null;
@@ -29,8 +32,20 @@ export function NoDataYet({ site, arrivals }: { site: string; arrivals: Arrivals
         <strong>No data yet:</strong> no pageview has arrived from this site.
       </p>
       <p>
-        <a href={wizard}>Install the snippet and check that it works</a>. Figures appear here about 25 seconds after each hour with
-        visits closes{arrivals && <>: the next hour closes at {formatTime(arrivals.next_figures.hour, arrivals.timezone)} ({arrivals.timezone})</>}.
+        {shareToken ? (
+          "Figures appear here"
+        ) : (
+          <>
+            <a href={wizard}>Install the snippet and check that it works</a>. Figures appear here
+          </>
+        )}{" "}
+        about 25 seconds after each hour with visits closes
+        {arrivals && (
+          <>
+            : the next hour closes at {formatTime(arrivals.next_figures.hour, arrivals.timezone)} ({arrivals.timezone})
+          </>
+        )}
+        .
       </p>
     </Empty>
   );

@@ -12,6 +12,7 @@ import { query } from "../../state/location";
 import { compareMode } from "../../state/compare";
 import { isHourly, period, PERIODS } from "../../state/period";
 import { siteCreatedAt } from "../../state/sites";
+import { shareToken } from "../../state/share";
 import { MetricCards, Windows, windowsBeforeSite, type Overview } from "./cards";
 import { NoDataYet, useVerified } from "./empty";
 import { FirstDayPanel, useArrivals } from "./first-day";
@@ -83,7 +84,14 @@ export function OverviewScreen({ site }: { site: string }) {
     [site, chosen, comparedFilters.filter?.join("&")],
   );
   const series = useTimeseries(site, current, compareMode.value);
-  const markers = useLoad(() => unwrap(api.GET("/api/v1/deployments", { params: { query: { site, limit: 100 } } })), [site]);
+  // A shared link reads reports only, not the site's deployment markers (worker/api/share-auth.ts).
+  const markers = useLoad(
+    () =>
+      shareToken
+        ? Promise.resolve({ deployments: NO_DEPLOYMENTS })
+        : unwrap(api.GET("/api/v1/deployments", { params: { query: { site, limit: 100 } } })),
+    [site],
+  );
   const goalNames = useGoalNames(site);
   const verified = useVerified(site);
   const arrivals = useArrivals(site);
@@ -123,7 +131,8 @@ export function OverviewScreen({ site }: { site: string }) {
           <section aria-labelledby="overview-trend">
             <h2 id="overview-trend">Trend: {periodLabel}</h2>
             <p class="hint">
-              The period above sets the engagement figures, the chart and its table; the comparison uses the deployment's own hours.
+              The period above sets the engagement figures, the chart and its table; the comparison uses the deployment's own
+              hours.
             </p>
             <CompareToggle hourly={isHourly(current)} />
             <Engagement site={site} period={current} compare={compareMode.value} />
