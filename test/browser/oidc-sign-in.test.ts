@@ -77,7 +77,10 @@ describe("OIDC sign-in in the dashboard", () => {
     expect(await button.getAttribute("href")).toBe("/api/v1/auth/oidc/start");
 
     // The invitation page's button: the same start, with the invitation.
-    await page.goto(`${wren}/api/v1/auth/oidc/start?invitation=${token}`);
+    await page.goto(`${wren}/dashboard/invite#${token}`);
+    const join = page.getByRole("link", { name: "Sign in with Acme SSO" });
+    expect(await join.getAttribute("href")).toBe(`/api/v1/auth/oidc/start?invitation=${token}`);
+    await join.click();
     await page.waitForURL(`${wren}/dashboard/`);
     const cookie = (await context.cookies(wren)).find((c) => c.name === "wren_session");
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/" });

@@ -1,12 +1,14 @@
 /**
  * The invitation page, /dashboard/invite#TOKEN: the token stays in the fragment (never sent to
- * a server, never in a Referer). The person gives a name and makes a passkey; the account gets
- * the invitation's role and is signed in.
+ * a server, never in a Referer). The person gives a name and makes a passkey, or signs in with the
+ * operator's identity provider when one is configured (the token then goes to Wren's own OIDC
+ * start); the account gets the invitation's role and is signed in.
  */
 import { startRegistration } from "@simplewebauthn/browser";
 import { useState } from "preact/hooks";
 import { api, ApiProblem, unwrap } from "../api/client";
 import { usePersonSession } from "../state/session";
+import { OidcSignInButton } from "./oidc-sign-in";
 
 export function InviteScreen() {
   const [token] = useState(() => location.hash.slice(1));
@@ -71,6 +73,7 @@ export function InviteScreen() {
           <p class="hint">Your browser or device keeps the passkey; Wren stores only its public key. No password.</p>
         </form>
       )}
+      {token && <OidcSignInButton invitation={token} />}
     </main>
   );
 }
