@@ -261,10 +261,8 @@ describe("a weekly digest", () => {
     const hook = await waitFor("the digest at the webhook", () =>
       received.find((r) => r.headers["webhook-id"]?.includes(made.body.id)),
     );
-    // The signature over the body as received (signed at the service's moved clock, so checked
-    // by signing again at the stated timestamp rather than against this machine's clock).
-    const stamp = new Date(Number(hook.headers["webhook-timestamp"]) * 1000);
-    expect(hook.headers["webhook-signature"]).toBe(new Webhook(secret).sign(hook.headers["webhook-id"]!, stamp, hook.body));
+    // Signed at the real clock whatever the service's clock says: the receiver's own check passes.
+    expect(() => new Webhook(secret).verify(hook.body, hook.headers as Record<string, string>)).not.toThrow();
     const failing = await waitFor("failed mail attempts", async () => {
       const rs = await f.database().execute("SELECT attempts, last_error, sent_at FROM mail_outbox");
       return rs.rows.length === 2 && rs.rows.every((r) => Number(r.attempts) >= 2 && r.sent_at === null) && rs.rows;

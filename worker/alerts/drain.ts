@@ -41,7 +41,8 @@ export async function drainOutbox(client: Client, options: DrainOptions): Promis
       const result = await sendOnce(row, {
         secret: await destinationSecret(options.serverSecret, row.destinationId),
         allow: options.allow,
-        now: options.now(),
+        // The signature's timestamp is the sender's real clock (lib/clock.ts): the receiver checks it against its own.
+        now: Date.now(),
         fetch: options.fetch,
       });
       await recordAttempt(client, row, options.holder, result, options.now(), options.retryBaseMs);
