@@ -4,7 +4,8 @@
  * and a valid RP ID): the first admin opens the onboarding invitation link, makes a passkey,
  * signs out and back in with it, and invites a viewer; the viewer (another browser context with
  * its own authenticator) joins, reads the site's goals and reports but sees no People, Keys or
- * goal editing; the admin removes the viewer, whose next request is 401.
+ * goal editing, and, once an editor of a second site, the goal form there and still not on the
+ * first; the admin removes the viewer, whose next request is 401.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -19,6 +20,7 @@ let f: ApiFixture;
 let browser: Browser;
 let origin = "";
 let siteId = "";
+let otherSiteId = "";
 
 beforeAll(async () => {
   const port = await freePort();
@@ -26,6 +28,7 @@ beforeAll(async () => {
   f = await apiFixture({ PORT: String(port), WREN_PUBLIC_URL: origin, WREN_RATE_LIMIT: "100000/60" });
   siteId = (await f.makeSite("people.wren.test", "People shop")).id;
   await f.makeGoal(siteId, { kind: "event", match: "signup", name: "Signups" });
+  otherSiteId = (await f.makeSite("other.wren.test", "Other shop")).id;
   browser = await launchChromium(["--host-resolver-rules=MAP localhost 127.0.0.1"]);
 }, 120_000);
 
@@ -91,7 +94,18 @@ describe("people in the dashboard", () => {
       expect(await viewer.page.getByRole("link", { name: hidden, exact: true }).count(), hidden).toBe(0);
     await viewer.page.goto(`${origin}/dashboard/s/${siteId}/goals`);
     await viewer.page.getByText("Signups").first().waitFor();
-    expect(await viewer.page.getByRole("button", { name: "New goal" }).count()).toBe(0);
+    expect(await viewer.page.getByRole("form", { name: "New goal" }).count()).toBe(0);
+
+    // An editor of a second site: its goals screen offers the form, the first site's still not.
+    const people = (await f.admin("GET", "/api/v1/people")).body as { people: { id: string; name: string }[] };
+    const vic = people.people.find((p) => p.name === "Vic")!;
+    expect((await f.admin("PATCH", `/api/v1/people/${vic.id}`, { site: otherSiteId, role: "editor" })).status).toBe(200);
+    await viewer.page.goto(`${origin}/dashboard/`);
+    await viewer.page.goto(`${origin}/dashboard/s/${otherSiteId}/goals`);
+    await viewer.page.getByRole("form", { name: "New goal" }).waitFor();
+    await viewer.page.goto(`${origin}/dashboard/s/${siteId}/goals`);
+    await viewer.page.getByText("Signups").first().waitFor();
+    expect(await viewer.page.getByRole("form", { name: "New goal" }).count()).toBe(0);
 
     await admin.page.reload();
     await admin.page.getByRole("button", { name: "Remove Vic" }).click();

@@ -8,7 +8,9 @@
  */
 import { computed, signal } from "@preact/signals";
 import { startAuthentication } from "@simplewebauthn/browser";
+import { grantsHold } from "../../../worker/lib/roles";
 import { api, setApiKey, setCsrfToken, unwrap, type ApiKey, type Schemas, type Scope } from "../api/client";
+import { path } from "./location";
 
 const STORAGE = "wren.apiKey";
 /**
@@ -29,10 +31,21 @@ export const person = signal<Schemas["PersonSession"] | null>(null);
 /** Admins of all sites, and admins of one site (for that site's people), manage people. */
 export const managesPeople = computed(() => isAdmin.value || (person.value?.grants.some((g) => g.role === "admin") ?? false));
 
-/** Admin keys hold every scope. */
+/** The site the screen shows (`/s/ID/…`), whose grants decide a person's controls; null elsewhere. */
+const shownSite = computed(() => /^\/s\/([^/]+)/.exec(path.value)?.[1] ?? null);
+
+/**
+ * Admin keys hold every scope. A person holds a scope on the shown site only through a grant of
+ * that site or of every site (lib/roles.ts, as the API checks it); off a site's screens, through
+ * any grant. A key's scopes hold on every site it lists.
+ */
 export function hasScope(scope: Scope): boolean {
   const key = currentKey.value;
-  return key !== null && (key.scopes.includes("admin") || key.scopes.includes(scope));
+  if (key === null) return false;
+  const grants = person.value?.grants;
+  const site = shownSite.value;
+  if (grants && site) return grantsHold(grants, scope, site);
+  return key.scopes.includes("admin") || key.scopes.includes(scope);
 }
 
 /** Checks a key with the API and keeps it for this tab; throws the API's problem when it is refused. */
