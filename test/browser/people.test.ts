@@ -2,7 +2,8 @@
  * People in real Chromium (Debian's) with its virtual authenticator (CDP WebAuthn, a resident
  * key with user verification), against the real stack on http://localhost (a secure context,
  * and a valid RP ID): the first admin opens the onboarding invitation link, makes a passkey,
- * signs out and back in with it, and invites a viewer; the viewer (another browser context with
+ * signs out and back in with it, adds a second device's passkey and signs in with that one alone,
+ * and invites a viewer; the viewer (another browser context with
  * its own authenticator) joins, reads the site's goals and reports but sees no People, Keys or
  * goal editing, and, once an editor of a second site, the goal form there and still not on the
  * first; the admin removes the viewer, whose next request is 401.
@@ -38,21 +39,28 @@ afterAll(async () => {
 });
 
 /** A fresh context whose page has its own virtual platform authenticator. */
-async function personWithPasskeys(): Promise<{ page: Page; errors: string[] }> {
+async function personWithPasskeys(): Promise<{ page: Page; errors: string[]; newDevice: () => Promise<void> }> {
   const { page, context, errors } = await openDashboardPage(browser);
   const cdp = await context.newCDPSession(page);
   await cdp.send("WebAuthn.enable");
-  await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: {
-      protocol: "ctap2",
-      transport: "internal",
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
-  return { page, errors };
+  const device = () =>
+    cdp.send("WebAuthn.addVirtualAuthenticator", {
+      options: {
+        protocol: "ctap2",
+        transport: "internal",
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
+    });
+  let current = (await device()).authenticatorId;
+  /** Swaps the authenticator for a new one without passkeys (another device). */
+  const newDevice = async () => {
+    await cdp.send("WebAuthn.removeVirtualAuthenticator", { authenticatorId: current });
+    current = (await device()).authenticatorId;
+  };
+  return { page, errors, newDevice };
 }
 
 async function joinWith(page: Page, link: string, name: string): Promise<void> {
@@ -73,6 +81,16 @@ describe("people in the dashboard", () => {
     await expect.poll(() => admin.page.getByRole("link", { name: "Ada", exact: true }).isVisible()).toBe(true);
 
     await admin.page.getByRole("button", { name: "Sign out" }).click();
+    await admin.page.getByRole("button", { name: "Sign in with a passkey" }).click();
+
+    // A second device: its passkey is added on "Your sessions", and alone signs Ada in again.
+    await admin.page.getByRole("button", { name: "Sign out" }).waitFor();
+    await admin.newDevice();
+    await admin.page.getByRole("link", { name: "Ada", exact: true }).click();
+    await admin.page.getByLabel(/^Name \(optional/).fill("backup key");
+    await admin.page.getByRole("button", { name: "Add a passkey" }).click();
+    await admin.page.getByText("Passkey added: it signs you in from now on.").waitFor();
+    await admin.page.getByRole("navigation", { name: "Account" }).getByRole("button", { name: "Sign out" }).click();
     await admin.page.getByRole("button", { name: "Sign in with a passkey" }).click();
     await admin.page.getByRole("link", { name: "People", exact: true }).click();
     await admin.page.getByRole("heading", { name: "People", exact: true }).waitFor();

@@ -1,7 +1,8 @@
-/** "Your sessions": where you are signed in (a coarse browser label and times), ending any of them, and signing out. */
+/** "Your sessions": where you are signed in (a coarse browser label and times), ending any of them, signing out, and adding a passkey. */
 import { useState } from "preact/hooks";
 import { api, unwrap, type Schemas } from "../api/client";
 import { signOut } from "../state/session";
+import { AddPasskey } from "./add-passkey";
 
 type Row = Schemas["AccountSession"];
 
@@ -49,6 +50,7 @@ export function AccountScreen() {
           </li>
         ))}
       </ul>
+      <AddPasskey />
     </section>
   );
 }
