@@ -16,7 +16,10 @@ import { sendOnce } from "./send";
 
 export interface DrainOptions {
   holder: string;
+  /** The service's clock: which rows are due, when attempts are recorded. */
   now: () => number;
+  /** The signatures' timestamp (default `now`): the worker passes the real clock, which the receiver checks against its own (lib/clock.ts). */
+  signedAt?: () => number;
   serverSecret: string;
   allow: WebhookAllow;
   retryBaseMs: number;
@@ -41,8 +44,7 @@ export async function drainOutbox(client: Client, options: DrainOptions): Promis
       const result = await sendOnce(row, {
         secret: await destinationSecret(options.serverSecret, row.destinationId),
         allow: options.allow,
-        // The signature's timestamp is the sender's real clock (lib/clock.ts): the receiver checks it against its own.
-        now: Date.now(),
+        now: (options.signedAt ?? options.now)(),
         fetch: options.fetch,
       });
       await recordAttempt(client, row, options.holder, result, options.now(), options.retryBaseMs);

@@ -84,6 +84,7 @@ export class AlertScheduler extends DurableObject<AlertsEnv> {
       await drainOutbox(client, {
         holder,
         now,
+        signedAt: () => Date.now(),
         serverSecret: this.env.WREN_SECRET,
         allow: parseWebhookAllow(this.env.WREN_WEBHOOK_ALLOW),
         retryBaseMs: retryBaseMs(this.env.WREN_WEBHOOK_RETRY_SECONDS),
