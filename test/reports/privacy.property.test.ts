@@ -70,6 +70,10 @@
  *  SH    e2e/privacy-share.test.ts: a shared dashboard link (issue 40) reads every screen, period
  *     and filter of the share page: byte-identical to a read:reports key's answers, no hidden
  *     label; every other read refuses the link, so it learns nothing the key would not.
+ *  DG    e2e/digests.test.ts, domain/digests.test.ts: a weekly digest (issue 40) by mail and
+ *     webhook carries the API's own qualified figures for the same whole days, small groups
+ *     (a page and a source of 2 visitors) appear in no text, HTML or JSON, a hidden row has no
+ *     label, earlier figure or delta; with hidden rows' labels kept, the label is printed.
  */
 import type { Client } from "@libsql/client";
 import fc from "fast-check";
