@@ -1,7 +1,7 @@
 /**
  * People in real Chromium (Debian's) with its virtual authenticator (CDP WebAuthn, a resident
- * key with user verification), against the real stack on http://localhost (a secure context,
- * and a valid RP ID): the first admin opens the onboarding invitation link, makes a passkey,
+ * key with user verification), against the real stack on its loopback defaults, which people
+ * reach at http://localhost (a secure context, and a valid RP ID, where 127.0.0.1 is none): the first admin opens the onboarding invitation link, makes a passkey,
  * signs out and back in with it, adds a second device's passkey and signs in with that one alone,
  * and invites a viewer; the viewer (another browser context with
  * its own authenticator) joins, reads the site's goals and reports but sees no People, Keys or
@@ -26,7 +26,8 @@ let otherSiteId = "";
 beforeAll(async () => {
   const port = await freePort();
   origin = `http://localhost:${port}`;
-  f = await apiFixture({ PORT: String(port), WREN_PUBLIC_URL: origin, WREN_RATE_LIMIT: "100000/60" });
+  // No WREN_PUBLIC_URL: the loopback defaults, whose invitation links say localhost (an IP address is no RP ID).
+  f = await apiFixture({ PORT: String(port), WREN_RATE_LIMIT: "100000/60" });
   siteId = (await f.makeSite("people.wren.test", "People shop")).id;
   await f.makeGoal(siteId, { kind: "event", match: "signup", name: "Signups" });
   otherSiteId = (await f.makeSite("other.wren.test", "Other shop")).id;

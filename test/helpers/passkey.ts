@@ -7,6 +7,7 @@
  */
 import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from "node:crypto";
 import type { Answer, Call } from "./http";
+import { peopleUrl } from "../../worker/lib/public-url";
 
 const b64url = (bytes: Uint8Array | Buffer) => Buffer.from(bytes).toString("base64url");
 const sha256 = (data: Uint8Array | string) => createHash("sha256").update(data).digest();
@@ -131,7 +132,8 @@ export interface Browser {
   keep(answer: Answer): void;
 }
 
-export function browser(baseUrl: string, origin = baseUrl): Browser {
+/** A browser at the dashboard: its origin is where people sign in (a loopback address spelled localhost: lib/public-url.ts peopleUrl). */
+export function browser(baseUrl: string, origin = peopleUrl(baseUrl)): Browser {
   const self: Browser = {
     cookie: undefined,
     csrf: undefined,

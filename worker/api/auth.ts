@@ -22,7 +22,7 @@ import {
 import type { Database } from "../lib/db";
 import { KEY_PREFIX, type Scope } from "../lib/keys";
 import { HttpProblem } from "../lib/problem";
-import { publicUrl } from "../lib/public-url";
+import { peopleUrl, publicUrl } from "../lib/public-url";
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -51,10 +51,13 @@ export function publicOrigin(env: { WREN_PUBLIC_URL?: string | null }): string {
   return new URL(publicUrl(env)).origin;
 }
 
-/** Refuses a state-changing request whose Origin is absent or not the dashboard's own. */
+/**
+ * Refuses a state-changing request whose Origin is absent or not the dashboard's own: the public
+ * URL's origin, or the one people sign in at when that spells a loopback address `localhost`.
+ */
 export function requireSameOrigin(request: Request, env: { WREN_PUBLIC_URL?: string | null }): void {
   const origin = request.headers.get("origin");
-  if (origin !== publicOrigin(env)) {
+  if (origin !== publicOrigin(env) && origin !== new URL(peopleUrl(publicUrl(env))).origin) {
     throw new HttpProblem(403, "A signed-in write must come from the dashboard's own origin.", { field: "origin" });
   }
 }

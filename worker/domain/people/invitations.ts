@@ -14,6 +14,7 @@ import { randomToken, sha256Hex } from "../../lib/crypto";
 import type { Database } from "../../lib/db";
 import { newId } from "../../lib/ids";
 import { HttpProblem } from "../../lib/problem";
+import { peopleUrl } from "../../lib/public-url";
 import { accountGrants, accounts, invitations, type Role } from "../../lib/schema";
 
 export const DEFAULT_INVITATION_DAYS = 7;
@@ -28,8 +29,9 @@ export interface NewInvitation {
   expiresAt: number;
 }
 
+/** The invitation's link, at the URL people sign in at (lib/public-url.ts peopleUrl: passkeys need a host name). */
 export function invitationLink(publicUrl: string, token: string): string {
-  return `${publicUrl.replace(/\/+$/, "")}/dashboard/invite#${token}`;
+  return `${peopleUrl(publicUrl)}/dashboard/invite#${token}`;
 }
 
 export async function createInvitation(

@@ -23,7 +23,7 @@ import { now } from "../../lib/clock";
 import type { Database } from "../../lib/db";
 import { newId } from "../../lib/ids";
 import { HttpProblem } from "../../lib/problem";
-import { publicUrl } from "../../lib/public-url";
+import { peopleUrl, publicUrl } from "../../lib/public-url";
 import { accounts, passkeys, webauthnChallenges } from "../../lib/schema";
 import { recordAuditStatement, type AuditEntry } from "../audit";
 
@@ -36,7 +36,7 @@ export interface RelyingParty {
 }
 
 export function relyingParty(env: { WREN_PUBLIC_URL?: string | null }): RelyingParty {
-  const url = new URL(publicUrl(env));
+  const url = new URL(peopleUrl(publicUrl(env)));
   return { id: url.hostname, origin: url.origin, name: "Wren" };
 }
 
