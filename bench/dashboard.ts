@@ -43,19 +43,34 @@ export async function run(): Promise<void> {
   const entry = Object.keys(metafile.outputs).find((path) => path.endsWith("/app.js"))!;
   const shell = closure(metafile, entry);
   const loads: [string, number][] = [["shell (sign-in, sites)", weigh(shell)]];
-  for (const imported of metafile.outputs[entry]!.imports) {
-    if (imported.kind !== "dynamic-import") continue;
-    const screen = /([a-z-]+)-[A-Z0-9]+\.js$/.exec(imported.path)?.[1] ?? imported.path;
-    loads.push([screen, weigh(new Set([...shell, ...closure(metafile, imported.path)]))]);
+  // Every chunk the shell loads when asked (a screen, or the shared dashboard's own shell), from
+  // whichever of the shell's files asks for it: esbuild may move the asking code to a shared chunk.
+  const lazy = new Set(
+    [...shell].flatMap((file) => metafile.outputs[file]!.imports.filter((i) => i.kind === "dynamic-import").map((i) => i.path)),
+  );
+  for (const chunk of lazy) {
+    const name = /([a-z-]+)-[A-Z0-9]+\.js$/.exec(chunk)?.[1] ?? chunk;
+    const label = name === "app" ? "shared link's shell" : name === "esm" ? "passkey ceremony (on the click)" : name;
+    loads.push([label, weigh(new Set([...shell, ...closure(metafile, chunk)]))]);
   }
   console.log("first load, JavaScript (gzip):");
   for (const [name, bytes] of loads) console.log(`  ${name.padEnd(24)} ${kb(bytes).padStart(9)}`);
   const [heaviest, most] = loads.reduce((a, b) => (b[1] > a[1] ? b : a));
   const verdict = most <= SCRIPT_BUDGET_GZIP ? "within" : "OVER";
-  console.log(`heaviest first load (${heaviest}) ${kb(most)} of the ${kb(SCRIPT_BUDGET_GZIP)} budget: ${((most / SCRIPT_BUDGET_GZIP) * 100).toFixed(0)} % (${verdict})`);
+  console.log(
+    `heaviest first load (${heaviest}) ${kb(most)} of the ${kb(SCRIPT_BUDGET_GZIP)} budget: ${((most / SCRIPT_BUDGET_GZIP) * 100).toFixed(0)} % (${verdict})`,
+  );
   const all = [...gzipOf.values()].reduce((a, b) => a + b, 0);
   console.log(`every screen loaded: ${kb(all)} gzip in ${gzipOf.size} files`);
-  const css = (await build({ ...dashboardScript, entryPoints: [`${ROOT}/dashboard/src/style.css`], splitting: false, outdir: undefined, write: false })).outputFiles[0]!;
+  const css = (
+    await build({
+      ...dashboardScript,
+      entryPoints: [`${ROOT}/dashboard/src/style.css`],
+      splitting: false,
+      outdir: undefined,
+      write: false,
+    })
+  ).outputFiles[0]!;
   console.log(`style.css ${kb(css.contents.length)} raw, ${kb(gzipSync(css.contents, { level: 9 }).length)} gzip`);
 
   const byPackage = new Map<string, number>();

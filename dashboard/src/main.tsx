@@ -4,7 +4,10 @@ import { App } from "./app";
 import { followLink } from "./state/location";
 import { resume } from "./state/session";
 import { shareToken } from "./state/share";
-import { ShareApp } from "./share/app";
+import { lazyScreen } from "./ui/lazy";
+
+/** The shared dashboard's shell: loaded only on a shared link. */
+const ShareApp = lazyScreen(() => import("./share/app").then((m) => m.ShareApp), "the shared dashboard");
 
 const root = document.getElementById("app")!;
 document.addEventListener("click", followLink);

@@ -3,7 +3,6 @@
  * as joining (POST /api/v1/auth/passkey/register/options, then …/register), without an
  * invitation, so the session cookie says whose passkey it is.
  */
-import { startRegistration } from "@simplewebauthn/browser";
 import { useState } from "preact/hooks";
 import { api, unwrap } from "../api/client";
 
@@ -19,6 +18,7 @@ export function AddPasskey() {
     setState({ busy: true, done: null, problem: null });
     try {
       const options = await unwrap(api.POST("/api/v1/auth/passkey/register/options", { body: {} }));
+      const { startRegistration } = await import("@simplewebauthn/browser"); // loaded when used: the dashboard's budget
       const response = await startRegistration({ optionsJSON: options.options as never });
       await unwrap(
         api.POST("/api/v1/auth/passkey/register", {

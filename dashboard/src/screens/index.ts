@@ -18,6 +18,11 @@ const SiteSettingsScreen = lazyScreen(() => import("./site-settings").then((m) =
 const AlertsScreen = lazyScreen(() => import("./alerts").then((m) => m.AlertsScreen));
 export const KeysScreen = lazyScreen(() => import("./keys").then((m) => m.KeysScreen));
 export const WizardScreen = lazyScreen(() => import("./wizard").then((m) => m.WizardScreen));
+// People's screens: each its own chunk too, so the shell stays the sign-in and the sites list.
+export const AccountScreen = lazyScreen(() => import("./account").then((m) => m.AccountScreen));
+export const AuditScreen = lazyScreen(() => import("./audit").then((m) => m.AuditScreen));
+export const InviteScreen = lazyScreen(() => import("./invite").then((m) => m.InviteScreen));
+export const PeopleScreen = lazyScreen(() => import("./people").then((m) => m.PeopleScreen));
 
 export interface SiteScreen {
   slug: string;

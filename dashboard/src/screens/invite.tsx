@@ -4,7 +4,6 @@
  * operator's identity provider when one is configured (the token then goes to Wren's own OIDC
  * start); the account gets the invitation's role and is signed in.
  */
-import { startRegistration } from "@simplewebauthn/browser";
 import { useState } from "preact/hooks";
 import { api, ApiProblem, unwrap } from "../api/client";
 import { usePersonSession } from "../state/session";
@@ -23,6 +22,7 @@ export function InviteScreen() {
       const options = await unwrap(
         api.POST("/api/v1/auth/passkey/register/options", { body: { invitation: token, name: name.trim() } }),
       );
+      const { startRegistration } = await import("@simplewebauthn/browser"); // loaded when used: the dashboard's budget
       const response = await startRegistration({ optionsJSON: options.options as never });
       const session = await unwrap(
         api.POST("/api/v1/auth/passkey/register", {

@@ -7,7 +7,6 @@
  * so nothing the previous key read can be shown afterwards.
  */
 import { computed, signal } from "@preact/signals";
-import { startAuthentication } from "@simplewebauthn/browser";
 import { grantsHold } from "../../../worker/lib/roles";
 import { api, setApiKey, setCsrfToken, unwrap, type ApiKey, type Schemas, type Scope } from "../api/client";
 import { path } from "./location";
@@ -71,6 +70,8 @@ export async function usePersonSession(session: Schemas["PersonSession"]): Promi
 /** Signs in with a passkey (usernameless: the browser offers the passkeys it holds for Wren). */
 export async function signInWithPasskey(): Promise<void> {
   const options = await unwrap(api.POST("/api/v1/auth/passkey/sign-in/options"));
+  // Loaded on the click: the sign-in screen is in every first load (the dashboard's 60 KB budget).
+  const { startAuthentication } = await import("@simplewebauthn/browser");
   const response = await startAuthentication({ optionsJSON: options.options as never });
   const session = await unwrap(
     api.POST("/api/v1/auth/passkey/sign-in", { body: { challenge_id: options.challenge_id, response: response as never } }),
