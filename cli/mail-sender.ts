@@ -29,7 +29,15 @@ export interface MailSettings {
   url: string;
   from: string;
   retryBaseMs: number;
+  /**
+   * smtp:// beyond this machine must upgrade with STARTTLS before the password is sent: a server
+   * (or someone between) that does not offer it gets no plain-text credentials. smtps:// is TLS
+   * from the start; a loopback relay needs neither.
+   */
+  requireTls: boolean;
 }
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 const ADDRESS = /^[^\s@<>",;]+@[^\s@<>",;]+$/;
 
@@ -62,7 +70,7 @@ export function mailSettings(env: NodeJS.ProcessEnv): MailSettings | null {
       throw new CliError(`WREN_MAIL_RETRY_SECONDS must be a whole number of seconds from 1 to 3600, got "${retry}"`);
     retryBaseMs = seconds * 1000;
   }
-  return { url: raw, from, retryBaseMs };
+  return { url: raw, from, retryBaseMs, requireTls: url.protocol === "smtp:" && !LOOPBACK_HOSTS.has(url.hostname) };
 }
 
 /** The wait after failed attempt `attempt` (1-based): the base, doubling, at most an hour. */
@@ -114,6 +122,7 @@ export function startMailSender(options: MailSenderOptions): MailSender {
   const client: Client = createClient({ url: options.databaseUrl, authToken: options.databaseToken });
   const transport = nodemailer.createTransport(settings.url, {
     from: settings.from,
+    requireTLS: settings.requireTls,
     connectionTimeout: 10_000,
     greetingTimeout: 10_000,
     socketTimeout: 30_000,

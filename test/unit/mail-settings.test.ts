@@ -16,7 +16,14 @@ describe("mailSettings", () => {
       url: "smtps://u:p@mail.example.com:465",
       from: "Wren <wren@example.com>",
       retryBaseMs: 30_000,
+      requireTls: false,
     });
+    // smtp:// to another machine must upgrade before the password goes; a loopback relay need not.
+    expect(mailSettings({ WREN_SMTP_URL: "smtp://u:p@mail.example.com:587", WREN_MAIL_FROM: "w@example.com" })?.requireTls).toBe(
+      true,
+    );
+    expect(mailSettings({ WREN_SMTP_URL: "smtp://127.0.0.1:25", WREN_MAIL_FROM: "w@example.com" })?.requireTls).toBe(false);
+    expect(mailSettings({ WREN_SMTP_URL: "smtp://localhost:25", WREN_MAIL_FROM: "w@example.com" })?.requireTls).toBe(false);
     expect(
       mailSettings({ WREN_SMTP_URL: "smtp://127.0.0.1:25", WREN_MAIL_FROM: "w@example.com", WREN_MAIL_RETRY_SECONDS: "5" })
         ?.retryBaseMs,
@@ -46,6 +53,7 @@ describe("retries and reasons", () => {
       url: "smtp://wren%40example.com:p%40ss-w0rd@mail.example.com:587",
       from: "w@example.com",
       retryBaseMs: 1000,
+      requireTls: true,
     };
     const error = Object.assign(new Error(`Invalid login for wren@example.com with p@ss-w0rd at ${settings.url}\nmore`), {
       responseCode: 535,
