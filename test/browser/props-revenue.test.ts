@@ -12,8 +12,7 @@
  */
 import { createClient, type Client } from "@libsql/client";
 import { join } from "node:path";
-import AxeBuilder from "@axe-core/playwright";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unitKey } from "../../worker/reports/noise";
 import { lastCompleteDay } from "../../worker/reports/period";
@@ -21,7 +20,14 @@ import { revenueRule, type RevenueCell } from "../../worker/reports/privacy";
 import { unitShare } from "../../worker/reports/privacy/revenue";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
 import { launchChromium } from "../helpers/browser";
-import { openDashboardPage, signIn } from "../helpers/dashboard-page";
+import {
+  drawsAsAnswered as draws,
+  filterChips as chips,
+  openDashboardPage,
+  seriousViolations,
+  signIn,
+  tableRows as rowsOf,
+} from "../helpers/dashboard-page";
 import { noiseKey } from "../reports/helpers";
 
 type Figure = { value: number | null; qualifier: string };
@@ -183,43 +189,6 @@ async function api(path: string) {
   expect(res.status, res.text).toBe(200);
   return res.body;
 }
-
-/** Axe's serious and critical violations on the page as it is now (test/browser/dashboard.test.ts). */
-async function seriousViolations(page: Page): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  return violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
-
-const rowsOf = (page: Page, table: RegExp) =>
-  page
-    .getByRole("table", { name: table })
-    .locator("tbody tr")
-    .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent)));
-
-/** Polls until the page draws what is expected (days publish after the restart). */
-async function draws(drawn: () => Promise<unknown>, expected: () => Promise<unknown>): Promise<void> {
-  await expect
-    .poll(
-      async () => {
-        const [page, want] = await Promise.all([drawn(), expected()]);
-        return JSON.stringify(page) === JSON.stringify(want) ? "same" : JSON.stringify({ page, want });
-      },
-      { timeout: 20_000 },
-    )
-    .toBe("same");
-}
-
-const chips = (page: Page) =>
-  page.locator(".filter-bar .chip").evaluateAll((items) =>
-    items.map((chip) =>
-      [...chip.children]
-        .slice(0, 3)
-        .map((c) => c.textContent)
-        .join(" "),
-    ),
-  );
 
 describe("issue 39 in the dashboard", () => {
   it("Settings: allows and removes a property name, lists them read-only without write:goals, shows the week's drops", async () => {
