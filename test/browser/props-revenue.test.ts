@@ -14,10 +14,7 @@ import { createClient, type Client } from "@libsql/client";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { unitKey } from "../../worker/reports/noise";
 import { lastCompleteDay } from "../../worker/reports/period";
-import { revenueRule, type RevenueCell } from "../../worker/reports/privacy";
-import { unitShare } from "../../worker/reports/privacy/revenue";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
 import { launchChromium } from "../helpers/browser";
 import {
@@ -28,7 +25,7 @@ import {
   signIn,
   tableRows as rowsOf,
 } from "../helpers/dashboard-page";
-import { noiseKey } from "../reports/helpers";
+import { expectedRevenueTotal } from "../reports/helpers";
 
 type Figure = { value: number | null; qualifier: string };
 type Money = Figure & { currency: string };
@@ -153,23 +150,9 @@ afterAll(async () => {
   await f?.close();
 });
 
-/** The revenue rule's figure for these session units, from the database's secrets (test/reports/revenue-api.test.ts). */
-async function expectedTotal(units: readonly (readonly [string, number])[]): Promise<Money> {
-  const key = await noiseKey(db);
-  const keys = units.map(([u]) => unitKey(u, key.secret));
-  const cell: RevenueCell = {
-    units: units.length,
-    conversions: units.length,
-    keySum: keys.reduce((a, b) => a + b, 0),
-    cents: units.reduce((a, [, c]) => a + c, 0),
-    largest: Math.max(...units.map(([, c], i) => c * (1 + unitShare(keys[i]!, key)))),
-    shares: units.reduce((a, [, c], i) => a + c * unitShare(keys[i]!, key), 0),
-  };
-  const value = revenueRule.shown(cell, key, 5);
-  return value === null
-    ? { value: null, qualifier: "suppressed", currency: "EUR" }
-    : { value, qualifier: "estimated", currency: "EUR" };
-}
+/** The revenue rule's figure for these session units, from the database's secrets. */
+const expectedTotal = (units: readonly (readonly [string, number])[]): Promise<Money> =>
+  expectedRevenueTotal(db, units, "EUR", 5);
 
 /** A figure as the dashboard draws it (k = 5). */
 const shown = (figure: Figure) =>
