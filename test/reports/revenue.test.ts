@@ -7,8 +7,6 @@
  */
 import type { Client } from "@libsql/client";
 import { describe, expect, it } from "vitest";
-import type { Filter } from "../../worker/reports/explore/filters";
-import { parseFilter } from "../../worker/reports/explore/filters";
 import { exactRevenue, filteredRule, revenueRule, type RevenueCell } from "../../worker/reports/privacy";
 import { DOMINANCE_SHARE } from "../../worker/reports/privacy/revenue";
 import { runQuery } from "../../worker/reports/query/run";
@@ -16,18 +14,14 @@ import { queryBody } from "../../worker/reports/query/schema";
 import { withBreakdownRevenue, withConversionsRevenue } from "../../worker/reports/revenue";
 import { catchUp } from "../../worker/reports/rollup";
 import type { ReportScope } from "../../worker/reports/scope";
-import { addEvents, addGoal, at, freshSiteDbs, noiseKey, revenueCellOf, type TestDb } from "./helpers";
+import { addEvents, addGoal, at, filterOf, freshSiteDbs, noiseKey, revenueCellOf, type TestDb } from "./helpers";
 
 const SITE = "site_revenue";
 const fresh = freshSiteDbs(SITE);
 const DAY = "2026-11-20";
 const K = 5;
 
-const f = (text: string): Filter => {
-  const parsed = parseFilter(text);
-  if ("error" in parsed) throw new Error(parsed.error);
-  return parsed;
-};
+const f = filterOf;
 
 async function scope(db: TestDb): Promise<ReportScope> {
   return { siteId: SITE, from: DAY, to: DAY, timeZone: "UTC", k: K, noise: true, noiseKey: await noiseKey(db.client) };
