@@ -10,8 +10,7 @@
  * - Goals: the revenue goal's total and average in euros, the total being the revenue rule's own
  *   value from the database's secrets, filtered too; the outbound goal opens to its links' hosts.
  */
-import { createClient, type Client } from "@libsql/client";
-import { join } from "node:path";
+import type { Client } from "@libsql/client";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lastCompleteDay } from "../../worker/reports/period";
@@ -140,7 +139,7 @@ beforeAll(async () => {
       "write",
     );
   });
-  db = createClient({ url: `file:${join(f.stack.dataDir, "wren.db")}` });
+  db = f.stack.openDatabase();
   await db.execute("PRAGMA busy_timeout = 10000");
 }, 120_000);
 

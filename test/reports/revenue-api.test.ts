@@ -6,8 +6,7 @@
  * secrets, every answer valid against the OpenAPI response schema; a plain goal carries none.
  * Yesterday's rows are written while the service is stopped (a published day is final).
  */
-import { createClient, type Client } from "@libsql/client";
-import { join } from "node:path";
+import type { Client } from "@libsql/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lastCompleteDay } from "../../worker/reports/period";
 import { breakdownResponse, conversionsResponse } from "../../worker/reports/schemas";
@@ -55,7 +54,7 @@ beforeAll(async () => {
       );
     }
   });
-  db = createClient({ url: `file:${join(f.stack.dataDir, "wren.db")}` });
+  db = f.stack.openDatabase();
   await db.execute("PRAGMA busy_timeout = 10000");
 }, 120_000);
 afterAll(async () => {
