@@ -25,7 +25,7 @@ import { apiFixture, type ApiFixture } from "../api/fixtures";
 import { addConversions, addEvents, shown as shownCell, type RawEvent } from "../reports/helpers";
 import { BROWSER_UA } from "../collector/helpers";
 import { launchChromium } from "../helpers/browser";
-import { openDashboardPage, signIn as signInAs } from "../helpers/dashboard-page";
+import { openDashboardPage, seriousViolations, signIn as signInAs } from "../helpers/dashboard-page";
 import { serveOnLoopback, type LoopbackServer } from "../helpers/http";
 import { ROOT } from "../helpers/stack";
 
@@ -86,14 +86,6 @@ function shown(figure: { value: number | null; qualifier: string }, format = (v:
 async function allViolations(page: Page): Promise<string[]> {
   const { violations } = await new AxeBuilder({ page }).analyze();
   return violations.map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
-
-/** Axe's serious and critical violations on the page as it is now, one line each. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  return violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
 
 describe("the operator's walk-through", () => {

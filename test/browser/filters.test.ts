@@ -16,7 +16,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
 import { addConversions, addEvents, type RawEvent } from "../reports/helpers";
 import { launchChromium } from "../helpers/browser";
-import { openDashboardPage, signIn } from "../helpers/dashboard-page";
+import {
+  drawsAsAnswered as follows,
+  filterChips as chips,
+  openDashboardPage,
+  signIn,
+  tableRows as rowsOf,
+} from "../helpers/dashboard-page";
 
 type Figure = { value: number | null; qualifier: string };
 
@@ -158,35 +164,6 @@ async function breakdownOf(dimension: string, filters: readonly string[]) {
   });
 }
 
-const rowsOf = (page: Page, table: RegExp) =>
-  page
-    .getByRole("table", { name: table })
-    .locator("tbody tr")
-    .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent)));
-
-/** Polls until the page draws what the API answers (read afresh each time: days publish after a restart). */
-async function follows(drawn: () => Promise<unknown>, answered: () => Promise<unknown>): Promise<void> {
-  await expect
-    .poll(
-      async () => {
-        const [page, api] = await Promise.all([drawn(), answered()]);
-        return JSON.stringify(page) === JSON.stringify(api) ? "same" : JSON.stringify({ page, api });
-      },
-      { timeout: 20_000 },
-    )
-    .toBe("same");
-}
-
-/** The chips above the screen, as read: "Country is Germany". */
-const chips = (page: Page) =>
-  page.locator(".filter-bar .chip").evaluateAll((items) =>
-    items.map((chip) =>
-      [...chip.children]
-        .slice(0, 3)
-        .map((c) => c.textContent)
-        .join(" "),
-    ),
-  );
 const urlFilters = (page: Page) => new URL(page.url()).searchParams.getAll("filter");
 const tab = (page: Page, name: string) =>
   page.getByRole("navigation", { name: "Site" }).getByRole("link", { name, exact: true }).click();

@@ -245,6 +245,8 @@ describe("today's pages and sources after the first hour", () => {
       expect(await sourceRow.locator("td .figure").first().getAttribute("title")).toBe(tooltip);
       await page.getByRole("group", { name: "Entry and exit pages: show" }).getByRole("button", { name: "Exit pages" }).click();
       await page.getByRole("note").filter({ hasText: "No exit pages for today" }).waitFor();
+      // The note waits for the site's goals (it is shown where a goal would be offered).
+      await page.getByRole("note").filter({ hasText: "No goal with Today" }).waitFor();
       expect(await page.getByRole("note").filter({ hasText: "No goal with Today" }).count()).toBe(1);
       expect(await page.getByRole("combobox", { name: "Goal", exact: true }).count()).toBe(0);
       const asked = requests.filter((url) => url.pathname === "/api/v1/breakdown");

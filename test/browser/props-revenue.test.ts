@@ -10,19 +10,21 @@
  * - Goals: the revenue goal's total and average in euros, the total being the revenue rule's own
  *   value from the database's secrets, filtered too; the outbound goal opens to its links' hosts.
  */
-import { createClient, type Client } from "@libsql/client";
-import { join } from "node:path";
-import AxeBuilder from "@axe-core/playwright";
-import type { Browser, Page } from "playwright-core";
+import type { Client } from "@libsql/client";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { unitKey } from "../../worker/reports/noise";
 import { lastCompleteDay } from "../../worker/reports/period";
-import { revenueRule, type RevenueCell } from "../../worker/reports/privacy";
-import { unitShare } from "../../worker/reports/privacy/revenue";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
 import { launchChromium } from "../helpers/browser";
-import { openDashboardPage, signIn } from "../helpers/dashboard-page";
-import { noiseKey } from "../reports/helpers";
+import {
+  drawsAsAnswered as draws,
+  filterChips as chips,
+  openDashboardPage,
+  seriousViolations,
+  signIn,
+  tableRows as rowsOf,
+} from "../helpers/dashboard-page";
+import { expectedRevenueTotal } from "../reports/helpers";
 
 type Figure = { value: number | null; qualifier: string };
 type Money = Figure & { currency: string };
@@ -137,7 +139,7 @@ beforeAll(async () => {
       "write",
     );
   });
-  db = createClient({ url: `file:${join(f.stack.dataDir, "wren.db")}` });
+  db = f.stack.openDatabase();
   await db.execute("PRAGMA busy_timeout = 10000");
 }, 120_000);
 
@@ -147,23 +149,9 @@ afterAll(async () => {
   await f?.close();
 });
 
-/** The revenue rule's figure for these session units, from the database's secrets (test/reports/revenue-api.test.ts). */
-async function expectedTotal(units: readonly (readonly [string, number])[]): Promise<Money> {
-  const key = await noiseKey(db);
-  const keys = units.map(([u]) => unitKey(u, key.secret));
-  const cell: RevenueCell = {
-    units: units.length,
-    conversions: units.length,
-    keySum: keys.reduce((a, b) => a + b, 0),
-    cents: units.reduce((a, [, c]) => a + c, 0),
-    largest: Math.max(...units.map(([, c], i) => c * (1 + unitShare(keys[i]!, key)))),
-    shares: units.reduce((a, [, c], i) => a + c * unitShare(keys[i]!, key), 0),
-  };
-  const value = revenueRule.shown(cell, key, 5);
-  return value === null
-    ? { value: null, qualifier: "suppressed", currency: "EUR" }
-    : { value, qualifier: "estimated", currency: "EUR" };
-}
+/** The revenue rule's figure for these session units, from the database's secrets. */
+const expectedTotal = (units: readonly (readonly [string, number])[]): Promise<Money> =>
+  expectedRevenueTotal(db, units, "EUR", 5);
 
 /** A figure as the dashboard draws it (k = 5). */
 const shown = (figure: Figure) =>
@@ -183,43 +171,6 @@ async function api(path: string) {
   expect(res.status, res.text).toBe(200);
   return res.body;
 }
-
-/** Axe's serious and critical violations on the page as it is now (test/browser/dashboard.test.ts). */
-async function seriousViolations(page: Page): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  return violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
-
-const rowsOf = (page: Page, table: RegExp) =>
-  page
-    .getByRole("table", { name: table })
-    .locator("tbody tr")
-    .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent)));
-
-/** Polls until the page draws what is expected (days publish after the restart). */
-async function draws(drawn: () => Promise<unknown>, expected: () => Promise<unknown>): Promise<void> {
-  await expect
-    .poll(
-      async () => {
-        const [page, want] = await Promise.all([drawn(), expected()]);
-        return JSON.stringify(page) === JSON.stringify(want) ? "same" : JSON.stringify({ page, want });
-      },
-      { timeout: 20_000 },
-    )
-    .toBe("same");
-}
-
-const chips = (page: Page) =>
-  page.locator(".filter-bar .chip").evaluateAll((items) =>
-    items.map((chip) =>
-      [...chip.children]
-        .slice(0, 3)
-        .map((c) => c.textContent)
-        .join(" "),
-    ),
-  );
 
 describe("issue 39 in the dashboard", () => {
   it("Settings: allows and removes a property name, lists them read-only without write:goals, shows the week's drops", async () => {

@@ -123,10 +123,10 @@ describe("attack 3: sybils", () => {
       expect(secret).toEqual({ value: perturbed, qualifier: "estimated" });
       guesses.push(secret.value - 3);
     }
-    // Without noise every guess is 2. With it, 5 true sessions read 5 to 8 (a shown cell never
-    // reads below k, docs/reports.md "Noise"): the guess is 2 to 5, right about 66 % of the time
-    // (that the cell is shown already says "at least 2 victims"; the noise hides how many more).
+    // Without noise every guess is 2. With it (−5 … +5, never below k, docs/reports.md "Noise"),
+    // 5 true sessions read 5 to 10: the guess is 2 to 7, right about 66 % of the time (that the
+    // cell is shown already says "at least 2 victims"; the noise hides how many more).
     expect(Math.min(...guesses)).toBeGreaterThanOrEqual(2);
-    expect(Math.max(...guesses)).toBeLessThanOrEqual(5);
+    expect(Math.max(...guesses)).toBeLessThanOrEqual(7);
   }, 180_000);
 });

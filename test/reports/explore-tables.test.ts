@@ -11,45 +11,39 @@ import { filteredVitalsReport } from "../../worker/reports/explore/vitals";
 import { BUCKET_EDGES, bucketBounds } from "../../worker/reports/histogram";
 import { filteredOverviewFigures, refuseMovingFilters } from "../../worker/reports/explore/overview";
 import { overviewWindows } from "../../worker/reports/overview";
-import type { Filter } from "../../worker/reports/explore/filters";
-import { parseFilter } from "../../worker/reports/explore/filters";
-import { unitKey } from "../../worker/reports/noise";
-import { exactFiltered, filteredRule } from "../../worker/reports/privacy";
+import { exactFiltered } from "../../worker/reports/privacy";
 import { catchUp } from "../../worker/reports/rollup";
 import type { ReportScope } from "../../worker/reports/scope";
 import type { Figure } from "../../worker/reports/figures";
-import { addConversions, addEvents, addGoal, addVitals, at, freshSiteDbs, noiseKey, sessions, type TestDb } from "./helpers";
+import {
+  addConversions,
+  addEvents,
+  addGoal,
+  addVitals,
+  at,
+  filteredExpected,
+  filterOf,
+  freshSiteDbs,
+  noiseKey,
+  sessions,
+  type TestDb,
+} from "./helpers";
 
 const SITE = "site_explore";
 const fresh = freshSiteDbs(SITE);
 const DAY = "2026-11-20";
 const DAY2 = "2026-11-21";
 const K = 5;
-const est = (value: number): Figure => ({ value, qualifier: "estimated" });
 const hidden: Figure = { value: null, qualifier: "suppressed" };
 
-const f = (text: string): Filter => {
-  const parsed = parseFilter(text);
-  if ("error" in parsed) throw new Error(parsed.error);
-  return parsed;
-};
+const f = filterOf;
 
 async function scope(db: TestDb, from = DAY, to = DAY): Promise<ReportScope> {
   return { siteId: SITE, from, to, timeZone: "UTC", k: K, noise: true, noiseKey: await noiseKey(db.client) };
 }
 
-/**
- * What rule F shows for a cell of these (day, session) units with these events: its perturbed
- * counts, or hidden figures when fewer than k or a perturbed count below k (the noisy threshold,
- * which a cell of 6–9 sessions meets now and then, by its own secret draw).
- */
-async function expected(db: TestDb, ids: string[], events: number): Promise<{ units: Figure; events: Figure; shown: boolean }> {
-  const key = await noiseKey(db.client);
-  const keySum = ids.reduce((n, id) => n + unitKey(id, key.secret), 0);
-  const s = filteredRule.shown({ units: ids.length, events, keySum }, key, K, true);
-  if (!s) return { units: hidden, events: hidden, shown: false };
-  return { units: est(s.units), events: est(s.events), shown: true };
-}
+/** What rule F shows for a cell of these units with these events (helpers.ts filteredExpected). */
+const expected = (db: TestDb, ids: string[], events: number) => filteredExpected(db.client, ids, events, K);
 
 /**
  * DAY: 12 sessions from DE (8 via Google, 4 via Bing), 7 from FR via Google, 3 from US via Bing.

@@ -13,7 +13,11 @@ import { afterEach } from "vitest";
 import { MIGRATIONS_FOLDER } from "../../cli/database";
 import { readOnly, type ReadOnlyDatabase } from "../../worker/lib/read-only";
 import { PAGEVIEW_DIMENSIONS } from "../../worker/reports/dimensions";
-import { NOISE_KEY_SQL, noiseKeyOf, shownCounts, type NoiseKey } from "../../worker/reports/noise";
+import { NOISE_KEY_SQL, noiseKeyOf, shownCounts, unitKey, type NoiseKey } from "../../worker/reports/noise";
+import { filteredRule, revenueRule, type RevenueCell } from "../../worker/reports/privacy";
+import { parseFilter, type Filter } from "../../worker/reports/explore/filters";
+import { SUPPRESSED, type Figure } from "../../worker/reports/figures";
+import { unitShare } from "../../worker/reports/privacy/revenue";
 
 export interface TestDb {
   client: Client;
@@ -150,6 +154,61 @@ export function sessions(prefix: string, n: number): string[] {
 /** The database's noise secrets (worker/reports/noise-position.ts), for scopes built by hand with `noise: true`. */
 export async function noiseKey(client: Client): Promise<NoiseKey> {
   return noiseKeyOf((await client.execute(NOISE_KEY_SQL)).rows[0] as Record<string, unknown> | undefined);
+}
+
+/** A filter as the API parses it (explore/filters.ts), for a test that writes it as text; throws on a bad one. */
+export function filterOf(text: string): Filter {
+  const parsed = parseFilter(text);
+  if ("error" in parsed) throw new Error(parsed.error);
+  return parsed;
+}
+
+/**
+ * What rule F shows for a cell of these (day, session) units with these events: its perturbed
+ * counts, or hidden figures when fewer than k or a perturbed count below k (the noisy threshold,
+ * which a cell of 6–9 sessions meets now and then, by its own secret draw).
+ */
+export async function filteredExpected(
+  client: Client,
+  ids: string[],
+  events: number,
+  k: number,
+): Promise<{ units: Figure; events: Figure; shown: boolean }> {
+  const key = await noiseKey(client);
+  const keySum = ids.reduce((n, id) => n + unitKey(id, key.secret), 0);
+  const s = filteredRule.shown({ units: ids.length, events, keySum }, key, k, true);
+  if (!s) return { units: SUPPRESSED, events: SUPPRESSED, shown: false };
+  return { units: { value: s.units, qualifier: "estimated" }, events: { value: s.events, qualifier: "estimated" }, shown: true };
+}
+
+/**
+ * The revenue cell of these units, each `[unit, cents]` with one conversion, as the fold writes it
+ * and the revenue rule reads it: each amount moved by its unit's own keyed fraction
+ * (privacy/revenue.ts), from the database's key.
+ */
+export function revenueCellOf(units: readonly (readonly [string, number])[], key: NoiseKey): RevenueCell {
+  const keys = units.map(([unit]) => unitKey(unit, key.secret));
+  return {
+    units: units.length,
+    conversions: units.length,
+    keySum: keys.reduce((a, b) => a + b, 0),
+    cents: units.reduce((a, [, c]) => a + c, 0),
+    largest: Math.max(...units.map(([, c], i) => c * (1 + unitShare(keys[i]!, key)))),
+    shares: units.reduce((a, [, c], i) => a + c * unitShare(keys[i]!, key), 0),
+    trueLargest: Math.max(...units.map(([, c]) => c)),
+  };
+}
+
+/** The total the served revenue rule shows for these units at k (suppressed or estimated), with the database's secrets. */
+export async function expectedRevenueTotal(
+  client: Client,
+  units: readonly (readonly [string, number])[],
+  currency: string,
+  k: number,
+) {
+  const key = await noiseKey(client);
+  const value = revenueRule.shown(revenueCellOf(units, key), key, k);
+  return value === null ? { value: null, qualifier: "suppressed", currency } : { value, qualifier: "estimated", currency };
 }
 
 /**

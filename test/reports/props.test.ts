@@ -6,31 +6,23 @@
  */
 import type { Client } from "@libsql/client";
 import { describe, expect, it } from "vitest";
-import type { Filter } from "../../worker/reports/explore/filters";
 import { parseFilter } from "../../worker/reports/explore/filters";
 import { filteredBreakdownReport, filteredPagesReport } from "../../worker/reports/explore/tables";
 import type { Figure } from "../../worker/reports/figures";
-import { unitKey } from "../../worker/reports/noise";
-import { filteredRule } from "../../worker/reports/privacy";
 import { runQuery } from "../../worker/reports/query/run";
 import { queryBody } from "../../worker/reports/query/schema";
 import { applyRetention } from "../../worker/reports/retention";
 import { catchUp, deleteSiteRollupsStatements } from "../../worker/reports/rollup";
 import type { ReportScope } from "../../worker/reports/scope";
-import { addGoal, at, freshSiteDbs, noiseKey, sessions, type TestDb } from "./helpers";
+import { addGoal, at, filteredExpected, filterOf, freshSiteDbs, noiseKey, sessions, type TestDb } from "./helpers";
 
 const SITE = "site_props";
 const fresh = freshSiteDbs(SITE);
 const DAY = "2026-11-20";
 const K = 5;
-const est = (value: number): Figure => ({ value, qualifier: "estimated" });
 const hidden: Figure = { value: null, qualifier: "suppressed" };
 
-const f = (text: string): Filter => {
-  const parsed = parseFilter(text);
-  if ("error" in parsed) throw new Error(parsed.error);
-  return parsed;
-};
+const f = filterOf;
 
 interface PropEvent {
   session: string | null;
@@ -70,14 +62,8 @@ async function scope(db: TestDb, from = DAY, to = DAY): Promise<ReportScope> {
   return { siteId: SITE, from, to, timeZone: "UTC", k: K, noise: true, noiseKey: await noiseKey(db.client) };
 }
 
-/** What rule F shows for a cell of these units with these events (explore-tables.test.ts). */
-async function expected(db: TestDb, ids: string[], events: number): Promise<{ units: Figure; events: Figure; shown: boolean }> {
-  const key = await noiseKey(db.client);
-  const keySum = ids.reduce((n, id) => n + unitKey(id, key.secret), 0);
-  const s = filteredRule.shown({ units: ids.length, events, keySum }, key, K, true);
-  if (!s) return { units: hidden, events: hidden, shown: false };
-  return { units: est(s.units), events: est(s.events), shown: true };
-}
+/** What rule F shows for a cell of these units with these events (helpers.ts filteredExpected). */
+const expected = (db: TestDb, ids: string[], events: number) => filteredExpected(db.client, ids, events, K);
 
 describe("the fold", () => {
   /** Two units, one with two events carrying plan=pro, a pageview and an event each. */

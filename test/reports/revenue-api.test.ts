@@ -6,16 +6,12 @@
  * secrets, every answer valid against the OpenAPI response schema; a plain goal carries none.
  * Yesterday's rows are written while the service is stopped (a published day is final).
  */
-import { createClient, type Client } from "@libsql/client";
-import { join } from "node:path";
+import type { Client } from "@libsql/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { unitKey } from "../../worker/reports/noise";
 import { lastCompleteDay } from "../../worker/reports/period";
-import { revenueRule, type RevenueCell } from "../../worker/reports/privacy";
-import { unitShare } from "../../worker/reports/privacy/revenue";
 import { breakdownResponse, conversionsResponse } from "../../worker/reports/schemas";
 import { apiFixture, type ApiFixture } from "../api/fixtures";
-import { addEvents, noiseKey } from "./helpers";
+import { addEvents, expectedRevenueTotal } from "./helpers";
 
 const Y = lastCompleteDay("UTC", Date.now());
 const at = (minute: number) => Date.parse(`${Y}T12:${String(minute).padStart(2, "0")}:00Z`);
@@ -58,7 +54,7 @@ beforeAll(async () => {
       );
     }
   });
-  db = createClient({ url: `file:${join(f.stack.dataDir, "wren.db")}` });
+  db = f.stack.openDatabase();
   await db.execute("PRAGMA busy_timeout = 10000");
 }, 120_000);
 afterAll(async () => {
@@ -67,22 +63,7 @@ afterAll(async () => {
 });
 
 /** The figure the rule shows for these session units, from the database's secrets. */
-async function expectedTotal(units: readonly (readonly [string, number])[]) {
-  const key = await noiseKey(db);
-  const keys = units.map(([u]) => unitKey(u, key.secret));
-  const cell: RevenueCell = {
-    units: units.length,
-    conversions: units.length,
-    keySum: keys.reduce((a, b) => a + b, 0),
-    cents: units.reduce((a, [, c]) => a + c, 0),
-    largest: Math.max(...units.map(([, c], i) => c * (1 + unitShare(keys[i]!, key)))),
-    shares: units.reduce((a, [, c], i) => a + c * unitShare(keys[i]!, key), 0),
-  };
-  const value = revenueRule.shown(cell, key, 5);
-  return value === null
-    ? { value: null, qualifier: "suppressed", currency: "EUR" }
-    : { value, qualifier: "estimated", currency: "EUR" };
-}
+const expectedTotal = (units: readonly (readonly [string, number])[]) => expectedRevenueTotal(db, units, "EUR", 5);
 
 describe("revenue in the reports", () => {
   it("GET /api/v1/conversions: the revenue goal's total and average, plain and filtered; none on a plain goal", async () => {

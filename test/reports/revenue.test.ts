@@ -7,28 +7,21 @@
  */
 import type { Client } from "@libsql/client";
 import { describe, expect, it } from "vitest";
-import type { Filter } from "../../worker/reports/explore/filters";
-import { parseFilter } from "../../worker/reports/explore/filters";
-import { unitKey } from "../../worker/reports/noise";
 import { exactRevenue, filteredRule, revenueRule, type RevenueCell } from "../../worker/reports/privacy";
-import { DOMINANCE_SHARE, unitShare } from "../../worker/reports/privacy/revenue";
+import { DOMINANCE_SHARE } from "../../worker/reports/privacy/revenue";
 import { runQuery } from "../../worker/reports/query/run";
 import { queryBody } from "../../worker/reports/query/schema";
 import { withBreakdownRevenue, withConversionsRevenue } from "../../worker/reports/revenue";
 import { catchUp } from "../../worker/reports/rollup";
 import type { ReportScope } from "../../worker/reports/scope";
-import { addEvents, addGoal, at, freshSiteDbs, noiseKey, type TestDb } from "./helpers";
+import { addEvents, addGoal, at, filterOf, freshSiteDbs, noiseKey, revenueCellOf, type TestDb } from "./helpers";
 
 const SITE = "site_revenue";
 const fresh = freshSiteDbs(SITE);
 const DAY = "2026-11-20";
 const K = 5;
 
-const f = (text: string): Filter => {
-  const parsed = parseFilter(text);
-  if ("error" in parsed) throw new Error(parsed.error);
-  return parsed;
-};
+const f = filterOf;
 
 async function scope(db: TestDb): Promise<ReportScope> {
   return { siteId: SITE, from: DAY, to: DAY, timeZone: "UTC", k: K, noise: true, noiseKey: await noiseKey(db.client) };
@@ -71,17 +64,7 @@ async function seed(db: TestDb): Promise<void> {
 
 /** The cell the rule reads for these units (session ids, or "c:<row id>"), from the database's secrets. */
 async function cellOf(db: TestDb, units: [string, number][]): Promise<RevenueCell> {
-  const key = await noiseKey(db.client);
-  const keys = units.map(([unit]) => unitKey(unit, key.secret));
-  return {
-    units: units.length,
-    conversions: units.length,
-    keySum: keys.reduce((a, b) => a + b, 0),
-    cents: units.reduce((a, [, c]) => a + c, 0),
-    largest: Math.max(...units.map(([, c], i) => c * (1 + unitShare(keys[i]!, key)))),
-    shares: units.reduce((a, [, c], i) => a + c * unitShare(keys[i]!, key), 0),
-    trueLargest: Math.max(...units.map(([, c]) => c)),
-  };
+  return revenueCellOf(units, await noiseKey(db.client));
 }
 
 describe("the fold", () => {

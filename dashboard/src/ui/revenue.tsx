@@ -69,3 +69,17 @@ export function RevenueView({
     </span>
   );
 }
+
+/** The two revenue columns' headers, after a table's counts (the Goals table, a breakdown with a revenue goal). */
+export function RevenueHeaders() {
+  return (
+    <>
+      <th scope="col" class="num">
+        Revenue
+      </th>
+      <th scope="col" class="num">
+        Average revenue
+      </th>
+    </>
+  );
+}

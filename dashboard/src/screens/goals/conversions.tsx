@@ -16,7 +16,7 @@ import { FigureView, RateView } from "../../ui/figure";
 import { Freshness } from "../../ui/freshness";
 import { CaptionRange } from "../../ui/report-range";
 import { Empty, Loaded } from "../../ui/states";
-import { RevenueView } from "../../ui/revenue";
+import { RevenueHeaders, RevenueView } from "../../ui/revenue";
 import { isTrackerKind, TRACKER_DETAIL, TrackerGoalDetail } from "./tracker-goal";
 
 type Report = Schemas["ConversionsReport"];
@@ -86,16 +86,7 @@ export function ConversionsTable({
                 Conversions
               </th>
               <th scope="col">Converting sessions and rate</th>
-              {revenue && (
-                <>
-                  <th scope="col" class="num">
-                    Revenue
-                  </th>
-                  <th scope="col" class="num">
-                    Average revenue
-                  </th>
-                </>
-              )}
+              {revenue && <RevenueHeaders />}
             </tr>
           </thead>
           <tbody>

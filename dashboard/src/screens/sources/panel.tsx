@@ -20,7 +20,7 @@ import { SortHeader, urlSort, type Order } from "../../ui/table-sort";
 import { OtherLabel, OTHER_ROW_CLASS } from "../../ui/other-row";
 import { filterQuery, filterText, type Filter } from "../../state/filters";
 import { FilterButton, rowFilter } from "../../ui/filter-row";
-import { RevenueView } from "../../ui/revenue";
+import { RevenueHeaders, RevenueView } from "../../ui/revenue";
 import { countryName, dimensionLabel, type Dimension, type PanelSpec } from "./dimensions";
 
 type Report = Schemas["BreakdownReport"];
@@ -173,16 +173,7 @@ export function BreakdownPanel({
                     <SortHeader column="rate" label="Rate" state={sort} defaultOrder={defaultOrder} onSort={onSort} numeric />
                   </>
                 )}
-                {revenue && (
-                  <>
-                    <th scope="col" class="num">
-                      Revenue
-                    </th>
-                    <th scope="col" class="num">
-                      Average revenue
-                    </th>
-                  </>
-                )}
+                {revenue && <RevenueHeaders />}
               </tr>
             </thead>
             <tbody>
