@@ -166,11 +166,11 @@ function ruleInputs(): Parameters<typeof createRule>[1][] {
   });
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const fmt = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`);
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+export const fmt = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`);
 const rate = (n: number, ms: number) => Math.round(n / (ms / 1000)).toLocaleString("en");
 
-async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
+export async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
   const started = performance.now();
   const value = await work();
   return { ms: performance.now() - started, value };

@@ -21,19 +21,11 @@ import { DEFAULT_K } from "../worker/reports/privacy";
 import { publishStatement } from "../worker/reports/publication";
 import { PUBLISH_GRACE_MS } from "../worker/reports/publisher";
 import { catchUp } from "../worker/reports/rollup";
-import { generate } from "./alerts";
+import { fmt, generate, median, timed } from "./alerts";
 import { printJson } from "./load";
 import { benchScales, inScratchFolder } from "./scratch";
 
 const PASSES = 11;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const fmt = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`);
-
-async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
-  const started = performance.now();
-  const value = await work();
-  return { ms: performance.now() - started, value };
-}
 
 async function scale(events: number): Promise<void> {
   return inScratchFolder("digests", async (dir) => {

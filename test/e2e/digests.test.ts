@@ -15,6 +15,7 @@ import { apiFixture, type ApiFixture } from "../api/fixtures";
 import { client, serveOnLoopback, type LoopbackServer } from "../helpers/http";
 import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink";
 import { startStack } from "../helpers/stack";
+import { until } from "../helpers/wait";
 import { addConversions, addEvents, at, sessions, type RawEvent } from "../reports/helpers";
 import { addDays } from "../../worker/reports/timezone";
 
@@ -41,19 +42,8 @@ let otherSite: string;
 let destination: string;
 let secret: string;
 
-async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const waitFor = <T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>) =>
+  until(what, probe, 60_000);
 
 async function count(table: string): Promise<number> {
   return Number((await f.database().execute(`SELECT count(*) AS n FROM ${table}`)).rows[0]!.n);

@@ -5,20 +5,16 @@
  * start); the account gets the invitation's role and is signed in.
  */
 import { useState } from "preact/hooks";
-import { api, ApiProblem, unwrap } from "../api/client";
+import { api, unwrap } from "../api/client";
 import { usePersonSession } from "../state/session";
+import { ActionProblem, useOneAction } from "../ui/one-action";
 import { OidcSignInButton } from "./oidc-sign-in";
 
 export function InviteScreen() {
   const [token] = useState(() => location.hash.slice(1));
   const [name, setName] = useState("");
-  const [problem, setProblem] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setProblem(null);
-    try {
+  const action = useOneAction(
+    async () => {
       const options = await unwrap(
         api.POST("/api/v1/auth/passkey/register/options", { body: { invitation: token, name: name.trim() } }),
       );
@@ -33,17 +29,12 @@ export function InviteScreen() {
       history.replaceState(null, "", "/dashboard/");
       await usePersonSession(session as never);
       location.replace("/dashboard/");
-    } catch (error) {
-      setProblem(
-        error instanceof ApiProblem && error.field === "invitation"
-          ? "This invitation is unknown, expired, revoked or already used. Ask for a new one."
-          : error instanceof Error
-            ? error.message
-            : String(error),
-      );
-      setBusy(false);
-    }
-  };
+    },
+    (refused) =>
+      refused.field === "invitation"
+        ? "This invitation is unknown, expired, revoked or already used. Ask for a new one."
+        : undefined,
+  );
   return (
     <main id="main" class="sign-in">
       <h1>Join Wren</h1>
@@ -52,7 +43,7 @@ export function InviteScreen() {
           This link has no invitation in it. Open the whole link you were sent.
         </p>
       ) : (
-        <form onSubmit={submit}>
+        <form onSubmit={(e) => void action.start(e)}>
           <label for="person-name">Your name</label>
           <input
             id="person-name"
@@ -62,14 +53,10 @@ export function InviteScreen() {
             value={name}
             onInput={(e) => setName((e.target as HTMLInputElement).value)}
           />
-          <button type="submit" class="primary" disabled={busy}>
-            {busy ? "Making your passkey…" : "Create a passkey and join"}
+          <button type="submit" class="primary" disabled={action.busy}>
+            {action.busy ? "Making your passkey…" : "Create a passkey and join"}
           </button>
-          {problem && (
-            <p class="failure" role="alert">
-              {problem}
-            </p>
-          )}
+          <ActionProblem action={action} />
           <p class="hint">Your browser or device keeps the passkey; Wren stores only its public key. No password.</p>
         </form>
       )}

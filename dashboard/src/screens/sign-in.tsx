@@ -4,72 +4,38 @@
  * admin made).
  */
 import { useState } from "preact/hooks";
-import { ApiProblem } from "../api/client";
 import { signIn, signInWithPasskey } from "../state/session";
+import { ActionProblem, useOneAction } from "../ui/one-action";
 import { OidcSignInButton, OidcSignInError } from "./oidc-sign-in";
 
 function PasskeySignIn() {
-  const [problem, setProblem] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const go = async () => {
-    setBusy(true);
-    setProblem(null);
-    try {
-      await signInWithPasskey();
-    } catch (error) {
-      setProblem(
-        error instanceof ApiProblem && error.status === 401
-          ? "This passkey is not (or no longer) registered here. Ask an admin for an invitation."
-          : error instanceof Error
-            ? error.message
-            : String(error),
-      );
-      setBusy(false);
-    }
-  };
+  const action = useOneAction(signInWithPasskey, (refused) =>
+    refused.status === 401 ? "This passkey is not (or no longer) registered here. Ask an admin for an invitation." : undefined,
+  );
   return (
     <section class="passkey-sign-in" aria-labelledby="passkey-heading">
       <h2 id="passkey-heading">People</h2>
-      <button type="button" class="primary" onClick={go} disabled={busy}>
-        {busy ? "Waiting for your passkey…" : "Sign in with a passkey"}
+      <button type="button" class="primary" onClick={() => void action.start()} disabled={action.busy}>
+        {action.busy ? "Waiting for your passkey…" : "Sign in with a passkey"}
       </button>
-      {problem && (
-        <p class="failure" role="alert">
-          {problem}
-        </p>
-      )}
+      <ActionProblem action={action} />
     </section>
   );
 }
 
 export function SignInScreen() {
   const [key, setKey] = useState("");
-  const [problem, setProblem] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setProblem(null);
-    try {
-      await signIn(key.trim());
-    } catch (error) {
-      setProblem(
-        error instanceof ApiProblem && error.status === 401
-          ? "This key is not valid: it may be mistyped or revoked."
-          : error instanceof Error
-            ? error.message
-            : String(error),
-      );
-      setBusy(false);
-    }
-  };
+  const action = useOneAction(
+    () => signIn(key.trim()),
+    (refused) => (refused.status === 401 ? "This key is not valid: it may be mistyped or revoked." : undefined),
+  );
   return (
     <main id="main" class="sign-in">
       <h1>Wren</h1>
       <OidcSignInError />
       <PasskeySignIn />
       <OidcSignInButton />
-      <form onSubmit={submit} aria-describedby="sign-in-hint">
+      <form onSubmit={(e) => void action.start(e)} aria-describedby="sign-in-hint">
         <h2>Operators: use an API key</h2>
         <label for="api-key">API key</label>
         <input
@@ -82,17 +48,13 @@ export function SignInScreen() {
           required
           value={key}
           onInput={(e) => setKey((e.target as HTMLInputElement).value)}
-          aria-invalid={problem ? true : undefined}
-          aria-errormessage={problem ? "sign-in-problem" : undefined}
+          aria-invalid={action.problem ? true : undefined}
+          aria-errormessage={action.problem ? "sign-in-problem" : undefined}
         />
-        <button type="submit" disabled={busy}>
-          {busy ? "Signing in…" : "Sign in"}
+        <button type="submit" disabled={action.busy}>
+          {action.busy ? "Signing in…" : "Sign in"}
         </button>
-        {problem && (
-          <p id="sign-in-problem" class="failure" role="alert">
-            {problem}
-          </p>
-        )}
+        <ActionProblem action={action} id="sign-in-problem" />
         <p id="sign-in-hint" class="hint">
           Use the admin key printed when Wren first started, or a key from <code>npx wren keys create</code>. The key is kept in
           this tab only and forgotten when you sign out or close it.

@@ -10,6 +10,7 @@ import { SITE_SCREENS } from "../screens";
 import { linkTo, navigate, path } from "../state/location";
 import { openShare, unlockShare, type SharedSite } from "../state/share";
 import { FilterBar, FilteredScreen } from "../ui/filter-bar";
+import { ActionProblem, useOneAction } from "../ui/one-action";
 import { PeriodPicker } from "../ui/period";
 
 /** The screens a shared link shows, in tab order. */
@@ -20,31 +21,22 @@ type State =
 
 function PasswordPrompt({ onOpened }: { onOpened: () => void }) {
   const [password, setPassword] = useState("");
-  const [problem, setProblem] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setProblem(null);
-    try {
+  const action = useOneAction(
+    async () => {
       await unlockShare(password);
       onOpened();
-    } catch (error) {
-      const refused = ApiProblem.from(error);
-      setProblem(
-        refused.status === 401
-          ? "That is not the password of this link."
-          : refused.status === 429
-            ? "Too many attempts: wait a minute and try again."
-            : refused.message,
-      );
-      setBusy(false);
-    }
-  };
+    },
+    (refused) =>
+      refused.status === 401
+        ? "That is not the password of this link."
+        : refused.status === 429
+          ? "Too many attempts: wait a minute and try again."
+          : undefined,
+  );
   return (
     <main id="main" class="sign-in">
       <h1>Shared dashboard</h1>
-      <form onSubmit={submit}>
+      <form onSubmit={(e) => void action.start(e)}>
         <label for="share-password">Password</label>
         <input
           id="share-password"
@@ -53,17 +45,13 @@ function PasswordPrompt({ onOpened }: { onOpened: () => void }) {
           required
           value={password}
           onInput={(e) => setPassword((e.target as HTMLInputElement).value)}
-          aria-invalid={problem ? true : undefined}
-          aria-errormessage={problem ? "share-problem" : undefined}
+          aria-invalid={action.problem ? true : undefined}
+          aria-errormessage={action.problem ? "share-problem" : undefined}
         />
-        <button type="submit" disabled={busy}>
-          {busy ? "Opening…" : "Open"}
+        <button type="submit" disabled={action.busy}>
+          {action.busy ? "Opening…" : "Open"}
         </button>
-        {problem && (
-          <p id="share-problem" class="failure" role="alert">
-            {problem}
-          </p>
-        )}
+        <ActionProblem action={action} id="share-problem" />
         <p class="hint">Whoever shared this dashboard set a password for it.</p>
       </form>
     </main>
