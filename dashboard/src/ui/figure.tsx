@@ -66,6 +66,29 @@ export function figureText(figure: Figure & { high?: number }, k: number, format
 }
 
 /**
+ * A figure's text as every screen draws it: its qualifier as a class and a data attribute and, for a
+ * qualified figure, why as its tooltip and in its accessible name (counts here, money in revenue.tsx).
+ */
+export function QualifiedText({
+  text,
+  qualifier,
+  why,
+  band = false,
+}: {
+  text: string;
+  qualifier: Figure["qualifier"];
+  why?: string;
+  band?: boolean;
+}) {
+  const classes = ["figure", qualifier === "exact" ? "" : qualifier, band ? "band" : ""].filter(Boolean).join(" ");
+  return (
+    <span class={classes} title={why} aria-label={why === undefined ? undefined : `${text}. ${why}`} data-qualifier={qualifier}>
+      {text}
+    </span>
+  );
+}
+
+/**
  * `hidden`: why the figure is hidden, where the report names it (ui/hidden.ts); `fromHours`: a day
  * read from its hours; `band`: the tooltip of a band, where the screen knows its period.
  */
@@ -86,34 +109,13 @@ export function FigureView({
 }) {
   const text = figureText(figure, k, format);
   if (figure.qualifier === "suppressed" || figure.value === null) {
-    const why = suppressedReason(k, hidden);
-    return (
-      <span class="figure suppressed" title={why} aria-label={`${text}. ${why}`} data-qualifier="suppressed">
-        {text}
-      </span>
-    );
+    return <QualifiedText text={text} qualifier="suppressed" why={suppressedReason(k, hidden)} />;
   }
-  if (isBand(figure)) {
-    const why = band ?? BAND_REASON;
-    return (
-      <span class="figure estimated band" title={why} aria-label={`${text}. ${why}`} data-qualifier="estimated">
-        {text}
-      </span>
-    );
-  }
+  if (isBand(figure)) return <QualifiedText text={text} qualifier="estimated" why={band ?? BAND_REASON} band />;
   if (figure.qualifier === "estimated") {
-    const why = fromHours ? FROM_HOURS_REASON : ESTIMATED_REASON;
-    return (
-      <span class="figure estimated" title={why} aria-label={`${text}. ${why}`} data-qualifier="estimated">
-        {text}
-      </span>
-    );
+    return <QualifiedText text={text} qualifier="estimated" why={fromHours ? FROM_HOURS_REASON : ESTIMATED_REASON} />;
   }
-  return (
-    <span class="figure" data-qualifier="exact">
-      {text}
-    </span>
-  );
+  return <QualifiedText text={text} qualifier="exact" />;
 }
 
 /**

@@ -5,7 +5,7 @@
  * tooltip saying why, in the words of docs/reports.md (Revenue).
  */
 import type { Schemas } from "../api/client";
-import { ESTIMATED_REASON } from "./figure";
+import { ESTIMATED_REASON, QualifiedText } from "./figure";
 
 export type RevenueFigure = Schemas["RevenueFigure"];
 
@@ -40,34 +40,10 @@ export function RevenueView({
 }) {
   const text = revenueText(figure, cents);
   if (figure.qualifier === "suppressed" || figure.value === null) {
-    return (
-      <span
-        class="figure suppressed"
-        title={REVENUE_HIDDEN_REASON}
-        aria-label={`${text}. ${REVENUE_HIDDEN_REASON}`}
-        data-qualifier="suppressed"
-      >
-        {text}
-      </span>
-    );
+    return <QualifiedText text={text} qualifier="suppressed" why={REVENUE_HIDDEN_REASON} />;
   }
-  if (figure.qualifier === "estimated") {
-    return (
-      <span
-        class="figure estimated"
-        title={REVENUE_ESTIMATED_REASON}
-        aria-label={`${text}. ${REVENUE_ESTIMATED_REASON}`}
-        data-qualifier="estimated"
-      >
-        {text}
-      </span>
-    );
-  }
-  return (
-    <span class="figure" data-qualifier="exact">
-      {text}
-    </span>
-  );
+  if (figure.qualifier === "estimated") return <QualifiedText text={text} qualifier="estimated" why={REVENUE_ESTIMATED_REASON} />;
+  return <QualifiedText text={text} qualifier="exact" />;
 }
 
 /** The two revenue columns' headers, after a table's counts (the Goals table, a breakdown with a revenue goal). */
