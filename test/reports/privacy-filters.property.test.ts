@@ -164,6 +164,15 @@ beforeAll(async () => {
 });
 afterAll(() => db.close());
 
+/** Replaces the database's noise secrets (and the attacker's copy); `load` folds again under them. */
+async function setNoiseKey(next: NoiseKey): Promise<void> {
+  await db.client.execute({
+    sql: "UPDATE rollup_cell_key SET secret = ?, position_secret = ?",
+    args: [next.secret, next.positionSecret],
+  });
+  key = await noiseKey(db.client);
+}
+
 const sessionOf = (u: Unit, i: number) => `${u.sybil ? "s" : "v"}${i}x${u.day}`;
 
 async function load(s: Scenario): Promise<void> {
@@ -635,10 +644,19 @@ describe("FX: every filtered report under every combination of two filters, solv
   }, 600_000);
 
   it("with the threshold on true counts (filteredOnTrueCounts), a sybil one cell apart walks the victims' count; served, it does not", async () => {
-    await load(walked);
-    const sharp = await attack(walked, filteredOnTrueCounts);
-    expect(sharp.pins).toContainEqual({ what: `atom ${walked.victims}`, value: 2, excused: false });
-    const served = await attack(walked, filteredRule);
-    expect(served.pins.filter((p) => !p.excused)).toEqual([]);
+    // The walk reads perturbed values, so whether it pins depends on the draws: it did under 59
+    // of 60 keys tried (once in CI, a fresh key's draw hid it). A fixed key makes it the same
+    // every run; the served property above keeps the database's own random key.
+    const drawn = key;
+    await setNoiseKey({ secret: 829348952, positionSecret: 15485864 });
+    try {
+      await load(walked);
+      const sharp = await attack(walked, filteredOnTrueCounts);
+      expect(sharp.pins).toContainEqual({ what: `atom ${walked.victims}`, value: 2, excused: false });
+      const served = await attack(walked, filteredRule);
+      expect(served.pins.filter((p) => !p.excused)).toEqual([]);
+    } finally {
+      await setNoiseKey(drawn);
+    }
   }, 120_000);
 });
