@@ -25,6 +25,7 @@ import {
   vitals,
 } from "../lib/schema";
 import { deleteSiteRollupsStatements, rebuildSiteRollups } from "../reports/rollup";
+import { deleteSiteImportsStatements } from "./imports/days";
 import { changeSiteZone } from "../reports/zone-change";
 import { ruleDeletes } from "./alert-rules";
 import { siteDigestDeletes } from "./digests/store";
@@ -159,7 +160,13 @@ export async function deleteSite(db: Database, id: string): Promise<void> {
     return { sql: text, args: params as InValue[] };
   });
   await db.$client.batch(
-    [...deleteSiteRollupsStatements(id), ...ruleDeletes("site_id = ?", [id]), siteDigestDeletes(id), ...deletes],
+    [
+      ...deleteSiteRollupsStatements(id),
+      ...deleteSiteImportsStatements(id),
+      ...ruleDeletes("site_id = ?", [id]),
+      siteDigestDeletes(id),
+      ...deletes,
+    ],
     "write",
   );
 }

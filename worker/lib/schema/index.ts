@@ -18,3 +18,4 @@ export * from "./audit";
 export * from "./oidc";
 export * from "./shares";
 export * from "./mail";
+export * from "./imports";
