@@ -102,8 +102,8 @@ export function instantOf(text: string): number | null {
   if (!m) return null;
   const [, y, mo, d, h, mi, s, fraction, zone] = m;
   const wall = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
-  const check = new Date(wall);
-  if (check.getUTCDate() !== Number(d) || check.getUTCHours() !== Number(h) || check.getUTCMinutes() !== Number(mi)) return null;
+  // Date.UTC rolls over (month 13 is next January): a time that does not come back as written is none.
+  if (new Date(wall).toISOString().slice(0, 19) !== `${y}-${mo}-${d}T${h}:${mi}:${s}`) return null;
   const ms = fraction ? Number(fraction.slice(0, 3).padEnd(3, "0")) : 0;
   let offset = 0;
   if (zone && zone.toUpperCase() !== "Z") {
