@@ -96,7 +96,7 @@ function summaryOf(row: Row, unchanged: boolean, resumed: boolean): ImportSummar
     daysImported: Number(row.days_imported),
     firstDay: row.first_day === null ? null : String(row.first_day),
     lastDay: row.last_day === null ? null : String(row.last_day),
-    refusals: JSON.parse(String(row.refusals)) as Refusals,
+    refusals: { counts: {}, examples: [], ...(JSON.parse(String(row.refusals)) as Partial<Refusals>) },
     createdBy: String(row.created_by),
     createdAt: Number(row.created_at),
     finishedAt: row.finished_at === null ? null : Number(row.finished_at),
