@@ -9,8 +9,8 @@ import { createRequire } from "node:module";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { clientAddress, parseAddress } from "../../worker/collector/dimensions/client-address";
 import { CountryDatabase, countryOf, setCountryDatabase } from "../../worker/collector/dimensions/country";
-import { DIRECT, MAX_UTM_LENGTH, sourceOf, utmValue } from "../../worker/collector/dimensions/source";
-import sources from "../../worker/collector/dimensions/sources.json" with { type: "json" };
+import { DIRECT, MAX_UTM_LENGTH, sourceOf, utmValue } from "../../worker/lib/sources";
+import sources from "../../worker/lib/sources.json" with { type: "json" };
 import { deviceDimensions, MAX_DIMENSION_LENGTH, type DeviceDimensions } from "../../worker/collector/dimensions/user-agent";
 
 const dims = (headers: Record<string, string>) => deviceDimensions(new Headers(headers));

@@ -19,7 +19,7 @@ export const MAX_PATH_LENGTH = 1024;
 export const PATH_PATTERN = /^\/[^\s?#]*$/;
 /** The referrer as sent (the collector keeps only its hostname). */
 export const MAX_REFERRER_LENGTH = 2048;
-/** A campaign parameter as sent (stored trimmed and cut to 100, worker/collector/dimensions/source.ts). */
+/** A campaign parameter as sent (stored trimmed and cut to 100, worker/lib/sources.ts). */
 export const MAX_SENT_UTM_LENGTH = 500;
 /** Custom event names: matched exactly against event goals, so refused rather than changed. */
 export const EVENT_NAME_PATTERN = /^[\p{L}\p{N} _.:/-]{1,100}$/u;

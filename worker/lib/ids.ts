@@ -7,7 +7,7 @@ import { z } from "zod";
 import { randomToken } from "./crypto";
 
 export type IdPrefix =
-  "site" | "goal" | "key" | "dep" | "alr" | "dst" | "msg" | "acct" | "ses" | "inv" | "aud" | "chl" | "shr" | DigestIdPrefix;
+  "site" | "goal" | "key" | "dep" | "alr" | "dst" | "msg" | "acct" | "ses" | "inv" | "aud" | "chl" | "shr" | "imp" | DigestIdPrefix;
 /** Digests (domain/digests) and the mail outbox (domain/mail.ts). */
 type DigestIdPrefix = "dgs" | "mail";
 

@@ -5,8 +5,8 @@
  * column in `events` (collector/dimensions) and `rollup_session_day` that holds it. A filter's
  * value is read here in the spelling the collector stores (`filterValue`).
  */
-import sources from "../collector/dimensions/sources.json" with { type: "json" };
-import { DIRECT } from "../collector/dimensions/source";
+import sources from "../lib/sources.json" with { type: "json" };
+import { DIRECT } from "../lib/sources";
 import type { Device } from "../collector/dimensions/user-agent";
 
 export const DIMENSIONS = [

@@ -11,6 +11,7 @@
  * 10.15.7, Chrome on Android says "Android 10; K").
  */
 import UAParser from "ua-parser-js";
+import { clean, MAX_DIMENSION_LENGTH, macOS, major, withMajor } from "../../lib/ua-names";
 
 export type Device = "desktop" | "mobile" | "tablet";
 
@@ -20,8 +21,8 @@ export interface DeviceDimensions {
   device: Device | null;
 }
 
-/** The longest value returned. */
-export const MAX_DIMENSION_LENGTH = 50;
+/** The longest value returned (lib/ua-names.ts). */
+export { MAX_DIMENSION_LENGTH };
 /** How much of a User-Agent is parsed (ua-parser-js itself stops at 500 characters). */
 const MAX_USER_AGENT = 512;
 /** A Client Hint longer than this is not a browser's: it is ignored. */
@@ -30,33 +31,6 @@ const MAX_HINT = 512;
 const MAX_BRANDS = 16;
 
 const none = (): DeviceDimensions => ({ browser: null, os: null, device: null });
-
-/**
- * `value` reduced to what a dimension may hold: ASCII letters, digits, space, dot, hyphen,
- * underscore and parentheses (anything else is dropped), at most 50 characters; null when
- * nothing is left.
- */
-function clean(value: string | null | undefined): string | null {
-  if (!value) return null;
-  const kept = value
-    .slice(0, 4 * MAX_DIMENSION_LENGTH)
-    .replace(/[^A-Za-z0-9 ._()-]/g, "")
-    .replace(/ {2,}/g, " ")
-    .trim();
-  return kept.slice(0, MAX_DIMENSION_LENGTH).trim() || null;
-}
-
-/** The major version in "131.0.6778.86" ("131"), or null. */
-function major(version: string | null | undefined): number | null {
-  const digits = /^\s*(\d{1,6})(?!\d)/.exec(version ?? "");
-  return digits ? Number(digits[1]) : null;
-}
-
-/** "name major", or "name" when there is no version. */
-function withMajor(name: string, version: string | null | undefined): string | null {
-  const number = major(version);
-  return clean(number === null ? name : `${name} ${number}`);
-}
 
 // ---------------------------------------------------------------------------------------
 // User-Agent (ua-parser-js 1.x)
@@ -107,15 +81,6 @@ const LINUX_DISTRIBUTIONS = new Set(
 
 /** Chrome's reduced User-Agent on Android: the version and model are frozen, not real. */
 const FROZEN_ANDROID = /\bAndroid 10; K\)/;
-
-function macOS(version: string | null | undefined): string {
-  const [first, second] = (version ?? "").split(/[._]/).map((part) => major(part));
-  // Safari, Chrome and Firefox all freeze the User-Agent at 10.15(.7): a Mac that says so may
-  // run anything since, so no version is claimed. Before that, the minor number is the release.
-  if (first === 10 && second !== null && second !== undefined && second < 15) return `macOS 10.${second}`;
-  if (first !== null && first !== undefined && first >= 11) return `macOS ${first}`;
-  return "macOS";
-}
 
 function userAgentOs(name: string | undefined, version: string | undefined, userAgent: string): string | null {
   if (!name) return null;

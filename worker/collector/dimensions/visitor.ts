@@ -8,7 +8,7 @@ import type { PageviewDimensions } from "../rows";
 import type { BeaconEvent } from "../schemas";
 import { clientAddress } from "./client-address";
 import { countryOf } from "./country";
-import { sourceOf, utmValue } from "./source";
+import { sourceOf, utmValue } from "../../lib/sources";
 import { deviceDimensions } from "./user-agent";
 
 type Pageview = Extract<BeaconEvent, { type: "pageview" }>;

@@ -46,11 +46,22 @@ export interface ImportedCell {
   pageviews: number;
 }
 
+/**
+ * The rows of a file a day was read from: how many, and the first (file and line), so a day
+ * the runner refuses (docs/imports.md "Overlap") is reported as rows refused, like any other.
+ */
+export interface DayOrigin {
+  rows: number;
+  first: { file: string; line: number };
+}
+
 /** One local day (YYYY-MM-DD) of an export. */
 export interface ImportedDay {
   day: string;
   totals: ImportedTotals;
   cells: ImportedCell[];
+  /** Set by the readers (formats/); absent on a day made by hand. */
+  origin?: DayOrigin;
 }
 
 /** A row the reader read and left out, and why (a bot, a day with collected data, …). */

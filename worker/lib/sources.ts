@@ -2,7 +2,7 @@
  * Where a visit came from: the referrer's host as a known source name ("Google", "Hacker
  * News"), from the list in sources.json, and the UTM parameters as bounded text.
  */
-import { cut, withoutUnwanted } from "../../lib/beacon-limits";
+import { cut, withoutUnwanted } from "./beacon-limits";
 import sources from "./sources.json" with { type: "json" };
 
 /** The source of a visit without a referrer (typed in, a bookmark, an app that sends none). */
