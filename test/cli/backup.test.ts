@@ -54,28 +54,34 @@ function loop(send: (n: number) => Promise<Response>) {
   const acked: { n: number; at: number }[] = [];
   let running = true;
   let sent = 0;
+  let failure: string | undefined;
   const done = (async () => {
     while (running) {
       const n = sent++;
       const response = await send(n);
       const at = performance.now();
-      expect(response.status, await response.text()).toBe(202);
+      if (response.status !== 202) {
+        failure = `request ${n}: ${response.status} ${await response.text()}`;
+        return;
+      }
+      await response.body?.cancel();
       acked.push({ n, at });
     }
   })();
   return {
     acked,
     sent: () => sent,
+    /** Waits (on the loop's own progress, not a timer) until `count` requests have been acknowledged. */
+    async until(count: number) {
+      while (acked.length < count && failure === undefined) await new Promise((r) => setImmediate(r));
+      expect(failure).toBeUndefined();
+    },
     async stop() {
       running = false;
       await done;
+      expect(failure).toBeUndefined();
     },
   };
-}
-
-/** Waits (on the loops' own progress, not a timer) until `count` requests have been acknowledged. */
-async function untilAcked(acked: unknown[], count: number): Promise<void> {
-  while (acked.length < count) await new Promise((r) => setImmediate(r));
 }
 
 /** 0, 1, …, n−1: what a consistent copy of a sequential loop must hold for some n. */
@@ -124,8 +130,8 @@ describe("wren backup and wren restore", () => {
         body: JSON.stringify({ goal_id: goal.id, id: `order-${n}` }),
       }),
     );
-    await untilAcked(beacons.acked, 30);
-    await untilAcked(conversions.acked, 30);
+    await beacons.until(30);
+    await conversions.until(30);
 
     const file = join(temp, "wren.backup");
     const started = performance.now();
