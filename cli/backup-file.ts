@@ -66,7 +66,7 @@ export async function readManifest(copy: Client): Promise<BackupManifest> {
   const migration = Number(values.get("migration"));
   const createdAt = values.get("created_at") ?? "";
   if (!/^[0-9a-f]{64}$/i.test(secret) || !Number.isSafeInteger(migration) || Number.isNaN(Date.parse(createdAt))) {
-    throw new NotABackup("its manifest (table wren_backup) is damaged");
+    throw new NotABackup("its manifest is damaged");
   }
   return { createdAt, migration, wrenVersion: values.get("wren_version") ?? "unknown", secret };
 }

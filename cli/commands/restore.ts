@@ -19,12 +19,8 @@ import type { Settings } from "../settings";
 import { refuseRemoteDatabase } from "./backup";
 import type { Invocation, RESTORE_OPTIONS } from "./registry";
 
-/** `2026-11-27T06-01-02Z`: a time that sorts and is a file name everywhere. */
-const stamp = (date: Date) =>
-  date
-    .toISOString()
-    .replace(/\.\d+Z$/, "Z")
-    .replaceAll(":", "-");
+/** `2026-11-27T06-01-02.345Z`: a time that sorts, is a file name everywhere, and differs between two restores. */
+const stamp = (date: Date) => date.toISOString().replaceAll(":", "-");
 
 /** Copies the backup into `staging` as its database and secret; refuses a file that is not a restorable backup. */
 async function stage(file: string, staging: string): Promise<BackupManifest> {
@@ -95,7 +91,12 @@ export async function restoreCommand(
   }
 
   const kept = existsSync(dataDir) ? `${dataDir}.before-restore-${stamp(new Date())}` : undefined;
-  if (kept) renameSync(dataDir, kept);
+  try {
+    if (kept) renameSync(dataDir, kept);
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    throw error;
+  }
   renameSync(staging, dataDir);
   if (kept && values.force) rmSync(kept, { recursive: true, force: true });
   const result = {

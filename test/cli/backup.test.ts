@@ -12,7 +12,7 @@
  * And the refusals: a file that is not a backup, a running Wren, an existing FILE, LIBSQL_URL.
  */
 import { createClient } from "@libsql/client";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -255,9 +255,34 @@ describe("wren backup and wren restore", () => {
     const over = await wren(["restore", existing, "--json"], dataDir);
     expect(over.code).toBe(0);
     const kept = (JSON.parse(over.stdout) as { previous_data: string }).previous_data;
-    expect(kept).toMatch(new RegExp(`^${dataDir}\\.before-restore-\\d{4}-\\d\\d-\\d\\dT\\d\\d-\\d\\d-\\d\\dZ$`));
+    expect(kept).toMatch(new RegExp(`^${dataDir}\\.before-restore-\\d{4}-\\d\\d-\\d\\dT\\d\\d-\\d\\d-\\d\\d\\.\\d{3}Z$`));
     expect(readdirSync(kept).sort()).toEqual(["secret.key", "wren.db"]);
     expect(readFileSync(join(dataDir, "secret.key"), "utf8")).toBe(`${"ab".repeat(32)}\n`);
-    expect(existsSync(join(temp, "refusals", "existing.backup"))).toBe(true);
+
+    // A backup a newer Wren took (a migration this version does not know), or with a damaged manifest: refused, nothing moved.
+    const newer = join(temp, "refusals", "newer.backup");
+    const damaged = join(temp, "refusals", "damaged.backup");
+    for (const [file, sql] of [
+      [newer, "UPDATE wren_backup SET value = '99999999999999' WHERE name = 'migration'"],
+      [damaged, "UPDATE wren_backup SET value = 'not hex' WHERE name = 'secret'"],
+    ] as const) {
+      expect((await wren(["backup", file], dataDir)).code).toBe(0);
+      const copy = createClient({ url: `file:${file}` });
+      await copy.execute(sql);
+      copy.close();
+    }
+    expect(await wren(["restore", newer], dataDir)).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(
+        new RegExp(
+          `^wren: cannot restore ${newer}: it was taken by a newer Wren \\(\\d+\\.\\d+\\.\\d+\\); restore it with that version or newer\n$`,
+        ),
+      ),
+    });
+    expect(await wren(["restore", damaged], dataDir)).toMatchObject({
+      code: 2,
+      stderr: `wren: cannot restore ${damaged}: its manifest is damaged\n`,
+    });
+    expect(readdirSync(join(temp, "refusals")).filter((name) => name.includes("restor")).length).toBe(1);
   }, 120_000);
 });
