@@ -9,11 +9,13 @@
  * Checked: `nginx -t` passes; a beacon through TLS is counted with its visitor's country, and a
  * client's own X-Real-IP is overwritten; HTTP redirects to HTTPS; Wren's body limits, not
  * nginx's, answer; only the static files are compressed; /healthz answers through the proxy.
- * examples/proxy/Caddyfile passes `caddy validate`.
+ * examples/proxy/Caddyfile passes `caddy validate`, and runs (Debian's Caddy 2.6, its own local CA,
+ * loopback ports) in front of the same Wren with the same checks, but for the visitor's country:
+ * Caddy 2.6 has no trusted client-address header to play a public visitor with.
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { get as httpGet, type IncomingMessage } from "node:http";
 import { request } from "node:https";
 import { tmpdir } from "node:os";
@@ -35,6 +37,8 @@ let httpsPort: number;
 let httpPort: number;
 let site: TestSite;
 let cert: string;
+/** The proxy the requests below go to: its HTTPS port and the certificate (or CA) to trust. */
+let target: { port: number; ca: string };
 
 /** The example with what a test box must change substituted; fails if the example no longer has what it replaces. */
 function substituted(upstreamPort: number): string {
@@ -90,7 +94,15 @@ interface Reply {
 function viaProxy(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: "127.0.0.1", port: httpsPort, servername: HOST, ca: cert, method, path, headers: { host: HOST, ...headers } },
+      {
+        host: "127.0.0.1",
+        port: target.port,
+        servername: HOST,
+        ca: target.ca,
+        method,
+        path,
+        headers: { host: HOST, ...headers },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
@@ -138,6 +150,7 @@ beforeAll(async () => {
   ]);
   cert = readFileSync(join(temp, "cert.pem"), "utf8");
   httpsPort = await freePort();
+  target = { port: httpsPort, ca: cert };
   httpPort = await freePort();
   stack = await startStack({ env: { WREN_CLIENT_IP_HEADER: "X-Real-IP", WREN_PUBLIC_URL: `https://${HOST}` } });
   site = await createSite(stack, "proxied.example");
@@ -224,15 +237,92 @@ describe("examples/proxy/nginx.conf in front of Wren", () => {
 });
 
 describe("examples/proxy/Caddyfile", () => {
+  const home = join(temp, "caddy");
+  const caddyEnv = { ...process.env, HOME: home, XDG_DATA_HOME: join(home, "data"), XDG_CONFIG_HOME: join(home, "config") };
+  let caddy: ChildProcess | undefined;
+  let caddyHttpPort: number;
+  afterAll(async () => {
+    if (caddy && caddy.exitCode === null) {
+      caddy.kill("SIGTERM");
+      await once(caddy, "exit");
+    }
+  });
+
   it("passes caddy validate", async () => {
-    const home = join(temp, "caddy");
     mkdirSync(home);
-    const env = { ...process.env, HOME: home, XDG_DATA_HOME: home, XDG_CONFIG_HOME: home };
     const result = await run(
       "caddy",
       ["validate", "--config", join(ROOT, "examples/proxy/Caddyfile"), "--adapter", "caddyfile"],
-      { env },
+      {
+        env: caddyEnv,
+      },
     );
     expect(result.stdout).toBe("Valid configuration\n");
+  });
+
+  it("runs in front of Wren: TLS, a client's own X-Real-IP overwritten, redirect, Wren's limits, static files compressed", async () => {
+    // As written, except: loopback and free ports, Caddy's own local CA instead of an ACME one
+    // (nothing leaves the box), no admin endpoint, and the test stack's port upstream.
+    caddyHttpPort = await freePort();
+    const caddyHttpsPort = await freePort();
+    const example = readFileSync(join(ROOT, "examples/proxy/Caddyfile"), "utf8");
+    for (const part of [`${HOST} {\n`, "reverse_proxy 127.0.0.1:8787 {"]) expect(example).toContain(part);
+    const global = `{\n\tadmin off\n\tskip_install_trust\n\tlocal_certs\n\thttp_port ${caddyHttpPort}\n\thttps_port ${caddyHttpsPort}\n}\n\n`;
+    const config = join(home, "Caddyfile");
+    writeFileSync(
+      config,
+      global +
+        example
+          .replace(`${HOST} {\n`, `${HOST} {\n\tbind 127.0.0.1\n`)
+          .replace("reverse_proxy 127.0.0.1:8787 {", `reverse_proxy 127.0.0.1:${stack!.port} {`),
+    );
+    caddy = spawn("caddy", ["run", "--config", config, "--adapter", "caddyfile"], { env: caddyEnv, stdio: "ignore" });
+    const root = join(home, "data", "caddy", "pki", "authorities", "local", "root.crt");
+    await until("Caddy's local CA", () => existsSync(root), 15_000);
+    target = { port: caddyHttpsPort, ca: readFileSync(root, "utf8") };
+    await until(
+      "Caddy to answer",
+      () =>
+        viaProxy("GET", "/healthz").then(
+          (r) => r.status === 200,
+          () => false,
+        ),
+      15_000,
+    );
+
+    // Caddy 2.6 has no trusted client-address header to play a public visitor with: the
+    // address it passes is the loopback one it saw, and a client's own header is overwritten.
+    expect((await beacon("/via-caddy", { "x-real-ip": "8.8.8.8" })).status).toBe(202);
+    const db = stack!.openDatabase();
+    try {
+      const rows = await db.execute({
+        sql: "SELECT country FROM events WHERE site_id = ? AND path = '/via-caddy'",
+        args: [site.id],
+      });
+      expect(rows.rows.map((r) => r.country)).toEqual([null]);
+    } finally {
+      db.close();
+    }
+
+    const plain = await new Promise<IncomingMessage>((resolve, reject) =>
+      httpGet({ host: "127.0.0.1", port: caddyHttpPort, path: "/dashboard/", headers: { host: HOST } }, resolve).on(
+        "error",
+        reject,
+      ),
+    );
+    plain.resume();
+    expect(plain.statusCode).toBe(308);
+    expect(plain.headers.location).toMatch(new RegExp(`^https://${HOST.replaceAll(".", "\\.")}(:\\d+)?/dashboard/$`));
+
+    const health = await viaProxy("GET", "/healthz");
+    expect(health.headers["strict-transport-security"]).toBe("max-age=63072000");
+    const large = await beacon("/large-via-caddy", {}, 20_000);
+    expect(large.status).toBe(413);
+    expect(large.headers["content-type"]).toBe("application/problem+json");
+
+    const gzip = { "accept-encoding": "gzip" };
+    expect((await viaProxy("GET", "/t.js", gzip)).headers["content-encoding"]).toBe("gzip");
+    expect((await viaProxy("GET", "/dashboard/app.js", gzip)).headers["content-encoding"]).toBe("gzip");
+    expect((await viaProxy("GET", "/api/v1/openapi.json", gzip)).headers["content-encoding"]).toBeUndefined();
   });
 });
