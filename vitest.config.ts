@@ -13,7 +13,7 @@ export default defineConfig({
       {
         test: {
           name: "node",
-          include: ["test/{unit,domain,contract,hrana,e2e,api,collector,browser,reports,alerts,cli}/**/*.test.ts"],
+          include: ["test/{unit,domain,contract,hrana,e2e,api,collector,browser,reports,alerts,cli,ops}/**/*.test.ts"],
           ...common,
         },
       },

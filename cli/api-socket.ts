@@ -31,6 +31,12 @@ function socketAnswers(path: string): Promise<boolean> {
   });
 }
 
+/** True when a Wren runs on this data folder now: its api socket answers (a left-over file does not). */
+export async function wrenRunsOn(dataDir: string): Promise<boolean> {
+  const path = apiSocketPath(dataDir);
+  return path !== null && existsSync(path) && (await socketAnswers(path));
+}
+
 /**
  * The address workerd's api socket takes (`unix:<path>`, or `127.0.0.1:<port>`). A socket file
  * left by a start that was killed is removed; one that answers belongs to a Wren still running

@@ -24,7 +24,7 @@ import { databaseFile, type Settings } from "./settings";
 export const MIGRATIONS_FOLDER = join(ROOT, "migrations");
 
 /** The table drizzle's migrator records applied migrations in. */
-const MIGRATIONS_TABLE = "__drizzle_migrations";
+export const MIGRATIONS_TABLE = "__drizzle_migrations";
 
 const MAKE_IT = "run `npx wren migrate` or `npm start`";
 
@@ -58,7 +58,7 @@ async function connect(settings: Settings): Promise<Client> {
 }
 
 /** The newest migration this version ships: a database that has not applied it is out of date. */
-function latestMigration(): number {
+export function latestMigration(): number {
   return Math.max(0, ...readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER }).map((m) => m.folderMillis));
 }
 

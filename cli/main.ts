@@ -5,12 +5,10 @@
  * usage error, exit 2), then runs it. Every failure is told through cli/output.ts's one
  * formatter, as JSON when --json was given.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { COMMANDS, synopsisOf, type CommandSpec, type Invocation, type OptionSpecs } from "./commands/registry";
 import { CliError, describeFailure, printFailure } from "./output";
-import { ROOT } from "./paths";
+import { version } from "./paths";
 import { ENVIRONMENT, loadSettings } from "./settings";
 
 const WIDTH = 110;
@@ -19,10 +17,6 @@ const isHelp = (arg: string) => arg === "--help" || arg === "-h";
 
 /** The arguments before a `--` (after it, everything is a positional argument). */
 const flagsOf = (args: string[]) => (args.includes("--") ? args.slice(0, args.indexOf("--")) : args);
-
-export function version(): string {
-  return (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
-}
 
 const nameOf = (spec: CommandSpec) => `wren ${spec.words.join(" ")}`;
 

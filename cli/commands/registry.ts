@@ -52,6 +52,14 @@ export const DB_OPTIONS = {
   "allow-host": { type: "string", value: "NAME", multiple: true, help: "a host name clients may reach it by (repeatable)" },
 } as const satisfies OptionSpecs;
 export const MIGRATE_OPTIONS = { json } as const satisfies OptionSpecs;
+export const BACKUP_OPTIONS = {
+  force: { type: "boolean", help: "replace FILE if it exists" },
+  json,
+} as const satisfies OptionSpecs;
+export const RESTORE_OPTIONS = {
+  force: { type: "boolean", help: "delete the data folder it replaces (default: kept as DATA.before-restore-TIME)" },
+  json,
+} as const satisfies OptionSpecs;
 
 export const KEYS_CREATE_OPTIONS = {
   scopes: { type: "string", value: "A,B", required: true, help: `scopes, comma-separated: ${SCOPES.join(", ")}` },
@@ -188,6 +196,20 @@ export const COMMANDS: CommandSpec<any>[] = [
     options: MIGRATE_OPTIONS,
     summary: "make the database, or bring it up to date (npm start does it too)",
     run: async (settings, input) => (await import("./migrate")).migrateCommand(settings, input),
+  }),
+  command({
+    words: ["backup"],
+    args: ["FILE"],
+    options: BACKUP_OPTIONS,
+    summary: "copy the database and server secret into FILE (0600), consistently, while Wren runs",
+    run: async (settings, input) => (await import("./backup")).backupCommand(settings, input),
+  }),
+  command({
+    words: ["restore"],
+    args: ["FILE"],
+    options: RESTORE_OPTIONS,
+    summary: "make the data folder what a backup FILE holds (Wren stopped); the old folder is kept aside",
+    run: async (settings, input) => (await import("./restore")).restoreCommand(settings, input),
   }),
   command({
     words: ["oidc", "check"],
