@@ -415,6 +415,13 @@ describe("through the API", () => {
     expect(hourly.points.some((p: { imported?: true }) => p.imported)).toBe(false);
     const conversions = await get(`/api/v1/conversions?site=${site}&${span}`);
     expect(conversions.imported).toEqual(meta(false, "report"));
+    const query = await call("POST", "/api/v1/query", {
+      site_id: site,
+      metrics: ["visitors"],
+      date_range: [IMPORTED_FROM, IMPORTED_TO],
+    });
+    expect(query.status, query.text).toBe(200);
+    expect(query.body.meta.imported).toEqual(meta(false, "report"));
     const aggregate = await get(`/api/v1/aggregate?site=${site}&${span}&filter=country:DE`);
     expect(aggregate.imported).toEqual(meta(false, "filters"));
   });
