@@ -69,7 +69,7 @@ export const aggregateRoutes = [
       const p = await prepareReport(context, query.site, query, (period) => filters.check(period));
       const plan = filters.plan;
       const units = plan.by === "units" ? plan.filters : [];
-      const exclusion = importedExclusion({ filter: query.filter });
+      const exclusion = importedExclusion({ filter: query.filter, hours: !!p.scope.hours });
       const compute = async (q: PreparedReport) => {
         const scope = importedScope(q.scope, exclusion);
         // The timeseries route's own cache entry (same name and parameters): one computation of the totals.
