@@ -31,6 +31,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   people: () => import("./people"),
   oidc: () => import("./oidc"),
   shares: () => import("./shares"),
+  imported: () => import("./imported"),
 };
 
 const json = process.argv.includes("--json");

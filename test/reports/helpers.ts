@@ -18,6 +18,8 @@ import { filteredRule, revenueRule, type RevenueCell } from "../../worker/report
 import { parseFilter, type Filter } from "../../worker/reports/explore/filters";
 import { SUPPRESSED, type Figure } from "../../worker/reports/figures";
 import { unitShare } from "../../worker/reports/privacy/revenue";
+import { replaceDayStatements } from "../../worker/domain/imports/days";
+import type { ImportedDay, ImportedDimension, ImportSource } from "../../worker/domain/imports/model";
 
 export interface TestDb {
   client: Client;
@@ -260,4 +262,43 @@ export function freshSiteDbs(siteId: string): () => Promise<TestDb> {
     await addSite(db.client, siteId);
     return db;
   };
+}
+
+/** One imported day as a test writes it: totals and cells (`[dimension, value, visitors, pageviews]`). */
+export interface SeedDay {
+  day: string;
+  visitors: number;
+  pageviews: number;
+  visits?: number;
+  bounces?: number;
+  visitDuration?: number;
+  cells?: readonly (readonly [ImportedDimension, string, number, number])[];
+}
+
+/**
+ * Writes an import and its days as the importer does: its record, then each day whole through
+ * the real writer (domain/imports/days.ts replaceDayStatements), in one batch.
+ */
+export async function addImport(client: Client, siteId: string, importId: string, source: ImportSource, days: readonly SeedDay[]): Promise<void> {
+  const statements: InStatement[] = [
+    {
+      sql: "INSERT INTO imports (id, site_id, source, file_name, file_sha256, status, created_by, days_imported) VALUES (?, ?, ?, ?, ?, 'done', 'cli', ?)",
+      args: [importId, siteId, source, `${importId}.zip`, importId.padEnd(64, "0"), days.length],
+    },
+  ];
+  for (const d of days) {
+    const day: ImportedDay = {
+      day: d.day,
+      totals: {
+        visitors: d.visitors,
+        pageviews: d.pageviews,
+        visits: d.visits ?? d.visitors,
+        bounces: d.bounces ?? 0,
+        visitDuration: d.visitDuration ?? 0,
+      },
+      cells: (d.cells ?? []).map(([dimension, value, visitors, pageviews]) => ({ dimension, value, visitors, pageviews })),
+    };
+    statements.push(...replaceDayStatements(siteId, importId, day));
+  }
+  await client.batch(statements, "write");
 }

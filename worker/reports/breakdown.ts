@@ -16,7 +16,9 @@
 import type { ReadOnlyDatabase } from "../lib/read-only";
 import { loadDayAtoms, shownCell, type DayAtoms } from "./atoms";
 import { coverPartition, NONE, partition, SMALL, type DayCell, type Rows } from "./day-partition";
-import { perturbedFigure, ratio, type Figure } from "./figures";
+import { perturbedFigure, ratio, SUPPRESSED, type Figure } from "./figures";
+import { importedCells, type ImportedSum } from "./imported/cells";
+import { mergeRows, plusImportedTotal } from "./imported/merge";
 import type { Dimension } from "./dimensions";
 import { splitHidden, suppressedLike } from "./hidden-rows";
 import { decideNestedDay, loadNesting } from "./nested-cells";
@@ -312,7 +314,29 @@ export async function breakdownReport(
   // Values hidden over the whole period are listed as one `other` row; the null value names no one.
   const { shown, hidden } = splitHidden(rows, (r) => r.value === null);
   if (hidden.length > 0) shown.push({ ...suppressedLike(hidden[0]!), value: null, other: true });
-  return { rows: shown, totals };
+  if (!scope.imported || goal) return { rows: shown, totals };
+  return withImportedCells({ rows: shown, totals }, await importedCells(db, scope, scope.imported, dimension));
+}
+
+/** The breakdown with the imported days' shown cells added (imported/merge.ts); never with a goal. */
+function withImportedCells(report: BreakdownReport, imported: Map<string, ImportedSum>): BreakdownReport {
+  if (imported.size === 0) return report;
+  const merged = mergeRows(
+    report.rows,
+    imported,
+    (r) => r.value,
+    () => true,
+    (value, visitors, pageviews) => ({ value, other: false, visitors, pageviews }),
+    () => ({ value: null, other: true, visitors: SUPPRESSED, pageviews: SUPPRESSED }),
+  );
+  const any = merged.added.rows > 0;
+  return {
+    rows: merged.rows,
+    totals: {
+      visitors: plusImportedTotal(report.totals.visitors, merged.added.visitors, any),
+      pageviews: plusImportedTotal(report.totals.pageviews, merged.added.pageviews, any),
+    },
+  };
 }
 
 /** Tallies of rows added up: the totals are sums of the visible cells, never an independent figure. */

@@ -17,6 +17,7 @@
 import type { ReadOnlyDatabase } from "../lib/read-only";
 import { HttpProblem } from "../lib/problem";
 import { exact, round, SUPPRESSED, weakest, type Figure } from "./figures";
+import type { ImportedMeta } from "./imported/coverage";
 import type { PreparedReport } from "./request";
 import type { ReportScope } from "./scope";
 import { addDays, daysBetween } from "./timezone";
@@ -122,6 +123,8 @@ export interface ComparisonHead {
   from: string;
   to: string;
   days: number;
+  /** The earlier period's imported days (imported/head.ts), when it has any. */
+  imported?: ImportedMeta;
 }
 
 /**
@@ -137,7 +140,11 @@ export function previousReport(p: PreparedReport, mode: CompareMode): { report: 
 /** Whether the site had any visitor in the scope's days (what its timeseries shows as all exact 0s otherwise). */
 export async function periodHasVisitors(db: ReadOnlyDatabase, scope: ReportScope): Promise<boolean> {
   const rs = await db.query({
-    sql: "SELECT EXISTS (SELECT 1 FROM rollup_site_day WHERE site_id = ? AND day >= ? AND day <= ? AND visitors > 0) AS any_visitor",
+    sql:
+      "SELECT EXISTS (SELECT 1 FROM rollup_site_day WHERE site_id = ?1 AND day >= ?2 AND day <= ?3 AND visitors > 0) " +
+      // Imported visitors too, read or not: a row absent there may be hidden, never a sure 0.
+      "OR EXISTS (SELECT 1 FROM imported_days WHERE site_id = ?1 AND day >= ?2 AND day <= ?3 AND visitors > 0) " +
+      "AS any_visitor",
     args: [scope.siteId, scope.from, scope.to],
   });
   return Number(rs.rows[0]?.any_visitor ?? 0) === 1;

@@ -25,6 +25,7 @@ import { DURATION_SECONDS } from "./engagement-fold";
 import { durationBucketSql, durationMedian } from "./histogram";
 import type { NoiseKey } from "./noise-position";
 import { filteredRule, type FilteredRule } from "./privacy/filtered";
+import type { ImportedEngagement } from "./imported/cells";
 
 /** Session-days as an SQL subquery selecting at least day, unit, pageviews, first_ts, last_ts, unit_key. */
 export interface SessionDays {
@@ -56,6 +57,11 @@ export interface EngagementOptions {
   noiseKey: NoiseKey;
   /** Rule F as served; the property test takes it out (exactFiltered). */
   rule?: FilteredRule;
+  /**
+   * The imported days' shown visits and bounces (imported/cells.ts), added to the collected
+   * figures; the median duration stays the collected visits' (exports give no visit's duration).
+   */
+  imported?: ImportedEngagement;
 }
 
 /** The site's session-days over local days from..to (inclusive). */
@@ -128,7 +134,7 @@ export async function engagementFigures(
 export function engagementOf(
   totals: { visits: number; visitsKeySum: number; pageviews: number; bounces: number; bounceKeySum: number },
   histogram: Map<number, number>,
-  { k, noiseKey, rule = filteredRule }: EngagementOptions,
+  { k, noiseKey, rule = filteredRule, imported }: EngagementOptions,
 ): EngagementFigures {
   const none: EngagementFigures = {
     visits: SUPPRESSED,
@@ -140,8 +146,9 @@ export function engagementOf(
     visit_duration_high: SUPPRESSED,
   };
   const zero: Figure = { value: 0, qualifier: "exact" };
+  const importedVisits = (imported?.visitDays ?? 0) > 0;
   // No visit at all: exact zeros, as every report reads a cell without data (hides nothing: there is no one).
-  if (totals.visits === 0) {
+  if (totals.visits === 0 && !importedVisits && !imported?.hiddenVisitDays) {
     return {
       visits: zero,
       bounces: zero,
@@ -152,28 +159,33 @@ export function engagementOf(
       visit_duration_high: zero,
     };
   }
-  const figure = (value: number): Figure => (rule.perturbs ? estimated(value) : { value, qualifier: "exact" });
-  const visitsCell = rule.shown(
-    { units: totals.visits, events: totals.pageviews, keySum: totals.visitsKeySum },
-    noiseKey,
-    k,
-    true,
-  );
-  if (!visitsCell) return none;
-  const visits = figure(visitsCell.units);
+  const figure = (value: number): Figure => (rule.perturbs || importedVisits ? estimated(value) : { value, qualifier: "exact" });
+  const visitsCell =
+    totals.visits === 0
+      ? null
+      : rule.shown({ units: totals.visits, events: totals.pageviews, keySum: totals.visitsKeySum }, noiseKey, k, true);
+  if (!visitsCell && !importedVisits) return none;
+  const visitUnits = (visitsCell?.units ?? 0) + (importedVisits ? imported!.visits : 0);
+  const visitEvents = (visitsCell?.events ?? 0) + (importedVisits ? imported!.visitPageviews : 0);
+  const visits = figure(visitUnits);
   // No bounce reads as fewer than k bounces do: an exact 0 would tell that a small group among the
   // visits (a reader's sybils beside a few others, none of its own bouncing) did not bounce either.
   const bouncesCell =
-    totals.bounces === 0
+    totals.bounces === 0 || !visitsCell
       ? null
       : rule.shown({ units: totals.bounces, events: 0, keySum: totals.bounceKeySum }, noiseKey, k, false);
-  const bounces = bouncesCell === null ? SUPPRESSED : figure(bouncesCell.units);
-  const duration = durationMedian(histogram, k);
+  const importedBounces = (imported?.bounceDays ?? 0) > 0;
+  const bounces =
+    bouncesCell === null && !importedBounces
+      ? SUPPRESSED
+      : figure((bouncesCell?.units ?? 0) + (importedBounces ? imported!.bounces : 0));
+  // The median is the collected visits' alone, and only where their cell is shown.
+  const duration = visitsCell ? durationMedian(histogram, k) : { value: SUPPRESSED, low: SUPPRESSED, high: SUPPRESSED };
   return {
     visits,
     bounces,
     bounce_rate: ratio(bounces, visits),
-    views_per_visit: { value: round(visitsCell.events / visitsCell.units, 2), qualifier: "estimated" },
+    views_per_visit: { value: round(visitEvents / visitUnits, 2), qualifier: "estimated" },
     visit_duration: duration.value,
     visit_duration_low: duration.low,
     visit_duration_high: duration.high,

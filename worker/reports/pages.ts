@@ -5,6 +5,8 @@
  */
 import type { ReadOnlyDatabase } from "../lib/read-only";
 import { perturbedFigure, SUPPRESSED, type Figure } from "./figures";
+import { importedCells } from "./imported/cells";
+import { mergeRows, plusImportedTotal } from "./imported/merge";
 import { shownEventsSql, shownUnitsSql } from "./noise";
 import { pathFilter } from "./pattern";
 import { additiveFigure, distinctFigure, PAGE_ATOMS_SQL, type AtomTally } from "./privacy";
@@ -43,8 +45,28 @@ function pagesSql(noise: boolean): string {
 const PAGES_SQL = { exact: pagesSql(false), perturbed: pagesSql(true) };
 
 export async function pagesReport(db: ReadOnlyDatabase, scope: ReportScope, page?: string): Promise<PagesReport> {
-  const rs = await db.query({ sql: scope.noise ? PAGES_SQL.perturbed : PAGES_SQL.exact, args: [scope.k, scope.siteId, scope.from, scope.to] });
   const keep = page === undefined ? () => true : pathFilter(page);
+  const [collected, imported] = await Promise.all([
+    collectedPages(db, scope, keep),
+    scope.imported ? importedCells(db, scope, scope.imported, "page") : undefined,
+  ]);
+  if (!imported || imported.size === 0) return collected;
+  const merged = mergeRows(
+    collected.rows,
+    imported,
+    (r) => r.path,
+    keep,
+    (path, visitors, pageviews) => ({ path, other: false, visitors, pageviews }),
+    () => ({ path: null, other: true, visitors: SUPPRESSED, pageviews: SUPPRESSED }),
+  );
+  return {
+    rows: merged.rows,
+    totals: { pageviews: plusImportedTotal(collected.totals.pageviews, merged.added.pageviews, merged.added.rows > 0) },
+  };
+}
+
+async function collectedPages(db: ReadOnlyDatabase, scope: ReportScope, keep: (path: string) => boolean): Promise<PagesReport> {
+  const rs = await db.query({ sql: scope.noise ? PAGES_SQL.perturbed : PAGES_SQL.exact, args: [scope.k, scope.siteId, scope.from, scope.to] });
   const rows: PageRow[] = [];
   const total: AtomTally = { sum: 0, visible: 0, hidden: 0 };
   let anyHidden = false;

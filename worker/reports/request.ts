@@ -10,6 +10,8 @@ import type { Database } from "../lib/db";
 import { HttpProblem } from "../lib/problem";
 import type { ReadOnlyDatabase } from "../lib/read-only";
 import { ReportCache } from "./cache";
+import { importedMeta, importedRunsOf, importedRunsStatement, type ImportedMeta } from "./imported/coverage";
+import type { ImportedExclusion } from "./imported/rule";
 import { negotiate, type Format } from "./format";
 import { nextFigures, type NextFigures } from "./freshness";
 import { lastCompleteDay, resolvePeriod, type Period, type PeriodQuery } from "./period";
@@ -46,7 +48,14 @@ export interface PreparedReport {
     published_through: string;
     /** When the running hour's and today's figures are published (freshness.ts). */
     next_figures: NextFigures;
+    /** The period's imported days, left out (`reason: "report"`) unless the route says otherwise. */
+    imported?: ImportedMeta;
   };
+  /**
+   * The `imported` field for this period: included (exclusion null) or left out and why;
+   * `collectedOnly` names figures that cover collected data only. Empty when no imported day is in the period.
+   */
+  imported(exclusion: ImportedExclusion | null, collectedOnly?: string[]): { imported?: ImportedMeta };
   /**
    * Computes the report once per publication: `name` and `params` name the report and its
    * own parameters (the scope and the site's goals are added to the key).
@@ -76,12 +85,14 @@ export async function prepareReport(
 ): Promise<PreparedReport> {
   const reader = db.$reader;
   // One round trip for all a report needs to know before it computes (or finds its cache entry).
-  const [siteRows, publicationRows, goalRows, keyRows] = await reader.queryAll([
+  const [siteRows, publicationRows, goalRows, keyRows, runRows, importRows] = await reader.queryAll([
     { sql: "SELECT timezone FROM sites WHERE id = ?", args: [siteId] },
     PUBLICATION_SQL,
     // Ids and names: a renamed goal (PATCH) must not keep its old name in a cached report.
     { sql: "SELECT json_group_array(json_array(id, name)) AS goals FROM (SELECT id, name FROM goals WHERE site_id = ? ORDER BY id)", args: [siteId] },
     NOISE_KEY_SQL,
+    importedRunsStatement(siteId),
+    IMPORTS_FINGERPRINT(siteId),
   ]);
   const site = siteRows!.rows[0];
   if (!site) throw siteNotFound(siteId, "site");
@@ -108,6 +119,9 @@ export async function prepareReport(
   };
   const publishedThrough = lastCompleteDay(zone, publication.throughMs);
   const goals = String(goalRows!.rows[0]?.goals ?? "[]");
+  const runs = importedRunsOf(runRows!);
+  // Imports change no publication: what they wrote is part of every cached report's key.
+  const imports = runs.length === 0 ? "" : JSON.stringify([runs, importRows!.rows[0]?.imports ?? ""]);
   const format = negotiate(request.headers.get("accept"));
   const prepared = (scope: ReportScope, period: Period): PreparedReport => ({
     db: reader,
@@ -120,14 +134,24 @@ export async function prepareReport(
       k,
       published_through: publishedThrough,
       next_figures: nextFigures(zone, publication.throughMs),
+      ...importedField(importedMeta(runs, period.from, period.to, "report")),
     },
+    imported: (exclusion, collectedOnly) => importedField(importedMeta(runs, period.from, period.to, exclusion, collectedOnly)),
     cached: (name, params, compute) =>
-      cache.remember(JSON.stringify([name, scope, publication.version, publishedThrough, goals, params]), compute),
+      cache.remember(JSON.stringify([name, scope, publication.version, publishedThrough, goals, imports, params]), compute),
     shifted: (from, to) =>
       prepared({ ...scope, from, to, hours: undefined }, { from, to, days: daysBetween(from, to), timeZone: period.timeZone }),
   });
   return prepared(scope, period);
 }
+
+/** What identifies the site's imports as they are now (with the runs: the report cache's key). */
+const IMPORTS_FINGERPRINT = (siteId: string) => ({
+  sql: "SELECT group_concat(id || ':' || status || ':' || days_imported || ':' || rows_read || ':' || coalesce(resume_after, ''), ',') AS imports FROM imports WHERE site_id = ?",
+  args: [siteId],
+});
+
+const importedField = (meta: ImportedMeta | undefined): { imported?: ImportedMeta } => (meta ? { imported: meta } : {});
 
 /** The instants a period of closed hours covers, for the head; nothing for whole days. */
 function windowBounds(period: Period): { start?: string; end?: string } {

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { VITAL_METRICS } from "../lib/schema";
 import { DIMENSIONS } from "./dimensions";
 import { COMPARE_MODES } from "./compare";
+import { importedSchema } from "./imported/schema";
 import { QUALIFIERS } from "./figures";
 import { HIDDEN_REASONS } from "./privacy";
 import { INTERVALS } from "./timeseries";
@@ -96,12 +97,14 @@ const periodSchema = z
 const meta = {
   site: z.string(),
   period: periodSchema,
+  imported: importedSchema.optional(),
   comparison: z
     .object({
       mode: z.enum(COMPARE_MODES),
       from: z.string().meta({ example: "2026-09-17" }),
       to: z.string().meta({ example: "2026-10-16" }),
       days: z.number().int(),
+      imported: importedSchema.optional().meta({ description: "The earlier period's imported days, read by the same rule." }),
     })
     .optional()
     .meta({
@@ -290,6 +293,9 @@ export const timeseriesResponse = z
         previous_date: z.string().nullable().optional().meta({
           description:
             "Only with `compare`: the earlier period's date (or date and hour) this point is compared with; null for an hour that day did not have (a clock change).",
+        }),
+        imported: z.literal(true).optional().meta({
+          description: "An imported day: visitors and pageviews are its imported totals (estimated; suppressed below k).",
         }),
         from_hours: z.literal(true).optional().meta({
           description:

@@ -2,6 +2,7 @@
  * The scope of a report: which site, days and hours it covers, its k, and whether (and with
  * which secrets) its figures are perturbed.
  */
+import type { ImportedRule } from "./imported/rule";
 import type { NoiseKey } from "./noise-position";
 
 /** Closed local hours [fromMs, toMs), both at local hour starts (UTC ms). */
@@ -40,4 +41,10 @@ export interface ReportScope {
    * those before keep the decisions they were published with. Absent or "": none.
    */
   legacyDays?: string;
+  /**
+   * Read the imported days of the period by this rule (imported/cells.ts), beside the collected
+   * ones. Absent: they are left out (filters, a goal's breakdown, hours, the reports that never
+   * read them); only the routes that include them set it.
+   */
+  imported?: ImportedRule;
 }

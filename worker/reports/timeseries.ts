@@ -9,6 +9,7 @@ import type { ReadOnlyDatabase } from "../lib/read-only";
 import { perturbedFigure, SUPPRESSED, type Figure } from "./figures";
 import { loadDayAtoms, type DayAtoms, type GoalDayAtom, type SiteDayAtom } from "./atoms";
 import { guardedDaySums, type GuardedSums } from "./guarded-days";
+import { importedDayTotals, type ImportedDayTotals } from "./imported/cells";
 import { hourFigure, tallyHour, wholeDays, windowCells, type WindowCells } from "./hour-cells";
 import { filteredAtoms, type Filter } from "./filter";
 import { datesOf } from "./period";
@@ -34,6 +35,8 @@ export interface TimeseriesPoint {
   hidden?: HiddenReason;
   /** A day point whose own total is withheld (day_protection): visitors and pageviews are the sum of its shown hours. */
   from_hours?: true;
+  /** An imported day (imported/cells.ts): visitors and pageviews are its imported totals. */
+  imported?: true;
 }
 
 export interface TimeseriesReport {
@@ -91,6 +94,7 @@ export async function timeseriesReport(
     // A filtered day's hidden value is told apart from an absent one by nothing, its reason included.
     const sums = filter ? NO_SUMS : await guardedDaySums(db, scope, atoms);
     points = dailyPoints(scope, atoms.siteDays, atoms.goalDays, goal === undefined ? [...atoms.goalDays.keys()] : [goal], sums, !filter);
+    if (scope.imported && !filter) points = withImportedDays(points, await importedDayTotals(db, scope));
   } else {
     if (filter) throw new Error("filters apply to days only"); // refused by the route first (a 400)
     const cells = await windowCells(db, wholeDays(scope), goal === undefined ? null : [goal]);
@@ -132,6 +136,17 @@ function dailyPoints(
       pageviews: dayFigure(site.shown.pageviews, site.units, site.visible, scope.noise),
       ...(tellReasons && site.units > 0 && !site.visible ? { hidden: dayReason(site, scope.k) } : {}),
     };
+  });
+}
+
+/** Imported days' points: their totals as shown, or suppressed below k (they have no collected data). */
+function withImportedDays(points: TimeseriesPoint[], days: Map<string, ImportedDayTotals>): TimeseriesPoint[] {
+  if (days.size === 0) return points;
+  return points.map((p) => {
+    const day = days.get(p.local);
+    if (!day) return p;
+    if (!day.visible) return { ...p, visitors: SUPPRESSED, pageviews: SUPPRESSED, hidden: "small_group", imported: true };
+    return { ...p, visitors: estimated(day.visitors), pageviews: estimated(day.pageviews), imported: true };
   });
 }
 

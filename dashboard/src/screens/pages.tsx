@@ -72,6 +72,7 @@ export function PagesScreen({ site }: { site: string }) {
                 next={report.next_figures}
                 // Today with no rows still covers its closed hours: the line says through when.
                 empty={!today && report.rows.length === 0 && !pattern && !cursor}
+                imported={report.imported}
               />
               <PagesTable site={site} report={report} sort={sort} pattern={pattern} />
             </>

@@ -89,6 +89,7 @@ export function VitalsScreen({ site }: { site: string }) {
                 range={report.period}
                 next={report.next_figures}
                 empty={report.rows.length === 0 && !pattern && !metric && !cursor}
+                imported={report.imported}
               />
               <VitalsTable report={report} sort={sort} filtered={Boolean(pattern || metric)} />
             </>

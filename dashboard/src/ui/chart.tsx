@@ -1,5 +1,6 @@
 /**
- * A time series chart on uPlot, with vertical markers (deployments) drawn on it. Hidden points
+ * A time series chart on uPlot, with vertical markers (deployments) drawn on it and spans shaded
+ * behind its lines (imported days). Hidden points
  * are gaps, never zeros; the screens list every point's figure beside the chart, "< k"
  * included, so the chart is a picture of the table, not the only place a figure lives. With a
  * comparison, an earlier period's line is drawn lighter and dashed beside its current one.
@@ -62,6 +63,42 @@ function markerPlugin(markers: ChartMarker[]): uPlot.Plugin {
   };
 }
 
+/** One empty list for every chart without shaded spans. */
+const NO_SPANS: ShadedSpan[] = [];
+
+/** An x span drawn shaded behind the lines, with a label at its top (imported days). */
+export interface ShadedSpan {
+  /** Chart x values (the `times` scale): where the span starts and ends. */
+  from: number;
+  to: number;
+  label: string;
+}
+
+/** Shades each span behind the series (drawClear runs before they are drawn). */
+function shadePlugin(spans: readonly ShadedSpan[]): uPlot.Plugin {
+  return {
+    hooks: {
+      drawClear: (u) => {
+        if (spans.length === 0) return;
+        const { ctx } = u;
+        const { top, height, left, width } = u.bbox;
+        ctx.save();
+        ctx.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
+        for (const span of spans) {
+          const x0 = Math.max(left, Math.round(u.valToPos(span.from, "x", true)));
+          const x1 = Math.min(left + width, Math.round(u.valToPos(span.to, "x", true)));
+          if (x1 <= x0) continue;
+          ctx.fillStyle = cssVar("--imported");
+          ctx.fillRect(x0, top, x1 - x0, height);
+          ctx.fillStyle = cssVar("--muted");
+          ctx.fillText(span.label, x0 + 4 * devicePixelRatio, top + height - 6 * devicePixelRatio);
+        }
+        ctx.restore();
+      },
+    },
+  };
+}
+
 const legendNumber = new Intl.NumberFormat("en", { maximumFractionDigits: 2 });
 
 /** A legend value: the figure, or the gap's label where the point is hidden. */
@@ -77,6 +114,7 @@ export function TimeChart({
   times,
   series,
   markers = NO_MARKERS,
+  shaded = NO_SPANS,
   span,
   height = 240,
 }: {
@@ -85,6 +123,8 @@ export function TimeChart({
   times: number[];
   series: ChartSeries[];
   markers?: ChartMarker[];
+  /** Spans shaded behind the lines (the timeseries' imported days). */
+  shaded?: readonly ShadedSpan[];
   /** The x axis' extent (Unix seconds), when the points cover more than their starts: a day's point runs to its end. */
   span?: readonly [number, number];
   height?: number;
@@ -115,7 +155,7 @@ export function TimeChart({
             ...(s.gapLabel ? { value: legendValue(s.gapLabel) } : {}),
           })),
         ],
-        plugins: [markerPlugin(markers)],
+        plugins: [shadePlugin(shaded), markerPlugin(markers)],
       },
       [times, ...series.map((s) => s.values)] as uPlot.AlignedData,
       element,
@@ -126,6 +166,6 @@ export function TimeChart({
       resize.disconnect();
       plot.destroy();
     };
-  }, [times, series, markers, span, height]);
+  }, [times, series, markers, shaded, span, height]);
   return <div class="chart" ref={box} role="img" aria-label={title} />;
 }

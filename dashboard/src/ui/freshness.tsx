@@ -6,6 +6,7 @@
  * `next_figures` (docs/reports.md, Freshness): the dashboard computes no time of its own.
  */
 import type { Schemas } from "../api/client";
+import { ImportedNote, type ImportedDays } from "./imported";
 import { formatDate, formatInstant, formatRange, formatTime } from "./time";
 
 type Range = Schemas["ReportPeriod"];
@@ -25,10 +26,26 @@ export function freshnessText(range: Range, next: NextFigures, empty: boolean): 
   return `Covers ${days} (${zone}). Next figures at ${at}.`;
 }
 
-export function Freshness({ range, next, empty = false }: { range: Range; next: NextFigures; empty?: boolean }) {
+/** The line, and below it what the report says of imported days (ui/imported.tsx); `leftOut`: the screen leaves them out (its filter). */
+export function Freshness({
+  range,
+  next,
+  empty = false,
+  imported,
+  leftOut,
+}: {
+  range: Range;
+  next: NextFigures;
+  empty?: boolean;
+  imported?: ImportedDays | undefined;
+  leftOut?: ImportedDays["reason"];
+}) {
   return (
-    <p class="freshness" role="note" data-testid="freshness">
-      {freshnessText(range, next, empty)}
-    </p>
+    <>
+      <p class="freshness" role="note" data-testid="freshness">
+        {freshnessText(range, next, empty)}
+      </p>
+      <ImportedNote imported={imported} leftOut={leftOut} />
+    </>
   );
 }

@@ -10,6 +10,7 @@ import { prepareReport, type PreparedReport } from "../../reports/request";
 import { aggregateQuery, aggregateResponse } from "../../reports/schemas";
 import { timeseriesReport } from "../../reports/timeseries";
 import { filteredTimeseriesReport, filterPlanner } from "../../reports/explore";
+import { importedExclusion, importedScope, withImportedHead } from "../../reports/imported/head";
 import { route } from "../registry";
 
 const FIGURES = [
@@ -23,6 +24,9 @@ const FIGURES = [
   "visit_duration_low",
   "visit_duration_high",
 ] as const;
+
+/** The figures imported days add nothing to: a median of collected visits (exports give no visit's duration). */
+const DURATION_FIGURES = ["visit_duration", "visit_duration_low", "visit_duration_high"];
 
 export const aggregateRoutes = [
   route({
@@ -65,12 +69,14 @@ export const aggregateRoutes = [
       const p = await prepareReport(context, query.site, query, (period) => filters.check(period));
       const plan = filters.plan;
       const units = plan.by === "units" ? plan.filters : [];
+      const exclusion = importedExclusion({ filter: query.filter, hours: !!p.scope.hours });
       const compute = async (q: PreparedReport) => {
+        const scope = importedScope(q.scope, exclusion);
         // The timeseries route's own cache entry (same name and parameters): one computation of the totals.
         const timeseries = await q.cached("timeseries", ["day", undefined, plan], () =>
-          units.length > 0 ? filteredTimeseriesReport(q.db, q.scope, units, "day") : timeseriesReport(q.db, q.scope, "day"),
+          units.length > 0 ? filteredTimeseriesReport(q.db, q.scope, units, "day") : timeseriesReport(q.db, scope, "day"),
         );
-        return q.cached("aggregate", [plan], () => aggregateReport(q.db, q.scope, timeseries, units));
+        return q.cached("aggregate", [plan], () => aggregateReport(q.db, scope, timeseries, units));
       };
       const { report: results, comparison } = await comparedReport(
         p,
@@ -83,7 +89,7 @@ export const aggregateRoutes = [
       // One line: each figure as `name` and `name_qualifier` (the rate's sides are the visits and bounces columns).
       return context.reply(
         200,
-        { ...comparedHead(p.head, comparison), results },
+        { ...withImportedHead(comparedHead(p.head, comparison), p, exclusion, DURATION_FIGURES), results },
         inFormat(context.request, p, [results], reportColumns(!!comparison, ...FIGURES)),
       );
     },

@@ -24,6 +24,7 @@ import { prepareReport } from "../../reports/request";
 import { perSessionFrom, withBreakdownRevenue } from "../../reports/revenue";
 import { breakdownQuery, breakdownResponse } from "../../reports/schemas";
 import { refuseTodayBreakdown, todayBreakdownReport, type TodayDimension } from "../../reports/today";
+import { importedExclusion, importedScope, withImportedHead } from "../../reports/imported/head";
 import { route } from "../registry";
 import { PAGED_REPORT_HEADERS, REPORT_REFUSALS } from "./report-responses";
 
@@ -63,6 +64,7 @@ export const breakdownRoutes = [
         if (prop) requirePropPeriod(period, context.env, "dimension");
       });
       const plan = filters.plan;
+      const exclusion = importedExclusion({ report: !prop, filter: query.filter, hours: !!p.scope.hours, goal: query.goal });
       const checkEarlier = (earlier: { from: string }) => {
         filters.checkEarlier(earlier);
         if (prop) requirePerSessionDays(earlier, filterContext(context.env), "compare");
@@ -80,7 +82,7 @@ export const breakdownRoutes = [
                   const report =
                     plan.by === "units" || prop
                       ? await filteredBreakdownReport(q.db, q.scope, filters, query.dimension, query.goal)
-                      : await breakdownReport(q.db, q.scope, query.dimension as Dimension, query.goal);
+                      : await breakdownReport(q.db, importedScope(q.scope, exclusion), query.dimension as Dimension, query.goal);
                   // Revenue per property value is not read yet (a unit may hold several values).
                   if (!query.goal || prop) return report;
                   const opts = { perSessionFrom: perSessionFrom(context.env) };
@@ -115,7 +117,10 @@ export const breakdownRoutes = [
       const columns = p.scope.hours ? bandColumns(...figures) : reportColumns(!!comparison, ...figures);
       return context.reply(
         200,
-        { ...comparedHead(pagedBody(p, page, report.totals), comparison), dimension: query.dimension },
+        {
+          ...withImportedHead(comparedHead(pagedBody(p, page, report.totals), comparison), p, exclusion),
+          dimension: query.dimension,
+        },
         inFormat(context.request, p, page.rows, ["value", "other", ...columns], page.next_cursor),
       );
     },

@@ -56,6 +56,7 @@ export const queryRoutes = [
           k: p.scope.k,
           total_rows: total,
           period: { from: p.period.from, to: p.period.to, timezone: p.period.timeZone },
+          ...p.imported("report"),
           ...(comparison ? { comparison: { from: comparison.from, to: comparison.to } } : {}),
         },
         query: {

@@ -36,6 +36,7 @@ import {
   timeseriesResponse,
 } from "../../reports/schemas";
 import { MAX_HOURLY_DAYS, timeseriesReport } from "../../reports/timeseries";
+import { importedExclusion, importedScope, withImportedHead } from "../../reports/imported/head";
 import { route } from "../registry";
 import { PAGED_REPORT_HEADERS, REPORT_HEADERS, REPORT_REFUSALS } from "./report-responses";
 import { now } from "../../lib/clock";
@@ -66,6 +67,7 @@ export const reportRoutes = [
       const filters = filterPlanner(context.env, query.filter);
       const p = await prepareReport(context, query.site, query, (period) => filters.check(period));
       const plan = filters.plan;
+      const exclusion = importedExclusion({ filter: query.filter, hours: !!p.scope.hours });
       const { report, comparison } =
         p.scope.hours && !query.compare
           ? { report: await todayPagesReport(p.db, p.scope, query.page), comparison: undefined }
@@ -77,7 +79,7 @@ export const reportRoutes = [
                 q.cached("pages", [query.page, plan], () =>
                   plan.by === "units"
                     ? filteredPagesReport(q.db, q.scope, plan.filters, query.page)
-                    : pagesReport(q.db, q.scope, query.page),
+                    : pagesReport(q.db, importedScope(q.scope, exclusion), query.page),
                 ),
               comparePages,
               filters.checkEarlier,
@@ -92,7 +94,7 @@ export const reportRoutes = [
       );
       return context.reply(
         200,
-        comparedHead(pagedBody(p, page, report.totals), comparison),
+        withImportedHead(comparedHead(pagedBody(p, page, report.totals), comparison), p, exclusion),
         inFormat(
           context.request,
           p,
@@ -162,7 +164,7 @@ export const reportRoutes = [
       );
       return context.reply(
         200,
-        comparedHead(pagedBody(p, page, report.totals), comparison),
+        withImportedHead(comparedHead(pagedBody(p, page, report.totals), comparison), p, "report"),
         inFormat(
           context.request,
           p,
@@ -278,6 +280,7 @@ export const reportRoutes = [
         filters.check(period, interval === "day");
       });
       const plan = filters.plan;
+      const exclusion = importedExclusion({ filter: query.filter, interval, hours: !!p.scope.hours });
       const { report, comparison } = await comparedReport(
         p,
         query.compare,
@@ -286,7 +289,13 @@ export const reportRoutes = [
           q.cached("timeseries", [interval, query.goal, plan], () =>
             plan.by === "units"
               ? filteredTimeseriesReport(q.db, q.scope, plan.filters, interval, query.goal)
-              : timeseriesReport(q.db, q.scope, interval, query.goal, plan.by === "day-cells" ? plan.filter : undefined),
+              : timeseriesReport(
+                  q.db,
+                  importedScope(q.scope, exclusion),
+                  interval,
+                  query.goal,
+                  plan.by === "day-cells" ? plan.filter : undefined,
+                ),
           ),
         compareTimeseries(query.compare!, p.period.days),
         filters.checkEarlier,
@@ -294,7 +303,7 @@ export const reportRoutes = [
       return context.reply(
         200,
         {
-          ...comparedHead(p.head, comparison),
+          ...withImportedHead(comparedHead(p.head, comparison), p, exclusion),
           interval,
           points: report.points,
           totals: report.totals,

@@ -11,6 +11,7 @@
  * - custom properties are `event:props:NAME` (Plausible's spelling), as a dimension or a filter:
  *   the engine's `prop:NAME` (a session-day has each value any of its events carried).
  */
+import { importedSchema } from "../imported/schema";
 import { z } from "zod";
 import { siteId } from "../../lib/ids";
 import { DIMENSIONS } from "../dimensions";
@@ -180,6 +181,10 @@ export const queryResponse = z.object({
     k: z.number().int(),
     total_rows: z.number().int(),
     period: z.object({ from: z.string(), to: z.string(), timezone: z.string() }),
+    imported: importedSchema.optional().meta({
+      description:
+        "The period's imported days: a query reads per-session rows, which imported days have none of, so they are left out (`reason`: `report`).",
+    }),
     comparison: z
       .object({ from: z.string(), to: z.string() })
       .optional()

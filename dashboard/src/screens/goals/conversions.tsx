@@ -33,7 +33,7 @@ export function ConversionsReport({ site, goalsKey }: { site: string; /** Change
     <Loaded load={load} what="conversions">
       {(report) => (
         <>
-          <Freshness range={report.period} next={report.next_figures} />
+          <Freshness range={report.period} next={report.next_figures} imported={report.imported} />
           <ConversionsTable report={report} site={site} />
         </>
       )}

@@ -107,7 +107,7 @@ function FunnelReport({ site, steps }: { site: string; steps: string[] }) {
       <Loaded load={load} what="the funnel">
         {(report) => (
           <>
-            <Freshness range={report.period} next={report.next_figures} />
+            <Freshness range={report.period} next={report.next_figures} imported={report.imported} />
             <FunnelTable report={report} />
           </>
         )}

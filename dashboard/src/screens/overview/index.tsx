@@ -139,7 +139,12 @@ export function OverviewScreen({ site }: { site: string }) {
             <Loaded load={series} what="the trend">
               {(data) => (
                 <>
-                  <Freshness range={data.period} next={data.next_figures} empty={data.points.length === 0} />
+                  <Freshness
+                    range={data.period}
+                    next={data.next_figures}
+                    empty={data.points.length === 0}
+                    imported={data.imported}
+                  />
                   <Trend series={data} deployments={deployments} createdAt={siteCreatedAt(site)} />
                 </>
               )}

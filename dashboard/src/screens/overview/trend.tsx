@@ -13,7 +13,8 @@ import { useLoad } from "../../state/load";
 import { filterQuery } from "../../state/filters";
 import { compareParams, type CompareMode } from "../../state/compare";
 import { isHourly, periodParams, type Period } from "../../state/period";
-import { TimeChart, type ChartMarker, type ChartSeries } from "../../ui/chart";
+import { TimeChart, type ChartMarker, type ChartSeries, type ShadedSpan } from "../../ui/chart";
+import { importedSpans } from "../../ui/imported";
 import { beforeSite, FigureView, noDataBefore, SiteFigureView } from "../../ui/figure";
 import { formatPoint, siteClock } from "../../ui/time";
 import { Empty } from "../../ui/states";
@@ -43,6 +44,10 @@ type Point = Timeseries["points"][number];
 /** When a point ends (ms). */
 const pointEnd = (point: Point, interval: Timeseries["interval"]): number => Date.parse(point.start) + (interval === "hour" ? 3_600_000 : 86_400_000);
 
+/** Time before the site was registered, which holds no data — unless it is an imported day. */
+const before = (point: Point, interval: Timeseries["interval"], createdAt: number | null): boolean =>
+  !point.imported && beforeSite(pointEnd(point, interval), createdAt);
+
 /** The instants the points cover, [first start, last end), in Unix seconds. */
 function span(series: Timeseries): [number, number] | null {
   const first = series.points[0];
@@ -58,10 +63,10 @@ function TrendChart({ series, deployments, createdAt }: { series: Timeseries; de
   const lines = useMemo<ChartSeries[]>(() => {
     const points: Point[] = series.points;
     const at = (figure: (p: Point) => Figure) =>
-      points.map((p) => (noDataBefore(figure(p), beforeSite(pointEnd(p, series.interval), createdAt)) ? null : value(figure(p))));
+      points.map((p) => (noDataBefore(figure(p), before(p, series.interval, createdAt)) ? null : value(figure(p))));
     const gapLabel = (index: number) => {
       const point = points[index];
-      return point && beforeSite(pointEnd(point, series.interval), createdAt) ? "no data" : hiddenLabel(series.k, point?.hidden);
+      return point && before(point, series.interval, createdAt) ? "no data" : hiddenLabel(series.k, point?.hidden);
     };
     const lines: ChartSeries[] = [
       { label: "Visitors", values: at((p) => p.visitors), gapLabel },
@@ -87,6 +92,16 @@ function TrendChart({ series, deployments, createdAt }: { series: Timeseries; de
       .filter((m) => m.at >= range[0] && m.at < range[1])
       .map((m) => ({ ...m, at: siteClock(m.at, zone) }));
   }, [series, deployments]);
+  // Imported days, shaded: from the first one's start to the last one's end.
+  const shaded = useMemo<ShadedSpan[]>(
+    () =>
+      importedSpans(series.points).map(([first, last]) => ({
+        from: siteClock(Date.parse(series.points[first]!.start) / 1000, zone),
+        to: siteClock(pointEnd(series.points[last]!, series.interval) / 1000, zone),
+        label: "imported",
+      })),
+    [series],
+  );
   // To the end of the last point, so a marker in the last day or hour is drawn too.
   const extent = useMemo(() => {
     const range = span(series);
@@ -95,12 +110,14 @@ function TrendChart({ series, deployments, createdAt }: { series: Timeseries; de
   const unit = series.interval === "hour" ? "hour" : "day";
   const compared = series.comparison ? `, and the visitors of ${series.comparison.from} to ${series.comparison.to} as a dashed line` : "";
   const described = markers.length ? `, with ${markers.length} deployment ${markers.length === 1 ? "marker" : "markers"} (${markers.map((m) => m.label).join(", ")})` : "";
+  const imported = shaded.length ? `; imported days are shaded` : "";
   return (
     <TimeChart
-      title={`Chart of visitors, pageviews and conversions per ${unit}${described}${compared}. Every figure is in the table below.`}
+      title={`Chart of visitors, pageviews and conversions per ${unit}${described}${compared}${imported}. Every figure is in the table below.`}
       times={times}
       series={lines}
       markers={markers}
+      shaded={shaded}
       span={extent}
     />
   );
@@ -109,7 +126,7 @@ function TrendChart({ series, deployments, createdAt }: { series: Timeseries; de
 function PointsTable({ series, createdAt }: { series: Timeseries; createdAt: number | null }) {
   const { k, interval, period } = series;
   const last = series.points.at(-1);
-  const allBefore = last !== undefined && beforeSite(pointEnd(last, interval), createdAt);
+  const allBefore = last !== undefined && before(last, interval, createdAt) && !series.points.some((p) => p.imported);
   const cell = (figure: Figure, before: boolean, hidden?: string, fromHours?: boolean) => (
     <td class="num">
       <SiteFigureView figure={figure} k={k} before={before} hidden={hidden} fromHours={fromHours} />
@@ -151,15 +168,16 @@ function PointsTable({ series, createdAt }: { series: Timeseries; createdAt: num
         </thead>
         <tbody>
           {points.map((point) => {
-            const before = beforeSite(pointEnd(point, interval), createdAt);
+            const noData = before(point, interval, createdAt);
             return (
-              <tr key={point.start}>
+              <tr key={point.start} class={point.imported ? "imported" : undefined}>
                 <th scope="row">
                   <time dateTime={point.start}>{formatPoint(point.start, interval, period.timezone)}</time>
+                  {point.imported && <span class="imported-tag"> imported</span>}
                 </th>
-                {cell(point.visitors, before, point.hidden, point.from_hours)}
-                {cell(point.pageviews, before, point.hidden, point.from_hours)}
-                {cell(point.conversions, before, point.hidden)}
+                {cell(point.visitors, noData, point.hidden, point.from_hours)}
+                {cell(point.pageviews, noData, point.hidden, point.from_hours)}
+                {cell(point.conversions, noData, point.hidden)}
                 {compared && (
                   <>
                     <td>{point.previous_date ?? "–"}</td>

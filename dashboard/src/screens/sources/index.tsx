@@ -63,9 +63,10 @@ function GoalSelect({ goals, value }: { goals: { id: string; name: string }[] | 
 /**
  * The screen's freshness line. The panels read their own breakdowns; the period and the next
  * publication are the site's for the same days (or today's closed hours), read once from the
- * timeseries. With today, the line on bands follows.
+ * timeseries. With today, the line on bands follows. The breakdowns leave imported days out
+ * under a filter or with a goal (`leftOut`), which that unfiltered timeseries cannot say.
  */
-function SourcesFreshness({ site }: { site: string }) {
+function SourcesFreshness({ site, leftOut }: { site: string; leftOut: "filters" | "goal" | undefined }) {
   const days = todayPeriodParams(period.value);
   const today = days.period === "today";
   const load = useLoad(async () => {
@@ -78,7 +79,7 @@ function SourcesFreshness({ site }: { site: string }) {
   if (load.status !== "ready" || !load.data) return null;
   return (
     <>
-      <Freshness range={load.data.period} next={load.data.next_figures} />
+      <Freshness range={load.data.period} next={load.data.next_figures} imported={load.data.imported} leftOut={leftOut} />
       {today && <BandsHint k={load.data.k} />}
     </>
   );
@@ -96,7 +97,7 @@ export function SourcesScreen({ site }: { site: string }) {
   return (
     <div class="sources">
       <RollingDayNote what="Sources" />
-      <SourcesFreshness site={site} />
+      <SourcesFreshness site={site} leftOut={list.length > 0 ? "filters" : goal ? "goal" : undefined} />
       <div class="report-tools">
         {offered && !today && <GoalSelect goals={goals} value={goal} />}
         {offered && today && (
