@@ -23,9 +23,11 @@ export function cellIdentityHash(siteId: string, day: string, dimension: string,
 
 /**
  * SQL: a key (0–65535) from an identity hash bound at `?`, mixed with the secret as a unit's key
- * is (reports/noise.ts unitKeySql): one imported cell is one "unit" of its own.
+ * is (reports/noise.ts unitKeySql): one imported cell is one "unit" of its own. The CAST: a
+ * JavaScript number is bound as REAL, and SQLite's `%` of a REAL is a REAL, whose product with
+ * the secret (up to 2^62) would lose its low bits.
  */
-const IMPORTED_KEY_SQL = `(((? % 2147483647) * ${CELL_KEY_SECRET_SQL}) % 2147483647 % 65536)`;
+const IMPORTED_KEY_SQL = `(((CAST(? AS INTEGER) % 2147483647) * ${CELL_KEY_SECRET_SQL}) % 2147483647 % 65536)`;
 
 /** The statements that make `day` the import's: the day's totals and cells, replacing any earlier ones. */
 export function replaceDayStatements(siteId: string, importId: string, day: ImportedDay): InStatement[] {
