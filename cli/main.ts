@@ -94,6 +94,8 @@ export function commandHelp(spec: CommandSpec): string {
   ]);
   options.push(["-h, --help", "print this help"]);
   const width = Math.max(...options.map(([flag]) => flag!.length)) + 2;
+  // A group's own command (`wren import FILE`) also tells its subcommands (`wren import list`).
+  const subcommands = spec.words.length === 1 ? COMMANDS.filter((c) => c.words.length === 2 && c.words[0] === spec.words[0]) : [];
   return [
     ...usageLines(spec, "usage: "),
     "",
@@ -102,6 +104,9 @@ export function commandHelp(spec: CommandSpec): string {
     "Options:",
     ...options.map(([flag, help]) => `  ${flag!.padEnd(width)}${help}`),
     "",
+    ...(subcommands.length > 0
+      ? ["Subcommands:", ...subcommands.flatMap((c) => [...usageLines(c, "  "), `      ${c.summary}`]), ""]
+      : []),
     "The environment (WREN_DATA, LIBSQL_URL, …) is in `wren --help`.",
     "",
   ].join("\n");
@@ -183,8 +188,10 @@ async function dispatch(argv: string[]): Promise<number> {
   }
   const group = COMMANDS.filter((c) => c.words[0] === first);
   if (group.length === 0) throw new CliError(`unknown command "${first}" (see \`wren --help\`)`, 2);
-  let spec = group.find((c) => c.words.length === 1);
-  let args = rest;
+  // A subcommand's word first (`wren import list`), then the group's own command (`wren import FILE`).
+  const subcommand = group.find((c) => c.words.length === 2 && c.words[1] === rest[0]);
+  let spec = subcommand ?? group.find((c) => c.words.length === 1);
+  let args = subcommand ? rest.slice(1) : rest;
   if (!spec) {
     const [sub, ...subArgs] = rest;
     if (sub !== undefined && isHelp(sub)) {

@@ -157,6 +157,14 @@ export const ALERTS_CREATE_OPTIONS = {
   json,
 } as const satisfies OptionSpecs;
 export const ALERTS_LIST_OPTIONS = { site, json } as const satisfies OptionSpecs;
+
+export const IMPORT_OPTIONS = {
+  site,
+  from: { type: "string", value: "plausible|umami|goatcounter", required: true, help: "the tool whose export FILE is" },
+  json,
+} as const satisfies OptionSpecs;
+export const IMPORT_LIST_OPTIONS = { site, json } as const satisfies OptionSpecs;
+export const IMPORT_REMOVE_OPTIONS = { site, json } as const satisfies OptionSpecs;
 export const ALERTS_DELETE_OPTIONS = { json } as const satisfies OptionSpecs;
 
 export const COMMANDS: CommandSpec<any>[] = [
@@ -317,6 +325,28 @@ export const COMMANDS: CommandSpec<any>[] = [
     options: ALERTS_DELETE_OPTIONS,
     summary: "delete an alert rule with its history",
     run: async (settings, input) => (await import("./alerts")).deleteAlert(settings, input),
+  }),
+  command({
+    words: ["import"],
+    args: ["FILE"],
+    options: IMPORT_OPTIONS,
+    summary:
+      "import a site's history from Plausible's export zip, Umami's or GoatCounter's CSV (the same file again changes nothing; an interrupted one resumes)",
+    run: async (settings, input) => (await import("./import")).importCommand(settings, input),
+  }),
+  command({
+    words: ["import", "list"],
+    args: [],
+    options: IMPORT_LIST_OPTIONS,
+    summary: "list a site's imports",
+    run: async (settings, input) => (await import("./import")).listImportsCommand(settings, input),
+  }),
+  command({
+    words: ["import", "remove"],
+    args: ["IMPORT_ID"],
+    options: IMPORT_REMOVE_OPTIONS,
+    summary: "remove an import and the days it still holds",
+    run: async (settings, input) => (await import("./import")).removeImportCommand(settings, input),
   }),
 ];
 

@@ -9,6 +9,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readImport } from "../../worker/domain/imports/formats";
 import { MalformedImport, type ImportedDay, type ImportSource, type ParsedImport } from "../../worker/domain/imports/model";
+import { deviceOfScreen } from "../../worker/domain/imports/formats/goatcounter";
+import { browserName, osName, pagePath, sourceOfName, utmValue } from "../../worker/domain/imports/formats/values";
 import { fixtureFiles, FIXTURES_DIR, GOATCOUNTER_CSV, PLAUSIBLE_ZIP, UMAMI_CSV } from "../fixtures/imports/generate";
 
 const fixture = (name: string) => ({ name, bytes: new Uint8Array(readFileSync(join(FIXTURES_DIR, name))) });
@@ -499,5 +501,43 @@ describe("GoatCounter", () => {
       const error = malformed("goatcounter", "gc.csv", strToU8(text));
       expect([error.file, error.line, error.reason]).toEqual(["gc.csv", line, reason]);
     }
+  });
+});
+
+describe("value forms", () => {
+  it("are the collector's: browsers and systems with a major version, sources grouped, text cut as it cuts it", () => {
+    expect(browserName("Chrome", "131.0.6778.86")).toBe("Chrome 131");
+    expect(browserName("Samsung Browser", "27.0")).toBe("Samsung Internet 27");
+    expect(browserName("edge-chromium")).toBe("Edge");
+    expect(browserName("crios")).toBe("Chrome");
+    expect(browserName("(not set)")).toBeNull();
+    expect(osName("Windows", "11")).toBe("Windows 11");
+    expect(osName("Windows 10")).toBe("Windows 10");
+    expect(osName("Mac", "14.6")).toBe("macOS 14");
+    expect(osName("Mac", "10.13.6")).toBe("macOS 10.13");
+    expect(osName("Mac", "10.15")).toBe("macOS");
+    expect(osName("Mac OS")).toBe("macOS");
+    expect(osName("Android OS")).toBe("Android");
+    expect(osName("iOS", "18.3")).toBe("iOS 18");
+    expect(osName("GNU/Linux", "(not set)")).toBe("Linux");
+    expect(sourceOfName("l.facebook.com", new Set())).toBe("Facebook");
+    expect(sourceOfName("www.example.org", new Set())).toBe("example.org");
+    expect(sourceOfName("shop.example", new Set(["shop.example"]))).toBe("Direct / None");
+    expect(sourceOfName("Direct / None", new Set())).toBe("Direct / None");
+    expect(utmValue(`  ${"x".repeat(150)}`)).toBe("x".repeat(100));
+    expect(utmValue("a\u0000b")).toBe("ab");
+    expect(pagePath("blog/post?id=1#top")).toBe("/blog/post");
+    expect(pagePath("/" + "p".repeat(2000))).toHaveLength(1024);
+  });
+
+  it("tell GoatCounter's devices by the screen's width: up to 600 a phone, up to 1024 a tablet", () => {
+    expect(["600,900,3", "601,900,2", "1024,768,1", "1025,768,1", "", "0,0,1"].map(deviceOfScreen)).toEqual([
+      "mobile",
+      "tablet",
+      "tablet",
+      "desktop",
+      null,
+      null,
+    ]);
   });
 });

@@ -96,7 +96,7 @@ function summaryOf(row: Row, unchanged: boolean, resumed: boolean): ImportSummar
     daysImported: Number(row.days_imported),
     firstDay: row.first_day === null ? null : String(row.first_day),
     lastDay: row.last_day === null ? null : String(row.last_day),
-    refusals: JSON.parse(String(row.refusals)) as Refusals,
+    refusals: { counts: {}, examples: [], ...(JSON.parse(String(row.refusals)) as Partial<Refusals>) },
     createdBy: String(row.created_by),
     createdAt: Number(row.created_at),
     finishedAt: row.finished_at === null ? null : Number(row.finished_at),
@@ -161,14 +161,16 @@ export async function runImport(client: Client, input: RunImportInput): Promise<
   const timeZone = String(site.timezone);
   const hash = await sha256Hex(input.bytes);
   const earlier = await importRow(client, input.siteId, "file_sha256", hash);
-  if (earlier?.status === "done") return summaryOf(earlier, true, false);
+  const read = () =>
+    readImport(input.source, { name: input.fileName, bytes: input.bytes }, { timeZone, siteHosts: [String(site.domain)] });
+  if (earlier?.status === "done") {
+    // The same bytes given as another tool's export are read as that tool's: a wrong source is refused, not "unchanged".
+    if (earlier.source !== input.source) read();
+    return summaryOf(earlier, true, false);
+  }
 
   // Read whole before anything is written: a malformed file throws here.
-  const parsed = readImport(
-    input.source,
-    { name: input.fileName, bytes: input.bytes },
-    { timeZone, siteHosts: [String(site.domain)] },
-  );
+  const parsed = read();
   const yesterday = addDays(localDate(timeZone, input.now()), -1);
   const { kept, refused } = keptDays(parsed.days, await firstCollectedDay(client, input.siteId, timeZone), yesterday);
   const groups = [...parsed.refused.map(({ file, line, reason }) => ({ reason, rows: 1, first: { file, line } })), ...refused];

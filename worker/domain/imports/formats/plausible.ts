@@ -56,7 +56,8 @@ function unzip(fileName: string, bytes: Uint8Array): Map<Table, { name: string; 
   const tables = new Map<Table, { name: string; bytes: Uint8Array }[]>();
   let unpacked = 0;
   for (const [path, content] of Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1))) {
-    // The sizes a zip declares can lie; what was unpacked cannot.
+    // fflate unpacks no more than a member declares (a lie cuts it short), so the declared
+    // bound above holds; this counts what was unpacked all the same.
     unpacked += content.length;
     if (unpacked > MAX_UNZIPPED_BYTES) throw new MalformedImport(fileName, 1, "the zip unpacks to more than 1 GiB");
     const name = baseName(path);
