@@ -273,7 +273,7 @@ describe("refusals, each with nothing written", () => {
       422,
       "body",
     );
-    expect(atBound.body.detail).toMatch(/^body: export, line 1: /);
+    expect(atBound.body.detail).toMatch(/^Line 1 of export: /);
   });
 
   it("a malformed file: 422 naming the body, with the file and line", async () => {
@@ -285,13 +285,13 @@ describe("refusals, each with nothing written", () => {
       422,
       "body",
     );
-    expect(answer.body.detail).toBe('body: gc.csv, line 4: Event: "maybe" is not true or false');
+    expect(answer.body.detail).toBe('Line 4 of gc.csv: Event: "maybe" is not true or false');
     const notZip = await expectNothingWritten(
       () => upload(other.id, "plausible", "date,visitors\n", asAdmin("application/zip"), "p.zip"),
       422,
       "body",
     );
-    expect(notZip.body.detail).toMatch(/^body: p\.zip, line 1: not a zip file/);
+    expect(notZip.body.detail).toMatch(/^Line 1 of p\.zip: not a zip file/);
   });
 
   it("a zip bomb: a zip of 1 MB that unpacks past 1 GiB is refused before it is inflated", async () => {
@@ -305,7 +305,7 @@ describe("refusals, each with nothing written", () => {
       422,
       "body",
     );
-    expect(answer.body.detail).toBe("body: bomb.zip, line 1: the zip unpacks to more than 1 GiB");
+    expect(answer.body.detail).toBe("Line 1 of bomb.zip: the zip unpacks to more than 1 GiB");
   }, 60_000);
 
   it("an unknown tool (422 naming `from`), a body of another media type (415), an empty body (422)", async () => {

@@ -530,7 +530,7 @@ describe("the import routes", () => {
     const malformed = await expectAnswer(op, 422, upload("from=goatcounter&name=gc.csv", "Path,Title\n/a,A\n"));
     expect(JSON.parse(malformed.text)).toMatchObject({
       field: "body",
-      detail: 'body: gc.csv, line 1: not a GoatCounter export (its header starts with "2,Path")',
+      detail: 'Line 1 of gc.csv: not a GoatCounter export (its header starts with "2,Path")',
     });
     await expectAnswer(op, 415, upload("from=goatcounter", GOAT_CSV, { "content-type": "application/json" }));
     // Declared past WREN_IMPORT_MAX_MB (100 MB): refused on its Content-Length, before a byte is read.

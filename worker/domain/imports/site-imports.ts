@@ -13,7 +13,8 @@ export async function importFile(db: Database, input: RunImportInput): Promise<I
     return await runImport(db.$client, input);
   } catch (error) {
     if (error instanceof MalformedImport) {
-      throw new HttpProblem(422, `body: ${error.message}`, { field: "body" });
+      // A sentence a person reads under the file control, as it is: "Line 4 of export.csv: …".
+      throw new HttpProblem(422, `Line ${error.line} of ${error.file}: ${error.reason}`, { field: "body" });
     }
     throw error;
   }
