@@ -9,6 +9,7 @@
  * unknown tool, a body of the wrong media type.
  */
 import { readFileSync } from "node:fs";
+import { once } from "node:events";
 import { request as httpRequest } from "node:http";
 import { join as joinPath } from "node:path";
 import { crc32, createDeflateRaw } from "node:zlib";
@@ -267,6 +268,14 @@ describe("refusals, each with nothing written", () => {
     // Chunked: no length to refuse up front, so the api counts it as it arrives.
     const streamed = await expectNothingWritten(() => chunkedUpload(other.id, oversized), 413, "body");
     expect(streamed.body.detail).toBe(`The body is larger than ${MAX_BYTES} bytes.`);
+    // Far past it (past twice the bound): the api stops reading, and the sender gets the 413 or,
+    // when it is still writing, a reset; either way nothing is written and the service goes on.
+    const before = await importRows();
+    const farPast = await chunkedUpload(other.id, new Uint8Array(5 * MAX_BYTES)).catch((error: Error) => error);
+    if (farPast instanceof Error) expect(farPast.message).toMatch(/ECONNRESET|EPIPE|socket hang up/);
+    else expect([farPast.status, farPast.body.field]).toEqual([413, "body"]);
+    expect(await importRows()).toEqual(before);
+    expect((await f.admin("GET", `/api/v1/sites/${other.id}/imports`)).status).toBe(200);
     // Exactly the bound is read (and is then no GoatCounter export).
     const atBound = await expectNothingWritten(
       () => upload(other.id, "goatcounter", new Uint8Array(MAX_BYTES).fill(0x61), asAdmin("text/csv")),
@@ -323,10 +332,14 @@ describe("refusals, each with nothing written", () => {
   });
 });
 
-/** POSTs `body` with `Transfer-Encoding: chunked` (no Content-Length), as a streaming client would. */
+/**
+ * POSTs `body` with `Transfer-Encoding: chunked` (no Content-Length), as a streaming client
+ * would, and stops sending once the answer is in: a server that refuses midway stops reading.
+ */
 function chunkedUpload(siteId: string, body: Uint8Array): Promise<Answer> {
   const url = new URL(f.stack.url);
   return new Promise((resolve, reject) => {
+    let answered = false;
     const req = httpRequest(
       {
         host: url.hostname,
@@ -336,6 +349,7 @@ function chunkedUpload(siteId: string, body: Uint8Array): Promise<Answer> {
         headers: { authorization: `Bearer ${f.stack.adminKey}`, "content-type": "text/csv", "transfer-encoding": "chunked" },
       },
       (res) => {
+        answered = true;
         let text = "";
         res.on("data", (chunk) => (text += chunk));
         res.on("end", () =>
@@ -348,9 +362,15 @@ function chunkedUpload(siteId: string, body: Uint8Array): Promise<Answer> {
         );
       },
     );
-    req.on("error", reject);
-    for (let offset = 0; offset < body.length; offset += 64 * 1024) req.write(body.subarray(offset, offset + 64 * 1024));
-    req.end();
+    // A write after the server closed its side fails (EPIPE): expected once it has answered.
+    req.on("error", (error) => answered || reject(error));
+    const closed = new Promise((done) => req.once("close", done));
+    void (async () => {
+      for (let offset = 0; offset < body.length && !answered && !req.destroyed; offset += 64 * 1024) {
+        if (!req.write(body.subarray(offset, offset + 64 * 1024))) await Promise.race([once(req, "drain"), closed]);
+      }
+      if (!req.destroyed) req.end();
+    })().catch(() => undefined);
   });
 }
 

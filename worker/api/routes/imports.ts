@@ -11,7 +11,7 @@ import { IMPORT_SOURCES, type ImportSource } from "../../domain/imports/model";
 import type { ImportSummary } from "../../domain/imports/run";
 import { importFile, removeSiteImport, siteImports } from "../../domain/imports/site-imports";
 import { requireSite } from "../../domain/sites";
-import { readBoundedBytes } from "../../lib/body";
+import { DRAIN_LIMIT, readBoundedBytes } from "../../lib/body";
 import { now } from "../../lib/clock";
 import { importId, siteId } from "../../lib/ids";
 import { importMaxBytes } from "../../lib/import-limit";
@@ -118,7 +118,9 @@ async function readExport(request: Request, maxBytes: number): Promise<Uint8Arra
       field: "content-type",
     });
   }
-  const bytes = await readBoundedBytes(request, maxBytes);
+  // A streamed body past the bound is read (and dropped) up to twice the bound, so a sender a
+  // little over it gets the 413 rather than a reset; the front door refused any larger declared length.
+  const bytes = await readBoundedBytes(request, maxBytes, Math.max(DRAIN_LIMIT, 2 * maxBytes));
   if (bytes.length === 0) throw new HttpProblem(422, "body: send the export's file as the body.", { field: "body" });
   return bytes;
 }
