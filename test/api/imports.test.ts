@@ -169,6 +169,7 @@ describe("uploading each tool's export", () => {
     // A key that reads reports (and no registry) may list them too.
     const reader = await f.makeKey(["read:reports"], [site.id]);
     expect((await reader.call("GET", `/api/v1/sites/${site.id}/imports`)).body).toEqual(listed.body);
+    expect((await reader.call("GET", `/api/v1/sites/${other.id}/imports`)).status).toBe(403);
 
     // Another site's import is not found through this one, and stays.
     const crossed = await expectNothingWritten(
@@ -322,6 +323,12 @@ describe("refusals, each with nothing written", () => {
     expect(unknown.body.detail).toBe("from: must be one of plausible, umami, goatcounter");
     await expectNothingWritten(() => upload(other.id, "goatcounter", csv(), asAdmin("application/json")), 415, "content-type");
     await expectNothingWritten(() => upload(other.id, "goatcounter", "", asAdmin("text/csv")), 422, "body");
+    const folder = await expectNothingWritten(
+      () => upload(other.id, "goatcounter", csv(), asAdmin("text/csv"), "../x.csv"),
+      400,
+      "name",
+    );
+    expect(folder.body.detail).toBe("name: must be a file name without a folder");
     const zip = zipSync({ "notes.txt": strToU8("no export here") });
     const noVisitors = await expectNothingWritten(
       () => upload(other.id, "plausible", zip, asAdmin("application/zip")),
