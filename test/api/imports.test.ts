@@ -155,13 +155,24 @@ describe("uploading each tool's export", () => {
       file_name: "website_event.csv",
       status: "done",
       rows_read: 21,
+      rows_refused: 2,
       days_imported: 3,
       first_day: "2025-03-01",
       last_day: "2025-03-03",
     });
+    expect(umami.body.import.refusals.by_reason).toEqual({ "custom events are not imported": 2 });
     const goat = await upload(site.id, "goatcounter", fixture(GOATCOUNTER_CSV), asAdmin(TYPES.goatcounter), "goat.csv");
     expect(goat.status, goat.text).toBe(201);
-    expect(goat.body.import).toMatchObject({ source: "goatcounter", status: "done", rows_read: 10 });
+    expect(goat.body.import).toMatchObject({
+      source: "goatcounter",
+      status: "done",
+      rows_read: 10,
+      rows_refused: 2,
+      days_imported: 2,
+      first_day: "2025-03-01",
+      last_day: "2025-03-02",
+    });
+    expect(goat.body.import.refusals.by_reason).toEqual({ bot: 1, "events are not imported": 1 });
 
     const listed = await f.admin("GET", `/api/v1/sites/${site.id}/imports`);
     expect(listed.status).toBe(200);

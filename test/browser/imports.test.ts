@@ -13,6 +13,7 @@ import { apiFixture, type ApiFixture } from "../api/fixtures";
 import { FIXTURES_DIR, PLAUSIBLE_ZIP } from "../fixtures/imports/generate";
 import { launchChromium } from "../helpers/browser";
 import { openDashboardPage, seriousViolations, signIn, tableRows } from "../helpers/dashboard-page";
+import { freePort } from "../helpers/ports";
 
 // The callbacks passed to page.evaluate run in the page; these are the page globals they use.
 declare const document: { querySelector(selector: string): { textContent: string | null } | null; body: unknown };
@@ -25,11 +26,15 @@ declare class MutationObserver {
 let f: ApiFixture;
 let browser: Browser;
 let siteId = "";
+/** Where people sign in: localhost (a valid RP ID for passkeys, where 127.0.0.1 is none). */
+let origin = "";
 
 beforeAll(async () => {
-  f = await apiFixture({ WREN_RATE_LIMIT: "100000/60" });
+  const port = await freePort();
+  origin = `http://localhost:${port}`;
+  f = await apiFixture({ PORT: String(port), WREN_RATE_LIMIT: "100000/60" });
   siteId = (await f.makeSite("imports.wren.test", "Imported shop")).id;
-  browser = await launchChromium();
+  browser = await launchChromium(["--host-resolver-rules=MAP localhost 127.0.0.1"]);
 }, 120_000);
 
 afterAll(async () => {
@@ -117,4 +122,61 @@ describe("Import history on the Settings screen", () => {
     expect(await page.getByLabel("Export file").getAttribute("aria-invalid")).toBe("true");
     expect(await countRows("imports")).toBe(0);
   });
+
+  it("a site admin signed in with a passkey uploads with the session cookie (CSRF header from the dashboard); a viewer sees no section", async () => {
+    const person = async (role: string): Promise<Page> => {
+      const invited = await f.admin("POST", "/api/v1/people", { site: siteId, role });
+      expect(invited.status, invited.text).toBe(201);
+      const { page, context } = await openDashboardPage(browser);
+      const cdp = await context.newCDPSession(page);
+      await cdp.send("WebAuthn.enable");
+      await cdp.send("WebAuthn.addVirtualAuthenticator", {
+        options: {
+          protocol: "ctap2",
+          transport: "internal",
+          hasResidentKey: true,
+          hasUserVerification: true,
+          isUserVerified: true,
+          automaticPresenceSimulation: true,
+        },
+      });
+      await page.goto(invited.body.link);
+      await page.getByLabel("Your name").fill(`${role} of the shop`);
+      await page.getByRole("button", { name: "Create a passkey and join" }).click();
+      await page.getByRole("button", { name: "Sign out" }).waitFor();
+      await page.goto(`${origin}/dashboard/s/${siteId}/settings`);
+      await page
+        .getByRole("heading", { name: "Share links" })
+        .or(page.getByRole("heading", { name: "Custom properties" }))
+        .first()
+        .waitFor();
+      return page;
+    };
+    const admin = await person("admin");
+    await admin.getByRole("heading", { name: "Import history" }).waitFor();
+    await admin.getByLabel("From").selectOption("goatcounter");
+    await admin.getByLabel("Export file").setInputFiles(join(FIXTURES_DIR, "goatcounter-export.csv"));
+    await admin.getByRole("button", { name: "Import", exact: true }).click();
+    const summary = admin.getByRole("status", { name: "Import summary" });
+    await summary.waitFor();
+    expect(await summary.locator("p").first().textContent()).toBe("Imported goatcounter-export.csv from GoatCounter.");
+    expect(await summary.locator("dl > *").allTextContents()).toEqual([
+      "Rows read",
+      "10",
+      "Days imported",
+      "2",
+      "Period",
+      "Sat, 1 Mar 2025 – Sun, 2 Mar 2025",
+      "Rows left out",
+      "2",
+    ]);
+    const [listed] = (await f.admin("GET", `/api/v1/sites/${siteId}/imports`)).body.imports;
+    expect(listed).toMatchObject({ source: "goatcounter", file_name: "goatcounter-export.csv", rows_read: 10, days_imported: 2 });
+    const audit = await f.database().execute({ sql: "SELECT actor_kind FROM audit_log WHERE target = ?", args: [listed.id] });
+    expect(audit.rows.map((row) => row.actor_kind)).toEqual(["account"]);
+
+    const viewer = await person("viewer");
+    await viewer.getByRole("heading", { name: "Custom properties" }).waitFor();
+    expect(await viewer.getByRole("heading", { name: "Import history" }).count()).toBe(0);
+  }, 60_000);
 });
