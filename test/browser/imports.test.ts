@@ -3,7 +3,9 @@
  * chooses Plausible and the fixture's zip, sees the upload's progress and then "Reading…", then
  * the summary with the API's exact numbers and the rows left out with file and line; the import
  * is listed, and Remove (after its confirmation) takes it and its days away. A malformed file
- * shows the API's words — the file and line — under the file control, and writes nothing.
+ * shows the API's words — the file and line — under the file control, and writes nothing. A site
+ * admin signed in with a passkey uploads with the session cookie and the CSRF header the
+ * dashboard sends; a viewer sees no Import history.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
