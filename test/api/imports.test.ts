@@ -145,6 +145,8 @@ describe("uploading each tool's export", () => {
     expect(again.status, again.text).toBe(200);
     expect(again.body).toEqual({ import: first, unchanged: true });
     expect(await importRows()).toEqual(before);
+    const audit = await f.database().execute({ sql: "SELECT count(*) AS n FROM audit_log WHERE target = ?", args: [first.id] });
+    expect(Number(audit.rows[0]!.n)).toBe(1);
   });
 
   it("imports Umami's and GoatCounter's CSV, lists all three newest first, and removes one with its days", async () => {
