@@ -107,6 +107,8 @@ const apiWorker :Workerd.Worker = (
     (name = "RATE_LIMITER", durableObjectNamespace = "RateLimiter"),
     (name = "WREN_PUBLISH_INTERVAL", fromEnvironment = "WREN_PUBLISH_INTERVAL"),
     (name = "WREN_RAW_RETENTION_DAYS", fromEnvironment = "WREN_RAW_RETENTION_DAYS"),
+    # The bound on an import upload's body, in megabytes (worker/lib/import-limit.ts).
+    (name = "WREN_IMPORT_MAX_MB", fromEnvironment = "WREN_IMPORT_MAX_MB"),
     # People (issue 40): audit log retention and dashboard session expiry.
     (name = "WREN_AUDIT_RETENTION_DAYS", fromEnvironment = "WREN_AUDIT_RETENTION_DAYS"),
     (name = "WREN_SESSION_IDLE_HOURS", fromEnvironment = "WREN_SESSION_IDLE_HOURS"),
@@ -158,6 +160,8 @@ const collectorWorker :Workerd.Worker = (
     (name = "WREN_CLIENT_IP_HEADER", fromEnvironment = "WREN_CLIENT_IP_HEADER"),
     (name = "COLLECTOR_STATE", durableObjectNamespace = "CollectorState"),
     (name = "API", service = "api"),
+    # The front door refuses an import upload declared larger than this (worker/lib/import-limit.ts).
+    (name = "WREN_IMPORT_MAX_MB", fromEnvironment = "WREN_IMPORT_MAX_MB"),
     (name = "WREN_TEST_CLOCK_OFFSET_MS", fromEnvironment = "WREN_TEST_CLOCK_OFFSET_MS"),
   ],
   durableObjectNamespaces = [

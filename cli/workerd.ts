@@ -14,6 +14,7 @@ import workerd from "workerd";
 import { parseWebhookAllow, workerdAllowList } from "../worker/lib/webhook-allow";
 import { oidcConfig, OidcConfigError, type OidcEnv } from "../worker/domain/people/oidc-config";
 import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from "../worker/reports/retention";
+import { MAX_IMPORT_MAX_MB } from "../worker/lib/import-limit";
 import { apiAddress } from "./api-socket";
 import { CliError } from "./output";
 import { pipeWorkerdLog } from "./workerd-log";
@@ -223,6 +224,16 @@ export function retentionSetting(value: string | undefined): string | undefined 
   return String(days);
 }
 
+/** WREN_IMPORT_MAX_MB as given, refused unless a whole number of megabytes from 1 to MAX_IMPORT_MAX_MB. */
+export function importMaxSetting(value: string | undefined): string | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  const mb = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || mb < 1 || mb > MAX_IMPORT_MAX_MB) {
+    throw new CliError(`WREN_IMPORT_MAX_MB must be a whole number of megabytes from 1 to ${MAX_IMPORT_MAX_MB}, got "${value}"`);
+  }
+  return String(mb);
+}
+
 /** A host as it goes before `:port` (IPv6 in brackets). */
 function bracketed(host: string): string {
   return host.includes(":") ? `[${host}]` : host;
@@ -246,6 +257,7 @@ export async function spawnWorkerd({ settings, databaseUrl, databaseToken, secre
   const k = kAnonymitySetting(process.env.WREN_K_ANONYMITY);
   const publishInterval = publishIntervalSetting(process.env.WREN_PUBLISH_INTERVAL);
   const retention = retentionSetting(process.env.WREN_RAW_RETENTION_DAYS);
+  const importMax = importMaxSetting(process.env.WREN_IMPORT_MAX_MB);
   const clientIpHeader = clientIpHeaderSetting(process.env.WREN_CLIENT_IP_HEADER);
   const clockOffset = clockOffsetSetting(process.env.WREN_TEST_CLOCK_OFFSET_MS);
   if (clockOffset) {
@@ -289,6 +301,7 @@ export async function spawnWorkerd({ settings, databaseUrl, databaseToken, secre
       ...(k ? { WREN_K_ANONYMITY: k } : {}),
       ...(publishInterval ? { WREN_PUBLISH_INTERVAL: publishInterval } : {}),
       ...(retention ? { WREN_RAW_RETENTION_DAYS: retention } : {}),
+      ...(importMax ? { WREN_IMPORT_MAX_MB: importMax } : {}),
       ...(clientIpHeader ? { WREN_CLIENT_IP_HEADER: clientIpHeader } : {}),
       ...(clockOffset ? { WREN_TEST_CLOCK_OFFSET_MS: clockOffset } : {}),
       ...(alertInterval ? { WREN_ALERT_INTERVAL: alertInterval } : {}),

@@ -3,9 +3,12 @@
  * scope and is limited to site A; the expected answer follows from the route's declared scope
  * alone, so a route that forgets its scope or its site check fails here.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SCOPES } from "../../worker/lib/keys";
-import { browser, join, tokenOf } from "../helpers/passkey";
+import { FIXTURES_DIR, GOATCOUNTER_CSV } from "../fixtures/imports/generate";
+import { browser, join as joinWith, tokenOf } from "../helpers/passkey";
 import { apiFixture, type ApiFixture } from "./fixtures";
 
 interface Case {
@@ -25,7 +28,7 @@ interface Case {
   outOfReachStatus?: number;
   consumesSite?: boolean;
   /** Builds the request for site `siteId` (fresh resources where the call consumes them). */
-  request(f: ApiFixture, siteId: string): Promise<{ method: string; path: string; body?: unknown }>;
+  request(f: ApiFixture, siteId: string): Promise<{ method: string; path: string; body?: unknown; headers?: Record<string, string> }>;
 }
 
 let uniq = 0;
@@ -34,11 +37,22 @@ const fresh = () => `r${Date.now().toString(36)}${++uniq}`;
 /** An alert rule that never fires on an empty site (nothing is above 1000). */
 const quietRule = (site: string) => ({ site, metric: "pageviews", condition: "above", threshold: 1000, destinations: [{ url: "https://hooks.example.com/wren" }] });
 
+/** A GoatCounter export no earlier call sent (a path of its own): an import of it is new, 201. */
+const freshExport = () => readFileSync(join(FIXTURES_DIR, GOATCOUNTER_CSV), "utf8").replace("/about,", `/${fresh()},`);
+const TEXT_CSV = { "content-type": "text/csv" };
+
+/** A fresh import on the site, made by the admin key; its id. */
+async function siteImport(f: ApiFixture, site: string): Promise<string> {
+  const res = await f.admin("POST", `/api/v1/sites/${site}/imports?from=goatcounter`, freshExport(), TEXT_CSV);
+  if (res.status !== 201) throw new Error(`import: ${res.status} ${res.text}`);
+  return res.body.import.id;
+}
+
 /** A person who joined the site as a viewer through an invitation (a software passkey); their account id. */
 async function person(f: ApiFixture, site: string): Promise<string> {
   const invited = await f.admin("POST", "/api/v1/people", { site, role: "viewer" });
   if (invited.status !== 201) throw new Error(`invite: ${invited.status} ${invited.text}`);
-  const joined = await join(browser(f.stack.url), tokenOf(invited.body.link), fresh());
+  const joined = await joinWith(browser(f.stack.url), tokenOf(invited.body.link), fresh());
   if (joined.status !== 201) throw new Error(`join: ${joined.status} ${joined.text}`);
   return joined.body.account.id;
 }
@@ -115,6 +129,23 @@ const cases: Case[] = [
     siteField: "id",
     success: 204,
     request: async (f, s) => ({ method: "DELETE", path: `/api/v1/sites/${s}/shares/${(await f.admin("POST", `/api/v1/sites/${s}/shares`, {})).body.id}` }),
+  },
+  {
+    name: "POST /api/v1/sites/:id/imports",
+    scope: "write:sites",
+    siteBound: true,
+    siteField: "id",
+    success: 201,
+    request: async (_f, s) => ({ method: "POST", path: `/api/v1/sites/${s}/imports?from=goatcounter`, body: freshExport(), headers: TEXT_CSV }),
+  },
+  { name: "GET /api/v1/sites/:id/imports", scope: "read:sites", orScope: "read:reports", siteBound: true, siteField: "id", success: 200, request: async (_f, s) => ({ method: "GET", path: `/api/v1/sites/${s}/imports` }) },
+  {
+    name: "DELETE /api/v1/sites/:id/imports/:import_id",
+    scope: "write:sites",
+    siteBound: true,
+    siteField: "id",
+    success: 204,
+    request: async (f, s) => ({ method: "DELETE", path: `/api/v1/sites/${s}/imports/${await siteImport(f, s)}` }),
   },
   {
     name: "DELETE /api/v1/sites/:id/goals/:goal",
@@ -413,8 +444,8 @@ describe("route × scope × site allowlist", () => {
           const target = c.consumesSite ? (await f.makeSite(`${fresh()}.example`)).id : where === "out" ? siteB : siteA;
           const reach = where === "out" ? [siteA] : [target];
           const key = await f.makeKey([scope], scope === "admin" ? null : reach);
-          const { method, path, body } = await c.request(f, target);
-          const res = await key.call(method, path, body);
+          const { method, path, body, headers } = await c.request(f, target);
+          const res = await key.call(method, path, body, headers);
           expect(res.status, res.text).toBe(expected);
           if (expected === 403 || expected === c.outOfReachStatus) {
             expect(res.headers.get("content-type")).toBe("application/problem+json");

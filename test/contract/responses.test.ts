@@ -22,6 +22,7 @@ import { browser, join as joinWith, signIn, tokenOf, type Browser } from "../hel
 import { startStack, type Stack } from "../helpers/stack";
 import { Contract, type Answer } from "./conformance";
 import { OPERATION_IDS, operationIdsOf } from "./operation-ids";
+import { FIXTURES_DIR, GOATCOUNTER_CSV, UMAMI_CSV } from "../fixtures/imports/generate";
 
 const DB_TOKEN = "contract-token";
 const EVERY_SCOPE_BUT_ADMIN = [
@@ -45,6 +46,7 @@ const UNKNOWN = {
   acct: "acct_unknown0000000",
   inv: "inv_unknown00000000",
   ses: "ses_unknown00000000",
+  imp: "imp_unknown00000000",
 };
 
 let database: HranaServer;
@@ -72,6 +74,7 @@ const ids = {
   alr: "",
   doomedAlr: "",
   doomedShare: "",
+  doomedImport: "",
   dst: "",
   dgs: "",
   doomedDgs: "",
@@ -97,6 +100,9 @@ async function expectAnswer(op: string, status: number, answer: Promise<Answer>)
 }
 
 const TEXT_PLAIN = { "content-type": "text/plain" };
+/** An export to import (GoatCounter's CSV, from the import fixtures), and how it is sent. */
+const GOAT_CSV = readFileSync(join(FIXTURES_DIR, GOATCOUNTER_CSV), "utf8");
+const TEXT_CSV = { "content-type": "text/csv" };
 /** A page's beacon (POST /e) for the site. */
 const beacon = (over: Record<string, unknown> = {}) =>
   JSON.stringify({ site: ids.site, session: "contract-session-0001", events: [{ type: "pageview", path: "/" }], ...over });
@@ -158,6 +164,8 @@ beforeAll(async () => {
   [ids.dgs, ids.doomedDgs] = [await digest(), await digest()];
   hookSecret = (await admin("POST", `/api/v1/sites/${ids.site}/deployment-hook`)).body.secret;
   ids.doomedShare = (await admin("POST", `/api/v1/sites/${ids.site}/shares`, {})).body.id;
+  const umami = readFileSync(join(FIXTURES_DIR, UMAMI_CSV), "utf8");
+  ids.doomedImport = (await admin("POST", `/api/v1/sites/${ids.site}/imports?from=umami`, umami, TEXT_CSV)).body.import.id;
   const shareTokenOf = (res: Answer) => (JSON.parse(res.text) as { url: string }).url.split("/share/")[1]!;
   shareToken = shareTokenOf(await admin("POST", `/api/v1/sites/${ids.site}/shares`, {}));
   lockedShareToken = shareTokenOf(await admin("POST", `/api/v1/sites/${ids.site}/shares`, { password: "contract pass" }));
@@ -205,11 +213,12 @@ function concrete(template: string): string {
     .replace("{digestId}", ids.dgs)
     .replace(/\{(id|site)\}/, ids.site)
     .replace("{goal}", ids.goal)
-    .replace("{name}", "plan");
+    .replace("{name}", "plan")
+    .replace("{import_id}", UNKNOWN.imp);
 }
 
-/** How each key route is called to succeed, by operation: [path, body?]. */
-function keyRouteCalls(): Record<string, [string, unknown?]> {
+/** How each key route is called to succeed, by operation: [path, body?, headers?]. */
+function keyRouteCalls(): Record<string, [string, unknown?, Record<string, string>?]> {
   return {
     "POST /api/v1/keys": ["/api/v1/keys", { scopes: ["read:reports"] }],
     "GET /api/v1/keys": ["/api/v1/keys"],
@@ -258,6 +267,9 @@ function keyRouteCalls(): Record<string, [string, unknown?]> {
     "POST /api/v1/sites/{id}/shares": [`/api/v1/sites/${ids.site}/shares`, { expires_at: "2099-01-01T00:00:00Z", embed: true }],
     "GET /api/v1/sites/{id}/shares": [`/api/v1/sites/${ids.site}/shares`],
     "DELETE /api/v1/sites/{id}/shares/{share}": [`/api/v1/sites/${ids.site}/shares/${ids.doomedShare}`],
+    "POST /api/v1/sites/{id}/imports": [`/api/v1/sites/${ids.site}/imports?from=goatcounter&name=goat.csv`, GOAT_CSV, TEXT_CSV],
+    "GET /api/v1/sites/{id}/imports": [`/api/v1/sites/${ids.site}/imports`],
+    "DELETE /api/v1/sites/{id}/imports/{import_id}": [`/api/v1/sites/${ids.site}/imports/${ids.doomedImport}`],
     "GET /api/v1/sites/{id}/digests": [`/api/v1/sites/${ids.site}/digests`],
     "POST /api/v1/sites/{id}/digests": [`/api/v1/sites/${ids.site}/digests`, { frequency: "monthly", destination_id: ids.dst }],
     "DELETE /api/v1/sites/{id}/digests/{digestId}": [`/api/v1/sites/${ids.site}/digests/${ids.doomedDgs}`],
@@ -287,8 +299,12 @@ describe("the key routes", () => {
       "POST /api/v1/query": 200,
       "POST /api/v1/sites/{id}/digests/{digestId}/preview": 200,
     };
-    for (const [op, [path, body]] of Object.entries(calls)) {
-      const answer = await expectAnswer(op, special[op] ?? success[methodOf(op)] ?? 200, admin(methodOf(op), path, body));
+    for (const [op, [path, body, headers]] of Object.entries(calls)) {
+      const answer = await expectAnswer(
+        op,
+        special[op] ?? success[methodOf(op)] ?? 200,
+        admin(methodOf(op), path, body, headers),
+      );
       // These rotate the site's token and hook secret: the later calls need the new ones.
       if (op === "POST /api/v1/sites/{id}/token") token = JSON.parse(answer.text).s2s_token;
       if (op === "POST /api/v1/sites/{id}/deployment-hook") hookSecret = JSON.parse(answer.text).secret;
@@ -324,11 +340,11 @@ describe("the key routes", () => {
   });
 
   it("refuse a request without a key (401, WWW-Authenticate) or a key that lacks the scope (403 naming it)", async () => {
-    for (const [op, [path, body]] of Object.entries(keyRouteCalls())) {
-      await expectAnswer(op, 401, client(stack.url)(methodOf(op), path, body));
+    for (const [op, [path, body, headers]] of Object.entries(keyRouteCalls())) {
+      await expectAnswer(op, 401, client(stack.url)(methodOf(op), path, body, headers));
       if (op === "GET /api/v1/keys/current") continue;
       const lacking = op === "GET /api/v1/sessions" ? noSessions : noScope;
-      const refused = await expectAnswer(op, 403, lacking(methodOf(op), path, body));
+      const refused = await expectAnswer(op, 403, lacking(methodOf(op), path, body, headers));
       expect(JSON.parse(refused.text), op).toMatchObject({ field: "authorization", required_scope: expect.any(String) });
     }
     await expectAnswer("GET /api/v1/sites/{id}", 403, noSites("GET", `/api/v1/sites/${ids.site}`));
@@ -379,6 +395,8 @@ describe("the key routes", () => {
       ["POST /api/v1/sites/{id}/shares", `/api/v1/sites/${UNKNOWN.site}/shares`, {}],
       ["GET /api/v1/sites/{id}/shares", `/api/v1/sites/${UNKNOWN.site}/shares`],
       ["DELETE /api/v1/sites/{id}/shares/{share}", `/api/v1/sites/${ids.site}/shares/shr_unknown00000000`],
+      ["GET /api/v1/sites/{id}/imports", `/api/v1/sites/${UNKNOWN.site}/imports`],
+      ["DELETE /api/v1/sites/{id}/imports/{import_id}", `/api/v1/sites/${ids.site}/imports/${UNKNOWN.imp}`],
       ["GET /api/v1/sites/{id}/digests", `/api/v1/sites/${UNKNOWN.site}/digests`],
       [
         "POST /api/v1/sites/{id}/digests",
@@ -393,6 +411,11 @@ describe("the key routes", () => {
       ["DELETE /api/v1/invitations/{id}", `/api/v1/invitations/${UNKNOWN.inv}`],
     ];
     for (const [op, path, body] of notFound) await expectAnswer(op, 404, admin(methodOf(op), path, body));
+    await expectAnswer(
+      "POST /api/v1/sites/{id}/imports",
+      404,
+      admin("POST", `/api/v1/sites/${UNKNOWN.site}/imports?from=goatcounter`, GOAT_CSV, TEXT_CSV),
+    );
 
     const malformed: [string, string][] = [
       ["DELETE /api/v1/keys/{id}", "/api/v1/keys/nope"],
@@ -492,6 +515,37 @@ describe("the key routes", () => {
       409,
       admin("PATCH", `/api/v1/sites/${ids.site}`, { timezone: "Europe/Berlin" }),
     );
+  });
+});
+
+describe("the import routes", () => {
+  const op = "POST /api/v1/sites/{id}/imports";
+  const upload = (query: string, body: unknown, headers: Record<string, string> = TEXT_CSV) =>
+    admin("POST", `/api/v1/sites/${ids.site}/imports?${query}`, body, headers);
+
+  it("answer the same file again with 200, and refuse an unknown tool, a malformed file, another media type, too large a body", async () => {
+    const again = await expectAnswer(op, 200, upload("from=goatcounter", GOAT_CSV));
+    expect(JSON.parse(again.text).unchanged).toBe(true);
+    expect(JSON.parse((await expectAnswer(op, 422, upload("from=matomo", GOAT_CSV))).text).field).toBe("from");
+    const malformed = await expectAnswer(op, 422, upload("from=goatcounter&name=gc.csv", "Path,Title\n/a,A\n"));
+    expect(JSON.parse(malformed.text)).toMatchObject({
+      field: "body",
+      detail: 'Line 1 of gc.csv: not a GoatCounter export (its header starts with "2,Path")',
+    });
+    await expectAnswer(op, 415, upload("from=goatcounter", GOAT_CSV, { "content-type": "application/json" }));
+    // Declared past WREN_IMPORT_MAX_MB (100 MB): refused on its Content-Length, before a byte is read.
+    const tooLarge = await rawRequest(stack.url, {
+      method: "POST",
+      path: `/api/v1/sites/${ids.site}/imports?from=goatcounter`,
+      headers: {
+        authorization: `Bearer ${stack.adminKey}`,
+        "content-type": "text/csv",
+        "content-length": String(101 * 1024 * 1024),
+      },
+      body: "",
+    });
+    const headers = new Headers(Object.entries(tooLarge.headers).map(([name, value]) => [name, String(value)]));
+    await expectAnswer(op, 413, Promise.resolve({ status: tooLarge.status, headers, text: tooLarge.body }));
   });
 });
 
@@ -846,14 +900,15 @@ describe("every operation", () => {
     });
     const call = client(stack.url, limited.body.key);
     await expectAnswer("GET /api/v1/keys/current", 200, call("GET", "/api/v1/keys/current"));
-    for (const [op, [path, body]] of Object.entries(keyRouteCalls())) await expectAnswer(op, 429, call(methodOf(op), path, body));
+    for (const [op, [path, body, headers]] of Object.entries(keyRouteCalls()))
+      await expectAnswer(op, 429, call(methodOf(op), path, body, headers));
   });
 
   // Last: the database goes away for good.
   it("answers 503 with Retry-After while the database is down, where it documents one", async () => {
     await database.close();
-    for (const [op, [path, body]] of Object.entries(keyRouteCalls()))
-      await expectAnswer(op, 503, admin(methodOf(op), path, body));
+    for (const [op, [path, body, headers]] of Object.entries(keyRouteCalls()))
+      await expectAnswer(op, 503, admin(methodOf(op), path, body, headers));
     const body = JSON.stringify({ version: "5" });
     await expectAnswer(
       "POST /hooks/deployments/{site}",

@@ -1,7 +1,16 @@
 /** What `wren start` hands workerd: settings refused before start, and the address the two processes use to reach each other. */
 import { describe, expect, it } from "vitest";
 import { CliError } from "../../cli/output";
-import { clientIpHeaderSetting, clockOffsetSetting, connectHost, kAnonymitySetting, publishIntervalSetting, retentionSetting } from "../../cli/workerd";
+import {
+  clientIpHeaderSetting,
+  clockOffsetSetting,
+  connectHost,
+  importMaxSetting,
+  kAnonymitySetting,
+  publishIntervalSetting,
+  retentionSetting,
+} from "../../cli/workerd";
+import { importMaxBytes } from "../../worker/lib/import-limit";
 
 describe("WREN_RAW_RETENTION_DAYS", () => {
   it("passes whole days from 2 to 36500 and refuses anything else with the variable's name", () => {
@@ -15,6 +24,27 @@ describe("WREN_RAW_RETENTION_DAYS", () => {
         `WREN_RAW_RETENTION_DAYS must be a whole number of days from 2 to 36500, got "${bad}"`,
       );
     }
+  });
+});
+
+describe("WREN_IMPORT_MAX_MB", () => {
+  it("passes whole megabytes from 1 to 1024 and refuses anything else with the variable's name", () => {
+    expect(importMaxSetting(undefined)).toBeUndefined();
+    expect(importMaxSetting(" ")).toBeUndefined();
+    expect(importMaxSetting("1")).toBe("1");
+    expect(importMaxSetting(" 250 ")).toBe("250");
+    expect(importMaxSetting("1024")).toBe("1024");
+    for (const bad of ["0", "1025", "2.5", "-1", "100MB", "1e2"]) {
+      expect(() => importMaxSetting(bad)).toThrow(`WREN_IMPORT_MAX_MB must be a whole number of megabytes from 1 to 1024, got "${bad}"`);
+    }
+  });
+
+  it("is read by the workers in bytes, 100 MB when unset or not a setting wren start passes", () => {
+    expect(importMaxBytes(undefined)).toBe(100 * 1024 * 1024);
+    expect(importMaxBytes(null)).toBe(100 * 1024 * 1024);
+    expect(importMaxBytes("2")).toBe(2 * 1024 * 1024);
+    expect(importMaxBytes("1024")).toBe(1024 * 1024 * 1024);
+    for (const other of ["", "0", "1025", "2.5", "lots"]) expect(importMaxBytes(other)).toBe(100 * 1024 * 1024);
   });
 });
 

@@ -81,6 +81,7 @@ const TAGS: Record<string, string> = {
     "Figures through the k-anonymity filter, each {value, qualifier}: pages, vitals, conversions, funnels, timeseries, breakdowns and the overview.",
   Alerts: "Alert rules and their webhook notifications.",
   Shares: "Shared dashboard links: a site's reports, read-only and k-filtered, for anyone holding the link.",
+  Imports: "Another tool's export (Plausible, Umami, GoatCounter) read into a site's past days: upload, list, remove.",
   Digests: "Weekly and monthly digests of a site by email and to alert destinations, every figure k-filtered.",
   People:
     "People and sign-in: passkeys, dashboard sessions (cookie + CSRF), roles per site, invitations and the audit log (admins).",
@@ -118,7 +119,7 @@ function responsesOf(spec: Route): Record<string, unknown> {
         : {}),
     };
   }
-  const takesBody = Boolean(spec.documentedBody || (spec.auth !== "webhook-signature" && spec.body));
+  const takesBody = Boolean(spec.documentedBody || spec.rawBody || (spec.auth !== "webhook-signature" && spec.body));
   // Any valid key may call a route of scope "any" that names no site: it forbids nothing.
   const forbidsNothing = spec.auth !== "webhook-signature" && spec.auth !== "public" && spec.scope === "any" && !spec.site;
   // A public route has no credentials to refuse, and may not touch the database: it declares
@@ -131,6 +132,12 @@ function responsesOf(spec: Route): Record<string, unknown> {
     responses[status] ??= refusal(kind, status);
   }
   return responses;
+}
+
+/** A file sent as the body, as it is: the same bytes under each media type it may be sent as. */
+function rawRequestBody({ mediaTypes, description }: NonNullable<Route["rawBody"]>) {
+  const file = { type: "string", format: "binary" };
+  return { required: true, description, content: Object.fromEntries(mediaTypes.map((type) => [type, { schema: file }])) };
 }
 
 function operationOf(spec: Route): Record<string, unknown> {
@@ -169,6 +176,7 @@ function operationOf(spec: Route): Record<string, unknown> {
     ...(body || spec.documentedBody
       ? { requestBody: { required: true, content: { "application/json": { schema: body ?? spec.documentedBody } } } }
       : {}),
+    ...(spec.rawBody ? { requestBody: rawRequestBody(spec.rawBody) } : {}),
     responses: responsesOf(spec),
   };
 }

@@ -52,6 +52,11 @@ interface DeclarationBase {
   bodyLimit?: number;
   /** A body the handler reads itself (e.g. to forward it); documented, not validated here. */
   documentedBody?: z.ZodType;
+  /**
+   * A file the handler reads itself as bytes (an import upload), after every check of the
+   * pipeline passed; documented as these media types, never parsed as JSON here.
+   */
+  rawBody?: { mediaTypes: readonly string[]; description: string };
 }
 
 interface RouteDeclaration extends DeclarationBase {

@@ -8,6 +8,7 @@
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { DRAIN_LIMIT } from "../lib/body";
+import { IMPORT_UPLOAD_PATH, importMaxBytes } from "../lib/import-limit";
 import { problem } from "../lib/problem";
 import { createRouter, refuseOtherMethods } from "../lib/router";
 import { beaconPreflight, handleBeacon } from "./beacon";
@@ -40,11 +41,14 @@ router
 
 /**
  * Every other path goes to the api worker. A body declared larger than any api route takes is
- * refused here, so the api never has to read (and drop) more than DRAIN_LIMIT to answer its 413.
+ * refused here, so the api never has to read (and drop) more than DRAIN_LIMIT to answer its 413;
+ * an import upload has its own, larger bound (WREN_IMPORT_MAX_MB).
  */
 function forwardToApi(request: Request, env: CollectorWorkerEnv): Promise<Response> | Response | undefined {
-  if (Number(request.headers.get("content-length") ?? 0) > DRAIN_LIMIT)
-    return problem(413, `The body is larger than ${DRAIN_LIMIT} bytes.`, { field: "body" });
+  const isUpload = request.method === "POST" && IMPORT_UPLOAD_PATH.test(new URL(request.url).pathname);
+  const limit = isUpload ? importMaxBytes(env.WREN_IMPORT_MAX_MB) : DRAIN_LIMIT;
+  if (Number(request.headers.get("content-length") ?? 0) > limit)
+    return problem(413, `The body is larger than ${limit} bytes.`, { field: "body" });
   return env.API?.fetch(request);
 }
 

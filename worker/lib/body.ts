@@ -17,15 +17,15 @@ function tooLarge(maxBytes: number): HttpProblem {
   return new HttpProblem(413, `The body is larger than ${maxBytes} bytes.`, { field: "body" });
 }
 
-/** Reads and drops what is left of a refused body, up to DRAIN_LIMIT bytes in all. */
-async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, alreadyRead: number): Promise<void> {
+/** Reads and drops what is left of a refused body, up to `limit` bytes in all. */
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, alreadyRead: number, limit: number): Promise<void> {
   let size = alreadyRead;
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return;
       size += value.byteLength;
-      if (size > DRAIN_LIMIT) break;
+      if (size > limit) break;
     }
   } catch {
     return;
@@ -37,11 +37,16 @@ export async function readBoundedText(request: Request, maxBytes: number): Promi
   return decodeUtf8(await readBoundedBytes(request, maxBytes));
 }
 
-/** The body's bytes as sent (for a signature over the raw body), under the same bound. */
-export async function readBoundedBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
+/**
+ * The body's bytes as sent (for a signature over the raw body, a file), under the same bound.
+ * `drainLimit`: how much of a refused body is read and dropped before the 413 (an upload whose
+ * own bound is above DRAIN_LIMIT drains up to twice that bound: a sender a little over it still
+ * gets its answer).
+ */
+export async function readBoundedBytes(request: Request, maxBytes: number, drainLimit = DRAIN_LIMIT): Promise<Uint8Array> {
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (declared > maxBytes) {
-    if (request.body && declared <= DRAIN_LIMIT) await drain(request.body.getReader(), 0);
+    if (request.body && declared <= drainLimit) await drain(request.body.getReader(), 0, drainLimit);
     throw tooLarge(maxBytes);
   }
   if (!request.body) return new Uint8Array(0);
@@ -55,7 +60,7 @@ export async function readBoundedBytes(request: Request, maxBytes: number): Prom
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {
-      await drain(reader, size);
+      await drain(reader, size, drainLimit);
       throw tooLarge(maxBytes);
     }
     chunks.push(value);

@@ -23,5 +23,7 @@ export interface CollectorEnv extends DatabaseBindings, ClockBindings {
    * `X-Real-IP`), for the country lookup; unset: the connecting address (collector/dimensions).
    */
   WREN_CLIENT_IP_HEADER?: string | null;
+  /** Megabytes an import upload may have (lib/import-limit.ts); the front door refuses more. */
+  WREN_IMPORT_MAX_MB?: string | null;
 }
 

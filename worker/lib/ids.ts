@@ -24,6 +24,7 @@ export const SESSION_ID = idPattern("ses");
 export const INVITATION_ID = idPattern("inv");
 export const SHARE_ID = idPattern("shr");
 export const DIGEST_ID = idPattern("dgs");
+export const IMPORT_ID = idPattern("imp");
 
 export const siteId = z.string().regex(SITE_ID, "must be a site id (site_…)");
 export const goalId = z.string().regex(GOAL_ID, "must be a goal id (goal_…)");
@@ -35,6 +36,7 @@ export const sessionId = z.string().regex(SESSION_ID, "must be a session id (ses
 export const invitationId = z.string().regex(INVITATION_ID, "must be an invitation id (inv_…)");
 export const shareId = z.string().regex(SHARE_ID, "must be a share link id (shr_…)");
 export const digestId = z.string().regex(DIGEST_ID, "must be a digest id (dgs_…)");
+export const importId = z.string().regex(IMPORT_ID, "must be an import id (imp_…)");
 
 export const isSiteId = (value: string): boolean => SITE_ID.test(value);
 

@@ -50,10 +50,16 @@ export function setCsrfToken(token: string | null): void {
   csrfToken = token;
 }
 
+/** The credentials a call carries besides the cookie: the key, or on a cookie write the CSRF token. */
+export function credentialHeaders(method: string): Record<string, string> {
+  if (currentKey) return { authorization: `Bearer ${currentKey}` };
+  if (csrfToken && method !== "GET" && method !== "HEAD") return { "x-wren-csrf": csrfToken };
+  return {};
+}
+
 const authorize: Middleware = {
   onRequest({ request }) {
-    if (currentKey) request.headers.set("authorization", `Bearer ${currentKey}`);
-    else if (csrfToken && request.method !== "GET" && request.method !== "HEAD") request.headers.set("x-wren-csrf", csrfToken);
+    for (const [name, value] of Object.entries(credentialHeaders(request.method))) request.headers.set(name, value);
     return request;
   },
 };
@@ -68,6 +74,18 @@ interface Answer<T> {
   response: Response;
 }
 
+/** An API problem document (or none) as the ApiProblem a screen shows. */
+export function problemOf(status: number, statusText: string, error: unknown): ApiProblem {
+  const problem = (error ?? {}) as { detail?: string; title?: string; field?: string; required_scope?: string; pointer?: string };
+  return new ApiProblem(
+    status,
+    problem.detail ?? problem.title ?? `${status} ${statusText}`,
+    problem.field,
+    problem.required_scope,
+    problem.pointer,
+  );
+}
+
 /** The answer's body, or an ApiProblem carrying the API's own words. */
 export async function unwrap<T>(call: Promise<Answer<T>>): Promise<T> {
   let answer: Answer<T>;
@@ -78,12 +96,5 @@ export async function unwrap<T>(call: Promise<Answer<T>>): Promise<T> {
   }
   const { data, error, response } = answer;
   if (response.ok) return data as T;
-  const problem = (error ?? {}) as { detail?: string; title?: string; field?: string; required_scope?: string; pointer?: string };
-  throw new ApiProblem(
-    response.status,
-    problem.detail ?? problem.title ?? `${response.status} ${response.statusText}`,
-    problem.field,
-    problem.required_scope,
-    problem.pointer,
-  );
+  throw problemOf(response.status, response.statusText, error);
 }

@@ -3,7 +3,7 @@
  * /api/v1/sites/{id}/props), each removable after a confirmation, and the props the collector
  * dropped over the last 7 days per reason, each reason said in one line, so that a name missing
  * from the list shows up as `not_allowed` drops. Keys without write:goals see the list read-only.
- * Below: the site's digests (site-digests.tsx).
+ * Below: the site's digests (site-digests.tsx) and its imports (site-imports.tsx).
  */
 import { useState } from "preact/hooks";
 import { api, ApiProblem, unwrap } from "../api/client";
@@ -13,6 +13,7 @@ import { ConfirmButton } from "../ui/confirm";
 import { Field, FormProblem, useApiForm, valueOf } from "../ui/field";
 import { Failure, Loaded } from "../ui/states";
 import { ShareLinks } from "./share-links";
+import { SiteImports } from "./site-imports";
 import { SiteDigests } from "./site-digests";
 
 const readProps = (site: string) => unwrap(api.GET("/api/v1/sites/{id}/props", { params: { path: { id: site } } }));
@@ -46,6 +47,7 @@ export function SiteSettingsScreen({ site }: { site: string }) {
       </section>
       <ShareLinks site={site} />
       <SiteDigests site={site} />
+      <SiteImports site={site} />
     </>
   );
 }

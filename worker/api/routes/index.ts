@@ -10,6 +10,7 @@ import { deploymentRoutes } from "./deployments";
 import { digestRoutes } from "./digests";
 import { eventRoutes } from "./events";
 import { goalRoutes } from "./goals";
+import { importRoutes } from "./imports";
 import { keyRoutes } from "./keys";
 import { liveRoutes } from "./live";
 import { overviewRoutes } from "./overview";
@@ -44,4 +45,5 @@ export const apiRoutes: Route[] = [
   ...peopleRoutes,
   ...oidcRoutes,
   ...shareRoutes,
+  ...importRoutes,
 ];
