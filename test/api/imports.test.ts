@@ -179,10 +179,13 @@ describe("uploading each tool's export", () => {
     const listed = await f.admin("GET", `/api/v1/sites/${site.id}/imports`);
     expect(listed.status).toBe(200);
     expect(listed.body.imports.map((i: { source: string }) => i.source)).toEqual(["goatcounter", "plausible"]);
-    // A key that reads reports (and no registry) may list them too.
-    const reader = await f.makeKey(["read:reports"], [site.id]);
-    expect((await reader.call("GET", `/api/v1/sites/${site.id}/imports`)).body).toEqual(listed.body);
-    expect((await reader.call("GET", `/api/v1/sites/${other.id}/imports`)).status).toBe(403);
+    // A reader may not list them: a summary's counts are the export's exact ones, never k-filtered.
+    const reader = await f.makeKey(["read:reports", "read:sites", "read:sessions"], [site.id]);
+    const refused = await reader.call("GET", `/api/v1/sites/${site.id}/imports`);
+    expect([refused.status, refused.body.required_scope]).toEqual([403, "write:sites"]);
+    const siteAdmin = await f.makeKey(["write:sites"], [site.id]);
+    expect((await siteAdmin.call("GET", `/api/v1/sites/${site.id}/imports`)).body).toEqual(listed.body);
+    expect((await siteAdmin.call("GET", `/api/v1/sites/${other.id}/imports`)).status).toBe(403);
 
     // Another site's import is not found through this one, and stays.
     const crossed = await expectNothingWritten(

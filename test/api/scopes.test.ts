@@ -138,7 +138,7 @@ const cases: Case[] = [
     success: 201,
     request: async (_f, s) => ({ method: "POST", path: `/api/v1/sites/${s}/imports?from=goatcounter`, body: freshExport(), headers: TEXT_CSV }),
   },
-  { name: "GET /api/v1/sites/:id/imports", scope: "read:sites", orScope: "read:reports", siteBound: true, siteField: "id", success: 200, request: async (_f, s) => ({ method: "GET", path: `/api/v1/sites/${s}/imports` }) },
+  { name: "GET /api/v1/sites/:id/imports", scope: "write:sites", siteBound: true, siteField: "id", success: 200, request: async (_f, s) => ({ method: "GET", path: `/api/v1/sites/${s}/imports` }) },
   {
     name: "DELETE /api/v1/sites/:id/imports/:import_id",
     scope: "write:sites",
