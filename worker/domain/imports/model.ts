@@ -3,6 +3,7 @@
  * (imports/formats/) turns a file into days of counts, and the runner (imports/run.ts) writes
  * them. Only counts travel: no session id, address or user agent leaves a reader.
  */
+import type { Dimension } from "../../reports/dimensions";
 
 /** The tools whose exports Wren reads. */
 export const IMPORT_SOURCES = ["plausible", "umami", "goatcounter"] as const;
@@ -10,7 +11,8 @@ export type ImportSource = (typeof IMPORT_SOURCES)[number];
 
 /**
  * The reports an imported day fills, named as the API names them: `page` for the pages report,
- * the others are `GET /api/v1/breakdown`'s dimensions.
+ * the others are `GET /api/v1/breakdown`'s dimensions (reports/dimensions.ts, which `satisfies`
+ * ties them to), in the order a day's cells are listed.
  */
 export const IMPORTED_DIMENSIONS = [
   "page",
@@ -26,7 +28,7 @@ export const IMPORTED_DIMENSIONS = [
   "device",
   "browser",
   "os",
-] as const;
+] as const satisfies readonly ("page" | Dimension)[];
 export type ImportedDimension = (typeof IMPORTED_DIMENSIONS)[number];
 
 /** A day's site totals. `visitDuration` is the visits' summed duration in seconds. */
