@@ -6,11 +6,13 @@
  */
 import { createClient, type Client } from "@libsql/client";
 import { strToU8, zipSync } from "fflate";
-import { writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURES_DIR, GOATCOUNTER_CSV, PLAUSIBLE_ZIP, UMAMI_CSV } from "../fixtures/imports/generate";
-import { LEAKS, tempDir, wren } from "./helpers";
+import { cleanEnv, LEAKS, tempDir, wren } from "./helpers";
 
 const SECRET = "cd".repeat(32);
 let dataDir: string;
@@ -192,4 +194,30 @@ describe("wren import", () => {
     const remaining = await db.execute({ sql: "SELECT DISTINCT import_id FROM imported_days WHERE site_id = ?", args: [site] });
     expect(remaining.rows.map((r) => r.import_id)).toEqual([plausible!.id]);
   }, 120_000);
+});
+
+describe("on a terminal", () => {
+  it("draws a progress bar on stderr", async () => {
+    // A file of its own (a blank line added, which GoatCounter's CSV allows): not yet imported.
+    const path = join(dataDir, "goatcounter-tty.csv");
+    writeFileSync(path, `${readFileSync(join(FIXTURES_DIR, GOATCOUNTER_CSV), "utf8")}\n`);
+    const bin = fileURLToPath(new URL("../../bin/wren.js", import.meta.url));
+    const command = [process.execPath, bin, "import", "--site", site, "--from", "goatcounter", path].join(" ");
+    // util-linux's script(1) runs the command on a pseudo-terminal, as a person's shell would.
+    const out = await new Promise<{ code: number | null; text: string }>((resolve, reject) => {
+      const child = spawn("script", ["-qefc", command, "/dev/null"], {
+        env: cleanEnv({ WREN_DATA: dataDir, WREN_SECRET: SECRET, TERM: "xterm" }),
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let text = "";
+      child.stdout.on("data", (c) => (text += c));
+      child.on("error", reject);
+      child.on("close", (code) => resolve({ code, text }));
+    });
+    expect(out.code).toBe(0);
+    // The bar drawn empty, then full, in place (cursor to column 1), then the summary.
+    expect(out.text).toContain(`\x1b[1Gimporting [${"-".repeat(40)}] 0/2 days`);
+    expect(out.text).toContain(`\x1b[1Gimporting [${"=".repeat(40)}] 2/2 days`);
+    expect(out.text).toMatch(/Imported goatcounter-tty\.csv \(goatcounter\) into site_\w+ as imp_[\w-]{16}\./);
+  }, 60_000);
 });
