@@ -11,11 +11,14 @@
  *   runs it: days/s, cells/s, seconds, its peak memory (and V8's heap after each batch, to tell
  *   JavaScript's part from libSQL's); the cells written are counted back;
  * - the same file again, three times (unchanged: nothing read or written), beside the SHA-256 of
- *   its bytes alone.
+ *   its bytes alone;
+ * - then the Umami export uploaded through a running service (bench/imports-api.ts), end to end,
+ *   with the api workerd process's peak memory.
  *
  *   npm run bench imports
  *   BENCH_IMPORTS_UMAMI_ROWS=200000 BENCH_IMPORTS_GOATCOUNTER_ROWS=100000 BENCH_IMPORTS_PLAUSIBLE_DAYS=365 npm run bench imports
  *   BENCH_IMPORTS_ONLY=umami npm run bench imports
+ *   BENCH_IMPORTS_API=umami,goatcounter npm run bench imports      (uploads through the API; "none")
  */
 import { createClient } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
@@ -30,6 +33,7 @@ import type { ImportSource } from "../worker/domain/imports/model";
 import { runImport } from "../worker/domain/imports/run";
 import { addDays } from "../worker/reports/timezone";
 import { goatCounterExport, plausibleExport, umamiExport, type GeneratedExport } from "./import-exports";
+import { uploadThroughApi, type ApiUpload } from "./imports-api";
 import { median } from "./alerts";
 import { printJson } from "./load";
 import { inScratchFolder } from "./scratch";
@@ -38,6 +42,8 @@ const PLAUSIBLE_DAYS = Number(process.env.BENCH_IMPORTS_PLAUSIBLE_DAYS ?? 3 * 36
 const UMAMI_ROWS = Number(process.env.BENCH_IMPORTS_UMAMI_ROWS ?? 350_000);
 const GOATCOUNTER_ROWS = Number(process.env.BENCH_IMPORTS_GOATCOUNTER_ROWS ?? 500_000);
 const ONLY = process.env.BENCH_IMPORTS_ONLY?.split(",");
+/** The exports also uploaded through a running service ("none": none). */
+const THROUGH_API = (process.env.BENCH_IMPORTS_API ?? "umami").split(",");
 const SITE = "site_bench_imports001";
 /** The site's zone: an event export is cut into its local days (a zone with DST, so the cut is not UTC's). */
 const TIME_ZONE = "Europe/Berlin";
@@ -248,6 +254,17 @@ export async function run(): Promise<void> {
     gc();
   }
   printTables(results);
+  const wanted = EXPORTS.filter((e) => THROUGH_API.includes(e.source) && (!ONLY || ONLY.includes(e.source)));
+  const uploads: ApiUpload[] = wanted.length > 0 ? await uploadThroughApi(wanted, TIME_ZONE) : [];
+  if (uploads.length > 0) {
+    console.log("\nthrough the API (POST /api/v1/sites/{id}/imports on a `wren start` stack), one request each");
+    for (const u of uploads) {
+      console.log(
+        `${u.label.padEnd(28)}  ${u.fileMB.toFixed(1)} MB  ${u.status}  ${u.s.toFixed(2)} s  ${u.daysImported} days  api workerd peak +${n(u.apiPeakMB)} MB` +
+          (u.failure ? `\n  FAILED: ${u.failure}` : ""),
+      );
+    }
+  }
   printJson({
     bench: "imports",
     results: results.map((r) => ({
@@ -270,7 +287,17 @@ export async function run(): Promise<void> {
       again_first_s: round(r.again.firstS, 3),
       sha256_s: round(r.again.sha256S, 3),
     })),
+    api: uploads.map((u) => ({
+      source: u.source,
+      file_mb: round(u.fileMB),
+      status: u.status,
+      s: round(u.s, 2),
+      api_peak_mb: Math.round(u.apiPeakMB),
+    })),
   });
+  // After the figures: an upload the service could not take is a bug to see, not a figure.
+  const failed = uploads.filter((u) => u.failure);
+  if (failed.length > 0) throw new Error(`uploads through the API failed: ${failed.map((u) => u.label).join(", ")}`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await run();
