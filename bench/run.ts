@@ -32,6 +32,8 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   oidc: () => import("./oidc"),
   shares: () => import("./shares"),
   imported: () => import("./imported"),
+  imports: () => import("./imports"),
+  backup: () => import("./backup"),
 };
 
 const json = process.argv.includes("--json");
