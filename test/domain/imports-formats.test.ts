@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readImport } from "../../worker/domain/imports/formats";
 import { MalformedImport, type ImportedDay, type ImportSource, type ParsedImport } from "../../worker/domain/imports/model";
+import { readCsvText } from "../../worker/domain/imports/formats/csv";
 import { deviceOfScreen } from "../../worker/domain/imports/formats/goatcounter";
 import { browserName, osName, pagePath, sourceOfName, utmValue } from "../../worker/domain/imports/formats/values";
 import { fixtureFiles, FIXTURES_DIR, GOATCOUNTER_CSV, PLAUSIBLE_ZIP, UMAMI_CSV } from "../fixtures/imports/generate";
@@ -539,5 +540,37 @@ describe("value forms", () => {
       null,
       null,
     ]);
+  });
+});
+
+describe("a CSV read in pieces (past csv-parse's ~112 MB, a file is parsed in 16 MB pieces)", () => {
+  // Quoted fields with commas, doubled quotes and line breaks, so a piece must not end inside one.
+  const text = [
+    "path,title,count",
+    ...Array.from({ length: 40 }, (_, i) => `/p${i},"a ""quoted"", title\nover two lines ${i}",${i}`),
+    "/last,plain,40",
+    "",
+  ].join("\n");
+
+  it("gives the same header, rows and lines in pieces of 50 characters as whole", () => {
+    const whole = readCsvText("t.csv", text);
+    expect(whole.rows).toHaveLength(41);
+    expect(whole.rows[1]).toEqual({ line: 4, fields: ["/p1", 'a "quoted", title\nover two lines 1', "1"] });
+    expect(readCsvText("t.csv", text, 50)).toEqual(whole);
+  });
+
+  it("names the line of a row of the wrong width in a later piece", () => {
+    const broken = text.replace("/p30,", "/p30,extra,");
+    const error = (() => {
+      try {
+        readCsvText("t.csv", broken, 50);
+      } catch (e) {
+        return e as MalformedImport;
+      }
+      throw new Error("not refused");
+    })();
+    expect([error.line, error.reason]).toEqual([62, "expected as many fields as the header has, found 4"]);
+    // The same line (where the row starts) as read whole, where csv-parse itself counts.
+    expect(() => readCsvText("t.csv", broken)).toThrow(expect.objectContaining({ line: 62 }));
   });
 });

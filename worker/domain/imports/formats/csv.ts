@@ -30,26 +30,82 @@ export function readCsv(file: string, bytes: Uint8Array): CsvFile {
   return readCsvText(file, new TextDecoder("utf-8").decode(bytes));
 }
 
-export function readCsvText(file: string, text: string): CsvFile {
-  let records: { record: string[]; info: { lines: number } }[];
+export function readCsvText(file: string, text: string, chunkChars = CHUNK_CHARS): CsvFile {
+  const rows: CsvRow[] = [];
+  let header: string[] | undefined;
+  // Lines before the chunk being parsed: csv-parse counts from 1 in each.
+  let linesBefore = 0;
+  for (const chunk of chunksOf(text, chunkChars)) {
+    for (const { record, info } of parseChunk(file, chunk, linesBefore)) {
+      // info.lines is where the record ends: a quoted field may span lines.
+      const line = linesBefore + info.lines - newlines(record);
+      if (header === undefined) header = record.map((name) => name.trim());
+      else if (record.length !== header.length) {
+        throw new MalformedImport(file, line, `expected as many fields as the header has, found ${record.length}`);
+      } else rows.push({ line, fields: record });
+    }
+    linesBefore += lineCount(chunk);
+  }
+  if (header === undefined) throw new MalformedImport(file, 1, "the file is empty (a header line is required)");
+  return { file, header, rows };
+}
+
+/**
+ * Why chunks: csv-parse's browser build turns its whole input into one array of bytes, which V8
+ * will not grow past about 112 MB of text; an event export of a busy site is larger. So the text
+ * is parsed in pieces of about CHUNK_CHARS, each ending at a line break outside any quoted field
+ * (an even number of quotes since the piece began: a quote inside a field is doubled).
+ */
+const CHUNK_CHARS = 16 * 1024 * 1024;
+
+function* chunksOf(text: string, chunkChars: number): Generator<string> {
+  let start = 0;
+  while (text.length - start > chunkChars) {
+    const end = recordEnd(text, start, start + chunkChars);
+    if (end === null) break;
+    yield text.slice(start, end);
+    start = end;
+  }
+  yield start === 0 ? text : text.slice(start);
+}
+
+/** The index just past the first line break at or after `from` that lies outside quotes (counted from `start`), or null. */
+function recordEnd(text: string, start: number, from: number): number | null {
+  let quotes = 0;
+  for (let i = text.indexOf('"', start); i !== -1 && i < from; i = text.indexOf('"', i + 1)) quotes++;
+  for (let i = from; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch === 34) quotes++;
+    else if (ch === 10 && quotes % 2 === 0) return i + 1;
+  }
+  return null;
+}
+
+/** One piece's records; an error names its line in the whole file. */
+function parseChunk(file: string, chunk: string, linesBefore: number): { record: string[]; info: { lines: number } }[] {
   try {
-    records = parse(text, { bom: true, info: true, skip_empty_lines: true }) as unknown as typeof records;
+    return parse(chunk, {
+      bom: linesBefore === 0,
+      info: true,
+      skip_empty_lines: true,
+      // Every piece after the first is the same table: as wide as its first record, checked below.
+      relax_column_count: linesBefore > 0,
+    }) as unknown as { record: string[]; info: { lines: number } }[];
   } catch (error) {
     const { code, lines, record } = error as { code?: string; lines?: number; record?: string[] };
     const reason =
       code === "CSV_RECORD_INCONSISTENT_FIELDS_LENGTH" && record
         ? `expected as many fields as the header has, found ${record.length}`
         : (CSV_REASONS[code ?? ""] ?? "not a CSV file");
-    throw new MalformedImport(file, lines ?? 1, reason);
+    // Where the record starts, as for the rows read (csv-parse names the line it ends on).
+    throw new MalformedImport(file, linesBefore + (lines ?? 1) - (record ? newlines(record) : 0), reason);
   }
-  const first = records[0];
-  if (!first) throw new MalformedImport(file, 1, "the file is empty (a header line is required)");
-  const rows = records.slice(1).map(({ record, info }) => ({
-    // info.lines is where the record ends: a quoted field may span lines.
-    line: info.lines - newlines(record),
-    fields: record,
-  }));
-  return { file, header: first.record.map((name) => name.trim()), rows };
+}
+
+function lineCount(text: string): number {
+  let count = 0;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) count++;
+  return count;
 }
 
 function newlines(fields: string[]): number {
