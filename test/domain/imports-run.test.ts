@@ -8,7 +8,17 @@ import { strToU8, zipSync } from "fflate";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listImports, removeImport, runImport, type RunImportInput } from "../../worker/domain/imports/run";
+import type { ImportedDay } from "../../worker/domain/imports/model";
+import {
+  batchesOf,
+  CELLS_PER_BATCH,
+  listImports,
+  MAX_CELLS_PER_DAY,
+  removeImport,
+  runImport,
+  TOO_MANY_CELLS,
+  type RunImportInput,
+} from "../../worker/domain/imports/run";
 import { insertSite } from "../../worker/domain/sites";
 import { FIXTURES_DIR, GOATCOUNTER_CSV, PLAUSIBLE_ZIP, UMAMI_CSV } from "../fixtures/imports/generate";
 import { openDomainDb, type DomainDb } from "./helpers";
@@ -261,4 +271,40 @@ describe("runImport", () => {
     expect(await removeImport(d.client, await newSite(), umami.id)).toBe(false);
     expect((await listImports(d.client, site)).map((i) => i.id)).toEqual([umami.id]);
   });
+});
+
+describe("write batches", () => {
+  const day = (n: number, cells: number): ImportedDay => ({
+    day: `2025-01-${String(n).padStart(2, "0")}`,
+    totals: { visitors: 1, pageviews: 1, visits: 1, bounces: 0, visitDuration: 0 },
+    cells: Array.from({ length: cells }, (_, i) => ({ dimension: "page" as const, value: `/${i}`, visitors: 1, pageviews: 1 })),
+  });
+
+  it("hold at most 50 days and CELLS_PER_BATCH cells, and never split a day", () => {
+    const sizes = (days: ImportedDay[]) => batchesOf(days).map((b) => b.map((d) => d.cells.length));
+    expect(CELLS_PER_BATCH).toBe(20_000);
+    expect(sizes([day(1, 15_000), day(2, 5_000), day(3, 1), day(4, 30_000), day(5, 2)])).toEqual([
+      [15_000, 5_000],
+      [1],
+      [30_000],
+      [2],
+    ]);
+    expect(batchesOf(Array.from({ length: 120 }, (_, i) => day((i % 28) + 1, 1))).map((b) => b.length)).toEqual([50, 50, 20]);
+  });
+
+  it("refuses a day of more than 100,000 report rows (it would not fit one request), and writes the others", async () => {
+    const site = await newSite("UTC");
+    const pages = Array.from({ length: MAX_CELLS_PER_DAY + 1 }, (_, i) => `2024-01-02,example.com,/p${i},1,1,1`);
+    const zip = zipSync({
+      "imported_visitors_20240101_20240102.csv": strToU8(
+        "date,visitors,pageviews,bounces,visits,visit_duration\n2024-01-01,9,20,4,10,300\n2024-01-02,9,20,4,10,300\n",
+      ),
+      "imported_pages_20240101_20240102.csv": strToU8(`date,hostname,page,visits,visitors,pageviews\n${pages.join("\n")}\n`),
+    });
+    const summary = await runImport(d.client, input(site, "plausible", "big.zip", zip));
+    expect([summary.daysImported, summary.firstDay, summary.lastDay]).toEqual([1, "2024-01-01", "2024-01-01"]);
+    expect(summary.refusals.counts).toEqual({ [TOO_MANY_CELLS]: MAX_CELLS_PER_DAY + 2 });
+    expect(TOO_MANY_CELLS).toBe("more than 100,000 report rows in one day");
+    expect((await tables(site)).days.map((r) => r.day)).toEqual(["2024-01-01"]);
+  }, 60_000);
 });

@@ -29,6 +29,9 @@ export function cellIdentityHash(siteId: string, day: string, dimension: string,
  */
 const IMPORTED_KEY_SQL = `(((CAST(? AS INTEGER) % 2147483647) * ${CELL_KEY_SECRET_SQL}) % 2147483647 % 65536)`;
 
+/** Cells per INSERT: 7 parameters each, well under SQLite's 32,766. */
+const CELLS_PER_INSERT = 200;
+
 /** The statements that make `day` the import's: the day's totals and cells, replacing any earlier ones. */
 export function replaceDayStatements(siteId: string, importId: string, day: ImportedDay): InStatement[] {
   const { totals } = day;
@@ -51,12 +54,15 @@ export function replaceDayStatements(siteId: string, importId: string, day: Impo
       ],
     },
   ];
-  for (const cell of day.cells) {
+  // Many cells to a statement: a statement's text is sent with every one, and one per cell made
+  // a busy day's batch too large for the embedded server's 10 MiB request (found by bench imports).
+  for (let i = 0; i < day.cells.length; i += CELLS_PER_INSERT) {
+    const cells = day.cells.slice(i, i + CELLS_PER_INSERT);
     statements.push({
       sql:
-        "INSERT INTO imported_cells (site_id, day, dimension, value, visitors, pageviews, key_sum) " +
-        `VALUES (?, ?, ?, ?, ?, ?, ${IMPORTED_KEY_SQL})`,
-      args: [
+        "INSERT INTO imported_cells (site_id, day, dimension, value, visitors, pageviews, key_sum) VALUES " +
+        cells.map(() => `(?, ?, ?, ?, ?, ?, ${IMPORTED_KEY_SQL})`).join(", "),
+      args: cells.flatMap((cell) => [
         siteId,
         day.day,
         cell.dimension,
@@ -64,7 +70,7 @@ export function replaceDayStatements(siteId: string, importId: string, day: Impo
         cell.visitors,
         cell.pageviews,
         cellIdentityHash(siteId, day.day, cell.dimension, cell.value),
-      ],
+      ]),
     });
   }
   return statements;

@@ -16,8 +16,16 @@ import { deleteImportStatements, replaceDayStatements } from "./days";
 import { readImport } from "./formats";
 import type { ImportedDay, ImportSource, RefusedRow } from "./model";
 
-/** Days per write batch: a batch is one transaction, a few hundred statements. */
+/** Days per write batch at most: a batch is one transaction. */
 export const DAYS_PER_BATCH = 50;
+/**
+ * Cells per write batch at most (a day is never split: a day with more is a batch of its own),
+ * so that a batch stays a few MB, under the embedded server's 10 MiB request.
+ */
+export const CELLS_PER_BATCH = 20_000;
+/** A day with more report rows than this is refused: written whole, it would not fit one request. */
+export const MAX_CELLS_PER_DAY = 100_000;
+export const TOO_MANY_CELLS = `more than ${MAX_CELLS_PER_DAY.toLocaleString("en")} report rows in one day`;
 /** Refused rows kept as examples, per reason. */
 const EXAMPLES_PER_REASON = 3;
 
@@ -134,11 +142,35 @@ function keptDays(days: ImportedDay[], firstCollected: string | null, yesterday:
   const refused: RefusedGroup[] = [];
   for (const day of days) {
     const reason =
-      firstCollected !== null && day.day >= firstCollected ? COLLECTED_DAY : day.day >= yesterday ? TOO_RECENT : null;
+      firstCollected !== null && day.day >= firstCollected
+        ? COLLECTED_DAY
+        : day.day >= yesterday
+          ? TOO_RECENT
+          : day.cells.length > MAX_CELLS_PER_DAY
+            ? TOO_MANY_CELLS
+            : null;
     if (reason === null) kept.push(day);
     else refused.push({ reason, rows: day.origin?.rows ?? 0, first: day.origin?.first ?? null });
   }
   return { kept, refused };
+}
+
+/** The days in write batches: at most DAYS_PER_BATCH days and CELLS_PER_BATCH cells each, a day never split. */
+export function batchesOf(days: readonly ImportedDay[]): ImportedDay[][] {
+  const batches: ImportedDay[][] = [];
+  let batch: ImportedDay[] = [];
+  let cells = 0;
+  for (const day of days) {
+    if (batch.length > 0 && (batch.length === DAYS_PER_BATCH || cells + day.cells.length > CELLS_PER_BATCH)) {
+      batches.push(batch);
+      batch = [];
+      cells = 0;
+    }
+    batch.push(day);
+    cells += day.cells.length;
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
 }
 
 function refusalsOf(groups: RefusedGroup[]): Refusals {
@@ -212,8 +244,7 @@ export async function runImport(client: Client, input: RunImportInput): Promise<
 
   const toWrite = kept.filter((day) => resumeAfter === null || day.day > resumeAfter);
   const daysTotal = written + toWrite.length;
-  for (let i = 0; i < toWrite.length; i += DAYS_PER_BATCH) {
-    const batch = toWrite.slice(i, i + DAYS_PER_BATCH);
+  for (const batch of batchesOf(toWrite)) {
     const statements: InStatement[] = batch.flatMap((day) => replaceDayStatements(input.siteId, importId, day));
     statements.push({
       sql: "UPDATE imports SET resume_after = ?, days_imported = days_imported + ? WHERE id = ?",
