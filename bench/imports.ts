@@ -1,8 +1,8 @@
 /**
  * Importing large exports (docs/imports.md; docs/performance.md "Imports"): a Plausible zip of
  * 3 years of daily tables (300 pages, 40 sources, 60 countries, …), a Umami export of 350,000
- * pageview rows over a year (97 MB, about the API's default upload bound; a CSV past ~112 MB is
- * refused, see docs/performance.md) and a GoatCounter export of 500,000 hits, each made in
+ * pageview rows over a year (97 MB; BENCH_IMPORTS_UMAMI_ROWS=1000000 makes 276 MB, read in
+ * pieces) and a GoatCounter export of 500,000 hits, each made in
  * memory (bench/import-exports.ts, seeded), then for each:
  *
  * - the reader alone (formats/ readImport): rows/s, MB/s of the file (and of its CSV, unpacked),

@@ -21,7 +21,7 @@ export const ENVIRONMENT: [name: string, fallback: string, meaning: string][] = 
   ["WREN_PUBLISH_INTERVAL", "10", "seconds between publisher runs, how often reports take in new data (1–60)"],
   ["WREN_CLIENT_IP_HEADER", "none", "header a proxy in front of Wren puts the visitor's address in (e.g. X-Real-IP), for countries"],
   ["WREN_RAW_RETENTION_DAYS", "30", "days raw rows and per-session rollups are kept (2–36500)"],
-  ["WREN_IMPORT_MAX_MB", "100", "megabytes an import upload (POST /api/v1/sites/{id}/imports, the dashboard's) may have (1–1024)"],
+  ["WREN_IMPORT_MAX_MB", "25", "megabytes an import upload (POST /api/v1/sites/{id}/imports, the dashboard's) may have (1–1024)"],
   ["WREN_AUDIT_RETENTION_DAYS", "400", "days audit log entries are kept (1–36500)"],
   ["WREN_SESSION_IDLE_HOURS", "12", "hours a dashboard session lasts without use"],
   ["WREN_SESSION_MAX_DAYS", "7", "days a dashboard session lasts at most after sign-in"],

@@ -533,7 +533,7 @@ describe("the import routes", () => {
       detail: 'Line 1 of gc.csv: not a GoatCounter export (its header starts with "2,Path")',
     });
     await expectAnswer(op, 415, upload("from=goatcounter", GOAT_CSV, { "content-type": "application/json" }));
-    // Declared past WREN_IMPORT_MAX_MB (100 MB): refused on its Content-Length, before a byte is read.
+    // Declared past WREN_IMPORT_MAX_MB (25 MB): refused on its Content-Length, before a byte is read.
     const tooLarge = await rawRequest(stack.url, {
       method: "POST",
       path: `/api/v1/sites/${ids.site}/imports?from=goatcounter`,

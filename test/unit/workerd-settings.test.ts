@@ -39,12 +39,12 @@ describe("WREN_IMPORT_MAX_MB", () => {
     }
   });
 
-  it("is read by the workers in bytes, 100 MB when unset or not a setting wren start passes", () => {
-    expect(importMaxBytes(undefined)).toBe(100 * 1024 * 1024);
-    expect(importMaxBytes(null)).toBe(100 * 1024 * 1024);
+  it("is read by the workers in bytes, 25 MB when unset or not a setting wren start passes", () => {
+    expect(importMaxBytes(undefined)).toBe(25 * 1024 * 1024);
+    expect(importMaxBytes(null)).toBe(25 * 1024 * 1024);
     expect(importMaxBytes("2")).toBe(2 * 1024 * 1024);
     expect(importMaxBytes("1024")).toBe(1024 * 1024 * 1024);
-    for (const other of ["", "0", "1025", "2.5", "lots"]) expect(importMaxBytes(other)).toBe(100 * 1024 * 1024);
+    for (const other of ["", "0", "1025", "2.5", "lots"]) expect(importMaxBytes(other)).toBe(25 * 1024 * 1024);
   });
 });
 

@@ -36,7 +36,7 @@ export interface ApiEnv extends DatabaseBindings, PublisherEnv, ClockBindings, O
    * absent under wrangler, where global fetch reaches the network.
    */
   OIDC_NETWORK?: Fetcher;
-  /** Megabytes an import upload may have (lib/import-limit.ts, default 100). */
+  /** Megabytes an import upload may have (lib/import-limit.ts, default 25). */
   WREN_IMPORT_MAX_MB?: string | null;
   /** The built dashboard (a `disk` service); absent when the dashboard is served elsewhere. */
   DASHBOARD?: Fetcher;

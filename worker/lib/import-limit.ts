@@ -1,10 +1,14 @@
 /**
  * The bound on an import upload (`POST /api/v1/sites/{id}/imports`): WREN_IMPORT_MAX_MB
- * megabytes, 100 by default. Both workers read it: the front door (collector) refuses a
+ * megabytes, 25 by default. Both workers read it: the front door (collector) refuses a
  * declared length above it before forwarding, and the api counts the body as it streams in, so
  * no more than the bound is ever held. Every other route keeps its own small JSON bound.
  */
-export const DEFAULT_IMPORT_MAX_MB = 100;
+/**
+ * 25 by default: an export is read whole in the api's memory, at its peak about 20 times its
+ * CSV text (bench imports); a larger one is for `wren import` on the server, or a raised limit.
+ */
+export const DEFAULT_IMPORT_MAX_MB = 25;
 /** The most an operator may allow: an export is read whole in the api's memory. */
 export const MAX_IMPORT_MAX_MB = 1024;
 

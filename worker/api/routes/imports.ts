@@ -138,7 +138,7 @@ export const importRoutes = [
     query: uploadQuery,
     rawBody: {
       mediaTypes: IMPORT_MEDIA_TYPES,
-      description: "The export file as it was downloaded, at most WREN_IMPORT_MAX_MB megabytes (default 100).",
+      description: "The export file as it was downloaded, at most WREN_IMPORT_MAX_MB megabytes (default 25).",
     },
     site: { from: "params", name: "id" },
     responses: {
