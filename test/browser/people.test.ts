@@ -133,6 +133,31 @@ describe("people in the dashboard", () => {
       async () => (await fetch("/api/v1/session", { credentials: "same-origin" })).status,
     );
     expect(status).toBe(401);
+
+    // The audit log: the newest 100 entries, then the older ones below them, in the API's order.
+    for (let i = 0; i < 101; i++)
+      expect((await f.admin("PATCH", `/api/v1/sites/${otherSiteId}`, { name: `Other shop ${i}` })).status).toBe(200);
+    const logged = (await f.admin("GET", "/api/v1/audit?limit=500")).body as { entries: { action: string }[] };
+    expect(logged.entries.length).toBeGreaterThan(101);
+    expect(logged.entries.map((e) => e.action)).toContain("account.remove");
+    const auditRows = admin.page.locator("section[aria-labelledby=audit-heading] tbody tr");
+    await admin.page.getByRole("link", { name: "Audit", exact: true }).click();
+    await expect.poll(() => auditRows.count()).toBe(100);
+    await admin.page.getByRole("button", { name: "Older entries" }).click();
+    await expect.poll(() => auditRows.count()).toBe(logged.entries.length);
+    expect(await auditRows.locator("td:nth-child(3)").allTextContents()).toEqual(logged.entries.map((e) => e.action));
+    expect(await admin.page.getByRole("button", { name: "Older entries" }).count()).toBe(0);
+
+    // Your sessions: this browser's, with its Sign out, and the ones the API lists for Ada.
+    const mine = await admin.page.evaluate(
+      async () =>
+        ((await (await fetch("/api/v1/account/sessions", { credentials: "same-origin" })).json()) as { sessions: unknown[] })
+          .sessions.length,
+    );
+    await admin.page.getByRole("link", { name: "Ada", exact: true }).click();
+    const sessionRows = admin.page.locator("section[aria-labelledby=account-heading] > ul > li");
+    await expect.poll(() => sessionRows.count()).toBe(mine);
+    expect(await sessionRows.filter({ hasText: "(this browser)" }).count()).toBe(1);
     expect(admin.errors.filter((e) => !e.includes("401"))).toEqual([]);
   }, 120_000);
 });

@@ -1,24 +1,38 @@
 /** The audit log (admins; an admin of one site reads its site's entries): who did what, when. */
 import { useState } from "preact/hooks";
-import { api, unwrap, type Schemas } from "../api/client";
+import { api, unwrap } from "../api/client";
+import { useLoad } from "../state/load";
+import { Loaded } from "../ui/states";
 
-type Entry = Schemas["AuditEntry"];
+const readPage = (before?: string) => unwrap(api.GET("/api/v1/audit", { params: { query: before ? { before } : {} } }));
+type Page = Awaited<ReturnType<typeof readPage>>;
 
 export function AuditScreen() {
-  const [entries, setEntries] = useState<Entry[] | null>(null);
-  const [next, setNext] = useState<string | null>(null);
-  const [failed, setFailed] = useState<string | null>(null);
-  const load = (before?: string) =>
-    unwrap(api.GET("/api/v1/audit", { params: { query: before ? { before } : {} } }))
-      .then((answer) => {
-        setEntries((list) => [...(before ? (list ?? []) : []), ...answer.entries]);
-        setNext(answer.next_before);
-      })
-      .catch((error: unknown) => setFailed(error instanceof Error ? error.message : String(error)));
-  if (entries === null && failed === null) void load();
+  const first = useLoad(() => readPage(), []);
   return (
     <section aria-labelledby="audit-heading">
       <h1 id="audit-heading">Audit log</h1>
+      <Loaded load={first} what="the audit log">
+        {(page) => <AuditEntries first={page} />}
+      </Loaded>
+    </section>
+  );
+}
+
+/** The newest page, and each older page appended below it as it is asked for. */
+function AuditEntries({ first }: { first: Page }) {
+  const [entries, setEntries] = useState(first.entries);
+  const [next, setNext] = useState(first.next_before);
+  const [failed, setFailed] = useState<string | null>(null);
+  const readOlder = (before: string) =>
+    readPage(before)
+      .then((page) => {
+        setEntries((list) => [...list, ...page.entries]);
+        setNext(page.next_before);
+      })
+      .catch((error: unknown) => setFailed(error instanceof Error ? error.message : String(error)));
+  return (
+    <>
       {failed && (
         <p class="failure" role="alert">
           {failed}
@@ -35,7 +49,7 @@ export function AuditScreen() {
           </tr>
         </thead>
         <tbody>
-          {(entries ?? []).map((e) => (
+          {entries.map((e) => (
             <tr key={e.id}>
               <td>{new Date(e.at).toLocaleString()}</td>
               <td>
@@ -49,10 +63,10 @@ export function AuditScreen() {
         </tbody>
       </table>
       {next && (
-        <button type="button" onClick={() => void load(next)}>
+        <button type="button" onClick={() => void readOlder(next)}>
           Older entries
         </button>
       )}
-    </section>
+    </>
   );
 }

@@ -4,18 +4,36 @@
  * pending invitations. The API refuses anything the role may not do; this screen only hides it.
  */
 import { useState } from "preact/hooks";
-import { api, unwrap, type Schemas } from "../api/client";
+import { api, unwrap } from "../api/client";
+import { useLoad } from "../state/load";
 import { isAdmin, person } from "../state/session";
 import { sites } from "../state/sites";
+import { Loaded } from "../ui/states";
 
 type Role = "viewer" | "editor" | "admin";
-type Person = Schemas["PersonResource"];
-type Invitation = Schemas["InvitationResource"];
+type Listed = Awaited<ReturnType<typeof readPeople>>;
 const ROLES: Role[] = ["viewer", "editor", "admin"];
 
+async function readPeople() {
+  const [listed, pending] = await Promise.all([unwrap(api.GET("/api/v1/people")), unwrap(api.GET("/api/v1/invitations"))]);
+  return { people: listed.people, invitations: pending.invitations };
+}
+
 export function PeopleScreen() {
-  const [people, setPeople] = useState<Person[] | null>(null);
-  const [invitations, setInvitations] = useState<Invitation[]>([]);
+  const listed = useLoad(readPeople, []);
+  return (
+    <section aria-labelledby="people-heading">
+      <h1 id="people-heading">People</h1>
+      <Loaded load={listed} what="people">
+        {(initial) => <PeopleBody initial={initial} />}
+      </Loaded>
+    </section>
+  );
+}
+
+/** The lists stay on screen while they are read again after each change. */
+function PeopleBody({ initial }: { initial: Listed }) {
+  const [{ people, invitations }, setListed] = useState(initial);
   const [link, setLink] = useState<string | null>(null);
   const [failed, setFailed] = useState<string | null>(null);
   const manageable = isAdmin.value
@@ -24,20 +42,11 @@ export function PeopleScreen() {
   const [site, setSite] = useState(manageable[0] ?? "*");
   const [role, setRole] = useState<Role>("viewer");
 
-  const reload = async () => {
-    try {
-      setPeople((await unwrap(api.GET("/api/v1/people"))).people);
-      setInvitations((await unwrap(api.GET("/api/v1/invitations"))).invitations);
-    } catch (error) {
-      setFailed(error instanceof Error ? error.message : String(error));
-    }
-  };
-  if (people === null && failed === null) void reload();
   const act = async (call: Promise<unknown>) => {
     setFailed(null);
     try {
       await call;
-      await reload();
+      setListed(await readPeople());
     } catch (error) {
       setFailed(error instanceof Error ? error.message : String(error));
     }
@@ -49,8 +58,7 @@ export function PeopleScreen() {
   const siteName = (id: string) => (id === "*" ? "All sites" : (sites.value?.find((s) => s.id === id)?.name ?? id));
 
   return (
-    <section aria-labelledby="people-heading">
-      <h1 id="people-heading">People</h1>
+    <>
       <form class="invite" onSubmit={invite}>
         <label>
           Site
@@ -96,7 +104,7 @@ export function PeopleScreen() {
           </tr>
         </thead>
         <tbody>
-          {(people ?? []).map((p) => (
+          {people.map((p) => (
             <tr key={p.id} data-person={p.name}>
               <td>{p.name}</td>
               <td>
@@ -167,6 +175,6 @@ export function PeopleScreen() {
           ))}
         </ul>
       )}
-    </section>
+    </>
   );
 }
